@@ -1,0 +1,68 @@
+/**
+ * npm start: the whole API on this machine.
+ *   - DynamoDB Local on 127.0.0.1:DYNAMODB_PORT (default 8000), data kept in .data/ (--in-memory: throwaway)
+ *   - the table created if missing
+ *   - the route table served on 127.0.0.1:PORT (default 3000) behind a local API Gateway emulator
+ * With TABLE_NAME set (and no --embedded), it serves that real DynamoDB table with your AWS credentials.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { dataDir, repoRoot } from '../lib/local/paths.ts';
+import { dynamodbPort, ensureTable, startDynamoDbLocal, useLocalDatabase, type EmbeddedDatabase } from '../lib/local/database.ts';
+
+const args = new Set(process.argv.slice(2));
+const inMemory = args.has('--in-memory');
+const embedded = args.has('--embedded') || inMemory || !process.env.TABLE_NAME;
+const port = Number(process.env.PORT ?? 3000);
+const host = process.env.HOST ?? '127.0.0.1';
+
+let database: EmbeddedDatabase | undefined;
+if (embedded) {
+  const dbPort = dynamodbPort();
+  database = await startDynamoDbLocal({ port: dbPort, ...(inMemory ? {} : { dataDir }) });
+  useLocalDatabase(dbPort);
+  console.log(`DynamoDB Local on ${database.endpoint} (${inMemory ? 'in memory' : `data in ${dataDir}`})`);
+}
+
+// Imported only now: the shared DocumentClient reads its endpoint from the environment at load.
+const { tableName } = await import('../functions/commons/table.ts');
+const { createGateway, loadHandlers } = await import('../lib/local/gateway.ts');
+const { createToken, listTokens } = await import('../functions/commons/tokens.ts');
+const { SCOPES } = await import('../functions/commons/scopes.ts');
+
+if (embedded) {
+  const client = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT });
+  const created = await ensureTable(client, tableName());
+  client.destroy();
+  if (created) console.log(`Created table ${tableName()}`);
+}
+
+const server = createGateway(await loadHandlers(repoRoot), { root: repoRoot });
+await new Promise<void>((resolve, reject) => {
+  server.once('error', reject);
+  server.listen(port, host, resolve);
+});
+const address = server.address();
+const actualPort = typeof address === 'object' && address ? address.port : port;
+const base = `http://${host}:${actualPort}`;
+console.log(`API listening on ${base} (table ${tableName()}${embedded ? ', DynamoDB Local' : ', AWS'})`);
+
+if (embedded && (await listTokens('acme-corp')).length === 0) {
+  const { token } = await createToken({
+    workspaces: ['acme-corp'],
+    owner: { name: 'Local Developer', username: 'local-dev' },
+    scopes: [...SCOPES],
+  });
+  console.log(`\nFirst start: created a token for workspace acme-corp (shown once, keep it):\n\n  ${token}\n`);
+  console.log(`Try it:\n\n  curl -s -H "Authorization: Bearer ${token}" "${base}/projects?company_slug=acme-corp"\n`);
+} else if (embedded) {
+  console.log('Tokens for acme-corp exist already; create another with: npm run token -- create --workspace acme-corp --name "Your Name" --username you');
+}
+console.log(`READY ${base}`);
+
+const shutdown = async () => {
+  server.close();
+  await database?.stop();
+  process.exit(0);
+};
+process.on('SIGINT', shutdown);
+process.on('SIGTERM', shutdown);

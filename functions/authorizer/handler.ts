@@ -1,0 +1,28 @@
+import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
+import { toAuthorizerContext } from '#commons/principal';
+import { verifyToken } from '#commons/tokens';
+
+/**
+ * TOKEN authorizer. Unknown, malformed, expired or revoked tokens are refused with "Unauthorized"
+ * (API Gateway answers 401). A valid token gets a policy for the whole API, so API Gateway can
+ * cache it per token across routes; handlers enforce workspace and scope from the context.
+ */
+export async function handler(event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
+  const match = /^Bearer (\S+)$/.exec(event.authorizationToken ?? '');
+  const principal = match ? await verifyToken(match[1]!) : null;
+  if (!principal) throw new Error('Unauthorized');
+  return {
+    principalId: principal.tokenId,
+    policyDocument: {
+      Version: '2012-10-17',
+      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wholeApi(event.methodArn) }],
+    },
+    context: { ...toAuthorizerContext(principal) },
+  };
+}
+
+/** arn:aws:execute-api:region:account:apiId/stage/METHOD/path -> arn:...:apiId/stage/* */
+export function wholeApi(methodArn: string): string {
+  const [prefix, stage] = methodArn.split('/');
+  return `${prefix}/${stage}/*`;
+}

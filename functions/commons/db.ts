@@ -1,0 +1,22 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+/**
+ * One DocumentClient per process, created at init so warm invocations reuse its connections.
+ * Retries use the SDK's standard strategy (exponential backoff with jitter, throttling-aware),
+ * bounded so that a request stays far inside API Gateway's 29 s limit.
+ */
+function createClient(): DynamoDBDocumentClient {
+  const endpoint = process.env.DYNAMODB_ENDPOINT;
+  const client = new DynamoDBClient({
+    maxAttempts: Number(process.env.DYNAMODB_MAX_ATTEMPTS ?? 4),
+    retryMode: 'standard',
+    requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000 },
+    ...(endpoint ? { endpoint } : {}),
+  });
+  return DynamoDBDocumentClient.from(client, {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+}
+
+export const db = createClient();

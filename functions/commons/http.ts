@@ -1,0 +1,117 @@
+import middy from '@middy/core';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type * as z from 'zod';
+import { MalformedJson, PayloadTooLarge, UnsupportedMediaType, ValidationFailed } from './errors';
+import { principalOf, requireScope, requireWorkspace, type Principal } from './principal';
+import { problemFromError } from './problem';
+import type { Scope } from './scopes';
+import { parseInput, workspaceSlug } from './validation';
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+export interface RequestContext {
+  workspace: string;
+  principal: Principal;
+  requestId: string;
+}
+
+export interface Reply {
+  status: 200 | 201 | 204;
+  data?: unknown;
+  meta?: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+export const ok = (data: unknown, meta?: Record<string, unknown>): Reply => ({ status: 200, data, ...(meta ? { meta } : {}) });
+export const created = (data: unknown, location: string): Reply => ({ status: 201, data, headers: { Location: location } });
+export const noContent = (): Reply => ({ status: 204 });
+
+type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>;
+
+/** Turns every error into problem+json. Used first so its onError runs last, after all others. */
+const problemErrors = (): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> => ({
+  onError: async (request: Request) => {
+    const requestId = request.context?.awsRequestId ?? 'unknown';
+    const response = problemFromError(request.error, requestId);
+    if (response.statusCode >= 500) {
+      const e = request.error as Error | undefined;
+      console.error(JSON.stringify({ level: 'error', requestId, error: e?.name, message: e?.message, stack: e?.stack }));
+    }
+    request.response = response;
+  },
+});
+
+/** The route's scope, before anything else is looked at: a caller without it learns nothing more. */
+const authorize = (scope: Scope): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> => ({
+  before: async (request: Request) => {
+    requireScope(principalOf(request.event), scope);
+  },
+});
+
+const jsonParser = httpJsonBodyParser();
+
+/**
+ * Size limit (413), content type (415) and JSON syntax (400), then middy's JSON body parser.
+ * An absent or empty body is left undefined: the route's schema decides whether it needs one.
+ */
+const jsonBody = (): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> => ({
+  before: async (request: Request) => {
+    const { event } = request;
+    if (event.body === null || event.body === undefined || event.body === '') {
+      (event as { body: unknown }).body = undefined;
+      return;
+    }
+    const bytes = event.isBase64Encoded ? Buffer.from(event.body, 'base64').length : Buffer.byteLength(event.body);
+    if (bytes > MAX_BODY_BYTES) throw new PayloadTooLarge(`The body is ${bytes} bytes; the limit is ${MAX_BODY_BYTES}.`);
+    try {
+      await jsonParser.before!(request as never);
+    } catch (error) {
+      if ((error as Error).message === 'Unsupported Media Type') {
+        throw new UnsupportedMediaType('Send the body as application/json.');
+      }
+      throw new MalformedJson('The body is not valid JSON.');
+    }
+  },
+});
+
+export interface EndpointSpec<S extends z.ZodType> {
+  scope: Scope;
+  /** Validates `{ path, query, body }`; its output is what `run` receives. */
+  input: S;
+  /** The spec puts `company_slug` in the body of this route (it is accepted in the query too). */
+  workspaceInBody?: boolean;
+  run: (input: z.output<S>, ctx: RequestContext) => Promise<Reply>;
+}
+
+/** A Lambda handler for one route: the shared middleware stack around one endpoint function. */
+export function endpoint<S extends z.ZodType>(spec: EndpointSpec<S>) {
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+    .use(problemErrors())
+    .use(httpHeaderNormalizer())
+    .use(authorize(spec.scope))
+    .use(jsonBody())
+    .handler(async (event, context) => {
+      const principal = principalOf(event);
+      const body = (event as { body: unknown }).body;
+      if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
+        throw ValidationFailed.of('body', 'must be a JSON object');
+      }
+      const query = event.queryStringParameters ?? {};
+      const workspace = workspaceSlug(query.company_slug, spec.workspaceInBody ? (body as Record<string, unknown> | undefined)?.company_slug : undefined);
+      requireWorkspace(principal, workspace);
+      const input = parseInput(spec.input, { path: event.pathParameters ?? {}, query, body: body ?? {} });
+      const reply = await spec.run(input, { workspace, principal, requestId: context.awsRequestId });
+      return render(reply);
+    });
+}
+
+function render(reply: Reply): APIGatewayProxyResult {
+  if (reply.status === 204) return { statusCode: 204, headers: { ...reply.headers }, body: '' };
+  return {
+    statusCode: reply.status,
+    headers: { 'Content-Type': 'application/json', ...reply.headers },
+    body: JSON.stringify({ data: reply.data, ...(reply.meta ? { meta: reply.meta } : {}) }),
+  };
+}

@@ -1,0 +1,28 @@
+import * as z from 'zod';
+import { MAX_LABEL_TITLE } from './labels';
+import { MAX_TASKS_PER_REQUEST } from './links';
+import { slugParam, taskUuid, text } from './validation';
+
+export const labelFields = {
+  title: text(1, MAX_LABEL_TITLE),
+  /** Six hex digits; a leading `#` is accepted and dropped; stored and returned uppercase. */
+  color: z
+    .string()
+    .regex(/^#?[0-9A-Fa-f]{6}$/, 'must be six hex digits, e.g. FF5733')
+    .transform((c) => c.replace(/^#/, '').toUpperCase()),
+};
+
+/** `project_slug` in the query and `task_uuid` or `task_uuids` (up to 100) in the body. */
+export const linkInput = z.object({
+  path: z.object({ slug: slugParam }),
+  query: z.object({ project_slug: slugParam }),
+  body: z
+    .object({
+      task_uuid: taskUuid.optional(),
+      task_uuids: z.array(taskUuid).min(1, 'must not be empty').max(MAX_TASKS_PER_REQUEST, `must have at most ${MAX_TASKS_PER_REQUEST} items`).optional(),
+    })
+    .refine((b) => (b.task_uuid === undefined) !== (b.task_uuids === undefined), {
+      message: 'send either task_uuid or task_uuids',
+      path: ['task_uuid'],
+    }),
+});

@@ -1,0 +1,6 @@
+export const SCOPES = ['projects:read', 'projects:write', 'labels:read', 'labels:write'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export function isScope(value: string): value is Scope {
+  return (SCOPES as readonly string[]).includes(value);
+}

@@ -1,0 +1,49 @@
+export const MAX_SLUG_LENGTH = 64;
+
+/**
+ * Lowercase ASCII slug: diacritics folded, every other run of characters one hyphen, trimmed,
+ * at most 64 characters; `fallback` when nothing is left (an all-emoji name, say).
+ */
+export function slugify(text: string, fallback: string): string {
+  const folded = text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/ß/g, 'ss')
+    .replace(/[æÆ]/g, 'ae')
+    .replace(/[øØ]/g, 'o')
+    .replace(/[œŒ]/g, 'oe')
+    .replace(/[łŁ]/g, 'l')
+    .replace(/[đĐ]/g, 'd')
+    .toLowerCase();
+  const slug = trimHyphens(folded.replace(/[^a-z0-9]+/g, '-')).slice(0, MAX_SLUG_LENGTH);
+  return trimHyphens(slug) || fallback;
+}
+
+/** `base`, then `base-2`, `base-3`, ...; the base is shortened so the result stays within 64 characters. */
+export function slugWithSuffix(base: string, n: number): string {
+  if (n <= 1) return base;
+  const suffix = `-${n}`;
+  return `${trimHyphens(base.slice(0, MAX_SLUG_LENGTH - suffix.length))}${suffix}`;
+}
+
+/** The smallest suffix number whose slug is not in `taken` (1 means the base itself). */
+export function firstFreeSuffix(base: string, taken: Iterable<string>): number {
+  const used = new Set(taken);
+  for (let n = 1; ; n++) {
+    if (!used.has(slugWithSuffix(base, n))) return n;
+  }
+}
+
+/** The prefix every slug derived from `base` starts with (for a Query that lists the taken ones). */
+export function slugFamilyPrefix(base: string): string {
+  return base.slice(0, MAX_SLUG_LENGTH - 2);
+}
+
+function trimHyphens(s: string): string {
+  return s.replace(/^-+|-+$/g, '');
+}
+
+/** Case-insensitive comparison form of a name or title. */
+export function normalizeName(text: string): string {
+  return text.normalize('NFC').trim().toLowerCase();
+}

