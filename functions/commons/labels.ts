@@ -95,9 +95,9 @@ async function nextLabelId(ws: string): Promise<number> {
     new UpdateCommand({
       TableName: tableName(),
       Key: keys.labelIdCounter(ws),
-      UpdateExpression: 'ADD next_id :one SET #type = :type',
+      UpdateExpression: 'ADD next_id :one SET #type = :type, workspace = :ws',
       ExpressionAttributeNames: { '#type': 'type' },
-      ExpressionAttributeValues: { ':one': 1, ':type': ItemType.labelIdCounter },
+      ExpressionAttributeValues: { ':one': 1, ':type': ItemType.labelIdCounter, ':ws': ws },
       ReturnValues: 'UPDATED_NEW',
     }),
   );

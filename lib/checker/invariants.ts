@@ -1,0 +1,126 @@
+import { ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { db } from '../../functions/commons/db.ts';
+import { ItemType, keys } from '../../functions/commons/keys.ts';
+import { MAX_LABELS_PER_TASK } from '../../functions/commons/links.ts';
+import { normalizeName } from '../../functions/commons/slug.ts';
+import { tableName } from '../../functions/commons/table.ts';
+
+type Item = Record<string, any>;
+
+/** Every item of the table (a Scan: this is an offline tool, never a request path). */
+export async function scanTable(): Promise<Item[]> {
+  const items: Item[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out: ScanCommandOutput = await db.send(new ScanCommand({ TableName: tableName(), ExclusiveStartKey: start, ConsistentRead: true }));
+    items.push(...(out.Items ?? []));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+/**
+ * Every violation of the data model in a set of items: orphan or half links, links to deleted
+ * labels or projects, use counters and `labels_count` that differ from the links, tasks over the
+ * label limit, duplicate label titles or slugs, title guards without their label, stale index keys.
+ */
+export function findViolations(items: Item[]): string[] {
+  const v: string[] = [];
+  const of = (type: string) => items.filter((i) => i.type === type);
+  const projects = of(ItemType.project);
+  const labels = of(ItemType.label);
+  const taskLinks = of(ItemType.taskLink);
+  const labelLinks = of(ItemType.labelLink);
+  const uses = of(ItemType.labelUse);
+
+  const projectById = new Map(projects.map((p) => [p.id as string, p]));
+  const labelByWsId = new Map(labels.map((l) => [`${l.workspace}#${l.id}`, l]));
+  const linkId = (i: Item) => `${i.workspace}|${i.project_id}|${i.task_uuid}|${i.label_id}`;
+
+  const known = new Set<string>(Object.values(ItemType));
+  for (const i of items) if (!known.has(i.type)) v.push(`item ${i.PK} / ${i.SK} has unknown type ${i.type}`);
+
+  for (const p of projects) {
+    const expected = { ...keys.project(p.workspace, p.slug), ...keys.projectStatusIndex(p.workspace, p.status, p.slug), ...keys.projectNameIndex(p.workspace, normalizeName(p.name)) };
+    for (const [k, val] of Object.entries(expected)) if (p[k] !== val) v.push(`project ${p.workspace}/${p.slug}: ${k} is ${p[k]}, expected ${val}`);
+  }
+
+  const labelSideIds = new Set(labelLinks.map(linkId));
+  const taskSideIds = new Set(taskLinks.map(linkId));
+  for (const l of taskLinks) {
+    if (!labelSideIds.has(linkId(l))) v.push(`task link ${linkId(l)} has no label-side half`);
+    const project = projectById.get(l.project_id);
+    if (!project || project.workspace !== l.workspace) v.push(`task link ${linkId(l)} belongs to a missing project`);
+    const label = labelByWsId.get(`${l.workspace}#${l.label_id}`);
+    if (!label) v.push(`task link ${linkId(l)} points to a deleted label`);
+    else if (label.slug !== l.label_slug) v.push(`task link ${linkId(l)} names label slug ${l.label_slug}, the label's is ${label.slug}`);
+  }
+  for (const l of labelLinks) {
+    if (!taskSideIds.has(linkId(l))) v.push(`label link ${linkId(l)} has no task-side half`);
+  }
+
+  const linksPerUse = new Map<string, number>();
+  const labelsPerTask = new Map<string, number>();
+  for (const l of taskLinks) {
+    const use = `${l.project_id}#${l.label_id}`;
+    linksPerUse.set(use, (linksPerUse.get(use) ?? 0) + 1);
+    const task = `${l.project_id}#${l.task_uuid}`;
+    labelsPerTask.set(task, (labelsPerTask.get(task) ?? 0) + 1);
+  }
+  const usesPerProject = new Map<string, number>();
+  for (const u of uses) {
+    const id = `${u.project_id}#${u.label_id}`;
+    const links = linksPerUse.get(id) ?? 0;
+    if (u.n !== links) v.push(`use counter of label ${u.label_id} in project ${u.project_id} says ${u.n}, links say ${links}`);
+    if (!projectById.has(u.project_id)) v.push(`use counter of label ${u.label_id} belongs to a missing project ${u.project_id}`);
+    usesPerProject.set(u.project_id, (usesPerProject.get(u.project_id) ?? 0) + 1);
+  }
+  const useIds = new Set(uses.map((u) => `${u.project_id}#${u.label_id}`));
+  for (const [id, n] of linksPerUse) if (!useIds.has(id)) v.push(`${n} links of ${id} have no use counter`);
+  for (const p of projects) {
+    const truth = usesPerProject.get(p.id) ?? 0;
+    if (p.labels_count !== truth) v.push(`project ${p.workspace}/${p.slug}: labels_count is ${p.labels_count}, links say ${truth}`);
+  }
+  for (const [task, n] of labelsPerTask) if (n > MAX_LABELS_PER_TASK) v.push(`task ${task} carries ${n} labels (limit ${MAX_LABELS_PER_TASK})`);
+  for (const t of of(ItemType.taskVersion)) if (!projectById.has(t.project_id)) v.push(`task version ${t.PK} / ${t.SK} belongs to a missing project`);
+
+  const guards = of(ItemType.labelTitleGuard);
+  const guardByKey = new Map(guards.map((g) => [`${g.PK}|${g.SK}`, g]));
+  const titles = new Map<string, Item>();
+  const ids = new Map<string, Item>();
+  for (const l of labels) {
+    const norm = `${l.workspace}#${normalizeName(l.title)}`;
+    if (titles.has(norm)) v.push(`labels ${titles.get(norm)!.slug} and ${l.slug} share the title "${l.title}" in ${l.workspace}`);
+    titles.set(norm, l);
+    const id = `${l.workspace}#${l.id}`;
+    if (ids.has(id)) v.push(`labels ${ids.get(id)!.slug} and ${l.slug} share id ${l.id} in ${l.workspace}`);
+    ids.set(id, l);
+    if (l.title_norm !== normalizeName(l.title)) v.push(`label ${l.workspace}/${l.slug}: title_norm is stale`);
+    const guardKey = keys.labelTitleGuard(l.workspace, normalizeName(l.title));
+    const guard = guardByKey.get(`${guardKey.PK}|${guardKey.SK}`);
+    if (!guard || guard.label_id !== l.id) v.push(`label ${l.workspace}/${l.slug} has no title guard`);
+  }
+  for (const g of guards) {
+    const label = labelByWsId.get(`${g.workspace}#${g.label_id}`);
+    if (!label || keys.labelTitleGuard(g.workspace, normalizeName(label.title)).SK !== g.SK) {
+      v.push(`title guard ${g.PK} / ${g.SK} has no label with that title`);
+    }
+  }
+  const counters = new Map(of(ItemType.labelIdCounter).map((c) => [c.PK as string, c.next_id as number]));
+  for (const l of labels) {
+    const next = counters.get(keys.workspace(l.workspace)) ?? 0;
+    if (l.id > next) v.push(`label ${l.workspace}/${l.slug} has id ${l.id} above the workspace counter ${next}`);
+  }
+  return v;
+}
+
+/** Checks the whole table, or only the given workspaces' items (tests share one table and run in parallel). */
+export async function checkTable(workspaces?: string[]): Promise<{ items: number; violations: string[] }> {
+  let items = await scanTable();
+  if (workspaces) {
+    const wanted = new Set(workspaces);
+    const partitions = new Set(workspaces.map(keys.workspace));
+    items = items.filter((i) => wanted.has(i.workspace) || partitions.has(i.PK));
+  }
+  return { items: items.length, violations: findViolations(items) };
+}

@@ -1,0 +1,62 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { repoRoot } from '../../lib/local/paths.ts';
+import { freePort } from './ports.ts';
+
+export interface LocalApi {
+  url: string;
+  dynamodbPort: number;
+  process: ChildProcess;
+  output: () => string;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/**
+ * Runs `npm start`'s entry point (bin/start.ts) as users do, on free ports, and waits for READY.
+ * `extraArgs` defaults to an in-memory database; pass [] with DATA_DIR-less runs to persist in .data/.
+ */
+export async function startLocalApi(opts: { args?: string[]; port?: number; dynamodbPort?: number; env?: NodeJS.ProcessEnv } = {}): Promise<LocalApi> {
+  const port = opts.port ?? (await freePort());
+  const dynamodbPort = opts.dynamodbPort ?? (await freePort());
+  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'bin/start.ts'), ...(opts.args ?? ['--in-memory'])], {
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      DYNAMODB_PORT: String(dynamodbPort),
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      TABLE_NAME: '',
+      ...opts.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`local API did not start within 90 s:\n${output}`)), 90_000);
+    const check = () => {
+      if (output.includes('READY ')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`local API exited with ${code}:\n${output}`));
+    });
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    dynamodbPort,
+    process: child,
+    output: () => output,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill(signal);
+      await exited;
+    },
+  };
+}
