@@ -4,7 +4,7 @@ import { Conflict, NotFound, ServiceUnavailable } from './errors';
 import { ItemType, keys } from './keys';
 import { removeLabelLinks } from './links';
 import { queryAll } from './paging';
-import { firstFreeSuffix, normalizeName, slugify, slugWithSuffix } from './slug';
+import { freeSuffix, normalizeName, slugify, slugWithSuffix } from './slug';
 import { takenSlugs } from './slugClaims';
 import { tableName } from './table';
 import { cancellationReasons, transact, tx } from './writes';
@@ -104,7 +104,7 @@ async function nextLabelId(ws: string): Promise<number> {
   return Attributes!.next_id as number;
 }
 
-const MAX_SLUG_ROUNDS = 8;
+const MAX_SLUG_ROUNDS = 10;
 
 /**
  * A new label: its id from the workspace's atomic counter (ids are never reused), its slug the
@@ -133,7 +133,7 @@ export async function createLabel(ws: string, input: { title: string; color: str
       if (!reasons) throw error;
       if (reasons[1] === 'ConditionalCheckFailed') throw titleTaken(input.title);
       if (reasons[0] !== 'ConditionalCheckFailed') throw error;
-      slug = slugWithSuffix(base, firstFreeSuffix(base, await takenSlugs(ws, 'label', base)));
+      slug = slugWithSuffix(base, freeSuffix(base, await takenSlugs(ws, 'label', base), round));
     }
   }
   throw new ServiceUnavailable('Too many concurrent creates of labels with this title; retry.');

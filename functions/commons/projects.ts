@@ -6,7 +6,7 @@ import { ItemType, keys } from './keys';
 import { removeProjectLinks } from './links';
 import { queryPage, type Page } from './paging';
 import { takenSlugs } from './slugClaims';
-import { firstFreeSuffix, normalizeName, slugify, slugWithSuffix } from './slug';
+import { freeSuffix, normalizeName, slugify, slugWithSuffix } from './slug';
 import { tableName } from './table';
 import { isConditionFailure } from './writes';
 
@@ -80,7 +80,7 @@ function toRecord(item: Record<string, unknown>): ProjectRecord {
   return record as unknown as ProjectRecord;
 }
 
-const MAX_SLUG_ROUNDS = 8;
+const MAX_SLUG_ROUNDS = 10;
 
 /**
  * Writes a new project under the first free slug derived from its name. The write is conditional
@@ -100,7 +100,7 @@ async function insertProject(ws: string, fields: Omit<ProjectRecord, 'slug' | 'i
       return record;
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
-      slug = slugWithSuffix(base, firstFreeSuffix(base, await takenSlugs(ws, 'project', base)));
+      slug = slugWithSuffix(base, freeSuffix(base, await takenSlugs(ws, 'project', base), round));
     }
   }
   throw new ServiceUnavailable('Too many concurrent creates of projects with this name; retry.');

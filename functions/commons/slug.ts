@@ -26,11 +26,18 @@ export function slugWithSuffix(base: string, n: number): string {
   return `${trimHyphens(base.slice(0, MAX_SLUG_LENGTH - suffix.length))}${suffix}`;
 }
 
-/** The smallest suffix number whose slug is not in `taken` (1 means the base itself). */
-export function firstFreeSuffix(base: string, taken: Iterable<string>): number {
+/**
+ * A free suffix number for `base` given the `taken` slugs (1 means the base itself): the smallest
+ * one, or, once a request has lost a race for it (`contention` > 0), one of the first 2^contention
+ * free ones at random, so that many concurrent creates of one name spread out instead of all
+ * colliding on the same next slug again.
+ */
+export function freeSuffix(base: string, taken: Iterable<string>, contention = 0, random = Math.random): number {
   const used = new Set(taken);
+  let skip = contention > 0 ? Math.floor(random() * 2 ** Math.min(contention, 6)) : 0;
   for (let n = 1; ; n++) {
-    if (!used.has(slugWithSuffix(base, n))) return n;
+    if (used.has(slugWithSuffix(base, n))) continue;
+    if (skip-- === 0) return n;
   }
 }
 

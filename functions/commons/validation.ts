@@ -38,6 +38,7 @@ export function text(min: number, max: number) {
         .string()
         .min(min, min === 1 ? 'must not be empty' : `must have at least ${min} characters`)
         .max(max, `must have at most ${max} characters`)
+        // eslint-disable-next-line no-control-regex -- matching control characters is the point
         .regex(/^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/, 'must not contain control characters'),
     );
 }

@@ -1,0 +1,328 @@
+import { describe, expect, test } from 'vitest';
+import { checkTable } from '../../lib/checker/invariants.ts';
+import { workspaceClient, type WorkspaceClient } from '../support/api.ts';
+
+const attach = (c: WorkspaceClient, label: string, project: string, body: unknown) =>
+  c.post(`/projects-labels/${label}/attach`, body, { project_slug: project });
+const detach = (c: WorkspaceClient, label: string, project: string, body: unknown) =>
+  c.del(`/projects-labels/${label}/detach`, body, { project_slug: project });
+const titles = (labels: { title: string }[]) => labels.map((l) => l.title);
+
+async function expectConsistent(ws: string) {
+  const { violations } = await checkTable([ws]);
+  expect(violations).toEqual([]);
+}
+
+describe('create label', () => {
+  test('answers 201 with the label; a leading # is dropped and the color uppercased', async () => {
+    const c = await workspaceClient();
+    const res = await c.post('/projects-labels', { title: 'Bug', color: '#ff5733' });
+    expect(res.status).toBe(201);
+    expect(res.body.data).toEqual({ id: expect.any(Number), slug: 'bug', title: 'Bug', color: 'FF5733' });
+    expect(Object.keys(res.body.data).sort()).toEqual(['color', 'id', 'slug', 'title']);
+    expect(res.headers.get('location')).toBe(`/projects-labels/bug?company_slug=${c.ws}`);
+  });
+
+  test.each([['FF573'], ['GG5733'], ['##FF5733'], [''], ['FF57331']])('rejects color %j with 422', async (color) => {
+    const c = await workspaceClient();
+    const res = await c.post('/projects-labels', { title: 'X', color });
+    expect(res.status).toBe(422);
+    expect(res.body.errors[0].field).toBe('color');
+  });
+
+  test('requires title and color, 1-50 characters of title', async () => {
+    const c = await workspaceClient();
+    const missing = await c.post('/projects-labels', {});
+    expect(missing.status).toBe(422);
+    expect(missing.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['color', 'title']);
+    expect((await c.post('/projects-labels', { title: 't'.repeat(51), color: 'FFFFFF' })).status).toBe(422);
+    expect((await c.post('/projects-labels', { title: 't'.repeat(50), color: 'FFFFFF' })).status).toBe(201);
+    expect((await c.get('/projects-labels')).body.data).toHaveLength(1);
+  });
+
+  test('refuses a title already used in the workspace, case-insensitively (Bug vs bug)', async () => {
+    const c = await workspaceClient();
+    await c.createLabel('Bug');
+    const res = await c.post('/projects-labels', { title: 'bug', color: '000000' });
+    expect(res.status).toBe(409);
+    expect(res.body).toMatchObject({ status: 409, code: 'conflict' });
+    expect((await c.post('/projects-labels', { title: '  BUG ', color: '000000' })).status).toBe(409);
+    const other = await workspaceClient();
+    expect((await other.post('/projects-labels', { title: 'bug', color: '000000' })).status).toBe(201);
+  });
+
+  test('lets exactly one of many concurrent creates of one title win', async () => {
+    const c = await workspaceClient();
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => c.post('/projects-labels', { title: i % 2 ? 'Race' : 'race', color: '123456' })));
+    expect(results.filter((r) => r.status === 201)).toHaveLength(1);
+    expect(results.filter((r) => r.status === 409)).toHaveLength(7);
+    await expectConsistent(c.ws);
+  });
+
+  test('derives distinct slugs for titles that fold to the same slug', async () => {
+    const c = await workspaceClient();
+    expect((await c.createLabel('C++')).slug).toBe('c');
+    expect((await c.createLabel('C#')).slug).toBe('c-2');
+    expect((await c.createLabel('🐛')).slug).toBe('label');
+  });
+
+  test('assigns increasing ids that are never reused', async () => {
+    const c = await workspaceClient();
+    const a = await c.createLabel('A');
+    const b = await c.createLabel('B');
+    expect(b.id).toBeGreaterThan(a.id);
+    expect((await c.del(`/projects-labels/${b.slug}`)).status).toBe(204);
+    const again = await c.createLabel('B');
+    expect(again.id).toBeGreaterThan(b.id);
+  });
+});
+
+describe('list labels', () => {
+  test('returns every label of the workspace ordered by title', async () => {
+    const c = await workspaceClient();
+    for (const t of ['zeta', 'Alpha', 'beta', 'Émile', 'alpha2']) await c.createLabel(t);
+    const res = await c.get('/projects-labels');
+    expect(res.status).toBe(200);
+    expect(titles(res.body.data)).toEqual(['Alpha', 'alpha2', 'beta', 'zeta', 'Émile']);
+    expect(res.body.meta).toBeUndefined();
+  });
+
+  test('returns all of 120 labels in one response', async () => {
+    const c = await workspaceClient();
+    await Promise.all(Array.from({ length: 120 }, (_, i) => c.createLabel(`L${String(i).padStart(3, '0')}`)));
+    const res = await c.get('/projects-labels');
+    expect(res.body.data).toHaveLength(120);
+    expect(res.body.data[0].title).toBe('L000');
+    expect(new Set(res.body.data.map((l: { id: number }) => l.id)).size).toBe(120);
+  });
+
+  test('requires project_slug and task_uuid together', async () => {
+    const c = await workspaceClient();
+    expect((await c.get('/projects-labels', { task_uuid: 't1' })).status).toBe(422);
+    expect((await c.get('/projects-labels', { project_slug: 'p' })).status).toBe(422);
+  });
+});
+
+describe('update label', () => {
+  test('changes title and color; id and slug stay', async () => {
+    const c = await workspaceClient();
+    const label = await c.createLabel('Bug');
+    const res = await c.put('/projects-labels/bug', { title: 'Defect', color: 'abcdef' });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ id: label.id, slug: 'bug', title: 'Defect', color: 'ABCDEF' });
+    expect((await c.put('/projects-labels/bug', { color: '#000000' })).body.data).toEqual({ id: label.id, slug: 'bug', title: 'Defect', color: '000000' });
+    // The old title is free again, the new one is taken.
+    expect((await c.post('/projects-labels', { title: 'bug', color: '111111' })).status).toBe(201);
+    expect((await c.post('/projects-labels', { title: 'DEFECT', color: '111111' })).status).toBe(409);
+    await expectConsistent(c.ws);
+  });
+
+  test('refuses a rename to a title another label has (case-insensitively) and changes nothing', async () => {
+    const c = await workspaceClient();
+    await c.createLabel('Bug');
+    await c.createLabel('Feature');
+    const res = await c.put('/projects-labels/feature', { title: 'BUG', color: '000000' });
+    expect(res.status).toBe(409);
+    expect((await c.get('/projects-labels')).body.data.map((l: { title: string; color: string }) => [l.title, l.color])).toEqual([
+      ['Bug', 'FF5733'],
+      ['Feature', 'FF5733'],
+    ]);
+  });
+
+  test('allows a change of case only', async () => {
+    const c = await workspaceClient();
+    await c.createLabel('bug');
+    expect((await c.put('/projects-labels/bug', { title: 'BUG' })).body.data.title).toBe('BUG');
+    await expectConsistent(c.ws);
+  });
+
+  test('answers 404 for an unknown label and 422 for a bad color', async () => {
+    const c = await workspaceClient();
+    expect((await c.put('/projects-labels/nope', { title: 'x' })).status).toBe(404);
+    await c.createLabel('Bug');
+    expect((await c.put('/projects-labels/bug', { color: 'red' })).status).toBe(422);
+  });
+});
+
+describe('attach and detach', () => {
+  test('attach answers 200 with the task labels, is idempotent, and counts the label once per project', async () => {
+    const c = await workspaceClient();
+    await c.createProject('Web');
+    await c.createLabel('Bug');
+    await c.createLabel('Alpha');
+    const first = await attach(c, 'bug', 'web', { task_uuid: 'task-1' });
+    expect(first.status).toBe(200);
+    expect(first.body.data).toEqual([{ id: expect.any(Number), slug: 'bug', title: 'Bug', color: 'FF5733' }]);
+    const again = await attach(c, 'bug', 'web', { task_uuid: 'task-1' });
+    expect(again.status).toBe(200);
+    expect(again.body.data).toEqual(first.body.data);
+    await attach(c, 'alpha', 'web', { task_uuid: 'task-1' });
+    await attach(c, 'bug', 'web', { task_uuid: 'task-2' });
+    expect(titles((await c.get('/projects-labels', { project_slug: 'web', task_uuid: 'task-1' })).body.data)).toEqual(['Alpha', 'Bug']);
+    expect((await c.get('/projects/web/stats')).body.data.labels_count).toBe(2);
+    expect((await c.get('/projects-labels/bug/tasks', { project_slug: 'web' })).body.data).toEqual(['task-1', 'task-2']);
+    await expectConsistent(c.ws);
+  });
+
+  test('detach answers 200 with the remaining labels and is idempotent', async () => {
+    const c = await workspaceClient();
+    await c.createProject('Web');
+    await c.createLabel('Bug');
+    await c.createLabel('UI');
+    await attach(c, 'bug', 'web', { task_uuid: 't' });
+    await attach(c, 'ui', 'web', { task_uuid: 't' });
+    const res = await detach(c, 'bug', 'web', { task_uuid: 't' });
+    expect(res.status).toBe(200);
+    expect(titles(res.body.data)).toEqual(['UI']);
+    const again = await detach(c, 'bug', 'web', { task_uuid: 't' });
+    expect(again.status).toBe(200);
+    expect(titles(again.body.data)).toEqual(['UI']);
+    expect((await c.get('/projects/web/stats')).body.data.labels_count).toBe(1);
+    await detach(c, 'ui', 'web', { task_uuid: 't' });
+    expect((await c.get('/projects/web/stats')).body.data.labels_count).toBe(0);
+    await expectConsistent(c.ws);
+  });
+
+  test('answers 404 for an unknown label or project and writes nothing', async () => {
+    const c = await workspaceClient();
+    await c.createProject('Web');
+    await c.createLabel('Bug');
+    expect((await attach(c, 'nope', 'web', { task_uuid: 't' })).status).toBe(404);
+    expect((await attach(c, 'bug', 'nope', { task_uuid: 't' })).status).toBe(404);
+    expect((await detach(c, 'nope', 'web', { task_uuid: 't' })).status).toBe(404);
+    expect((await detach(c, 'bug', 'nope', { task_uuid: 't' })).status).toBe(404);
+    expect((await c.get('/projects-labels/bug/tasks', { project_slug: 'web' })).body.data).toEqual([]);
+  });
+
+  test('validates task_uuid, task_uuids and project_slug', async () => {
+    const c = await workspaceClient();
+    await c.createProject('Web');
+    await c.createLabel('Bug');
+    const cases: [unknown, Record<string, string>][] = [
+      [{}, { project_slug: 'web' }],
+      [{ task_uuid: 'a', task_uuids: ['b'] }, { project_slug: 'web' }],
+      [{ task_uuid: 'has#hash' }, { project_slug: 'web' }],
+      [{ task_uuid: 'x'.repeat(129) }, { project_slug: 'web' }],
+      [{ task_uuids: [] }, { project_slug: 'web' }],
+      [{ task_uuids: Array.from({ length: 101 }, (_, i) => `t${i}`) }, { project_slug: 'web' }],
+      [{ task_uuid: 't' }, {}],
+    ];
+    for (const [body, params] of cases) {
+      const res = await c.post('/projects-labels/bug/attach', body, params);
+      expect(res.status, JSON.stringify(body)).toBe(422);
+    }
+    expect((await c.del('/projects-labels/bug/detach', undefined, { project_slug: 'web' })).status).toBe(422);
+  });
+
+  test('bulk attach and detach answer one entry per task', async () => {
+    const c = await workspaceClient();
+    await c.createProject('Web');
+    await c.createLabel('Bug');
+    const tasks = Array.from({ length: 70 }, (_, i) => `task-${String(i).padStart(2, '0')}`);
+    const res = await attach(c, 'bug', 'web', { task_uuids: tasks });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toHaveLength(70);
+    expect(res.body.data[0]).toEqual({ task_uuid: 'task-00', labels: [expect.objectContaining({ slug: 'bug' })] });
+    const page = await c.get('/projects-labels/bug/tasks', { project_slug: 'web', limit: '50' });
+    expect(page.body.data).toHaveLength(50);
+    const rest = await c.get('/projects-labels/bug/tasks', { project_slug: 'web', limit: '50', cursor: page.body.meta.next_cursor });
+    expect([...page.body.data, ...rest.body.data]).toEqual(tasks);
+    expect(rest.body.meta.next_cursor).toBeNull();
+    const off = await detach(c, 'bug', 'web', { task_uuids: tasks.slice(0, 60) });
+    expect(off.status).toBe(200);
+    expect(off.body.data.every((t: { labels: unknown[] }) => t.labels.length === 0)).toBe(true);
+    expect((await c.get('/projects-labels/bug/tasks', { project_slug: 'web' })).body.data).toEqual(tasks.slice(60));
+    expect((await c.get('/projects/web/stats')).body.data.labels_count).toBe(1);
+    await expectConsistent(c.ws);
+  });
+
+  test('refuses the 101st label on a task with 422', async () => {
+    const c = await workspaceClient();
+    await c.createProject('Web');
+    const labels = await Promise.all(Array.from({ length: 101 }, (_, i) => c.createLabel(`L${i}`)));
+    for (const l of labels.slice(0, 100)) expect((await attach(c, l.slug, 'web', { task_uuid: 't' })).status).toBe(200);
+    const res = await attach(c, labels[100]!.slug, 'web', { task_uuid: 't' });
+    expect(res.status).toBe(422);
+    expect(res.body.errors[0].field).toBe('task_uuid');
+    expect((await attach(c, labels[5]!.slug, 'web', { task_uuid: 't' })).status).toBe(200);
+    expect((await c.get('/projects-labels', { project_slug: 'web', task_uuid: 't' })).body.data).toHaveLength(100);
+    await expectConsistent(c.ws);
+  });
+
+  test('concurrent attaches to one task never exceed the limit', async () => {
+    const c = await workspaceClient();
+    await c.createProject('Web');
+    const labels = await Promise.all(Array.from({ length: 104 }, (_, i) => c.createLabel(`C${i}`)));
+    for (const l of labels.slice(0, 96)) await attach(c, l.slug, 'web', { task_uuid: 't' });
+    const results = await Promise.all(labels.slice(96).map((l) => attach(c, l.slug, 'web', { task_uuid: 't' })));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(4);
+    expect(results.filter((r) => r.status === 422)).toHaveLength(4);
+    await expectConsistent(c.ws);
+  });
+});
+
+describe('delete label', () => {
+  test('removes the label from every task of every project and fixes labels_count', async () => {
+    const c = await workspaceClient();
+    for (const p of ['One', 'Two', 'Three']) await c.createProject(p);
+    await c.createLabel('Bug');
+    await c.createLabel('Keep');
+    for (const p of ['one', 'two', 'three']) {
+      await attach(c, 'bug', p, { task_uuids: ['a', 'b', 'c'] });
+      await attach(c, 'keep', p, { task_uuid: 'a' });
+    }
+    const res = await c.del('/projects-labels/bug');
+    expect(res.status).toBe(204);
+    expect((await c.get('/projects-labels')).body.data.map((l: { slug: string }) => l.slug)).toEqual(['keep']);
+    for (const p of ['one', 'two', 'three']) {
+      expect((await c.get(`/projects/${p}/stats`)).body.data.labels_count).toBe(1);
+      expect(titles((await c.get('/projects-labels', { project_slug: p, task_uuid: 'a' })).body.data)).toEqual(['Keep']);
+      expect((await c.get('/projects-labels', { project_slug: p, task_uuid: 'b' })).body.data).toEqual([]);
+    }
+    expect((await c.del('/projects-labels/bug')).status).toBe(404);
+    // A new label with the same title and slug inherits nothing.
+    await c.createLabel('Bug');
+    expect((await c.get('/projects-labels/bug/tasks', { project_slug: 'one' })).body.data).toEqual([]);
+    await expectConsistent(c.ws);
+  });
+
+  test('deleting a project removes all its links; other projects keep theirs', async () => {
+    const c = await workspaceClient();
+    await c.createProject('Gone');
+    await c.createProject('Stays');
+    await c.createLabel('Bug');
+    await attach(c, 'bug', 'gone', { task_uuids: ['a', 'b'] });
+    await attach(c, 'bug', 'stays', { task_uuid: 'a' });
+    expect((await c.del('/projects/gone')).status).toBe(204);
+    expect((await c.get('/projects-labels/bug/tasks', { project_slug: 'stays' })).body.data).toEqual(['a']);
+    await expectConsistent(c.ws);
+  });
+});
+
+describe('concurrency', () => {
+  test('parallel attach, detach, bulk and delete on the same label, task and project leave the table consistent', async () => {
+    const c = await workspaceClient();
+    await c.createProject('Hot');
+    await c.createProject('Cold');
+    const labels = ['A', 'B', 'C', 'D'];
+    for (const l of labels) await c.createLabel(l);
+    const ops: Promise<unknown>[] = [];
+    for (let i = 0; i < 60; i++) {
+      const label = labels[i % 4]!.toLowerCase();
+      const project = i % 3 ? 'hot' : 'cold';
+      const task = `t${i % 5}`;
+      if (i % 7 === 0) ops.push(attach(c, label, project, { task_uuids: ['t0', 't1', 't2', 't3'] }));
+      else if (i % 5 === 0) ops.push(detach(c, label, project, { task_uuid: task }));
+      else ops.push(attach(c, label, project, { task_uuid: task }));
+      if (i === 30) ops.push(c.del('/projects-labels/c'));
+      if (i === 45) ops.push(c.del('/projects/cold'));
+    }
+    const results = (await Promise.all(ops)) as { status: number }[];
+    for (const r of results) expect([200, 204, 404]).toContain(r.status);
+    await expectConsistent(c.ws);
+    const hot = (await c.get('/projects/hot/stats')).body.data.labels_count;
+    let truth = 0;
+    for (const l of ['a', 'b', 'd']) if ((await c.get(`/projects-labels/${l}/tasks`, { project_slug: 'hot' })).body.data.length) truth++;
+    expect(hot).toBe(truth);
+  });
+});
