@@ -30,15 +30,19 @@ export const noContent = (): Reply => ({ status: 204 });
 
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>;
 
+/** One JSON line per failed request: the cause stays in the logs, never in the response. */
+function logFailure(requestId: string, status: number, e: Error | null | undefined) {
+  if (process.env.LOG_LEVEL === 'silent') return;
+  const line = { level: status === 503 ? 'warn' : 'error', requestId, status, error: e?.name, message: e?.message, ...(status === 503 ? {} : { stack: e?.stack }) };
+  console.error(JSON.stringify(line));
+}
+
 /** Turns every error into problem+json. Used first so its onError runs last, after all others. */
 const problemErrors = (): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> => ({
   onError: async (request: Request) => {
     const requestId = request.context?.awsRequestId ?? 'unknown';
     const response = problemFromError(request.error, requestId);
-    if (response.statusCode >= 500) {
-      const e = request.error as Error | undefined;
-      console.error(JSON.stringify({ level: 'error', requestId, error: e?.name, message: e?.message, stack: e?.stack }));
-    }
+    if (response.statusCode >= 500) logFailure(requestId, response.statusCode, request.error);
     request.response = response;
   },
 });

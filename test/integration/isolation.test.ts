@@ -1,0 +1,105 @@
+import { beforeAll, describe, expect, test } from 'vitest';
+import { revokeToken } from '../../functions/commons/tokens.ts';
+import { SCOPES } from '../../functions/commons/scopes.ts';
+import { routes, type Route } from '../../functions/commons/routes.ts';
+import { scanTable } from '../../lib/checker/invariants.ts';
+import { call, tokenFor, workspaceClient, type WorkspaceClient } from '../support/api.ts';
+import { sampleRequest, withQuery, type Fixture, type SampleRequest } from '../support/requests.ts';
+
+/**
+ * Tenant isolation, generated from the route table: every route is called with every kind of bad
+ * credential and with another workspace's resources, and must answer 401/403/404 with no data and
+ * change nothing in either workspace.
+ */
+let a: WorkspaceClient;
+let b: WorkspaceClient;
+let fixtureA: Fixture;
+let fixtureB: Fixture;
+const tokens: Record<string, string> = {};
+
+async function snapshot(): Promise<string> {
+  const wanted = new Set([a.ws, b.ws]);
+  const items = (await scanTable()).filter((i) => wanted.has(i.workspace) || wanted.has(String(i.PK).slice(3)));
+  return JSON.stringify(items.sort((x, y) => `${x.PK}|${x.SK}`.localeCompare(`${y.PK}|${y.SK}`)));
+}
+
+function send(route: Route, req: SampleRequest, headers: Record<string, string>) {
+  return call(route.method, withQuery(req.path, req.query), { body: req.body, headers });
+}
+
+function expectNoData(res: { body: any; headers: Headers }) {
+  expect(res.headers.get('content-type')).toBe('application/problem+json');
+  expect(res.body.data).toBeUndefined();
+}
+
+beforeAll(async () => {
+  a = await workspaceClient('iso-a');
+  b = await workspaceClient('iso-b');
+  fixtureA = { ws: a.ws, project: 'a-proj', label: 'a-label', task: 'task-a' };
+  fixtureB = { ws: b.ws, project: 'b-proj', label: 'b-label', task: 'task-b' };
+  for (const [c, f] of [[a, fixtureA], [b, fixtureB]] as const) {
+    await c.createProject(f.project.replace('-', ' '));
+    await c.createLabel(f.label.replace('-', ' '));
+    expect((await c.post(`/projects-labels/${f.label}/attach`, { task_uuid: f.task }, { project_slug: f.project })).status).toBe(200);
+  }
+  const expired = await tokenFor(a.ws, { expiresAt: new Date(Date.now() - 1000) });
+  const revoked = await tokenFor(a.ws);
+  await revokeToken(revoked.split('_')[1]!);
+  tokens.expired = expired;
+  tokens.revoked = revoked;
+  tokens.unknown = `pls_${'a'.repeat(16)}_${'B'.repeat(43)}`;
+  for (const scope of SCOPES) tokens[`without:${scope}`] = await tokenFor(a.ws, { scopes: SCOPES.filter((s) => s !== scope) });
+});
+
+const credentialCases: [string, (route: Route) => Record<string, string>, number][] = [
+  ['no token', () => ({}), 401],
+  ['a Basic header', () => ({ authorization: 'Basic dXNlcjpwYXNz' }), 401],
+  ['a bare Bearer', () => ({ authorization: 'Bearer' }), 401],
+  ['a token with spaces', () => ({ authorization: 'Bearer abc def' }), 401],
+  ['an unknown token', () => ({ authorization: `Bearer ${tokens.unknown}` }), 401],
+  ['a tampered token', () => ({ authorization: `Bearer ${a.token.slice(0, -1)}${a.token.endsWith('A') ? 'B' : 'A'}` }), 401],
+  ['an expired token', () => ({ authorization: `Bearer ${tokens.expired}` }), 401],
+  ['a revoked token', () => ({ authorization: `Bearer ${tokens.revoked}` }), 401],
+  ["another workspace's token", () => ({ authorization: `Bearer ${b.token}` }), 403],
+  ["a token without the route's scope", (route) => ({ authorization: `Bearer ${tokens[`without:${route.scope}`]}` }), 403],
+];
+
+describe.each(routes.map((r) => [`${r.method} ${r.path}`, r] as const))('%s', (_name, route) => {
+  test('refuses every bad credential with no data and no change', async () => {
+    const before = await snapshot();
+    for (const [name, headers, status] of credentialCases) {
+      const res = await send(route, sampleRequest(route, fixtureA), headers(route));
+      expect(res.status, name).toBe(status);
+      expectNoData(res);
+      if (status === 401) expect(res.headers.get('www-authenticate'), name).toBe('Bearer');
+    }
+    expect(await snapshot()).toBe(before);
+  });
+
+  test("answers 404 for another workspace's project or label and changes nothing", async () => {
+    const req = sampleRequest(route, fixtureA);
+    const foreign: SampleRequest[] = [];
+    if (route.path.includes('{slug}')) {
+      const kind = route.path.startsWith('/projects-labels') ? 'label' : 'project';
+      foreign.push({ ...req, path: req.path.replace(`/${fixtureA[kind]}`, `/${fixtureB[kind]}`) });
+    }
+    if (req.query.project_slug) foreign.push({ ...req, query: { ...req.query, project_slug: fixtureB.project } });
+    if (route.name === 'list-labels') foreign.push({ ...req, query: { ...req.query, project_slug: fixtureB.project, task_uuid: fixtureB.task } });
+    if (foreign.length === 0) return; // list and create name no resource but the workspace, covered above
+    const before = await snapshot();
+    for (const f of foreign) {
+      const res = await send(route, f, { authorization: `Bearer ${a.token}` });
+      expect(res.status, JSON.stringify(f)).toBe(404);
+      expectNoData(res);
+      expect(res.text).not.toContain(fixtureB.task);
+    }
+    expect(await snapshot()).toBe(before);
+  });
+});
+
+test('a token granted two workspaces reaches both, and only those', async () => {
+  const both = await tokenFor([a.ws, b.ws], { scopes: ['projects:read'] });
+  expect((await call('GET', `/projects?company_slug=${a.ws}`, { token: both })).status).toBe(200);
+  expect((await call('GET', `/projects?company_slug=${b.ws}`, { token: both })).body.data.map((p: { slug: string }) => p.slug)).toEqual(['b-proj']);
+  expect((await call('GET', '/projects?company_slug=third-ws', { token: both })).status).toBe(403);
+});

@@ -1,0 +1,28 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { lambdaContext, proxyEvent } from '../../lib/local/gateway.ts';
+import { toAuthorizerContext, type Principal } from '../../functions/commons/principal.ts';
+import { SCOPES } from '../../functions/commons/scopes.ts';
+import { matchPath, type Route } from '../../functions/commons/routes.ts';
+import type { SampleRequest } from './requests.ts';
+
+type Handler = (event: APIGatewayProxyEvent, context: ReturnType<typeof lambdaContext>) => Promise<APIGatewayProxyResult>;
+
+export function principalFor(ws: string, scopes = [...SCOPES]): Principal {
+  return { tokenId: 'test-token', owner: { name: 'Test User', username: 'tester' }, workspaces: [ws], scopes };
+}
+
+/** Calls a route's handler in-process with the event API Gateway would send (authorizer context included). */
+export async function invokeRoute(route: Route, req: SampleRequest, principal: Principal): Promise<APIGatewayProxyResult> {
+  const mod = (await import(`../../${route.handler}`)) as { handler: Handler };
+  const event = proxyEvent({
+    route,
+    method: route.method,
+    path: req.path,
+    pathParameters: matchPath(route.path, req.path) ?? {},
+    query: new URLSearchParams(req.query),
+    headers: req.body === undefined ? {} : { 'content-type': 'application/json' },
+    body: req.body === undefined ? null : JSON.stringify(req.body),
+    authorizer: { principalId: principal.tokenId, ...toAuthorizerContext(principal) },
+  });
+  return mod.handler(event, lambdaContext(route.name));
+}

@@ -1,0 +1,66 @@
+import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, afterEach, describe, expect, test } from 'vitest';
+import { routes } from '../../functions/commons/routes.ts';
+import { invokeRoute, principalFor } from '../support/invoke.ts';
+import { sampleRequest } from '../support/requests.ts';
+
+// Faults a real database cannot produce on demand: every DynamoDB call answered by a mock.
+const ddb = mockClient(DynamoDBDocumentClient);
+afterEach(() => ddb.reset());
+afterAll(() => ddb.restore());
+
+const fixture = { ws: 'acme-corp', project: 'website-redesign', label: 'bug', task: 'task-1' };
+const awsError = (name: string, extra: object = {}) => Object.assign(new Error(`${name}: internal detail WS#acme-corp`), { name, $metadata: {}, ...extra });
+
+describe.each(routes.map((r) => [r.name, r] as const))('%s', (_name, route) => {
+  test('answers 503 with Retry-After when DynamoDB throttles', async () => {
+    ddb.onAnyCommand().rejects(awsError('ProvisionedThroughputExceededException'));
+    const res = await invokeRoute(route, sampleRequest(route, fixture), principalFor(fixture.ws));
+    expect(res.statusCode).toBe(503);
+    expect(res.headers?.['Retry-After']).toMatch(/^\d+$/);
+    expect(res.headers?.['Content-Type']).toBe('application/problem+json');
+  });
+
+  test('answers 500 without internals when DynamoDB fails unexpectedly', async () => {
+    ddb.onAnyCommand().rejects(awsError('ValidationException'));
+    const res = await invokeRoute(route, sampleRequest(route, fixture), principalFor(fixture.ws));
+    expect(res.statusCode).toBe(500);
+    expect(res.body).not.toMatch(/WS#|ValidationException|internal detail|\n\s+at /);
+  });
+});
+
+describe('partially processed batches', () => {
+  test('a delete whose batch items stay unprocessed answers 503, never 204', async () => {
+    const project = { id: 'p-1', slug: 'website-redesign', workspace: 'acme-corp' };
+    ddb.on(GetCommand).resolves({ Item: project });
+    ddb.on(QueryCommand).resolves({ Items: [{ PK: 'PROJECT#p-1', SK: 'USE#1', type: 'label_use' }] });
+    ddb.on(BatchWriteCommand).callsFake((input) => ({ UnprocessedItems: input.RequestItems }));
+    const route = routes.find((r) => r.name === 'delete-project')!;
+    const res = await invokeRoute(route, sampleRequest(route, fixture), principalFor(fixture.ws));
+    expect(res.statusCode).toBe(503);
+    expect(ddb.commandCalls(BatchWriteCommand).length).toBeGreaterThan(1);
+  });
+
+  test('items left unprocessed once are sent again and the delete succeeds', async () => {
+    ddb.on(GetCommand).resolves({ Item: { id: 'p-1', slug: 'website-redesign' } });
+    ddb.on(QueryCommand).resolvesOnce({ Items: [{ PK: 'PROJECT#p-1', SK: 'USE#1', type: 'label_use' }] }).resolves({ Items: [] });
+    ddb.on(BatchWriteCommand).callsFakeOnce((input) => ({ UnprocessedItems: input.RequestItems })).resolves({ UnprocessedItems: {} });
+    const route = routes.find((r) => r.name === 'delete-project')!;
+    const res = await invokeRoute(route, sampleRequest(route, fixture), principalFor(fixture.ws));
+    expect(res.statusCode).toBe(204);
+    expect(ddb.commandCalls(BatchWriteCommand)).toHaveLength(2);
+  });
+});
+
+describe('transaction conflicts', () => {
+  test('an attach that keeps losing to concurrent writers answers 503', async () => {
+    ddb.on(GetCommand).callsFake((input) => ({ Item: input.Key.SK.startsWith('USE#') ? undefined : { id: input.Key.SK.startsWith('LABEL#') ? 1 : 'p-1', slug: 'x' } }));
+    ddb.on(QueryCommand).resolves({ Items: [] });
+    ddb.on(TransactWriteCommand).rejects(awsError('TransactionCanceledException', { CancellationReasons: [{ Code: 'None' }, { Code: 'None' }, { Code: 'TransactionConflict' }] }));
+    const route = routes.find((r) => r.name === 'attach-label')!;
+    const res = await invokeRoute(route, sampleRequest(route, fixture), principalFor(fixture.ws));
+    expect(res.statusCode).toBe(503);
+    expect(ddb.commandCalls(TransactWriteCommand).length).toBeGreaterThan(1);
+  });
+});
