@@ -7,7 +7,7 @@ import { queryAll } from './paging';
 import { freeSuffix, normalizeName, slugify, slugWithSuffix } from './slug';
 import { takenSlugs } from './slugClaims';
 import { tableName } from './table';
-import { cancellationReasons, transact, tx } from './writes';
+import { cancellationReasons, isConditionFailure, transact, tx } from './writes';
 
 export const MAX_LABEL_TITLE = 50;
 
@@ -18,6 +18,8 @@ export interface LabelRecord {
   color: string;
   created_at: string;
   updated_at: string;
+  /** Set while a delete is under way (or was interrupted and awaits a retried DELETE). */
+  deleting?: boolean;
 }
 
 /** What the API returns for a label. */
@@ -47,6 +49,7 @@ function toRecord(item: Record<string, unknown>): LabelRecord {
     color: item.color as string,
     created_at: item.created_at as string,
     updated_at: item.updated_at as string,
+    ...(item.deleting === true ? { deleting: true } : {}),
   };
 }
 
@@ -179,20 +182,39 @@ export async function updateLabel(ws: string, slug: string, patch: { title?: str
 }
 
 /**
- * Deletes the label and its title guard in one transaction (from then on no attach can succeed,
- * since attaches check the label), then removes it from every task of every project.
+ * Deletes a label in three resumable steps: mark it `deleting` (from then on no attach can
+ * succeed), remove it from every task of every project, then delete the label and its title
+ * guard in one transaction. If a step fails the request answers 503 and the label stays, marked:
+ * a retried DELETE finishes the job. No link ever points to a label that is gone.
  */
 export async function deleteLabel(ws: string, slug: string): Promise<void> {
   const label = await getLabel(ws, slug);
+  const changed = () => new Conflict('The label was changed by another request; retry.');
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.label(ws, slug),
+        UpdateExpression: 'SET deleting = :true',
+        ConditionExpression: 'id = :id',
+        ExpressionAttributeValues: { ':id': label.id, ':true': true },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    await getLabel(ws, slug);
+    throw changed();
+  }
+  await removeLabelLinks(ws, label.id);
+  const current = await getLabel(ws, slug);
   try {
     await transact([
-      tx.delete(keys.label(ws, slug), { condition: 'id = :id', values: { ':id': label.id } }),
-      tx.delete(keys.labelTitleGuard(ws, normalizeName(label.title)), { condition: 'label_id = :id', values: { ':id': label.id } }),
+      tx.delete(keys.label(ws, slug), { condition: 'id = :id AND title_norm = :norm', values: { ':id': label.id, ':norm': normalizeName(current.title) } }),
+      tx.delete(keys.labelTitleGuard(ws, normalizeName(current.title)), { condition: 'label_id = :id', values: { ':id': label.id } }),
     ]);
   } catch (error) {
     if (!cancellationReasons(error)) throw error;
     await getLabel(ws, slug);
-    throw new Conflict('The label was changed by another request; retry.');
+    throw changed();
   }
-  await removeLabelLinks(ws, label.id);
 }

@@ -39,6 +39,9 @@ interface TaskState {
   version: number | undefined;
 }
 
+/** An attach needs the project to exist, be the same project (not a namesake) and not be under deletion. */
+const PROJECT_LIVE = 'id = :pid AND attribute_not_exists(deleting)';
+
 /** Tasks per transaction: attach writes 3 items per task plus 3, detach 2 plus 2 (limit 100). */
 const ATTACH_CHUNK = 32;
 const DETACH_CHUNK = 48;
@@ -94,10 +97,10 @@ async function attachChunk(ws: string, project: ProjectRef, label: LabelRef, tas
 
   const now = new Date().toISOString();
   const items: TransactItem[] = [
-    tx.check(keys.label(ws, label.slug), { condition: 'id = :id', values: { ':id': label.id } }),
+    tx.check(keys.label(ws, label.slug), { condition: 'id = :id AND attribute_not_exists(deleting)', values: { ':id': label.id } }),
     use === undefined
-      ? tx.update(keys.project(ws, project.slug), 'ADD labels_count :one', { condition: 'id = :pid', values: { ':one': 1, ':pid': project.id } })
-      : tx.check(keys.project(ws, project.slug), { condition: 'id = :pid', values: { ':pid': project.id } }),
+      ? tx.update(keys.project(ws, project.slug), 'ADD labels_count :one', { condition: PROJECT_LIVE, values: { ':one': 1, ':pid': project.id } })
+      : tx.check(keys.project(ws, project.slug), { condition: PROJECT_LIVE, values: { ':pid': project.id } }),
     use === undefined
       ? tx.put({ ...keys.labelUse(project.id, label.id), type: ItemType.labelUse, workspace: ws, project_id: project.id, label_id: label.id, n: adding.length }, { condition: 'attribute_not_exists(PK)' })
       : tx.update(keys.labelUse(project.id, label.id), 'SET n = n + :k', { condition: 'n = :n', values: { ':k': adding.length, ':n': use } }),

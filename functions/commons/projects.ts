@@ -38,6 +38,8 @@ export interface ProjectRecord {
   labels_count: number;
   created_at: string;
   updated_at: string;
+  /** Set while a delete is under way (or was interrupted and awaits a retried DELETE). */
+  deleting?: boolean;
 }
 
 export interface NewProject {
@@ -208,12 +210,25 @@ export async function updateProject(ws: string, slug: string, patch: ProjectPatc
 }
 
 /**
- * Deletes the project item first (from then on it is invisible and no label can be attached to
- * it, since attaches check the project), then everything keyed to its internal id.
+ * Deletes a project in three resumable steps: mark it `deleting` (from then on no label can be
+ * attached to it), remove everything keyed to its internal id, then delete the project item. If a
+ * step fails the request answers 503 and the project stays, marked, with part of its links gone:
+ * a retried DELETE finds the mark and finishes the job. Nothing is left orphaned in between.
  */
 export async function deleteProject(ws: string, slug: string): Promise<void> {
   const project = await getProject(ws, slug);
+  const notFound = () => new NotFound(`No project "${slug}" in this workspace.`);
   try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.project(ws, slug),
+        UpdateExpression: 'SET deleting = :true',
+        ConditionExpression: 'id = :id',
+        ExpressionAttributeValues: { ':id': project.id, ':true': true },
+      }),
+    );
+    await removeProjectLinks(ws, project.id);
     await db.send(
       new DeleteCommand({
         TableName: tableName(),
@@ -223,10 +238,9 @@ export async function deleteProject(ws: string, slug: string): Promise<void> {
       }),
     );
   } catch (error) {
-    if (isConditionFailure(error)) throw new NotFound(`No project "${slug}" in this workspace.`);
+    if (isConditionFailure(error)) throw notFound();
     throw error;
   }
-  await removeProjectLinks(ws, project.id);
 }
 
 export async function duplicateProject(ws: string, slug: string, owner: ProjectRecord['owner']): Promise<ProjectRecord> {
