@@ -213,7 +213,7 @@ export async function deleteLabel(ws: string, slug: string): Promise<void> {
       tx.delete(keys.labelTitleGuard(ws, normalizeName(current.title)), { condition: 'label_id = :id', values: { ':id': label.id } }),
     ]);
   } catch (error) {
-    if (!cancellationReasons(error)) throw error;
+    if (!cancellationReasons(error)?.includes('ConditionalCheckFailed')) throw error;
     await getLabel(ws, slug);
     throw changed();
   }

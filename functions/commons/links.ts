@@ -197,42 +197,37 @@ export async function tasksWithLabel(ws: string, projectId: string, labelId: num
 }
 
 /**
- * Everything keyed to a deleted project: both halves of its links, its use counters and task
- * versions. Runs after the project item is gone, so no new link can appear; reads until empty.
+ * Everything keyed to a project under deletion: both halves of its links, its use counters and
+ * task versions. Runs after the project is marked `deleting`, so no new link can appear; reads
+ * until empty. The label-side halves go first and the project's own collection last, so that an
+ * interruption anywhere leaves every remaining item findable from the project: a retry finishes.
  */
 export async function removeProjectLinks(ws: string, projectId: string): Promise<void> {
   for (;;) {
     const items = await queryAll(keys.projectCollection(projectId));
     if (items.length === 0) return;
-    const doomed: Key[] = [];
-    for (const item of items) {
-      doomed.push({ PK: item.PK as string, SK: item.SK as string });
-      if (item.type === ItemType.taskLink) {
-        doomed.push(keys.labelLink(ws, item.label_id as number, projectId, item.task_uuid as string));
-      }
-    }
-    await deleteKeys(doomed);
+    const labelSide = items
+      .filter((item) => item.type === ItemType.taskLink)
+      .map((item) => keys.labelLink(ws, item.label_id as number, projectId, item.task_uuid as string));
+    await deleteKeys(labelSide);
+    await deleteKeys(items.map((item) => ({ PK: item.PK as string, SK: item.SK as string })));
   }
 }
 
 /**
- * Removes a deleted label from every task of every project: deletes both halves of each link in
- * batches, then each affected project's use counter together with its `labels_count` decrement.
- * Runs after the label item is gone, so no new link can appear; reads until empty.
+ * Removes a label under deletion from every task of every project. Per round: release each
+ * affected project's use counter (with its `labels_count` decrement), delete the task-side halves,
+ * then the label-side halves. The label's own collection goes last, so an interruption anywhere
+ * leaves every remaining item findable from the label: a retried DELETE finishes the job.
  */
 export async function removeLabelLinks(ws: string, labelId: number): Promise<void> {
   for (;;) {
     const links = await queryAll(keys.labelCollection(ws, labelId));
     if (links.length === 0) return;
-    const projects = new Map<string, string>();
-    const doomed: Key[] = [];
-    for (const link of links) {
-      const projectId = link.project_id as string;
-      projects.set(projectId, link.project_slug as string);
-      doomed.push({ PK: link.PK as string, SK: link.SK as string }, keys.taskLink(projectId, link.task_uuid as string, labelId));
-    }
-    await deleteKeys(doomed);
+    const projects = new Map(links.map((link) => [link.project_id as string, link.project_slug as string]));
     await Promise.all([...projects].map(([projectId, projectSlug]) => releaseLabelUse(ws, { id: projectId, slug: projectSlug }, labelId)));
+    await deleteKeys(links.map((link) => keys.taskLink(link.project_id as string, link.task_uuid as string, labelId)));
+    await deleteKeys(links.map((link) => ({ PK: link.PK as string, SK: link.SK as string })));
   }
 }
 
