@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './db';
 import { NotFound, ValidationFailed } from './errors';
-import { ItemType, keys, type Key } from './keys';
+import { ItemType, keys } from './keys';
 import { byTitle, getLabelsBySlug, labelView, type LabelView } from './labels';
 import { queryAll, queryPage, type Page } from './paging';
 import { tableName } from './table';
