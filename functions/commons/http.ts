@@ -89,9 +89,12 @@ export interface EndpointSpec<S extends z.ZodType> {
   run: (input: z.output<S>, ctx: RequestContext) => Promise<Reply>;
 }
 
-/** A Lambda handler for one route: the shared middleware stack around one endpoint function. */
+/**
+ * A Lambda handler for one route: the shared middleware stack around one endpoint function.
+ * The route's input schema rides along as `inputSchema`, so tests can generate inputs from it.
+ */
 export function endpoint<S extends z.ZodType>(spec: EndpointSpec<S>) {
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
     .use(problemErrors())
     .use(httpHeaderNormalizer())
     .use(authorize(spec.scope))
@@ -109,6 +112,7 @@ export function endpoint<S extends z.ZodType>(spec: EndpointSpec<S>) {
       const reply = await spec.run(input, { workspace, principal, requestId: context.awsRequestId });
       return render(reply);
     });
+  return Object.assign(handler, { inputSchema: spec.input });
 }
 
 function render(reply: Reply): APIGatewayProxyResult {

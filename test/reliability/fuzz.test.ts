@@ -1,0 +1,123 @@
+import fc from 'fast-check';
+import * as z from 'zod';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { keys } from '../../functions/commons/keys.ts';
+import { queryAll } from '../../functions/commons/paging.ts';
+import { routes, type Route } from '../../functions/commons/routes.ts';
+import { getLabel } from '../../functions/commons/labels.ts';
+import { getProject } from '../../functions/commons/projects.ts';
+import { call, tokenFor } from '../support/api.ts';
+import { seedFixture } from '../support/fixtures.ts';
+import { withQuery, type Fixture } from '../support/requests.ts';
+
+/**
+ * Property-based fuzzing over the HTTP API, generated from the route table and each route's zod
+ * input schema: hostile bodies, query strings, path parameters, headers and content types.
+ * Properties: never a 5xx; every failure is problem+json; a rejected request changes nothing.
+ */
+const SEED = Number(process.env.FUZZ_SEED ?? 20261121);
+const RUNS_PER_ROUTE = Number(process.env.FUZZ_RUNS ?? 40);
+let cases = 0;
+const statuses = new Map<number, number>();
+
+function fieldsOf(schema: z.ZodType, part: 'path' | 'query' | 'body'): string[] {
+  const shape = (schema as z.ZodObject<any>).shape?.[part] as z.ZodObject<any> | undefined;
+  return shape?.shape ? Object.keys(shape.shape) : [];
+}
+
+const hostileString = fc.oneof(
+  fc.string(),
+  fc.string({ unit: 'grapheme', maxLength: 60 }),
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.constantFrom('', ' ', '#', '%', '../..', 'WS#other', 'PROJECT#x', '<script>', '\u0000', '🚀'.repeat(30), 'a'.repeat(10_001), 'ff5733', '#FF5733', 'bug', 'task-1'),
+  fc.integer({ min: 0, max: 300 }).map((n) => 'x'.repeat(n)),
+);
+const deep = fc.integer({ min: 1, max: 2000 }).map((d) => JSON.parse('['.repeat(d) + ']'.repeat(d)));
+const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
+  { weight: 4, arbitrary: hostileString },
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(hostileString, { maxLength: 120 }),
+  fc.dictionary(hostileString, hostileString, { maxKeys: 5 }),
+  deep,
+);
+
+interface Case {
+  pathSlug: string | null;
+  query: Record<string, string>;
+  body: { kind: 'none' } | { kind: 'json'; value: unknown } | { kind: 'raw'; text: string };
+  contentType: string | null;
+  extraHeader: [string, string] | null;
+}
+
+function caseFor(route: Route, schema: z.ZodType, fixture: Fixture): fc.Arbitrary<Case> {
+  const queryKeys = [...new Set([...fieldsOf(schema, 'query'), 'limit', 'per_page', 'cursor', 'project_slug', 'task_uuid', 'name', 'status'])];
+  const bodyKeys = [...new Set([...fieldsOf(schema, 'body'), 'company_slug', '__proto__', 'constructor'])];
+  const slug = fc.oneof(fc.constantFrom(fixture.project, fixture.label, 'nope'), hostileString.filter((s) => s.length > 0 && s.length < 200));
+  const bodyValue = fc.oneof(
+    fc.dictionary(fc.constantFrom(...bodyKeys), hostileValue, { maxKeys: bodyKeys.length }),
+    hostileValue,
+  );
+  const rawBody = fc.oneof(
+    fc.constantFrom('{', '{"title":', 'null', '[]', '"str"', '1e999', '{"a":1,"a":2}', '\u0000', '{"title":"A","title":5,"color":"FF0000"}', 'x'.repeat(70_000)),
+    fc.tuple(fc.constantFrom(...bodyKeys), hostileString, hostileString).map(([k, a, b]) => `{${JSON.stringify(k)}:${JSON.stringify(a)},${JSON.stringify(k)}:${JSON.stringify(b)}}`),
+  );
+  return fc.record({
+    pathSlug: route.path.includes('{slug}') ? slug : fc.constant(null),
+    query: fc.dictionary(fc.constantFrom(...queryKeys), hostileString.filter((s) => s.length < 1500), { maxKeys: 4 }),
+    body:
+      route.method === 'GET'
+        ? fc.constant({ kind: 'none' as const })
+        : fc.oneof(fc.constant({ kind: 'none' as const }), bodyValue.map((value) => ({ kind: 'json' as const, value })), rawBody.map((text) => ({ kind: 'raw' as const, text }))),
+    contentType: fc.option(fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data', 'application/problem+json', 'APPLICATION/JSON', ''), { nil: null }),
+    extraHeader: fc.option(fc.tuple(fc.constantFrom('x-forwarded-for', 'x-company-slug', 'accept', 'content-length-x'), fc.string({ minLength: 1, maxLength: 200 }).map((s) => s.replace(/[^\x20-\x7e]/g, 'a'))), { nil: null }),
+  });
+}
+
+async function snapshot(f: Fixture): Promise<string> {
+  const parts = [await queryAll(keys.workspace(f.ws))];
+  const project = await getProject(f.ws, f.project).catch(() => null);
+  if (project) parts.push(await queryAll(keys.projectCollection(project.id)));
+  const label = await getLabel(f.ws, f.label).catch(() => null);
+  if (label) parts.push(await queryAll(keys.labelCollection(f.ws, label.id)));
+  return JSON.stringify(parts);
+}
+
+let token: string;
+let fixture: Fixture;
+beforeAll(async () => {
+  fixture = await seedFixture('fuzz');
+  token = await tokenFor(fixture.ws);
+});
+afterAll(() => {
+  console.log(`fuzz: ${cases} cases (seed ${SEED}, ${RUNS_PER_ROUTE} per route), statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`);
+});
+
+describe.each(routes.map((r) => [r.name, r] as const))('%s', (_name, route) => {
+  test('never answers 5xx, fails with problem+json, and a rejected request changes nothing', async () => {
+    const { handler } = (await import(`../../${route.handler}`)) as { handler: { inputSchema: z.ZodType } };
+    await fc.assert(
+      fc.asyncProperty(caseFor(route, handler.inputSchema, fixture), async (c) => {
+        cases++;
+        const path = route.path.replace('{slug}', c.pathSlug === null ? '' : encodeURIComponent(c.pathSlug));
+        const query = { company_slug: fixture.ws, ...c.query };
+        const headers: Record<string, string> = {};
+        if (c.contentType !== null) headers['content-type'] = c.contentType;
+        if (c.extraHeader) headers[c.extraHeader[0]] = c.extraHeader[1];
+        const rawBody = c.body.kind === 'json' ? JSON.stringify(c.body.value) : c.body.kind === 'raw' ? c.body.text : undefined;
+        const before = await snapshot(fixture);
+        const res = await call(route.method, withQuery(path, query), { token, headers, ...(rawBody !== undefined ? { rawBody } : {}) });
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        expect(res.status, res.text).toBeLessThan(500);
+        if (res.status >= 400) {
+          expect(res.headers.get('content-type')).toBe('application/problem+json');
+          expect(res.body).toMatchObject({ status: res.status, title: expect.any(String), detail: expect.any(String), code: expect.any(String) });
+          expect(await snapshot(fixture)).toBe(before);
+        }
+      }),
+      { seed: SEED, numRuns: RUNS_PER_ROUTE, endOnFailure: true },
+    );
+  });
+});
