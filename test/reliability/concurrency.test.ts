@@ -1,0 +1,25 @@
+import { expect, test } from 'vitest';
+import { checkTable } from '../../lib/checker/invariants.ts';
+import { tokenFor, uniqueWorkspace } from '../support/api.ts';
+import { runWorkload } from '../support/workload.ts';
+
+const OPERATIONS = Number(process.env.WORKLOAD_OPERATIONS ?? 2000);
+const CONCURRENCY = Number(process.env.WORKLOAD_CONCURRENCY ?? 16);
+const SEED = Number(process.env.WORKLOAD_SEED ?? 7);
+
+test(`a randomized workload of ${OPERATIONS} writes, ${CONCURRENCY} in flight, leaves zero violations`, async () => {
+  const ws = uniqueWorkspace('load');
+  const token = await tokenFor(ws);
+  const result = await runWorkload({ ws, token, operations: OPERATIONS, concurrency: CONCURRENCY, seed: SEED });
+  const { items, violations } = await checkTable([ws]);
+  console.log(`concurrency: ${result.operations} operations, ${CONCURRENCY} in flight, ${result.seconds.toFixed(1)} s, seed ${SEED}`);
+  for (const [op, byStatus] of Object.entries(result.outcomes).sort()) console.log(`  ${op.padEnd(18)} ${JSON.stringify(byStatus)}`);
+  console.log(`  checker: ${items} items, ${violations.length} violations`);
+  expect(violations).toEqual([]);
+  const statuses = Object.values(result.outcomes).flatMap((b) => Object.keys(b).map(Number));
+  expect(statuses.filter((s) => s >= 500 && s !== 503)).toEqual([]);
+  // Every kind of operation really ran, and links were really made.
+  expect(Object.keys(result.outcomes)).toHaveLength(11);
+  expect(result.outcomes.attach?.[200]).toBeGreaterThan(0);
+  expect(result.outcomes['delete label']?.[204]).toBeGreaterThan(0);
+});
