@@ -20,7 +20,7 @@ if (embedded) {
   const dbPort = dynamodbPort();
   database = await startDynamoDbLocal({ port: dbPort, ...(inMemory ? {} : { dataDir }) });
   useLocalDatabase(dbPort);
-  console.log(`DynamoDB Local on ${database.endpoint} (${inMemory ? 'in memory' : `data in ${dataDir}`})`);
+  console.log(`DynamoDB Local on ${database.endpoint} (${inMemory ? 'in memory' : `data in ${dataDir}`}, pid ${database.process.pid})`);
 }
 
 // Imported only now: the shared DocumentClient reads its endpoint from the environment at load.

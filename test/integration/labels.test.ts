@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { checkTable } from '../../lib/checker/invariants.ts';
+import { checkTable, scanTable } from '../../lib/checker/invariants.ts';
 import { workspaceClient, type WorkspaceClient } from '../support/api.ts';
 
 const attach = (c: WorkspaceClient, label: string, project: string, body: unknown) =>
@@ -324,5 +324,28 @@ describe('concurrency', () => {
     let truth = 0;
     for (const l of ['a', 'b', 'd']) if ((await c.get(`/projects-labels/${l}/tasks`, { project_slug: 'hot' })).body.data.length) truth++;
     expect(hot).toBe(truth);
+  });
+});
+
+describe('large deletes', () => {
+  test('deleting a label carried by 1,000 tasks in 4 projects leaves no link behind', async () => {
+    const c = await workspaceClient();
+    const projects = ['p1', 'p2', 'p3', 'p4'];
+    for (const p of projects) await c.createProject(p);
+    await c.createLabel('Wide');
+    for (const p of projects) {
+      for (let batch = 0; batch < 250; batch += 100) {
+        const tasks = Array.from({ length: Math.min(100, 250 - batch) }, (_, i) => `task-${batch + i}`);
+        expect((await attach(c, 'wide', p, { task_uuids: tasks })).status).toBe(200);
+      }
+    }
+    expect((await c.get('/projects/p1/stats')).body.data.labels_count).toBe(1);
+    const started = Date.now();
+    expect((await c.del('/projects-labels/wide')).status).toBe(204);
+    console.log(`label delete with 1,000 links: ${Date.now() - started} ms`);
+    for (const p of projects) expect((await c.get(`/projects/${p}/stats`)).body.data.labels_count).toBe(0);
+    expect((await checkTable([c.ws])).violations).toEqual([]);
+    const left = (await scanTable()).filter((i) => i.workspace === c.ws).map((i) => i.type);
+    expect(left.filter((t) => t === 'task_link' || t === 'label_link' || t === 'label_use' || t === 'label')).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@ import { inject } from 'vitest';
 import { SCOPES, type Scope } from '../../functions/commons/scopes.ts';
 import { createToken } from '../../functions/commons/tokens.ts';
 
-export const apiUrl = () => inject('apiUrl');
+export const apiUrl = () => process.env.API_URL || inject('apiUrl');
 
 export interface Response<T = any> {
   status: number;

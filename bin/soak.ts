@@ -1,0 +1,34 @@
+/**
+ * npm run soak: the randomized concurrent workload of the reliability tests, longer.
+ * SOAK_OPERATIONS (default 20000), SOAK_CONCURRENCY (default 32), SOAK_SEED (default: time).
+ * Starts its own in-memory local API on free ports, runs, then checks the table; exit 1 on any violation.
+ */
+import { startLocalApi } from '../test/support/local-api.ts';
+
+const operations = Number(process.env.SOAK_OPERATIONS ?? 20_000);
+const concurrency = Number(process.env.SOAK_CONCURRENCY ?? 32);
+const seed = Number(process.env.SOAK_SEED ?? Date.now() % 1_000_000);
+
+const api = await startLocalApi();
+process.env.DYNAMODB_PORT = String(api.dynamodbPort);
+const { useLocalDatabase } = await import('../lib/local/database.ts');
+useLocalDatabase(api.dynamodbPort);
+process.env.TABLE_NAME = '';
+process.env.API_URL = api.url;
+const { runWorkload } = await import('../test/support/workload.ts');
+const { createToken } = await import('../functions/commons/tokens.ts');
+const { checkTable } = await import('../lib/checker/invariants.ts');
+const { SCOPES } = await import('../functions/commons/scopes.ts');
+try {
+  const ws = 'soak';
+  const { token } = await createToken({ workspaces: [ws], owner: { name: 'Soak', username: 'soak' }, scopes: [...SCOPES] });
+  const result = await runWorkload({ ws, token, operations, concurrency, seed });
+  const { items, violations } = await checkTable([ws]);
+  console.log(`soak: ${result.operations} operations, ${concurrency} in flight, seed ${seed}, ${result.seconds.toFixed(1)} s`);
+  for (const [op, byStatus] of Object.entries(result.outcomes).sort()) console.log(`  ${op.padEnd(18)} ${JSON.stringify(byStatus)}`);
+  console.log(`checker: ${items} items, ${violations.length} violations`);
+  violations.slice(0, 50).forEach((v) => console.log(`VIOLATION ${v}`));
+  process.exitCode = violations.length ? 1 : 0;
+} finally {
+  await api.stop();
+}
