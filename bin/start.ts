@@ -16,6 +16,16 @@ const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
 
 let database: EmbeddedDatabase | undefined;
+// DynamoDB Local is a child process: never leave it running when this process ends, however it ends.
+process.on('exit', () => database?.process.kill('SIGKILL'));
+process.on('uncaughtException', (error) => {
+  console.error(error);
+  process.exit(1);
+});
+process.on('unhandledRejection', (error) => {
+  console.error(error);
+  process.exit(1);
+});
 if (embedded) {
   const dbPort = dynamodbPort();
   database = await startDynamoDbLocal({ port: dbPort, ...(inMemory ? {} : { dataDir }) });
@@ -66,3 +76,4 @@ const shutdown = async () => {
 };
 process.on('SIGINT', shutdown);
 process.on('SIGTERM', shutdown);
+process.on('SIGHUP', shutdown);

@@ -38,7 +38,7 @@ export async function queryPage(q: PageQuery): Promise<Page<Record<string, unkno
     fingerprint: [q.index ?? 'table', q.partitionValue, q.sortPrefix ?? '', ...q.fingerprint],
     keyNames,
     partition: { name: pkName, value: q.partitionValue },
-    ...(q.sortPrefix !== undefined && !index ? { sortPrefix: { name: skName, prefix: q.sortPrefix } } : {}),
+    ...(q.sortPrefix !== undefined ? { sortPrefix: { name: skName, prefix: q.sortPrefix } } : {}),
   };
   const startKey = decodeCursor(scope, q.cursor);
 
