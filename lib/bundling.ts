@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { build } from 'esbuild';
+import { build, type BuildOptions } from 'esbuild';
 import { OutputFormat, SourceMapMode, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { repoRoot } from './local/paths.ts';
 
@@ -43,16 +43,10 @@ export function lambdaBundling(): BundlingOptions {
   };
 }
 
-/**
- * Builds one handler (repository-relative path, as in the route table) into `outfile` (use `.mjs`)
- * with exactly the stack's settings; the source map is written next to it.
- */
-export async function buildBundle(entry: string, outfile: string): Promise<void> {
-  await mkdir(dirname(outfile), { recursive: true });
-  await build({
+/** esbuild's options for the settings above (entry points and output left to the caller). */
+function buildOptions(): BuildOptions {
+  return {
     absWorkingDir: repoRoot,
-    entryPoints: [join(repoRoot, entry)],
-    outfile,
     bundle: true,
     logLevel: 'warning',
     platform: ESBUILD.platform,
@@ -65,5 +59,29 @@ export async function buildBundle(entry: string, outfile: string): Promise<void>
     sourcesContent: ESBUILD.sourcesContent,
     external: [...ESBUILD.external],
     banner: { js: ESBUILD.banner },
+  };
+}
+
+/**
+ * Builds one handler (repository-relative path, as in the route table) into `outfile` (use `.mjs`)
+ * with exactly the stack's settings; the source map is written next to it.
+ */
+export async function buildBundle(entry: string, outfile: string): Promise<void> {
+  await mkdir(dirname(outfile), { recursive: true });
+  await build({ ...buildOptions(), entryPoints: [join(repoRoot, entry)], outfile });
+}
+
+/**
+ * Builds several handlers at once into `<outdir>/<name>/index.mjs` (the file name Lambda gets).
+ * One esbuild run parses shared code (the AWS SDK) once; without code splitting every bundle is
+ * still self-contained, as `buildBundle` would make it.
+ */
+export async function buildBundles(entries: Record<string, string>, outdir: string): Promise<Record<string, string>> {
+  await build({
+    ...buildOptions(),
+    entryPoints: Object.fromEntries(Object.entries(entries).map(([name, entry]) => [`${name}/index`, join(repoRoot, entry)])),
+    outdir,
+    outExtension: { '.js': '.mjs' },
   });
+  return Object.fromEntries(Object.keys(entries).map((name) => [name, join(outdir, name, 'index.mjs')]));
 }
