@@ -55,6 +55,8 @@ export class ServiceStack extends Stack {
     for (const route of routes) this.addRoute(route, stage);
     this.createAlarms(stage, props.alarmEmail);
 
+    // RestApi adds its own `Endpoint` output; ApiUrl below replaces it under a stable, documented name.
+    this.api.node.tryRemoveChild('Endpoint');
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API (stage included)' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'TABLE_NAME for `npm run token` against this stack' });
   }
