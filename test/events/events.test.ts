@@ -15,7 +15,20 @@ import {
   type AuthorizerHandler,
   type ProxyHandler,
 } from '../../lib/local/samples.ts';
+import { db } from '../../functions/commons/db.ts';
 import { uniqueWorkspace } from '../support/api.ts';
+
+/** DynamoDB operations the handlers send, as the SDK names them (e.g. QueryCommand). */
+const sent: string[] = [];
+db.middlewareStack.add(
+  (next, context) => async (args) => {
+    sent.push(String(context.commandName));
+    return next(args);
+  },
+  { step: 'initialize', name: 'recordOperations' },
+);
+/** What the read-only grant (grantReadData) of GET routes does not allow. */
+const WRITE_OPERATIONS = /^(PutItem|UpdateItem|DeleteItem|BatchWriteItem|TransactWriteItems)Command$/;
 
 const eventsDir = join(repoRoot, 'events');
 const readEvent = <T>(name: string): T => JSON.parse(readFileSync(join(eventsDir, `${name}.json`), 'utf8')) as T;
@@ -41,8 +54,12 @@ describe('invoking every sample event (in-process, against DynamoDB Local)', () 
   // In route-table order, one test per event: the fixtures make each independent of the others.
   test.each(routes.map((r) => [r.name, r] as const))('%s answers its expected status', async (name, route) => {
     const handler = await loadHandler<ProxyHandler>(repoRoot, route.handler);
+    sent.length = 0;
     const result = await handler(prepareEvent(readEvent<APIGatewayProxyEvent>(name), { workspace }), lambdaContext(name));
     expect(result.statusCode, result.body).toBe(SAMPLE_REQUESTS[name]!.expectedStatus);
+    // Deployed, a read route's role may not write: a write here would be AccessDenied in AWS.
+    if (route.access === 'read') expect(sent.filter((op) => WRITE_OPERATIONS.test(op))).toEqual([]);
+    expect(sent.length).toBeGreaterThan(0);
   });
 
   test('the authorizer allows the sample event once its token placeholder is a real token', async () => {
