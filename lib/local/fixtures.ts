@@ -16,12 +16,16 @@ export async function seedFixtures(root: string, workspace: string): Promise<{ t
   const call = callerFor(root, workspace);
   const q = { company_slug: workspace };
   for (const p of [FIXTURES.project, FIXTURES.doomedProject]) {
-    if ((await call('get-project', `/projects/${p.slug}`, q)).statusCode === 404) {
+    const found = await call('get-project', `/projects/${p.slug}`, q);
+    if (found.statusCode !== 200 && found.statusCode !== 404) throw new Error(`Reading project ${p.slug} gave ${found.statusCode} ${found.body}`);
+    if (found.statusCode === 404) {
       const res = await call('create-project', '/projects', {}, { company_slug: workspace, name: p.name });
       expectCreated(res, p.slug, `project "${p.name}"`);
     }
   }
-  const labels = JSON.parse((await call('list-labels', '/projects-labels', q)).body).data as { slug: string }[];
+  const listed = await call('list-labels', '/projects-labels', q);
+  if (listed.statusCode !== 200) throw new Error(`Listing labels gave ${listed.statusCode} ${listed.body}`);
+  const labels = JSON.parse(listed.body).data as { slug: string }[];
   for (const l of [FIXTURES.label, FIXTURES.doomedLabel]) {
     if (!labels.some((existing) => existing.slug === l.slug)) {
       const res = await call('create-label', '/projects-labels', q, { title: l.title, color: l.color });
@@ -56,6 +60,11 @@ function callerFor(root: string, workspace: string) {
       authorizer: { principalId: principal.tokenId, ...toAuthorizerContext(principal) },
       requestId: randomUUID(),
     });
-    return handler(event, lambdaContext(route.name));
+    // A 503 is the handlers' "database briefly unavailable, retry": DynamoDB Local on a loaded machine.
+    for (let attempt = 1; ; attempt++) {
+      const result = await handler(event, lambdaContext(route.name));
+      if (result.statusCode !== 503 || attempt === 3) return result;
+      await new Promise((resolve) => setTimeout(resolve, 1_000 * attempt));
+    }
   };
 }
