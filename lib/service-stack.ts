@@ -157,6 +157,9 @@ export class ServiceStack extends Stack {
         ),
       },
     });
+    // Lets browsers read the gateway's own errors. A gateway response cannot pick one of several
+    // origins, so several configured origins get `*` here: these bodies carry no data, and the API
+    // authenticates with bearer tokens, never cookies.
     const allowOrigin = corsOrigins.length === 1 ? corsOrigins[0]! : '*';
     for (const problem of GATEWAY_PROBLEMS) {
       api.addGatewayResponse(`Gateway${problem.type.responseType}`, {
