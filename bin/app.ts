@@ -1,0 +1,8 @@
+/**
+ * The CDK app (cdk.json runs it with tsx). Stage with `-c stage=dev|prod` (default dev).
+ *   npm run synth                      # cdk synth --quiet: no credentials, network or Docker needed
+ *   npm run deploy -- -c stage=prod    # bootstrap (once per account/region) + deploy
+ */
+import { buildApp } from '../lib/app.ts';
+
+buildApp().app.synth();

@@ -1,0 +1,20 @@
+/**
+ * npm run events: writes events/<function>.json, one sample event per route of the route table plus
+ * events/authorizer.json, from lib/local/samples.ts through the local gateway's proxyEvent(). Commit
+ * the result; the events tests fail when the files and this generator disagree.
+ */
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from '../lib/local/paths.ts';
+import { sampleEvents } from '../lib/local/samples.ts';
+
+const dir = join(repoRoot, 'events');
+mkdirSync(dir, { recursive: true });
+const events = sampleEvents();
+for (const file of readdirSync(dir)) {
+  if (file.endsWith('.json') && !(file.slice(0, -'.json'.length) in events)) rmSync(join(dir, file));
+}
+for (const [name, event] of Object.entries(events)) {
+  writeFileSync(join(dir, `${name}.json`), `${JSON.stringify(event, null, 2)}\n`);
+}
+console.log(`Wrote ${Object.keys(events).length} events to ${dir}`);

@@ -1,0 +1,159 @@
+import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayTokenAuthorizerEvent,
+  Context,
+} from 'aws-lambda';
+import { matchPath, routes, type Route } from '../../functions/commons/routes.ts';
+import { toAuthorizerContext } from '../../functions/commons/principal.ts';
+import { SCOPES } from '../../functions/commons/scopes.ts';
+import { methodArn, proxyEvent } from './gateway.ts';
+
+/**
+ * The sample events (events/<function>.json): one request per function, as API Gateway would send it
+ * through the local gateway, against a small fixture set that `seedFixtures()` creates.
+ * `npm run events` writes them; the events tests check the files still equal what this produces.
+ */
+export const SAMPLE_WORKSPACE = 'acme-corp';
+/** Replaced by a real token when the authorizer event is invoked (`--seed`, `--token` or TOKEN). */
+export const TOKEN_PLACEHOLDER = '{{TOKEN}}';
+export const AUTHORIZER_EVENT = 'authorizer';
+
+/** What the events act on; `seedFixtures()` makes each exist (or, for `absentLabel`, not exist). */
+export const FIXTURES = {
+  project: { name: 'Website Redesign', slug: 'website-redesign' },
+  /** The project delete-project removes, so website-redesign survives for the other events. */
+  doomedProject: { name: 'Legacy Site', slug: 'legacy-site' },
+  label: { title: 'Bug', slug: 'bug', color: 'D73A4A' },
+  /** The label delete-label removes. */
+  doomedLabel: { title: 'Obsolete', slug: 'obsolete', color: 'CCCCCC' },
+  /** The label create-label creates: removed by seeding so the event can run again. */
+  newLabel: { title: 'Feature', slug: 'feature', color: '1E90FF' },
+  task: 'task-1',
+} as const;
+
+/** The principal the sample events carry in requestContext.authorizer (what the authorizer returns). */
+export const SAMPLE_PRINCIPAL = {
+  tokenId: 'samplesampletokn',
+  owner: { name: 'Local Developer', username: 'local-dev' },
+  workspaces: [SAMPLE_WORKSPACE],
+  scopes: [...SCOPES],
+};
+
+export interface SampleRequest {
+  path: string;
+  query?: Record<string, string>;
+  body?: unknown;
+  /** The status the handler answers when the fixtures exist. */
+  expectedStatus: number;
+}
+
+const ws = { company_slug: SAMPLE_WORKSPACE };
+const inProject = { ...ws, project_slug: FIXTURES.project.slug };
+const { project, doomedProject, label, doomedLabel, newLabel, task } = FIXTURES;
+
+export const SAMPLE_REQUESTS: Record<string, SampleRequest> = {
+  'list-projects': { path: '/projects', query: { ...ws, status: 'in_progress', limit: '20' }, expectedStatus: 200 },
+  'create-project': {
+    path: '/projects',
+    body: { company_slug: SAMPLE_WORKSPACE, name: 'Mobile App', description: 'iOS and Android clients', visibility: 'private' },
+    expectedStatus: 201,
+  },
+  'get-project': { path: `/projects/${project.slug}`, query: ws, expectedStatus: 200 },
+  'update-project': {
+    path: `/projects/${project.slug}`,
+    body: { company_slug: SAMPLE_WORKSPACE, description: 'New public website, launch in Q3', visibility: 'public' },
+    expectedStatus: 200,
+  },
+  'delete-project': { path: `/projects/${doomedProject.slug}`, query: ws, expectedStatus: 204 },
+  'duplicate-project': { path: `/projects/${project.slug}/duplicate`, query: ws, expectedStatus: 201 },
+  'project-stats': { path: `/projects/${project.slug}/stats`, query: ws, expectedStatus: 200 },
+  'list-labels': { path: '/projects-labels', query: ws, expectedStatus: 200 },
+  'create-label': { path: '/projects-labels', query: ws, body: { title: newLabel.title, color: newLabel.color }, expectedStatus: 201 },
+  'update-label': { path: `/projects-labels/${label.slug}`, query: ws, body: { color: '#b60205' }, expectedStatus: 200 },
+  'delete-label': { path: `/projects-labels/${doomedLabel.slug}`, query: ws, expectedStatus: 204 },
+  'attach-label': { path: `/projects-labels/${label.slug}/attach`, query: inProject, body: { task_uuid: task }, expectedStatus: 200 },
+  'detach-label': { path: `/projects-labels/${label.slug}/detach`, query: inProject, body: { task_uuid: task }, expectedStatus: 200 },
+  'label-tasks': { path: `/projects-labels/${label.slug}/tasks`, query: inProject, expectedStatus: 200 },
+};
+
+/** Fixed ids and times so regenerating the events changes nothing unless the events really change. */
+const FIXED_EPOCH = Date.UTC(2026, 0, 15, 9, 30, 0);
+
+function requestId(index: number): string {
+  return `c0ffee00-0000-4000-8000-${String(index + 1).padStart(12, '0')}`;
+}
+
+export function routeNamed(name: string): Route {
+  const route = routes.find((r) => r.name === name);
+  if (!route) throw new Error(`No route named "${name}". Known: ${[...routes.map((r) => r.name), AUTHORIZER_EVENT].join(', ')}`);
+  return route;
+}
+
+/** The REST proxy event for one route's sample request, as the (local) API Gateway builds it. */
+export function sampleProxyEvent(name: string): APIGatewayProxyEvent {
+  const route = routeNamed(name);
+  const sample = SAMPLE_REQUESTS[name];
+  if (!sample) throw new Error(`No sample request for route "${name}" in lib/local/samples.ts`);
+  const pathParameters = matchPath(route.path, sample.path);
+  if (!pathParameters) throw new Error(`Sample path ${sample.path} does not match ${route.path}`);
+  const body = sample.body === undefined ? null : JSON.stringify(sample.body);
+  const headers: Record<string, string> = {
+    Accept: 'application/json',
+    Authorization: `Bearer ${TOKEN_PLACEHOLDER}`,
+    Host: 'api.example.com',
+    'User-Agent': 'curl/8.5.0',
+    'X-Forwarded-For': '203.0.113.10',
+    'X-Forwarded-Port': '443',
+    'X-Forwarded-Proto': 'https',
+    ...(body === null ? {} : { 'Content-Type': 'application/json' }),
+  };
+  const index = routes.indexOf(route);
+  const event = proxyEvent({
+    route,
+    method: route.method,
+    path: sample.path,
+    pathParameters,
+    query: new URLSearchParams(sample.query ?? {}),
+    headers,
+    body,
+    authorizer: { principalId: SAMPLE_PRINCIPAL.tokenId, integrationLatency: 0, ...toAuthorizerContext(SAMPLE_PRINCIPAL) },
+    requestId: requestId(index),
+  });
+  event.requestContext.requestTimeEpoch = FIXED_EPOCH;
+  event.requestContext.identity.sourceIp = '203.0.113.10';
+  event.requestContext.identity.userAgent = 'curl/8.5.0';
+  return event;
+}
+
+/** The TOKEN authorizer event API Gateway sends before a request (here: get-project's). */
+export function sampleAuthorizerEvent(): APIGatewayTokenAuthorizerEvent {
+  const sample = SAMPLE_REQUESTS['get-project']!;
+  return { type: 'TOKEN', authorizationToken: `Bearer ${TOKEN_PLACEHOLDER}`, methodArn: methodArn('GET', sample.path) };
+}
+
+/** Every sample event by file stem: one per route plus the authorizer's. */
+export function sampleEvents(): Record<string, APIGatewayProxyEvent | APIGatewayTokenAuthorizerEvent> {
+  return {
+    ...Object.fromEntries(routes.map((r) => [r.name, sampleProxyEvent(r.name)])),
+    [AUTHORIZER_EVENT]: sampleAuthorizerEvent(),
+  };
+}
+
+/** The same event for another workspace (tests use a fresh one per run) and with a real token. */
+export function prepareEvent<T>(event: T, opts: { workspace?: string; token?: string }): T {
+  let json = JSON.stringify(event);
+  if (opts.workspace && opts.workspace !== SAMPLE_WORKSPACE) json = json.replaceAll(SAMPLE_WORKSPACE, opts.workspace);
+  if (opts.token) json = json.replaceAll(TOKEN_PLACEHOLDER, opts.token);
+  return JSON.parse(json) as T;
+}
+
+export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+export type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
+
+export async function loadHandler<H>(root: string, file: string): Promise<H> {
+  return (await import(pathToFileURL(join(root, file)).href)).handler as H;
+}

@@ -1,0 +1,43 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+
+export type StageName = 'dev' | 'prod';
+
+/** What differs between a throwaway development stack and production. */
+export interface StageConfig {
+  name: StageName;
+  /** Prefix of every physical name, so both stages can live in one account. */
+  prefix: string;
+  logRetention: RetentionDays;
+  /** prod keeps the table (and refuses to delete it); dev is disposable. */
+  removalPolicy: RemovalPolicy;
+  deletionProtection: boolean;
+  throttle: { rateLimit: number; burstLimit: number };
+  authorizerCacheTtl: Duration;
+}
+
+export const STAGES: Record<StageName, StageConfig> = {
+  dev: {
+    name: 'dev',
+    prefix: 'project-label-service-dev',
+    logRetention: RetentionDays.ONE_WEEK,
+    removalPolicy: RemovalPolicy.DESTROY,
+    deletionProtection: false,
+    throttle: { rateLimit: 20, burstLimit: 40 },
+    authorizerCacheTtl: Duration.minutes(5),
+  },
+  prod: {
+    name: 'prod',
+    prefix: 'project-label-service-prod',
+    logRetention: RetentionDays.THREE_MONTHS,
+    removalPolicy: RemovalPolicy.RETAIN,
+    deletionProtection: true,
+    throttle: { rateLimit: 100, burstLimit: 200 },
+    authorizerCacheTtl: Duration.minutes(5),
+  },
+};
+
+export function stageConfig(name: unknown = 'dev'): StageConfig {
+  if (name !== 'dev' && name !== 'prod') throw new Error(`Unknown stage "${String(name)}": use -c stage=dev or -c stage=prod.`);
+  return STAGES[name];
+}

@@ -1,0 +1,228 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { routes } from '../../functions/commons/routes.ts';
+import { createTableInput } from '../../lib/local/database.ts';
+import { functionId, TOKEN_VALIDATION_REGEX } from '../../lib/service-stack.ts';
+import { synthesize, type Synthesized } from './synth.ts';
+
+// A synthesized template is untyped JSON; the assertions below walk it freely.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: string[] };
+
+const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:TransactWriteItems'];
+
+let synth: Synthesized;
+let resources: Record<string, Resource>;
+
+beforeAll(() => {
+  // As `npm run synth` does it (cdk-nag enforcing), but without bundling fifteen functions: the
+  // template is the same but for asset hashes; bundling.test.ts covers CDK's bundling of a function.
+  synth = synthesize({ stage: 'dev', bundle: false });
+  resources = synth.template.toJSON().Resources as Record<string, Resource>;
+});
+afterAll(() => synth?.cleanup());
+
+const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+const ref = (value: unknown) => (value as { Ref?: string }).Ref ?? (value as { 'Fn::GetAtt'?: string[] })['Fn::GetAtt']?.[0];
+
+/** API Gateway resource logical id -> its full path, by walking ParentId up to the root. */
+function resourcePaths(): Map<string, string> {
+  const paths = new Map<string, string>();
+  const pathOf = (id: string): string => {
+    const known = paths.get(id);
+    if (known !== undefined) return known;
+    const props = resources[id]!.Properties;
+    const parent = ref(props.ParentId);
+    const path = `${resources[parent!]?.Type === 'AWS::ApiGateway::Resource' ? pathOf(parent!) : ''}/${props.PathPart}`;
+    paths.set(id, path);
+    return path;
+  };
+  for (const [id] of ofType('AWS::ApiGateway::Resource')) pathOf(id);
+  return paths;
+}
+
+function methodFor(method: string, path: string): Resource | undefined {
+  const paths = resourcePaths();
+  return ofType('AWS::ApiGateway::Method')
+    .map(([, r]) => r)
+    .find((r) => {
+      const resourceId = ref(r.Properties.ResourceId);
+      const methodPath = resourceId && paths.has(resourceId) ? paths.get(resourceId) : '/';
+      return r.Properties.HttpMethod === method && methodPath === path;
+    });
+}
+
+function functionLogicalId(name: string): string {
+  const id = ofType('AWS::Lambda::Function').find(([logicalId]) => new RegExp(`^${functionId(name)}[0-9A-F]{8}$`).test(logicalId))?.[0];
+  if (!id) throw new Error(`no function for ${name}`);
+  return id;
+}
+
+/** Every statement of every inline policy attached to the function's role. */
+function statementsOf(functionName: string): { Action: string | string[]; Resource: unknown; Condition?: unknown }[] {
+  const role = ref(resources[functionLogicalId(functionName)]!.Properties.Role);
+  return ofType('AWS::IAM::Policy')
+    .filter(([, p]) => (p.Properties.Roles as unknown[]).some((r) => ref(r) === role))
+    .flatMap(([, p]) => p.Properties.PolicyDocument.Statement);
+}
+const actionsOf = (name: string) => statementsOf(name).flatMap((s) => [s.Action].flat());
+
+describe('routes', () => {
+  test.each(routes.map((r) => [r.name, r] as const))('%s is a method behind the token authorizer, integrated with its own function', (_name, route) => {
+    const method = methodFor(route.method, route.path);
+    expect(method, `${route.method} ${route.path}`).toBeDefined();
+    const [authorizerId] = ofType('AWS::ApiGateway::Authorizer')[0]!;
+    expect(method!.Properties.AuthorizationType).toBe('CUSTOM');
+    expect(ref(method!.Properties.AuthorizerId)).toBe(authorizerId);
+    expect(method!.Properties.Integration.Type).toBe('AWS_PROXY');
+    expect(JSON.stringify(method!.Properties.Integration.Uri)).toContain(functionLogicalId(route.name));
+  });
+
+  test('no method other than CORS preflight is reachable without the authorizer', () => {
+    const open = ofType('AWS::ApiGateway::Method').filter(([, r]) => r.Properties.HttpMethod !== 'OPTIONS' && r.Properties.AuthorizationType !== 'CUSTOM');
+    expect(open).toEqual([]);
+    expect(ofType('AWS::ApiGateway::Method').filter(([, r]) => r.Properties.HttpMethod !== 'OPTIONS')).toHaveLength(routes.length);
+  });
+
+  test('the authorizer is a TOKEN authorizer on the Authorization header, validated and cached', () => {
+    synth.template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
+      Type: 'TOKEN',
+      IdentitySource: 'method.request.header.Authorization',
+      IdentityValidationExpression: TOKEN_VALIDATION_REGEX,
+      AuthorizerResultTtlInSeconds: 300,
+    });
+  });
+});
+
+describe('functions', () => {
+  test('one function per route plus the authorizer', () => {
+    expect(ofType('AWS::Lambda::Function')).toHaveLength(routes.length + 1);
+  });
+
+  test('every function runs nodejs22.x on arm64 with active tracing, source maps and the table name', () => {
+    for (const [id, fn] of ofType('AWS::Lambda::Function')) {
+      expect(fn.Properties, id).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        TracingConfig: { Mode: 'Active' },
+        Handler: 'index.handler',
+        Environment: { Variables: { NODE_OPTIONS: '--enable-source-maps', TABLE_NAME: expect.anything() } },
+        LoggingConfig: { LogGroup: expect.anything() },
+      });
+    }
+  });
+
+  test('every function logs to its own log group with a retention', () => {
+    for (const [id, fn] of ofType('AWS::Lambda::Function')) {
+      const group = resources[ref(fn.Properties.LoggingConfig.LogGroup)!];
+      expect(group?.Type, id).toBe('AWS::Logs::LogGroup');
+      expect(group?.Properties.RetentionInDays, id).toBe(7);
+    }
+  });
+
+  test.each(routes.filter((r) => r.method === 'GET').map((r) => r.name))('GET route %s cannot write to the table', (name) => {
+    expect(routes.find((r) => r.name === name)!.access).toBe('read');
+    const actions = actionsOf(name);
+    expect(actions).toContain('dynamodb:Query');
+    expect(actions.filter((a) => WRITE_ACTIONS.includes(a) || a === 'dynamodb:*')).toEqual([]);
+  });
+
+  test.each(routes.filter((r) => r.access === 'write').map((r) => r.name))('write route %s can write to the table', (name) => {
+    expect(actionsOf(name)).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']));
+  });
+
+  test('the authorizer may only GetItem token items', () => {
+    const dynamo = statementsOf('authorizer').filter((s) => [s.Action].flat().some((a) => a.startsWith('dynamodb:')));
+    expect(dynamo).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'dynamodb:GetItem',
+        Resource: { 'Fn::GetAtt': [expect.stringMatching(/^Table/), 'Arn'] },
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['TOKEN#*'] } },
+      },
+    ]);
+  });
+});
+
+describe('table', () => {
+  test('keys and indexes are exactly those of functions/commons/table.ts (as the local table)', () => {
+    const [, table] = ofType('AWS::DynamoDB::Table')[0]!;
+    const local = createTableInput('x');
+    const byName = (a: { AttributeName?: string }, b: { AttributeName?: string }) => a.AttributeName!.localeCompare(b.AttributeName!);
+    expect(table.Properties.KeySchema).toEqual(local.KeySchema);
+    expect([...table.Properties.AttributeDefinitions].sort(byName)).toEqual([...local.AttributeDefinitions!].sort(byName));
+    expect(table.Properties.GlobalSecondaryIndexes).toEqual(local.GlobalSecondaryIndexes);
+  });
+
+  test('on demand, point-in-time recovery, encrypted; disposable in dev', () => {
+    synth.template.hasResource('AWS::DynamoDB::Table', {
+      Properties: Match.objectLike({
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        SSESpecification: { SSEEnabled: true },
+        DeletionProtectionEnabled: false,
+      }),
+      DeletionPolicy: 'Delete',
+    });
+  });
+});
+
+describe('API', () => {
+  test('the stage is throttled, traced and writes JSON access logs', () => {
+    const [, stage] = ofType('AWS::ApiGateway::Stage')[0]!;
+    expect(stage.Properties).toMatchObject({
+      StageName: 'dev',
+      TracingEnabled: true,
+      MethodSettings: [expect.objectContaining({ ThrottlingRateLimit: expect.any(Number), ThrottlingBurstLimit: expect.any(Number) })],
+      AccessLogSetting: { DestinationArn: expect.anything(), Format: expect.stringContaining('"requestId":"$context.requestId"') },
+    });
+    expect(() => JSON.parse(stage.Properties.AccessLogSetting.Format)).not.toThrow();
+  });
+
+  test('CORS preflight allows the Authorization and Content-Type headers', () => {
+    const preflight = methodFor('OPTIONS', '/projects')!;
+    const headers = preflight.Properties.Integration.IntegrationResponses[0].ResponseParameters;
+    expect(headers['method.response.header.Access-Control-Allow-Headers']).toBe("'Authorization,Content-Type'");
+  });
+
+  const gatewayResponse = (type: string) => ofType('AWS::ApiGateway::GatewayResponse').find(([, r]) => r.Properties.ResponseType === type)?.[1];
+
+  test.each([
+    ['UNAUTHORIZED', '401', 'unauthorized', { 'gatewayresponse.header.WWW-Authenticate': "'Bearer'" }],
+    ['ACCESS_DENIED', '403', 'forbidden', {}],
+    ['THROTTLED', '429', 'rate_limited', { 'gatewayresponse.header.Retry-After': "'1'" }],
+    ['MISSING_AUTHENTICATION_TOKEN', '404', 'not_found', {}],
+    ['DEFAULT_4XX', '400', 'bad_request', {}],
+    ['DEFAULT_5XX', '500', 'internal_error', {}],
+  ])('gateway response %s answers %s problem+json (%s)', (type, status, code, headers) => {
+    const response = gatewayResponse(type);
+    expect(response, type).toBeDefined();
+    expect(response!.Properties.StatusCode).toBe(status);
+    expect(response!.Properties.ResponseParameters).toMatchObject({ 'gatewayresponse.header.Content-Type': "'application/problem+json'", ...headers });
+    const body = JSON.parse(response!.Properties.ResponseTemplates['application/json']);
+    expect(body).toEqual({
+      type: `https://project-label-service.dev/problems/${code}`,
+      title: expect.any(String),
+      status: Number(status),
+      detail: expect.any(String),
+      message: body.detail,
+      code,
+      request_id: '$context.requestId',
+    });
+  });
+});
+
+describe('operations', () => {
+  test('alarms on API 5xx, on every function\'s errors and on table throttling', () => {
+    const alarms = ofType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
+    expect(alarms.some((a) => a.MetricName === '5XXError' && a.Namespace === 'AWS/ApiGateway')).toBe(true);
+    const errorAlarms = alarms.filter((a) => a.MetricName === 'Errors' && a.Namespace === 'AWS/Lambda');
+    expect(errorAlarms).toHaveLength(routes.length + 1);
+    expect(alarms.some((a) => JSON.stringify(a.Metrics ?? []).includes('ThrottleEvents'))).toBe(true);
+  });
+
+  test('outputs the API URL and the table name', () => {
+    synth.template.hasOutput('ApiUrl', {});
+    synth.template.hasOutput('TableName', {});
+  });
+});

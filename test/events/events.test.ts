@@ -1,0 +1,84 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { authorizerHandler, routes } from '../../functions/commons/routes.ts';
+import { seedFixtures } from '../../lib/local/fixtures.ts';
+import { lambdaContext } from '../../lib/local/gateway.ts';
+import { repoRoot } from '../../lib/local/paths.ts';
+import {
+  AUTHORIZER_EVENT,
+  SAMPLE_REQUESTS,
+  loadHandler,
+  prepareEvent,
+  sampleEvents,
+  type AuthorizerHandler,
+  type ProxyHandler,
+} from '../../lib/local/samples.ts';
+import { db } from '../../functions/commons/db.ts';
+import { uniqueWorkspace } from '../support/api.ts';
+
+/** DynamoDB operations the handlers send, as the SDK names them (e.g. QueryCommand). */
+const sent: string[] = [];
+db.middlewareStack.add(
+  (next, context) => async (args) => {
+    sent.push(String(context.commandName));
+    return next(args);
+  },
+  { step: 'initialize', name: 'recordOperations' },
+);
+/** What the read-only grant (grantReadData) of GET routes does not allow. */
+const WRITE_OPERATIONS = /^(PutItem|UpdateItem|DeleteItem|BatchWriteItem|TransactWriteItems)Command$/;
+
+const eventsDir = join(repoRoot, 'events');
+const readEvent = <T>(name: string): T => JSON.parse(readFileSync(join(eventsDir, `${name}.json`), 'utf8')) as T;
+
+describe('the sample events', () => {
+  test('there is one for every route of the route table plus the authorizer, and no other', () => {
+    const files = readdirSync(eventsDir).filter((f) => f.endsWith('.json')).sort();
+    expect(files).toEqual([...routes.map((r) => `${r.name}.json`), `${AUTHORIZER_EVENT}.json`].sort());
+  });
+
+  test('the committed files are what `npm run events` generates from the route table', () => {
+    for (const [name, event] of Object.entries(sampleEvents())) expect(readEvent(name), name).toEqual(event);
+  });
+});
+
+describe('invoking every sample event (in-process, against DynamoDB Local)', () => {
+  const workspace = uniqueWorkspace('events');
+  let token: string;
+  beforeAll(async () => {
+    ({ token } = await seedFixtures(repoRoot, workspace));
+  });
+
+  // In route-table order, one test per event: the fixtures make each independent of the others.
+  test.each(routes.map((r) => [r.name, r] as const))('%s answers its expected status', async (name, route) => {
+    const handler = await loadHandler<ProxyHandler>(repoRoot, route.handler);
+    sent.length = 0;
+    const result = await handler(prepareEvent(readEvent<APIGatewayProxyEvent>(name), { workspace }), lambdaContext(name));
+    expect(result.statusCode, result.body).toBe(SAMPLE_REQUESTS[name]!.expectedStatus);
+    // Deployed, a read route's role may not write: a write here would be AccessDenied in AWS.
+    if (route.access === 'read') expect(sent.filter((op) => WRITE_OPERATIONS.test(op))).toEqual([]);
+    expect(sent.length).toBeGreaterThan(0);
+  });
+
+  test('the authorizer allows the sample event once its token placeholder is a real token', async () => {
+    const handler = await loadHandler<AuthorizerHandler>(repoRoot, authorizerHandler);
+    const result: APIGatewayAuthorizerResult = await handler(prepareEvent(readEvent<APIGatewayTokenAuthorizerEvent>(AUTHORIZER_EVENT), { workspace, token }));
+    expect(result.policyDocument.Statement).toEqual([expect.objectContaining({ Effect: 'Allow', Action: 'execute-api:Invoke' })]);
+    expect(result.context).toMatchObject({ workspaces: workspace });
+  });
+
+  test('the authorizer refuses the sample event with its placeholder left in', async () => {
+    const handler = await loadHandler<AuthorizerHandler>(repoRoot, authorizerHandler);
+    await expect(handler(readEvent<APIGatewayTokenAuthorizerEvent>(AUTHORIZER_EVENT))).rejects.toThrow('Unauthorized');
+  });
+
+  test('seeding again leaves the events runnable (create-label can run twice)', async () => {
+    await seedFixtures(repoRoot, workspace);
+    const route = routes.find((r) => r.name === 'create-label')!;
+    const handler = await loadHandler<ProxyHandler>(repoRoot, route.handler);
+    const result = await handler(prepareEvent(readEvent<APIGatewayProxyEvent>('create-label'), { workspace }), lambdaContext(route.name));
+    expect(result.statusCode, result.body).toBe(201);
+  });
+});
