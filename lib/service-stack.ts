@@ -51,8 +51,9 @@ export class ServiceStack extends Stack {
     const { stage } = props;
     this.table = this.createTable(stage);
     const authorizerFn = this.createAuthorizerFunction(stage);
-    this.api = this.createApi(stage, authorizerFn, props.corsOrigins ?? Cors.ALL_ORIGINS);
-    for (const route of routes) this.addRoute(route, stage);
+    const corsOrigins = props.corsOrigins ?? Cors.ALL_ORIGINS;
+    this.api = this.createApi(stage, authorizerFn, corsOrigins);
+    for (const route of routes) this.addRoute(route, stage, corsOrigins);
     this.createAlarms(stage, props.alarmEmail);
 
     // RestApi adds its own `Endpoint` output; ApiUrl below replaces it under a stable, documented name.
@@ -176,7 +177,7 @@ export class ServiceStack extends Stack {
     return api;
   }
 
-  private addRoute(route: Route, stage: StageConfig): void {
+  private addRoute(route: Route, stage: StageConfig, corsOrigins: string[]): void {
     const fn = new ServiceFunction(this, functionId(route.name), {
       name: route.name,
       handler: route.handler,
@@ -184,6 +185,8 @@ export class ServiceStack extends Stack {
       stage,
       table: this.table,
     });
+    // The handlers answer browsers with the same allowed origins as the preflight.
+    fn.addEnvironment('CORS_ORIGINS', corsOrigins.join(','));
     if (route.access === 'read') this.table.grantReadData(fn);
     else this.table.grantReadWriteData(fn);
     this.functions.set(route.name, fn);

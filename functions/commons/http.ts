@@ -1,4 +1,5 @@
 import middy from '@middy/core';
+import httpCors from '@middy/http-cors';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
@@ -95,6 +96,8 @@ export interface EndpointSpec<S extends z.ZodType> {
  */
 export function endpoint<S extends z.ZodType>(spec: EndpointSpec<S>) {
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+    // Registered first so that its after/onError run last, on every response including errors.
+    .use(httpCors({ origins: (process.env.CORS_ORIGINS || '*').split(','), disableBeforePreflightResponse: true }))
     .use(problemErrors())
     .use(httpHeaderNormalizer())
     .use(authorize(spec.scope))

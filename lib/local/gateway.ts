@@ -135,8 +135,9 @@ function send(res: ServerResponse, result: APIGatewayProxyResult) {
   res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }
 
+/** The gateway's own rejections, with the CORS header the deployed gateway responses carry too. */
 function gatewayProblem(status: number, code: string, title: string, detail: string, requestId: string, headers?: Record<string, string>) {
-  return problemResponse({ status, code, title, detail, requestId, headers });
+  return problemResponse({ status, code, title, detail, requestId, headers: { 'Access-Control-Allow-Origin': '*', ...headers } });
 }
 
 export function createGateway(loaded: Awaited<ReturnType<typeof loadHandlers>>, opts: GatewayOptions): Server {

@@ -6,7 +6,6 @@ import { functionId, TOKEN_VALIDATION_REGEX } from '../../lib/service-stack.ts';
 import { synthesize, type Synthesized } from './synth.ts';
 
 // A synthesized template is untyped JSON; the assertions below walk it freely.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: string[] };
 
 const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:TransactWriteItems'];

@@ -81,3 +81,15 @@ describe('limits and body handling', () => {
     expect((await call('PATCH', c.q('/projects'), { token: c.token })).status).toBe(404);
   });
 });
+
+describe('browser clients', () => {
+  test('every handler response, success or failure, carries Access-Control-Allow-Origin', async () => {
+    const c = await workspaceClient();
+    const origin = { origin: 'https://app.example.com' };
+    const ok = await call('GET', c.q('/projects'), { token: c.token, headers: origin });
+    expect(ok.headers.get('access-control-allow-origin')).toBe('*');
+    const notFound = await call('GET', c.q('/projects/nope'), { token: c.token, headers: origin });
+    expect(notFound.status).toBe(404);
+    expect(notFound.headers.get('access-control-allow-origin')).toBe('*');
+  });
+});
