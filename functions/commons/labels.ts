@@ -7,7 +7,7 @@ import { queryAll } from './paging';
 import { freeSuffix, normalizeName, slugify, slugWithSuffix } from './slug';
 import { takenSlugs } from './slugClaims';
 import { tableName } from './table';
-import { cancellationReasons, isConditionFailure, transact, tx } from './writes';
+import { cancellationReasons, isConditionFailure, markDeleting, transact, tx } from './writes';
 
 export const MAX_LABEL_TITLE = 50;
 
@@ -191,15 +191,7 @@ export async function deleteLabel(ws: string, slug: string): Promise<void> {
   const label = await getLabel(ws, slug);
   const changed = () => new Conflict('The label was changed by another request; retry.');
   try {
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.label(ws, slug),
-        UpdateExpression: 'SET deleting = :true',
-        ConditionExpression: 'id = :id',
-        ExpressionAttributeValues: { ':id': label.id, ':true': true },
-      }),
-    );
+    await markDeleting(keys.label(ws, slug), label.id);
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
     await getLabel(ws, slug);

@@ -8,7 +8,7 @@ import { queryPage, type Page } from './paging';
 import { takenSlugs } from './slugClaims';
 import { freeSuffix, normalizeName, slugify, slugWithSuffix } from './slug';
 import { tableName } from './table';
-import { isConditionFailure } from './writes';
+import { isConditionFailure, markDeleting } from './writes';
 
 export const PROJECT_STATUSES = ['in_progress', 'completed', 'archived'] as const;
 export type ProjectStatus = (typeof PROJECT_STATUSES)[number];
@@ -219,15 +219,7 @@ export async function deleteProject(ws: string, slug: string): Promise<void> {
   const project = await getProject(ws, slug);
   const notFound = () => new NotFound(`No project "${slug}" in this workspace.`);
   try {
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.project(ws, slug),
-        UpdateExpression: 'SET deleting = :true',
-        ConditionExpression: 'id = :id',
-        ExpressionAttributeValues: { ':id': project.id, ':true': true },
-      }),
-    );
+    await markDeleting(keys.project(ws, slug), project.id);
     await removeProjectLinks(ws, project.id);
     await db.send(
       new DeleteCommand({

@@ -1,4 +1,4 @@
-import { BatchWriteCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db } from './db';
 import { ServiceUnavailable } from './errors';
 import type { Key } from './keys';
@@ -51,6 +51,22 @@ export function cancellationReasons(error: unknown): string[] | null {
 
 export function isConditionFailure(error: unknown): boolean {
   return error instanceof Error && error.name === 'ConditionalCheckFailedException';
+}
+
+/**
+ * Marks a project or label `deleting`, on the condition that it is still the item read (same id):
+ * the first step of a resumable delete. Throws ConditionalCheckFailedException otherwise.
+ */
+export async function markDeleting(key: Key, id: string | number): Promise<void> {
+  await db.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression: 'SET deleting = :true',
+      ConditionExpression: 'id = :id',
+      ExpressionAttributeValues: { ':id': id, ':true': true },
+    }),
+  );
 }
 
 export async function transact(items: TransactItem[]): Promise<void> {

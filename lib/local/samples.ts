@@ -51,34 +51,59 @@ export interface SampleRequest {
   expectedStatus: number;
 }
 
-const ws = { company_slug: SAMPLE_WORKSPACE };
-const inProject = { ...ws, project_slug: FIXTURES.project.slug };
-const { project, doomedProject, label, doomedLabel, newLabel, task } = FIXTURES;
+/** What a set of sample requests acts on: a workspace, a project, a label and a task. */
+export interface SampleTargets {
+  ws: string;
+  project: string;
+  label: string;
+  task: string;
+  /** What the delete requests remove (default: project and label themselves). */
+  doomedProject?: string;
+  doomedLabel?: string;
+}
 
-export const SAMPLE_REQUESTS: Record<string, SampleRequest> = {
-  'list-projects': { path: '/projects', query: { ...ws, status: 'in_progress', limit: '20' }, expectedStatus: 200 },
-  'create-project': {
-    path: '/projects',
-    body: { company_slug: SAMPLE_WORKSPACE, name: 'Mobile App', description: 'iOS and Android clients', visibility: 'private' },
-    expectedStatus: 201,
-  },
-  'get-project': { path: `/projects/${project.slug}`, query: ws, expectedStatus: 200 },
-  'update-project': {
-    path: `/projects/${project.slug}`,
-    body: { company_slug: SAMPLE_WORKSPACE, description: 'New public website, launch in Q3', visibility: 'public' },
-    expectedStatus: 200,
-  },
-  'delete-project': { path: `/projects/${doomedProject.slug}`, query: ws, expectedStatus: 204 },
-  'duplicate-project': { path: `/projects/${project.slug}/duplicate`, query: ws, expectedStatus: 201 },
-  'project-stats': { path: `/projects/${project.slug}/stats`, query: ws, expectedStatus: 200 },
-  'list-labels': { path: '/projects-labels', query: ws, expectedStatus: 200 },
-  'create-label': { path: '/projects-labels', query: ws, body: { title: newLabel.title, color: newLabel.color }, expectedStatus: 201 },
-  'update-label': { path: `/projects-labels/${label.slug}`, query: ws, body: { color: '#b60205' }, expectedStatus: 200 },
-  'delete-label': { path: `/projects-labels/${doomedLabel.slug}`, query: ws, expectedStatus: 204 },
-  'attach-label': { path: `/projects-labels/${label.slug}/attach`, query: inProject, body: { task_uuid: task }, expectedStatus: 200 },
-  'detach-label': { path: `/projects-labels/${label.slug}/detach`, query: inProject, body: { task_uuid: task }, expectedStatus: 200 },
-  'label-tasks': { path: `/projects-labels/${label.slug}/tasks`, query: inProject, expectedStatus: 200 },
-};
+/**
+ * A valid request for every route against the given targets. The sample events use it with the
+ * fixtures above; the tests generated from the route table (isolation matrix, fault injection)
+ * use it with fixtures of their own. A route missing here fails all of them.
+ */
+export function sampleRequestsFor(t: SampleTargets): Record<string, SampleRequest> {
+  const ws = { company_slug: t.ws };
+  const inProject = { ...ws, project_slug: t.project };
+  return {
+    'list-projects': { path: '/projects', query: { ...ws, status: 'in_progress', limit: '20' }, expectedStatus: 200 },
+    'create-project': {
+      path: '/projects',
+      body: { company_slug: t.ws, name: 'Mobile App', description: 'iOS and Android clients', visibility: 'private' },
+      expectedStatus: 201,
+    },
+    'get-project': { path: `/projects/${t.project}`, query: ws, expectedStatus: 200 },
+    'update-project': {
+      path: `/projects/${t.project}`,
+      body: { company_slug: t.ws, description: 'New public website, launch in Q3', visibility: 'public' },
+      expectedStatus: 200,
+    },
+    'delete-project': { path: `/projects/${t.doomedProject ?? t.project}`, query: ws, expectedStatus: 204 },
+    'duplicate-project': { path: `/projects/${t.project}/duplicate`, query: ws, expectedStatus: 201 },
+    'project-stats': { path: `/projects/${t.project}/stats`, query: ws, expectedStatus: 200 },
+    'list-labels': { path: '/projects-labels', query: ws, expectedStatus: 200 },
+    'create-label': { path: '/projects-labels', query: ws, body: { title: FIXTURES.newLabel.title, color: FIXTURES.newLabel.color }, expectedStatus: 201 },
+    'update-label': { path: `/projects-labels/${t.label}`, query: ws, body: { color: '#b60205' }, expectedStatus: 200 },
+    'delete-label': { path: `/projects-labels/${t.doomedLabel ?? t.label}`, query: ws, expectedStatus: 204 },
+    'attach-label': { path: `/projects-labels/${t.label}/attach`, query: inProject, body: { task_uuid: t.task }, expectedStatus: 200 },
+    'detach-label': { path: `/projects-labels/${t.label}/detach`, query: inProject, body: { task_uuid: t.task }, expectedStatus: 200 },
+    'label-tasks': { path: `/projects-labels/${t.label}/tasks`, query: inProject, expectedStatus: 200 },
+  };
+}
+
+export const SAMPLE_REQUESTS: Record<string, SampleRequest> = sampleRequestsFor({
+  ws: SAMPLE_WORKSPACE,
+  project: FIXTURES.project.slug,
+  label: FIXTURES.label.slug,
+  task: FIXTURES.task,
+  doomedProject: FIXTURES.doomedProject.slug,
+  doomedLabel: FIXTURES.doomedLabel.slug,
+});
 
 /** Fixed ids and times so regenerating the events changes nothing unless the events really change. */
 const FIXED_EPOCH = Date.UTC(2026, 0, 15, 9, 30, 0);

@@ -83,7 +83,7 @@ describe.each(routes.map((r) => [`${r.method} ${r.path}`, r] as const))('%s', (_
       const kind = route.path.startsWith('/projects-labels') ? 'label' : 'project';
       foreign.push({ ...req, path: req.path.replace(`/${fixtureA[kind]}`, `/${fixtureB[kind]}`) });
     }
-    if (req.query.project_slug) foreign.push({ ...req, query: { ...req.query, project_slug: fixtureB.project } });
+    if (req.query?.project_slug) foreign.push({ ...req, query: { ...req.query, project_slug: fixtureB.project } });
     if (route.name === 'list-labels') foreign.push({ ...req, query: { ...req.query, project_slug: fixtureB.project, task_uuid: fixtureB.task } });
     if (foreign.length === 0) return; // list and create name no resource but the workspace, covered above
     const before = await snapshot();
