@@ -210,24 +210,26 @@ export async function updateProject(ws: string, slug: string, patch: ProjectPatc
 
 /**
  * Deletes the project item first (from then on it is invisible and no label can be attached to
- * it, since attaches check the project), then everything keyed to its internal id.
+ * it, since attaches check the project), then everything keyed to its internal id. The delete
+ * returns the item it removed, so the id is exactly that of the project deleted, with no read before.
  */
 export async function deleteProject(ws: string, slug: string): Promise<void> {
-  const project = await getProject(ws, slug);
+  let deleted: Record<string, unknown> | undefined;
   try {
-    await db.send(
+    const { Attributes } = await db.send(
       new DeleteCommand({
         TableName: tableName(),
         Key: keys.project(ws, slug),
-        ConditionExpression: 'id = :id',
-        ExpressionAttributeValues: { ':id': project.id },
+        ConditionExpression: 'attribute_exists(PK)',
+        ReturnValues: 'ALL_OLD',
       }),
     );
+    deleted = Attributes;
   } catch (error) {
     if (isConditionFailure(error)) throw new NotFound(`No project "${slug}" in this workspace.`);
     throw error;
   }
-  await removeProjectLinks(ws, project.id);
+  await removeProjectLinks(ws, toRecord(deleted!).id);
 }
 
 export async function duplicateProject(ws: string, slug: string, owner: ProjectRecord['owner']): Promise<ProjectRecord> {
