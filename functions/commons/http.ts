@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { MalformedJson, PayloadTooLarge, UnsupportedMediaType, ValidationFailed } from './errors';
 import { principalOf, requireScope, requireWorkspace, type Principal } from './principal';
 import { problemFromError } from './problem';
@@ -76,7 +76,7 @@ const jsonBody = (): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyRe
   },
 });
 
-export interface EndpointSpec<S extends z.ZodType> {
+export interface EndpointSpec<S extends z.ZodMiniType> {
   scope: Scope;
   /** Validates `{ path, query, body }`; its output is what `run` receives. */
   input: S;
@@ -86,7 +86,7 @@ export interface EndpointSpec<S extends z.ZodType> {
 }
 
 /** A Lambda handler for one route: the shared middleware stack around one endpoint function. */
-export function endpoint<S extends z.ZodType>(spec: EndpointSpec<S>) {
+export function endpoint<S extends z.ZodMiniType>(spec: EndpointSpec<S>) {
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
     .use(problemErrors())
     .use(httpHeaderNormalizer())
