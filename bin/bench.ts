@@ -1,7 +1,8 @@
 /**
  * npm run bench: measures cost, bundle size, cold init, warm overhead, end-to-end load and scale,
  * writes BENCHMARKS.md and keeps the raw results in .bench/ (gitignored). Not part of npm test.
- *   --quick   fewer rounds and shorter load tests (a smoke run; do not commit its BENCHMARKS.md)
+ *   --quick         fewer rounds and shorter load tests (a smoke run; do not commit its BENCHMARKS.md)
+ *   --report-only   render BENCHMARKS.md again from .bench/latest.json, measuring nothing
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, platform, release, totalmem } from 'node:os';
@@ -14,6 +15,13 @@ import { measureBundles } from '../test/bench/cold.ts';
 import { log } from '../test/bench/stats.ts';
 
 const quick = process.argv.includes('--quick');
+if (process.argv.includes('--report-only')) {
+  const { renderReport } = await import('../test/bench/report.ts');
+  const latest = JSON.parse(readFileSync(join(repoRoot, '.bench', 'latest.json'), 'utf8'));
+  writeFileSync(join(repoRoot, 'BENCHMARKS.md'), renderReport(latest));
+  log('BENCHMARKS.md rendered from .bench/latest.json');
+  process.exit(0);
+}
 const settings = {
   initRounds: quick ? 3 : 24,
   warmRuns: quick ? 3 : 15,
