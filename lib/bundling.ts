@@ -44,7 +44,7 @@ export function lambdaBundling(): BundlingOptions {
 }
 
 /** esbuild's options for the settings above (entry points and output left to the caller). */
-function buildOptions(): BuildOptions {
+export function buildOptions(): BuildOptions {
   return {
     absWorkingDir: repoRoot,
     bundle: true,

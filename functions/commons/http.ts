@@ -3,7 +3,7 @@ import httpCors from '@middy/http-cors';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { MalformedJson, PayloadTooLarge, UnsupportedMediaType, ValidationFailed } from './errors';
 import { principalOf, requireScope, requireWorkspace, type Principal } from './principal';
 import { problemFromError } from './problem';
@@ -81,7 +81,7 @@ const jsonBody = (): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyRe
   },
 });
 
-export interface EndpointSpec<S extends z.ZodType> {
+export interface EndpointSpec<S extends z.ZodMiniType> {
   scope: Scope;
   /** Validates `{ path, query, body }`; its output is what `run` receives. */
   input: S;
@@ -94,7 +94,7 @@ export interface EndpointSpec<S extends z.ZodType> {
  * A Lambda handler for one route: the shared middleware stack around one endpoint function.
  * The route's input schema rides along as `inputSchema`, so tests can generate inputs from it.
  */
-export function endpoint<S extends z.ZodType>(spec: EndpointSpec<S>) {
+export function endpoint<S extends z.ZodMiniType>(spec: EndpointSpec<S>) {
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
     // Registered first so that its after/onError run last, on every response including errors.
     .use(httpCors({ origins: (process.env.CORS_ORIGINS || '*').split(','), disableBeforePreflightResponse: true }))

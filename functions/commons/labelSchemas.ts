@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { MAX_LABEL_TITLE } from './labels';
 import { MAX_TASKS_PER_REQUEST } from './links';
 import { slugParam, taskUuid, text } from './validation';
@@ -6,10 +6,10 @@ import { slugParam, taskUuid, text } from './validation';
 export const labelFields = {
   title: text(1, MAX_LABEL_TITLE),
   /** Six hex digits; a leading `#` is accepted and dropped; stored and returned uppercase. */
-  color: z
-    .string()
-    .regex(/^#?[0-9A-Fa-f]{6}$/, 'must be six hex digits, e.g. FF5733')
-    .transform((c) => c.replace(/^#/, '').toUpperCase()),
+  color: z.pipe(
+    z.string().check(z.regex(/^#?[0-9A-Fa-f]{6}$/, 'must be six hex digits, e.g. FF5733')),
+    z.transform((c: string) => c.replace(/^#/, '').toUpperCase()),
+  ),
 };
 
 /** `project_slug` in the query and `task_uuid` or `task_uuids` (up to 100) in the body. */
@@ -18,11 +18,15 @@ export const linkInput = z.object({
   query: z.object({ project_slug: slugParam }),
   body: z
     .object({
-      task_uuid: taskUuid.optional(),
-      task_uuids: z.array(taskUuid).min(1, 'must not be empty').max(MAX_TASKS_PER_REQUEST, `must have at most ${MAX_TASKS_PER_REQUEST} items`).optional(),
+      task_uuid: z.optional(taskUuid),
+      task_uuids: z.optional(
+        z.array(taskUuid).check(z.minLength(1, 'must not be empty'), z.maxLength(MAX_TASKS_PER_REQUEST, `must have at most ${MAX_TASKS_PER_REQUEST} items`)),
+      ),
     })
-    .refine((b) => (b.task_uuid === undefined) !== (b.task_uuids === undefined), {
-      message: 'send either task_uuid or task_uuids',
-      path: ['task_uuid'],
-    }),
+    .check(
+      z.refine((b) => (b.task_uuid === undefined) !== (b.task_uuids === undefined), {
+        message: 'send either task_uuid or task_uuids',
+        path: ['task_uuid'],
+      }),
+    ),
 });

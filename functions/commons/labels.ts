@@ -144,6 +144,7 @@ export async function createLabel(ws: string, input: { title: string; color: str
 
 /** Title and/or color; the slug and id never change. A rename moves the title guard atomically. */
 export async function updateLabel(ws: string, slug: string, patch: { title?: string; color?: string }): Promise<LabelRecord> {
+  if (patch.title === undefined) return recolorLabel(ws, slug, patch.color);
   const current = await getLabel(ws, slug);
   const next: LabelRecord = { ...current, ...patch, updated_at: new Date().toISOString() };
   const renamed = normalizeName(next.title) !== normalizeName(current.title);
@@ -177,6 +178,29 @@ export async function updateLabel(ws: string, slug: string, patch: { title?: str
       await getLabel(ws, slug);
       throw new Conflict('The label was changed by another request; retry.');
     }
+    throw error;
+  }
+}
+
+/**
+ * An update that leaves the title alone touches only the label item: one conditional UpdateItem,
+ * no read before it and no transaction (which would bill every write twice).
+ */
+async function recolorLabel(ws: string, slug: string, color: string | undefined): Promise<LabelRecord> {
+  try {
+    const { Attributes } = await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.label(ws, slug),
+        UpdateExpression: color === undefined ? 'SET updated_at = :now' : 'SET color = :color, updated_at = :now',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':now': new Date().toISOString(), ...(color === undefined ? {} : { ':color': color }) },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toRecord(Attributes!);
+  } catch (error) {
+    if (isConditionFailure(error)) throw notFound(slug);
     throw error;
   }
 }

@@ -46,6 +46,42 @@ const PROJECT_LIVE = 'id = :pid AND attribute_not_exists(deleting)';
 const ATTACH_CHUNK = 32;
 const DETACH_CHUNK = 48;
 
+/** The items of a link and its bookkeeping, as attach writes them (benchmarks seed with these too). */
+export function taskLinkItem(ws: string, project: ProjectRef, label: LabelRef, task: string, createdAt: string) {
+  return {
+    ...keys.taskLink(project.id, task, label.id),
+    type: ItemType.taskLink,
+    workspace: ws,
+    project_id: project.id,
+    project_slug: project.slug,
+    task_uuid: task,
+    label_id: label.id,
+    label_slug: label.slug,
+    created_at: createdAt,
+  };
+}
+
+export function labelLinkItem(ws: string, project: ProjectRef, label: LabelRef, task: string, createdAt: string) {
+  return {
+    ...keys.labelLink(ws, label.id, project.id, task),
+    type: ItemType.labelLink,
+    workspace: ws,
+    project_id: project.id,
+    project_slug: project.slug,
+    task_uuid: task,
+    label_id: label.id,
+    created_at: createdAt,
+  };
+}
+
+export function taskVersionItem(ws: string, projectId: string, task: string, version: number) {
+  return { ...keys.taskVersion(projectId, task), type: ItemType.taskVersion, workspace: ws, project_id: projectId, task_uuid: task, v: version };
+}
+
+export function labelUseItem(ws: string, projectId: string, labelId: number, n: number) {
+  return { ...keys.labelUse(projectId, labelId), type: ItemType.labelUse, workspace: ws, project_id: projectId, label_id: labelId, n };
+}
+
 async function readTask(projectId: string, task: string): Promise<TaskState> {
   const items = await queryAll(keys.projectCollection(projectId), keys.taskSkPrefix(task));
   const version = items.find((i) => i.type === ItemType.taskVersion);
@@ -102,21 +138,21 @@ async function attachChunk(ws: string, project: ProjectRef, label: LabelRef, tas
       ? tx.update(keys.project(ws, project.slug), 'ADD labels_count :one', { condition: PROJECT_LIVE, values: { ':one': 1, ':pid': project.id } })
       : tx.check(keys.project(ws, project.slug), { condition: PROJECT_LIVE, values: { ':pid': project.id } }),
     use === undefined
-      ? tx.put({ ...keys.labelUse(project.id, label.id), type: ItemType.labelUse, workspace: ws, project_id: project.id, label_id: label.id, n: adding.length }, { condition: 'attribute_not_exists(PK)' })
+      ? tx.put(labelUseItem(ws, project.id, label.id, adding.length), { condition: 'attribute_not_exists(PK)' })
       : tx.update(keys.labelUse(project.id, label.id), 'SET n = n + :k', { condition: 'n = :n', values: { ':k': adding.length, ':n': use } }),
   ];
   for (const s of adding) {
     items.push(
       tx.put(
-        { ...keys.taskVersion(project.id, s.task), type: ItemType.taskVersion, workspace: ws, project_id: project.id, task_uuid: s.task, v: (s.version ?? 0) + 1 },
+        taskVersionItem(ws, project.id, s.task, (s.version ?? 0) + 1),
         s.version === undefined ? { condition: 'attribute_not_exists(PK)' } : { condition: 'v = :v', values: { ':v': s.version } },
       ),
       tx.put(
-        { ...keys.taskLink(project.id, s.task, label.id), type: ItemType.taskLink, workspace: ws, project_id: project.id, project_slug: project.slug, task_uuid: s.task, label_id: label.id, label_slug: label.slug, created_at: now },
+        taskLinkItem(ws, project, label, s.task, now),
         { condition: 'attribute_not_exists(PK)' },
       ),
       tx.put(
-        { ...keys.labelLink(ws, label.id, project.id, s.task), type: ItemType.labelLink, workspace: ws, project_id: project.id, project_slug: project.slug, task_uuid: s.task, label_id: label.id, created_at: now },
+        labelLinkItem(ws, project, label, s.task, now),
         { condition: 'attribute_not_exists(PK)' },
       ),
     );

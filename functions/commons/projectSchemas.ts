@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { WORKFLOWS } from './projects';
 import { text } from './validation';
 
@@ -6,14 +6,14 @@ import { text } from './validation';
 export const projectFields = {
   description: text(0, 10_000),
   visibility: z.enum(['public', 'private']),
-  settings: z
-    .object({
-      default_workflow: z.enum(WORKFLOWS).optional(),
-      task_prefix: z
-        .string()
-        .regex(/^[A-Za-z][A-Za-z0-9]{1,9}$/, 'must be 2-10 letters or digits, starting with a letter')
-        .transform((s) => s.toUpperCase())
-        .optional(),
-    })
-    .strip(),
+  // Unknown keys are stripped (z.object's default), never stored.
+  settings: z.object({
+    default_workflow: z.optional(z.enum(WORKFLOWS)),
+    task_prefix: z.optional(
+      z.pipe(
+        z.string().check(z.regex(/^[A-Za-z][A-Za-z0-9]{1,9}$/, 'must be 2-10 letters or digits, starting with a letter')),
+        z.transform((s: string) => s.toUpperCase()),
+      ),
+    ),
+  }),
 };

@@ -67,7 +67,8 @@ export function taskPrefixFor(name: string): string {
   return prefix.length >= 2 ? prefix.toUpperCase() : 'PRJ';
 }
 
-function storedItem(ws: string, record: ProjectRecord) {
+/** The project item as written to the table: keys, index keys and the record (benchmarks seed with it). */
+export function storedItem(ws: string, record: ProjectRecord) {
   return {
     ...keys.project(ws, record.slug),
     ...keys.projectStatusIndex(ws, record.status, record.slug),

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { created, endpoint } from '#commons/http';
 import { labelFields } from '#commons/labelSchemas';
 import { createLabel, labelView } from '#commons/labels';

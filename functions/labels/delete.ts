@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { endpoint, noContent } from '#commons/http';
 import { deleteLabel } from '#commons/labels';
 import { slugParam } from '#commons/validation';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { endpoint, ok } from '#commons/http';
 import { labelView, listLabels } from '#commons/labels';
 import { labelsOfTask } from '#commons/links';
@@ -7,11 +7,13 @@ import { slugParam, taskUuid } from '#commons/validation';
 
 const input = z.object({
   query: z
-    .object({ project_slug: slugParam.optional(), task_uuid: taskUuid.optional() })
-    .refine((q) => (q.project_slug === undefined) === (q.task_uuid === undefined), {
-      message: 'project_slug and task_uuid go together',
-      path: ['task_uuid'],
-    }),
+    .object({ project_slug: z.optional(slugParam), task_uuid: z.optional(taskUuid) })
+    .check(
+      z.refine((q) => (q.project_slug === undefined) === (q.task_uuid === undefined), {
+        message: 'project_slug and task_uuid go together',
+        path: ['task_uuid'],
+      }),
+    ),
 });
 
 /** GET /projects-labels: every label of the workspace by title, or the labels of one task. */

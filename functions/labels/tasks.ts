@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { endpoint, ok } from '#commons/http';
 import { getLabel } from '#commons/labels';
 import { tasksWithLabel } from '#commons/links';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { endpoint, ok } from '#commons/http';
 import { labelFields } from '#commons/labelSchemas';
 import { labelView, updateLabel } from '#commons/labels';
@@ -6,7 +6,7 @@ import { slugParam } from '#commons/validation';
 
 const input = z.object({
   path: z.object({ slug: slugParam }),
-  body: z.object({ title: labelFields.title.optional(), color: labelFields.color.optional() }),
+  body: z.object({ title: z.optional(labelFields.title), color: z.optional(labelFields.color) }),
 });
 
 /** PUT /projects-labels/{slug}: new title and/or color; id and slug unchanged. */

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { created, endpoint } from '#commons/http';
 import { projectCreateView, projectLocation } from '#commons/projectViews';
 import { createProject, MAX_PROJECT_NAME } from '#commons/projects';
@@ -8,9 +8,9 @@ import { text } from '#commons/validation';
 const input = z.object({
   body: z.object({
     name: text(1, MAX_PROJECT_NAME),
-    description: projectFields.description.optional(),
-    visibility: projectFields.visibility.optional(),
-    client_uuid: text(1, 128).optional(),
+    description: z.optional(projectFields.description),
+    visibility: z.optional(projectFields.visibility),
+    client_uuid: z.optional(text(1, 128)),
   }),
 });
 

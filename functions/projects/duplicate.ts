@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { created, endpoint } from '#commons/http';
 import { projectFullView, projectLocation } from '#commons/projectViews';
 import { duplicateProject } from '#commons/projects';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { endpoint, ok } from '#commons/http';
 import { projectFullView } from '#commons/projectViews';
 import { getProject } from '#commons/projects';

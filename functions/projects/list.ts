@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { endpoint, ok } from '#commons/http';
 import { projectListView } from '#commons/projectViews';
 import { findProjectsByName, listProjects, MAX_PROJECT_NAME, PROJECT_STATUSES } from '#commons/projects';
@@ -7,11 +7,11 @@ import { pageSize, pagination, text } from '#commons/validation';
 const input = z.object({
   query: z
     .object({
-      status: z.enum(PROJECT_STATUSES).optional(),
-      name: text(1, MAX_PROJECT_NAME).optional(),
+      status: z.optional(z.enum(PROJECT_STATUSES)),
+      name: z.optional(text(1, MAX_PROJECT_NAME)),
       ...pagination,
     })
-    .refine((q) => !(q.name !== undefined && q.status !== undefined), { message: 'name and status cannot be combined', path: ['name'] }),
+    .check(z.refine((q) => !(q.name !== undefined && q.status !== undefined), { message: 'name and status cannot be combined', path: ['name'] })),
 });
 
 /** GET /projects: the workspace's projects (optionally by status), or find by name when `name` is given. */

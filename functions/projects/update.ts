@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { endpoint, ok } from '#commons/http';
 import { projectFullView } from '#commons/projectViews';
 import { MAX_PROJECT_NAME, PROJECT_STATUSES, updateProject } from '#commons/projects';
@@ -8,11 +8,11 @@ import { slugParam, text } from '#commons/validation';
 const input = z.object({
   path: z.object({ slug: slugParam }),
   body: z.object({
-    name: text(1, MAX_PROJECT_NAME).optional(),
-    description: projectFields.description.optional(),
-    visibility: projectFields.visibility.optional(),
-    status: z.enum(PROJECT_STATUSES).optional(),
-    settings: projectFields.settings.optional(),
+    name: z.optional(text(1, MAX_PROJECT_NAME)),
+    description: z.optional(projectFields.description),
+    visibility: z.optional(projectFields.visibility),
+    status: z.optional(z.enum(PROJECT_STATUSES)),
+    settings: z.optional(projectFields.settings),
   }),
 });
 

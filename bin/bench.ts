@@ -1,0 +1,99 @@
+/**
+ * npm run bench: measures cost, bundle size, cold init, warm overhead, end-to-end load and scale,
+ * writes BENCHMARKS.md and keeps the raw results in .bench/ (gitignored). Not part of npm test.
+ *   --quick         fewer rounds and shorter load tests (a smoke run; do not commit its BENCHMARKS.md)
+ *   --report-only   render BENCHMARKS.md again from .bench/latest.json, measuring nothing
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, platform, release, totalmem } from 'node:os';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { repoRoot } from '../lib/local/paths.ts';
+import { useLocalDatabase } from '../lib/local/database.ts';
+import { startLocalApi } from '../test/support/local-api.ts';
+import { measureBundles } from '../test/bench/cold.ts';
+import { log } from '../test/bench/stats.ts';
+
+const quick = process.argv.includes('--quick');
+if (process.argv.includes('--report-only')) {
+  const { renderReport } = await import('../test/bench/report.ts');
+  const latest = JSON.parse(readFileSync(join(repoRoot, '.bench', 'latest.json'), 'utf8'));
+  writeFileSync(join(repoRoot, 'BENCHMARKS.md'), renderReport(latest));
+  log('BENCHMARKS.md rendered from .bench/latest.json');
+  process.exit(0);
+}
+const settings = {
+  initRounds: quick ? 3 : 24,
+  warmRuns: quick ? 3 : 15,
+  warmIterations: quick ? 500 : 1_500,
+  e2eRounds: quick ? 1 : 3,
+  e2eSeconds: quick ? 3 : 10,
+  e2eConnections: 10,
+  scaleIterations: quick ? 5 : 31,
+};
+const started = Date.now();
+const benchDir = join(repoRoot, '.bench');
+mkdirSync(benchDir, { recursive: true });
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+
+// Bundles and cold init first: child processes only, nothing else running.
+log('section 2: bundles and cold init');
+const cold = await measureBundles(join(benchDir, 'bundles'), settings.initRounds);
+
+log('starting the local API (bin/start.ts, in-memory DynamoDB Local)');
+const api = await startLocalApi();
+let results;
+try {
+  // The benchmark's own calls go to the same DynamoDB Local as the local API's.
+  useLocalDatabase(api.dynamodbPort);
+  process.env.TABLE_NAME = '';
+  const { db } = await import('../functions/commons/db.ts');
+  const { installMeter } = await import('../test/bench/capacity.ts');
+  installMeter(db);
+  const { measureCosts } = await import('../test/bench/cost.ts');
+  const { measureWarm } = await import('../test/bench/warm.ts');
+  const { measureEndToEnd } = await import('../test/bench/e2e.ts');
+  const { measureBigDeletes, measureListScale } = await import('../test/bench/scale.ts');
+  const { benchWorkspace, seedProjects } = await import('../test/bench/harness.ts');
+
+  log('section 1: DynamoDB cost per request');
+  const cost = await measureCosts();
+  log('section 3: warm overhead');
+  const warm = await measureWarm(settings.warmRuns, settings.warmIterations);
+  log('section 4: end to end under load');
+  const w = await benchWorkspace('e2e');
+  const [first] = await seedProjects(w.ws, 100, (i) => `Load project ${String(i).padStart(3, '0')}`);
+  const e2e = await measureEndToEnd({
+    apiUrl: api.url,
+    dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT!,
+    w,
+    projectSlug: first!.slug,
+    rounds: settings.e2eRounds,
+    seconds: settings.e2eSeconds,
+    connections: settings.e2eConnections,
+  });
+  log('section 5: big deletes');
+  const deletes = await measureBigDeletes();
+  log('section 5: list and find at 100 vs 10,000 projects');
+  const scale = await measureListScale(settings.scaleIterations);
+  results = { cold, cost, warm, e2e, deletes, scale };
+} finally {
+  await api.stop();
+}
+
+const { renderReport } = await import('../test/bench/report.ts');
+const cpu = readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/)?.[1] ?? cpus()[0]?.model ?? 'unknown CPU';
+const full = {
+  machine: { nproc: availableParallelism(), cpu, memoryGb: totalmem() / 2 ** 30, node: process.version, os: `${platform()} ${release()}` },
+  date: new Date().toISOString(),
+  command: quick ? 'npm run bench -- --quick' : 'npm run bench',
+  runtimeS: (Date.now() - started) / 1000,
+  settings,
+  ...results,
+};
+const stamp = full.date.replace(/[:.]/g, '-');
+writeFileSync(join(benchDir, `results-${stamp}.json`), JSON.stringify(full, null, 2));
+writeFileSync(join(benchDir, 'latest.json'), JSON.stringify(full, null, 2));
+writeFileSync(join(repoRoot, 'BENCHMARKS.md'), renderReport(full));
+log(`done in ${(full.runtimeS / 60).toFixed(1)} min: BENCHMARKS.md, .bench/results-${stamp}.json`);
+process.exit(0);

@@ -1,0 +1,121 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Metafile } from 'esbuild';
+import { authorizerHandler, routes } from '../../functions/commons/routes.ts';
+import { repoRoot } from '../../lib/local/paths.ts';
+import { buildBundle } from './bundle.ts';
+import { log, median } from './stats.ts';
+
+/**
+ * Section 2: every function bundled as it would ship, its minified size, what dominates it, and
+ * its cold init (a fresh Node process, from process start until the module is loaded), as a ratio
+ * to a floor bundle measured in the same round. Rounds interleave all bundles so that machine
+ * noise hits every bundle alike.
+ */
+export interface BundleRow {
+  name: string;
+  bytes: number;
+  /** Bytes in the output by package ("app" for this repository's code). */
+  byPackage: [string, number][];
+  /** Process start to module loaded. */
+  initMs: number;
+  ratioToCjsFloor: number;
+  /** The module load alone (import or require). */
+  loadMs: number;
+  loadRatioToCjsFloor: number;
+  initMsAll: number[];
+}
+
+export interface ColdResult {
+  rows: BundleRow[];
+  rounds: number;
+  floorCjs: BundleRow;
+  floorEsm: BundleRow;
+}
+
+function byPackage(metafile: Metafile): [string, number][] {
+  const totals = new Map<string, number>();
+  for (const output of Object.values(metafile.outputs)) {
+    for (const [path, input] of Object.entries(output.inputs)) {
+      const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
+      const key = m ? m[1]! : 'app';
+      totals.set(key, (totals.get(key) ?? 0) + input.bytesInOutput);
+    }
+  }
+  return [...totals].sort((a, b) => b[1] - a[1]);
+}
+
+const LOADER = `import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+const file = process.argv[2];
+const start = performance.now();
+if (file.endsWith('.cjs')) createRequire(import.meta.url)(file);
+else await import(pathToFileURL(file).href);
+const end = performance.now();
+process.stdout.write(JSON.stringify([end, end - start]));
+`;
+
+function shuffle<T>(list: T[]): T[] {
+  for (let i = list.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [list[i], list[j]] = [list[j]!, list[i]!];
+  }
+  return list;
+}
+
+export async function measureBundles(outDir: string, rounds: number): Promise<ColdResult> {
+  mkdirSync(outDir, { recursive: true });
+  const loader = join(outDir, 'load.mjs');
+  writeFileSync(loader, LOADER);
+  const targets = [
+    ...routes.map((r) => ({ name: r.name, entry: join(repoRoot, r.handler), format: 'esm' as const })),
+    { name: 'authorizer', entry: join(repoRoot, authorizerHandler), format: 'esm' as const },
+  ];
+  const floorEntry = join(repoRoot, 'test/bench/floor.ts');
+  const all = [{ name: 'floor (CJS)', entry: floorEntry, format: 'cjs' as const }, { name: 'floor (ESM)', entry: floorEntry, format: 'esm' as const }, ...targets];
+  const built = [];
+  for (const t of all) {
+    const outfile = join(outDir, `${t.name.replace(/\W+/g, '-')}.${t.format === 'cjs' ? 'cjs' : 'mjs'}`);
+    const b = t.format === 'cjs' ? await buildBundle(t.entry, outfile, 'cjs') : await buildBundle(t.entry, outfile);
+    writeFileSync(`${outfile}.meta.json`, JSON.stringify(b.metafile));
+    built.push({ ...t, outfile, bytes: b.bytes, byPackage: byPackage(b.metafile) });
+  }
+  log(`bundles built: ${built.length}; init rounds: ${rounds}`);
+
+  const env = { PATH: process.env.PATH ?? '', AWS_REGION: 'us-east-1', TABLE_NAME: 'bench', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+  const times = built.map(() => [] as number[]);
+  const ratios = built.map(() => [] as number[]);
+  const loads = built.map(() => [] as number[]);
+  const loadRatios = built.map(() => [] as number[]);
+  // One unmeasured load of each to warm the page cache.
+  for (const b of built) spawnSync(process.execPath, [loader, b.outfile], { env });
+  for (let round = 0; round < rounds; round++) {
+    // A new order every round, so that no bundle always runs first (or right after another).
+    const order = shuffle(built.map((_, i) => i));
+    const roundTimes: [number, number][] = [];
+    for (const i of order) {
+      const b = built[i]!;
+      const out = spawnSync(process.execPath, [loader, b.outfile], { env, encoding: 'utf8' });
+      if (out.status !== 0) throw new Error(`loading ${b.name} failed: ${out.stderr}`);
+      roundTimes[i] = JSON.parse(out.stdout) as [number, number];
+    }
+    roundTimes.forEach(([ms, load], i) => {
+      times[i]!.push(ms);
+      ratios[i]!.push(ms / roundTimes[0]![0]);
+      loads[i]!.push(load);
+      loadRatios[i]!.push(load / roundTimes[0]![1]);
+    });
+  }
+  const rows: BundleRow[] = built.map((b, i) => ({
+    name: b.name,
+    bytes: b.bytes,
+    byPackage: b.byPackage,
+    initMs: median(times[i]!),
+    ratioToCjsFloor: median(ratios[i]!),
+    loadMs: median(loads[i]!),
+    loadRatioToCjsFloor: median(loadRatios[i]!),
+    initMsAll: times[i]!,
+  }));
+  return { rows: rows.slice(2), rounds, floorCjs: rows[0]!, floorEsm: rows[1]! };
+}

@@ -1,0 +1,413 @@
+import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../../functions/commons/db.ts';
+import { ItemType, keys } from '../../functions/commons/keys.ts';
+import { createLabel } from '../../functions/commons/labels.ts';
+import { labelLinkItem, labelUseItem, taskLinkItem, taskVersionItem } from '../../functions/commons/links.ts';
+import { getProject, storedItem } from '../../functions/commons/projects.ts';
+import { normalizeName } from '../../functions/commons/slug.ts';
+import { TABLE, tableName } from '../../functions/commons/table.ts';
+import { metered, type Usage } from './capacity.ts';
+import { benchWorkspace, handlers, projectRecord, seedProjects } from './harness.ts';
+import { log } from './stats.ts';
+
+/**
+ * Section 1: what one request of each endpoint costs in DynamoDB calls and capacity, next to a
+ * hand-written minimum for the same access pattern (the fewest calls that can answer it correctly
+ * with this data model), both measured with the same client middleware on the same data.
+ */
+export interface CostRow {
+  endpoint: string;
+  scenario: string;
+  handler: Usage;
+  minimum: Usage;
+  minimumIs: string;
+}
+
+const T = () => tableName();
+// Raw SDK calls, typed loosely: the minimum is about which calls are sent, not their typings.
+const send = (command: object): Promise<any> => db.send(command as never);
+
+export async function measureCosts(): Promise<CostRow[]> {
+  const w = await benchWorkspace('cost');
+  const { ws } = w;
+  // A workspace the size of a real one: 60 projects (list pages are full), 10 labels.
+  await seedProjects(ws, 60, (i) => `Workstream ${String(i).padStart(3, '0')}`);
+  const apollo = (await w.invoke('create-project', { body: { company_slug: ws, name: 'Apollo Mission', description: 'Moon landing' } })).body.data;
+  const apolloRecord = await getProject(ws, apollo.slug);
+  for (let i = 0; i < 10; i++) await createLabel(ws, { title: `Topic ${i}`, color: 'AABBCC' });
+  const bug = await createLabel(ws, { title: 'Bug', color: 'FF0000' });
+  const feature = await createLabel(ws, { title: 'Feature', color: '00FF00' });
+  const project = { id: apolloRecord.id, slug: apolloRecord.slug };
+  // Tasks 1, 2 and 4 carry Bug and task-3 carries Feature: attaching Feature to task 1 (handler) and
+  // task 2 (minimum) is the same case (a task with a label already, a label already used in the project).
+  for (const task of ['task-1', 'task-2', 'task-4']) {
+    await w.invoke('attach-label', { path: { slug: bug.slug }, query: { project_slug: apollo.slug }, body: { task_uuid: task } });
+  }
+  await w.invoke('attach-label', { path: { slug: feature.slug }, query: { project_slug: apollo.slug }, body: { task_uuid: 'task-3' } });
+
+  const rows: CostRow[] = [];
+  const row = async (endpoint: string, scenario: string, minimumIs: string, handler: () => Promise<unknown>, minimum: () => Promise<unknown>) => {
+    const h = await metered(handler);
+    const m = await metered(minimum);
+    rows.push({ endpoint, scenario, handler: h.usage, minimum: m.usage, minimumIs });
+  };
+
+  const getProjectMin = () => send(new GetCommand({ TableName: T(), Key: keys.project(ws, apollo.slug), ConsistentRead: true }));
+  await row('get-project', 'one project', '1 GetItem (strong)', () => w.invoke('get-project', { path: { slug: apollo.slug } }), getProjectMin);
+  await row('project-stats', 'one project', '1 GetItem (strong)', () => w.invoke('project-stats', { path: { slug: apollo.slug } }), getProjectMin);
+  await row(
+    'list-projects',
+    'first page of 50 (61 projects)',
+    '1 Query, Limit 50',
+    () => w.invoke('list-projects'),
+    () =>
+      send(
+        new QueryCommand({
+          TableName: T(),
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
+          ExpressionAttributeValues: { ':pk': keys.workspace(ws), ':p': keys.projectSkPrefix },
+          ConsistentRead: true,
+          Limit: 50,
+        }),
+      ),
+  );
+  await row(
+    'list-projects',
+    'status=in_progress, page of 50',
+    '1 Query on GSI1, Limit 50',
+    () => w.invoke('list-projects', { query: { status: 'in_progress' } }),
+    () =>
+      send(
+        new QueryCommand({
+          TableName: T(),
+          IndexName: TABLE.indexes.byStatus.name,
+          KeyConditionExpression: 'GSI1PK = :pk',
+          ExpressionAttributeValues: { ':pk': keys.projectStatusPartition(ws, 'in_progress') },
+          Limit: 50,
+        }),
+      ),
+  );
+  await row(
+    'list-projects',
+    'find by name "workstream 01" (10 hits)',
+    '1 Query on GSI2, Limit 50',
+    () => w.invoke('list-projects', { query: { name: 'Workstream 01' } }),
+    () =>
+      send(
+        new QueryCommand({
+          TableName: T(),
+          IndexName: TABLE.indexes.byName.name,
+          KeyConditionExpression: 'GSI2PK = :pk AND begins_with(GSI2SK, :p)',
+          ExpressionAttributeValues: { ':pk': keys.projectNamePartition(ws), ':p': normalizeName('Workstream 01') },
+          Limit: 50,
+        }),
+      ),
+  );
+  await row(
+    'create-project',
+    'new name',
+    '1 conditional PutItem',
+    () => w.invoke('create-project', { body: { company_slug: ws, name: 'Brand New One' } }),
+    () => send(new PutCommand({ TableName: T(), Item: storedItem(ws, projectRecord(ws, 'Brand New Two')), ConditionExpression: 'attribute_not_exists(PK)' })),
+  );
+  await row(
+    'update-project',
+    'description',
+    '1 conditional UpdateItem (ALL_NEW)',
+    () => w.invoke('update-project', { path: { slug: apollo.slug }, body: { company_slug: ws, description: 'Mars next' } }),
+    () =>
+      send(
+        new UpdateCommand({
+          TableName: T(),
+          Key: keys.project(ws, apollo.slug),
+          UpdateExpression: 'SET description = :d, updated_at = :now',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':d': 'Venus next', ':now': new Date().toISOString() },
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+  );
+  await row(
+    'duplicate-project',
+    'first copy',
+    'GetItem + Query GSI2 (taken copy names) + PutItem',
+    () => w.invoke('duplicate-project', { path: { slug: apollo.slug } }),
+    async () => {
+      await getProjectMin();
+      await send(
+        new QueryCommand({
+          TableName: T(),
+          IndexName: TABLE.indexes.byName.name,
+          KeyConditionExpression: 'GSI2PK = :pk AND begins_with(GSI2SK, :p)',
+          ExpressionAttributeValues: { ':pk': keys.projectNamePartition(ws), ':p': normalizeName('Apollo Mission (copy') },
+          Limit: 101,
+        }),
+      );
+      await send(new PutCommand({ TableName: T(), Item: storedItem(ws, projectRecord(ws, 'Apollo Mission (copy 9)')), ConditionExpression: 'attribute_not_exists(PK)' }));
+    },
+  );
+  const doomed = (await w.invoke('create-project', { body: { company_slug: ws, name: 'Doomed A' } })).body.data;
+  const doomedMin = projectRecord(ws, 'Doomed B');
+  await send(new PutCommand({ TableName: T(), Item: storedItem(ws, doomedMin) }));
+  await row(
+    'delete-project',
+    'no links',
+    'DeleteItem (ALL_OLD, gives the id) + 1 Query of its collection',
+    () => w.invoke('delete-project', { path: { slug: doomed.slug } }),
+    async () => {
+      const { Attributes } = await send(
+        new DeleteCommand({ TableName: T(), Key: keys.project(ws, doomedMin.slug), ConditionExpression: 'attribute_exists(PK)', ReturnValues: 'ALL_OLD' }),
+      );
+      await send(
+        new QueryCommand({
+          TableName: T(),
+          KeyConditionExpression: 'PK = :pk',
+          ExpressionAttributeValues: { ':pk': keys.projectCollection(Attributes.id) },
+          ConsistentRead: true,
+        }),
+      );
+    },
+  );
+  await row(
+    'list-labels',
+    '12 labels',
+    '1 Query',
+    () => w.invoke('list-labels'),
+    () =>
+      send(
+        new QueryCommand({
+          TableName: T(),
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
+          ExpressionAttributeValues: { ':pk': keys.workspace(ws), ':p': keys.labelSkPrefix },
+          ConsistentRead: true,
+        }),
+      ),
+  );
+  await row(
+    'list-labels',
+    'labels of one task',
+    'GetItem project + Query task + BatchGetItem labels',
+    () => w.invoke('list-labels', { query: { project_slug: apollo.slug, task_uuid: 'task-1' } }),
+    async () => {
+      await getProjectMin();
+      await send(
+        new QueryCommand({
+          TableName: T(),
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
+          ExpressionAttributeValues: { ':pk': keys.projectCollection(project.id), ':p': keys.taskLinkSkPrefix('task-1') },
+          ConsistentRead: true,
+        }),
+      );
+      await send(new BatchGetCommand({ RequestItems: { [T()]: { Keys: [keys.label(ws, bug.slug)], ConsistentRead: true } } }));
+    },
+  );
+  await row(
+    'create-label',
+    'new title',
+    'UpdateItem (id counter) + TransactWrite(2 Put: label, title guard)',
+    () => w.invoke('create-label', { body: { title: 'Urgent', color: 'FFAA00' } }),
+    async () => {
+      const { Attributes } = await send(
+        new UpdateCommand({ TableName: T(), Key: keys.labelIdCounter(ws), UpdateExpression: 'ADD next_id :one', ExpressionAttributeValues: { ':one': 1 }, ReturnValues: 'UPDATED_NEW' }),
+      );
+      const id = Attributes.next_id as number;
+      const now = new Date().toISOString();
+      await send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: T(),
+                Item: { ...keys.label(ws, 'later'), type: ItemType.label, workspace: ws, title_norm: 'later', id, slug: 'later', title: 'Later', color: 'ABCDEF', created_at: now, updated_at: now },
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            },
+            {
+              Put: {
+                TableName: T(),
+                Item: { ...keys.labelTitleGuard(ws, 'later'), type: ItemType.labelTitleGuard, workspace: ws, label_id: id, label_slug: 'later' },
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            },
+          ],
+        }),
+      );
+    },
+  );
+  const topic = (i: number) => `topic-${i}`;
+  await row(
+    'update-label',
+    'color only',
+    '1 conditional UpdateItem (ALL_NEW)',
+    () => w.invoke('update-label', { path: { slug: topic(1) }, body: { color: '123456' } }),
+    () =>
+      send(
+        new UpdateCommand({
+          TableName: T(),
+          Key: keys.label(ws, topic(2)),
+          UpdateExpression: 'SET color = :c, updated_at = :now',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':c': '654321', ':now': new Date().toISOString() },
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+  );
+  await row(
+    'update-label',
+    'rename',
+    'GetItem (old title) + TransactWrite(Update label, Delete old guard, Put new guard)',
+    () => w.invoke('update-label', { path: { slug: topic(3) }, body: { title: 'Topic three' } }),
+    async () => {
+      const { Item } = await send(new GetCommand({ TableName: T(), Key: keys.label(ws, topic(4)), ConsistentRead: true }));
+      await send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: T(),
+                Key: keys.label(ws, topic(4)),
+                UpdateExpression: 'SET title = :t, title_norm = :n',
+                ConditionExpression: 'id = :id',
+                ExpressionAttributeValues: { ':t': 'Topic four', ':n': 'topic four', ':id': Item.id },
+              },
+            },
+            { Delete: { TableName: T(), Key: keys.labelTitleGuard(ws, normalizeName(Item.title)) } },
+            {
+              Put: {
+                TableName: T(),
+                Item: { ...keys.labelTitleGuard(ws, 'topic four'), type: ItemType.labelTitleGuard, workspace: ws, label_id: Item.id, label_slug: topic(4) },
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            },
+          ],
+        }),
+      );
+    },
+  );
+  const attachMin = async (task: string, label: { id: number; slug: string }, existingVersion: number | undefined, useExists: boolean) => {
+    await Promise.all([
+      send(new GetCommand({ TableName: T(), Key: keys.label(ws, label.slug), ConsistentRead: true })),
+      getProjectMin(),
+    ]);
+    await Promise.all([
+      send(
+        new QueryCommand({
+          TableName: T(),
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
+          ExpressionAttributeValues: { ':pk': keys.projectCollection(project.id), ':p': keys.taskSkPrefix(task) },
+          ConsistentRead: true,
+        }),
+      ),
+      send(new GetCommand({ TableName: T(), Key: keys.labelUse(project.id, label.id), ConsistentRead: true })),
+    ]);
+    const now = new Date().toISOString();
+    await send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { ConditionCheck: { TableName: T(), Key: keys.label(ws, label.slug), ConditionExpression: 'id = :id', ExpressionAttributeValues: { ':id': label.id } } },
+          useExists
+            ? { ConditionCheck: { TableName: T(), Key: keys.project(ws, project.slug), ConditionExpression: 'id = :p', ExpressionAttributeValues: { ':p': project.id } } }
+            : { Update: { TableName: T(), Key: keys.project(ws, project.slug), UpdateExpression: 'ADD labels_count :one', ExpressionAttributeValues: { ':one': 1 } } },
+          useExists
+            ? { Update: { TableName: T(), Key: keys.labelUse(project.id, label.id), UpdateExpression: 'SET n = n + :one', ExpressionAttributeValues: { ':one': 1 } } }
+            : { Put: { TableName: T(), Item: labelUseItem(ws, project.id, label.id, 1) } },
+          { Put: { TableName: T(), Item: taskVersionItem(ws, project.id, task, (existingVersion ?? 0) + 1) } },
+          { Put: { TableName: T(), Item: taskLinkItem(ws, project, label, task, now) } },
+          { Put: { TableName: T(), Item: labelLinkItem(ws, project, label, task, now) } },
+        ],
+      }),
+    );
+    await send(new BatchGetCommand({ RequestItems: { [T()]: { Keys: [keys.label(ws, label.slug), keys.label(ws, bug.slug)], ConsistentRead: true } } }));
+  };
+  await row(
+    'attach-label',
+    'second label on a task; label used in the project',
+    'GetItem label + GetItem project + Query task + GetItem use + TransactWrite(6) + BatchGetItem',
+    () => w.invoke('attach-label', { path: { slug: feature.slug }, query: { project_slug: apollo.slug }, body: { task_uuid: 'task-1' } }),
+    () => attachMin('task-2', { id: feature.id, slug: feature.slug }, 1, true),
+  );
+
+  await row(
+    'detach-label',
+    'one of two labels; label stays used in the project',
+    'GetItem label + GetItem project + Query task + GetItem use + TransactWrite(Update use, 2 Delete) + BatchGetItem',
+    () => w.invoke('detach-label', { path: { slug: feature.slug }, query: { project_slug: apollo.slug }, body: { task_uuid: 'task-1' } }),
+    async () => {
+      await Promise.all([send(new GetCommand({ TableName: T(), Key: keys.label(ws, feature.slug), ConsistentRead: true })), getProjectMin()]);
+      await Promise.all([
+        send(
+          new QueryCommand({
+            TableName: T(),
+            KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
+            ExpressionAttributeValues: { ':pk': keys.projectCollection(project.id), ':p': keys.taskSkPrefix('task-2') },
+            ConsistentRead: true,
+          }),
+        ),
+        send(new GetCommand({ TableName: T(), Key: keys.labelUse(project.id, feature.id), ConsistentRead: true })),
+      ]);
+      await send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Update: { TableName: T(), Key: keys.labelUse(project.id, feature.id), UpdateExpression: 'SET n = n - :one', ExpressionAttributeValues: { ':one': 1 } } },
+            { Delete: { TableName: T(), Key: keys.taskLink(project.id, 'task-2', feature.id) } },
+            { Delete: { TableName: T(), Key: keys.labelLink(ws, feature.id, project.id, 'task-2') } },
+          ],
+        }),
+      );
+      await send(new BatchGetCommand({ RequestItems: { [T()]: { Keys: [keys.label(ws, bug.slug)], ConsistentRead: true } } }));
+    },
+  );
+  await row(
+    'label-tasks',
+    'tasks of a label in a project',
+    'GetItem label + GetItem project + 1 Query of the label collection',
+    () => w.invoke('label-tasks', { path: { slug: bug.slug }, query: { project_slug: apollo.slug } }),
+    async () => {
+      await Promise.all([send(new GetCommand({ TableName: T(), Key: keys.label(ws, bug.slug), ConsistentRead: true })), getProjectMin()]);
+      await send(
+        new QueryCommand({
+          TableName: T(),
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
+          ExpressionAttributeValues: { ':pk': keys.labelCollection(ws, bug.id), ':p': keys.labelLinkProjectPrefix(project.id) },
+          ConsistentRead: true,
+          Limit: 50,
+        }),
+      );
+    },
+  );
+  await row(
+    'delete-label',
+    'no links',
+    'GetItem (title) + TransactWrite(2 Delete) + 1 Query of its link collection',
+    () => w.invoke('delete-label', { path: { slug: topic(5) } }),
+    async () => {
+      const { Item } = await send(new GetCommand({ TableName: T(), Key: keys.label(ws, topic(6)), ConsistentRead: true }));
+      await send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Delete: { TableName: T(), Key: keys.label(ws, topic(6)), ConditionExpression: 'id = :id', ExpressionAttributeValues: { ':id': Item.id } } },
+            { Delete: { TableName: T(), Key: keys.labelTitleGuard(ws, normalizeName(Item.title)) } },
+          ],
+        }),
+      );
+      await send(
+        new QueryCommand({
+          TableName: T(),
+          KeyConditionExpression: 'PK = :pk',
+          ExpressionAttributeValues: { ':pk': keys.labelCollection(ws, Item.id) },
+          ConsistentRead: true,
+        }),
+      );
+    },
+  );
+  const { authorizer } = await handlers();
+  await row(
+    'authorizer',
+    'valid token',
+    '1 GetItem (eventually consistent)',
+    () => authorizer({ type: 'TOKEN', authorizationToken: `Bearer ${w.token}`, methodArn: 'arn:aws:execute-api:us-east-1:1:api/stage/GET/projects' }),
+    () => send(new GetCommand({ TableName: T(), Key: keys.token(String(w.authorizer.principalId)) })),
+  );
+  log(`cost: ${rows.length} endpoint scenarios measured`);
+  return rows;
+}
