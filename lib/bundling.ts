@@ -21,8 +21,21 @@ export const ESBUILD = {
   treeShaking: true,
   sourcemap: true,
   sourcesContent: false,
-  /** The AWS SDK is bundled, not taken from the runtime: pinned version, tree-shaken, faster cold start. */
-  external: [] as string[],
+  /**
+   * The AWS SDK is bundled, not taken from the runtime: pinned version, tree-shaken, faster cold
+   * start. Except the credential providers the SDK's default chain imports lazily, only when no
+   * credentials are in the environment: on Lambda they always are, so these imports never run
+   * there (and, if they ever did, the nodejs22.x runtime ships these packages). Leaving them out
+   * saves about 60 KB that every cold start would otherwise parse.
+   */
+  external: [
+    '@aws-sdk/credential-provider-ini',
+    '@aws-sdk/credential-provider-sso',
+    '@aws-sdk/credential-provider-process',
+    '@aws-sdk/credential-provider-web-identity',
+    '@aws-sdk/credential-provider-http',
+    '@smithy/credential-provider-imds',
+  ] as string[],
   banner: "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);",
 } as const;
 

@@ -13,13 +13,14 @@ export interface BuiltBundle {
  * metafile for the size breakdown. `cjs` is only for the CommonJS floor the targets are measured
  * against: the same settings with CommonJS output (so no ESM `require` banner) and nothing external.
  */
-export async function buildBundle(entry: string, outfile: string, format: 'esm' | 'cjs' = 'esm'): Promise<BuiltBundle> {
+export async function buildBundle(entry: string, outfile: string, kind: 'handler' | 'floor-esm' | 'floor-cjs' = 'handler'): Promise<BuiltBundle> {
   const result = await build({
     ...buildOptions(),
     entryPoints: [entry],
     outfile,
-    // The floor is defined with the whole SDK bundled, whatever the stack leaves to the runtime.
-    ...(format === 'cjs' ? { format: 'cjs', banner: {}, external: [] } : {}),
+    // The floors are defined with the whole SDK bundled, whatever the stack leaves to the runtime.
+    ...(kind === 'handler' ? {} : { external: [] }),
+    ...(kind === 'floor-cjs' ? { format: 'cjs', banner: {} } : {}),
     metafile: true,
     logLevel: 'silent',
   });

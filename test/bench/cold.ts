@@ -77,7 +77,7 @@ export async function measureBundles(outDir: string, rounds: number): Promise<Co
   const built = [];
   for (const t of all) {
     const outfile = join(outDir, `${t.name.replace(/\W+/g, '-')}.${t.format === 'cjs' ? 'cjs' : 'mjs'}`);
-    const b = t.format === 'cjs' ? await buildBundle(t.entry, outfile, 'cjs') : await buildBundle(t.entry, outfile);
+    const b = await buildBundle(t.entry, outfile, t.entry === floorEntry ? (t.format === 'cjs' ? 'floor-cjs' : 'floor-esm') : 'handler');
     writeFileSync(`${outfile}.meta.json`, JSON.stringify(b.metafile));
     built.push({ ...t, outfile, bytes: b.bytes, byPackage: byPackage(b.metafile) });
   }
