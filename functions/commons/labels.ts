@@ -110,15 +110,12 @@ async function nextLabelId(ws: string): Promise<number> {
 const MAX_SLUG_ROUNDS = 10;
 
 /**
- * A new label: its id from the workspace's atomic counter (ids are never reused), its slug the
+ * A new label: its id from the workspace's atomic counter (ids are never reused; a create that
+ * fails, e.g. on a taken title, leaves a gap), its slug the
  * first free one derived from the title, its title claimed through a guard item so that two
  * labels can never share a title case-insensitively, even when created at the same moment.
  */
 export async function createLabel(ws: string, input: { title: string; color: string }): Promise<LabelRecord> {
-  const guard = await db.send(
-    new GetCommand({ TableName: tableName(), Key: keys.labelTitleGuard(ws, normalizeName(input.title)), ConsistentRead: true }),
-  );
-  if (guard.Item) throw titleTaken(input.title);
   const id = await nextLabelId(ws);
   const base = slugify(input.title, 'label');
   const now = new Date().toISOString();
@@ -149,7 +146,7 @@ export async function updateLabel(ws: string, slug: string, patch: { title?: str
   const next: LabelRecord = { ...current, ...patch, updated_at: new Date().toISOString() };
   const renamed = normalizeName(next.title) !== normalizeName(current.title);
   const updateLabelItem = tx.update(keys.label(ws, slug), 'SET title = :title, title_norm = :norm, color = :color, updated_at = :now', {
-    condition: 'id = :id AND title_norm = :oldNorm',
+    condition: 'id = :id AND title_norm = :oldNorm AND attribute_not_exists(deleting)',
     values: {
       ':title': next.title,
       ':norm': normalizeName(next.title),
@@ -212,25 +209,19 @@ async function recolorLabel(ws: string, slug: string, color: string | undefined)
  * a retried DELETE finishes the job. No link ever points to a label that is gone.
  */
 export async function deleteLabel(ws: string, slug: string): Promise<void> {
-  const label = await getLabel(ws, slug);
-  const changed = () => new Conflict('The label was changed by another request; retry.');
-  try {
-    await markDeleting(keys.label(ws, slug), label.id);
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    await getLabel(ws, slug);
-    throw changed();
-  }
+  const marked = await markDeleting(keys.label(ws, slug));
+  if (!marked) throw notFound(slug);
+  const label = toRecord(marked);
   await removeLabelLinks(ws, label.id);
-  const current = await getLabel(ws, slug);
+  // A label under deletion cannot be renamed (see updateLabel), so its title guard is the marked one.
   try {
     await transact([
-      tx.delete(keys.label(ws, slug), { condition: 'id = :id AND title_norm = :norm', values: { ':id': label.id, ':norm': normalizeName(current.title) } }),
-      tx.delete(keys.labelTitleGuard(ws, normalizeName(current.title)), { condition: 'label_id = :id', values: { ':id': label.id } }),
+      tx.delete(keys.label(ws, slug), { condition: 'id = :id', values: { ':id': label.id } }),
+      tx.delete(keys.labelTitleGuard(ws, normalizeName(label.title)), { condition: 'label_id = :id', values: { ':id': label.id } }),
     ]);
   } catch (error) {
-    if (!cancellationReasons(error)?.includes('ConditionalCheckFailed')) throw error;
-    await getLabel(ws, slug);
-    throw changed();
+    // A concurrent DELETE of the same label finished first.
+    if (cancellationReasons(error)?.includes('ConditionalCheckFailed')) throw notFound(slug);
+    throw error;
   }
 }

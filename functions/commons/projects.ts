@@ -217,10 +217,11 @@ export async function updateProject(ws: string, slug: string, patch: ProjectPatc
  * a retried DELETE finds the mark and finishes the job. Nothing is left orphaned in between.
  */
 export async function deleteProject(ws: string, slug: string): Promise<void> {
-  const project = await getProject(ws, slug);
   const notFound = () => new NotFound(`No project "${slug}" in this workspace.`);
+  const marked = await markDeleting(keys.project(ws, slug));
+  if (!marked) throw notFound();
+  const project = toRecord(marked);
   try {
-    await markDeleting(keys.project(ws, slug), project.id);
     await removeProjectLinks(ws, project.id);
     await db.send(
       new DeleteCommand({

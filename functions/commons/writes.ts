@@ -54,19 +54,26 @@ export function isConditionFailure(error: unknown): boolean {
 }
 
 /**
- * Marks a project or label `deleting`, on the condition that it is still the item read (same id):
- * the first step of a resumable delete. Throws ConditionalCheckFailedException otherwise.
+ * Marks a project or label `deleting`, the first step of a resumable delete, and returns the item
+ * as marked (so no read is needed before it), or null when there is no such item.
  */
-export async function markDeleting(key: Key, id: string | number): Promise<void> {
-  await db.send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: key,
-      UpdateExpression: 'SET deleting = :true',
-      ConditionExpression: 'id = :id',
-      ExpressionAttributeValues: { ':id': id, ':true': true },
-    }),
-  );
+export async function markDeleting(key: Key): Promise<Record<string, unknown> | null> {
+  try {
+    const { Attributes } = await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: 'SET deleting = :true',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':true': true },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Attributes ?? null;
+  } catch (error) {
+    if (isConditionFailure(error)) return null;
+    throw error;
+  }
 }
 
 export async function transact(items: TransactItem[]): Promise<void> {

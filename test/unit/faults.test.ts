@@ -1,4 +1,4 @@
-import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { routes } from '../../functions/commons/routes.ts';
@@ -32,8 +32,8 @@ describe.each(routes.map((r) => [r.name, r] as const))('%s', (_name, route) => {
 
 describe('partially processed batches', () => {
   test('a delete whose batch items stay unprocessed answers 503, never 204', async () => {
-    const project = { id: 'p-1', slug: 'website-redesign', workspace: 'acme-corp' };
-    ddb.on(GetCommand).resolves({ Item: project });
+    const project = { id: 'p-1', slug: 'website-redesign', workspace: 'acme-corp', deleting: true };
+    ddb.on(UpdateCommand).resolves({ Attributes: project });
     ddb.on(QueryCommand).resolves({ Items: [{ PK: 'PROJECT#p-1', SK: 'USE#1', type: 'label_use' }] });
     ddb.on(BatchWriteCommand).callsFake((input) => ({ UnprocessedItems: input.RequestItems }));
     const route = routes.find((r) => r.name === 'delete-project')!;
@@ -43,7 +43,7 @@ describe('partially processed batches', () => {
   });
 
   test('items left unprocessed once are sent again and the delete succeeds', async () => {
-    ddb.on(GetCommand).resolves({ Item: { id: 'p-1', slug: 'website-redesign' } });
+    ddb.on(UpdateCommand).resolves({ Attributes: { id: 'p-1', slug: 'website-redesign', deleting: true } });
     ddb.on(QueryCommand).resolvesOnce({ Items: [{ PK: 'PROJECT#p-1', SK: 'USE#1', type: 'label_use' }] }).resolves({ Items: [] });
     ddb.on(BatchWriteCommand).callsFakeOnce((input) => ({ UnprocessedItems: input.RequestItems })).resolves({ UnprocessedItems: {} });
     const route = routes.find((r) => r.name === 'delete-project')!;
