@@ -95,7 +95,9 @@ export interface EndpointSpec<S extends z.ZodMiniType> {
  * The route's input schema rides along as `inputSchema`, so tests can generate inputs from it.
  */
 export function endpoint<S extends z.ZodMiniType>(spec: EndpointSpec<S>) {
-  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+  // No early-timeout race: it arms a timer on every invocation, and an answer cut short by it would
+  // be a 5xx anyway; each function's own timeout (and API Gateway's 29 s) bound a request.
+  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>({ timeoutEarlyInMillis: 0 })
     // Registered first so that its after/onError run last, on every response including errors.
     .use(httpCors({ origins: (process.env.CORS_ORIGINS || '*').split(','), disableBeforePreflightResponse: true }))
     .use(problemErrors())

