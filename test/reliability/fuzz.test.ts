@@ -97,7 +97,7 @@ afterAll(() => {
 
 describe.each(routes.map((r) => [r.name, r] as const))('%s', (_name, route) => {
   test('never answers 5xx, fails with problem+json, and a rejected request changes nothing', async () => {
-    const { handler } = (await import(`../../${route.handler}`)) as { handler: { inputSchema: z.ZodType } };
+    const { handler } = (await import(/* @vite-ignore */ `../../${route.handler}`)) as { handler: { inputSchema: z.ZodType } };
     await fc.assert(
       fc.asyncProperty(caseFor(route, handler.inputSchema, fixture), async (c) => {
         cases++;

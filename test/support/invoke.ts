@@ -13,7 +13,7 @@ export function principalFor(ws: string, scopes = [...SCOPES]): Principal {
 
 /** Calls a route's handler in-process with the event API Gateway would send (authorizer context included). */
 export async function invokeRoute(route: Route, req: SampleRequest, principal: Principal): Promise<APIGatewayProxyResult> {
-  const mod = (await import(`../../${route.handler}`)) as { handler: Handler };
+  const mod = (await import(/* @vite-ignore */ `../../${route.handler}`)) as { handler: Handler };
   const event = proxyEvent({
     route,
     method: route.method,
