@@ -7,7 +7,7 @@ import { tableName } from './table';
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 const BATCH_SIZE = 25;
-const BATCH_CONCURRENCY = 8;
+const BATCH_CONCURRENCY = 16;
 const UNPROCESSED_ATTEMPTS = 8;
 
 /**
