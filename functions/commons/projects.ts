@@ -60,6 +60,9 @@ export interface ProjectPatch {
 
 export const DEFAULT_WORKFLOW: Workflow = 'kanban';
 
+/** The counters of a new project (or a copy): members start at 1, the owner. */
+export const FRESH_STATS = { tasks_count: 0, completed_count: 0, members_count: 1, sprints_count: 0, labels_count: 0 } as const;
+
 /** Initials of the name's words (up to 4), or the first three letters of a one-word name; `PRJ` if none. */
 export function taskPrefixFor(name: string): string {
   const words = slugify(name, '').split('-').filter((w) => /^[a-z]/.test(w));
@@ -120,11 +123,7 @@ export async function createProject(ws: string, input: NewProject): Promise<Proj
     status: 'in_progress',
     settings: { default_workflow: DEFAULT_WORKFLOW, task_prefix: taskPrefixFor(input.name) },
     ...(input.client_uuid ? { client_uuid: input.client_uuid } : {}),
-    tasks_count: 0,
-    completed_count: 0,
-    members_count: 1,
-    sprints_count: 0,
-    labels_count: 0,
+    ...FRESH_STATS,
     created_at: now,
     updated_at: now,
   });
@@ -251,11 +250,7 @@ export async function duplicateProject(ws: string, slug: string, owner: ProjectR
     status: 'in_progress',
     settings: { ...source.settings },
     ...(source.client_uuid ? { client_uuid: source.client_uuid } : {}),
-    tasks_count: 0,
-    completed_count: 0,
-    members_count: 1,
-    sprints_count: 0,
-    labels_count: 0,
+    ...FRESH_STATS,
     created_at: now,
     updated_at: now,
   });

@@ -3,7 +3,7 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../../functions/commons/db.ts';
 import { toAuthorizerContext, type Principal } from '../../functions/commons/principal.ts';
-import { storedItem, taskPrefixFor, type ProjectRecord } from '../../functions/commons/projects.ts';
+import { FRESH_STATS, storedItem, taskPrefixFor, type ProjectRecord } from '../../functions/commons/projects.ts';
 import { routes, type Route } from '../../functions/commons/routes.ts';
 import { SCOPES } from '../../functions/commons/scopes.ts';
 import { slugify } from '../../functions/commons/slug.ts';
@@ -89,11 +89,7 @@ export function projectRecord(ws: string, name: string, fields: Partial<ProjectR
     owner: { name: 'Bench User', username: 'bench' },
     status: 'in_progress',
     settings: { default_workflow: 'kanban', task_prefix: taskPrefixFor(name) },
-    tasks_count: 0,
-    completed_count: 0,
-    members_count: 1,
-    sprints_count: 0,
-    labels_count: 0,
+    ...FRESH_STATS,
     created_at: now,
     updated_at: now,
     ...fields,
