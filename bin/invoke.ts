@@ -33,7 +33,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 if (isLocalDatabase()) useLocalDatabase();
 // Imported only now: the shared DocumentClient reads its endpoint from the environment at load.
 const { authorizerHandler } = await import('../functions/commons/routes.ts');
-const { lambdaContext } = await import('../lib/local/gateway.ts');
+const { lambdaContext, loadHandler } = await import('../lib/local/gateway.ts');
 const samples = await import('../lib/local/samples.ts');
 const { seedFixtures } = await import('../lib/local/fixtures.ts');
 
@@ -56,7 +56,7 @@ if (isAuthorizer && !token) console.error(`No token given: the authorizer will r
 
 const file = eventFile ?? join(repoRoot, 'events', `${name}.json`);
 const event = samples.prepareEvent(JSON.parse(readFileSync(file, 'utf8')), { workspace, ...(token ? { token } : {}) });
-const handler = await samples.loadHandler<(event: unknown, context: unknown) => Promise<unknown>>(repoRoot, handlerFile);
+const handler = await loadHandler<(event: unknown, context: unknown) => Promise<unknown>>(repoRoot, handlerFile);
 
 const started = process.hrtime.bigint();
 try {

@@ -3,10 +3,10 @@ import en from 'zod/v4/locales/en.js';
 import { ValidationFailed, type FieldError } from './errors';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './paging';
 
-/** Validates `{ path, query, body }` against a route's schema; every offending field is reported. */
 // zod/mini carries no messages of its own: load the English ones the full zod would give.
 z.config(en());
 
+/** Validates `{ path, query, body }` against a route's schema; every offending field is reported. */
 export function parseInput<S extends z.ZodMiniType>(schema: S, raw: unknown): z.output<S> {
   const result = schema.safeParse(raw);
   if (result.success) return result.data;

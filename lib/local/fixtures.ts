@@ -4,7 +4,8 @@ import { createToken } from '../../functions/commons/tokens.ts';
 import { matchPath } from '../../functions/commons/routes.ts';
 import { toAuthorizerContext } from '../../functions/commons/principal.ts';
 import { lambdaContext, proxyEvent } from './gateway.ts';
-import { FIXTURES, SAMPLE_PRINCIPAL, loadHandler, routeNamed, type ProxyHandler } from './samples.ts';
+import { loadHandler, type ProxyHandler } from './gateway.ts';
+import { FIXTURES, SAMPLE_PRINCIPAL, routeNamed } from './samples.ts';
 
 /**
  * Makes the sample events runnable in a workspace: creates what they act on when it is missing,

@@ -17,8 +17,13 @@ import { authorizerHandler, matchPath, routes, type Route } from '../../function
  * the route table, runs the authorizer first and answers 401/403 as API Gateway would, builds the
  * REST proxy event API Gateway sends, invokes the handler and writes its result back.
  */
-type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
+export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+export type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
+
+/** The `handler` export of a module named as in the route table (a path relative to `root`). */
+export async function loadHandler<H>(root: string, file: string): Promise<H> {
+  return (await import(pathToFileURL(join(root, file)).href)).handler as H;
+}
 
 /** API Gateway's payload limit; the handlers enforce the service's own, smaller limit. */
 const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
@@ -34,10 +39,9 @@ export interface GatewayOptions {
 }
 
 export async function loadHandlers(root: string) {
-  const load = async (file: string) => (await import(pathToFileURL(join(root, file)).href)).handler;
   const handlers = new Map<Route, ProxyHandler>();
-  for (const route of routes) handlers.set(route, await load(route.handler));
-  const authorizer: AuthorizerHandler = await load(authorizerHandler);
+  for (const route of routes) handlers.set(route, await loadHandler<ProxyHandler>(root, route.handler));
+  const authorizer = await loadHandler<AuthorizerHandler>(root, authorizerHandler);
   return { handlers, authorizer };
 }
 

@@ -1,12 +1,4 @@
-import { pathToFileURL } from 'node:url';
-import { join } from 'node:path';
-import type {
-  APIGatewayAuthorizerResult,
-  APIGatewayProxyEvent,
-  APIGatewayProxyResult,
-  APIGatewayTokenAuthorizerEvent,
-  Context,
-} from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { matchPath, routes, type Route } from '../../functions/commons/routes.ts';
 import { toAuthorizerContext } from '../../functions/commons/principal.ts';
 import { SCOPES } from '../../functions/commons/scopes.ts';
@@ -174,11 +166,4 @@ export function prepareEvent<T>(event: T, opts: { workspace?: string; token?: st
   if (opts.workspace && opts.workspace !== SAMPLE_WORKSPACE) json = json.replaceAll(SAMPLE_WORKSPACE, opts.workspace);
   if (opts.token) json = json.replaceAll(TOKEN_PLACEHOLDER, opts.token);
   return JSON.parse(json) as T;
-}
-
-export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-export type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
-
-export async function loadHandler<H>(root: string, file: string): Promise<H> {
-  return (await import(pathToFileURL(join(root, file)).href)).handler as H;
 }

@@ -4,16 +4,13 @@ import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayTokenA
 import { beforeAll, describe, expect, test } from 'vitest';
 import { authorizerHandler, routes } from '../../functions/commons/routes.ts';
 import { seedFixtures } from '../../lib/local/fixtures.ts';
-import { lambdaContext } from '../../lib/local/gateway.ts';
+import { lambdaContext, loadHandler, type AuthorizerHandler, type ProxyHandler } from '../../lib/local/gateway.ts';
 import { repoRoot } from '../../lib/local/paths.ts';
 import {
   AUTHORIZER_EVENT,
   SAMPLE_REQUESTS,
-  loadHandler,
   prepareEvent,
   sampleEvents,
-  type AuthorizerHandler,
-  type ProxyHandler,
 } from '../../lib/local/samples.ts';
 import { db } from '../../functions/commons/db.ts';
 import { uniqueWorkspace } from '../support/api.ts';

@@ -9,6 +9,8 @@ import { getProject } from '../../functions/commons/projects.ts';
 import { call, tokenFor } from '../support/api.ts';
 import { seedFixture } from '../support/fixtures.ts';
 import { withQuery, type Fixture } from '../support/requests.ts';
+import { loadHandler } from '../../lib/local/gateway.ts';
+import { repoRoot } from '../../lib/local/paths.ts';
 
 /**
  * Property-based fuzzing over the HTTP API, generated from the route table and each route's zod
@@ -97,7 +99,7 @@ afterAll(() => {
 
 describe.each(routes.map((r) => [r.name, r] as const))('%s', (_name, route) => {
   test('never answers 5xx, fails with problem+json, and a rejected request changes nothing', async () => {
-    const { handler } = (await import(/* @vite-ignore */ `../../${route.handler}`)) as { handler: { inputSchema: z.ZodType } };
+    const handler = await loadHandler<{ inputSchema: z.ZodType }>(repoRoot, route.handler);
     await fc.assert(
       fc.asyncProperty(caseFor(route, handler.inputSchema, fixture), async (c) => {
         cases++;

@@ -1,11 +1,10 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { lambdaContext, proxyEvent } from '../../lib/local/gateway.ts';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { lambdaContext, loadHandler, proxyEvent, type ProxyHandler } from '../../lib/local/gateway.ts';
+import { repoRoot } from '../../lib/local/paths.ts';
 import { toAuthorizerContext, type Principal } from '../../functions/commons/principal.ts';
 import { SCOPES } from '../../functions/commons/scopes.ts';
 import { matchPath, type Route } from '../../functions/commons/routes.ts';
 import type { SampleRequest } from './requests.ts';
-
-type Handler = (event: APIGatewayProxyEvent, context: ReturnType<typeof lambdaContext>) => Promise<APIGatewayProxyResult>;
 
 export function principalFor(ws: string, scopes = [...SCOPES]): Principal {
   return { tokenId: 'test-token', owner: { name: 'Test User', username: 'tester' }, workspaces: [ws], scopes };
@@ -13,7 +12,7 @@ export function principalFor(ws: string, scopes = [...SCOPES]): Principal {
 
 /** Calls a route's handler in-process with the event API Gateway would send (authorizer context included). */
 export async function invokeRoute(route: Route, req: SampleRequest, principal: Principal): Promise<APIGatewayProxyResult> {
-  const mod = (await import(/* @vite-ignore */ `../../${route.handler}`)) as { handler: Handler };
+  const handler = await loadHandler<ProxyHandler>(repoRoot, route.handler);
   const event = proxyEvent({
     route,
     method: route.method,
@@ -24,5 +23,5 @@ export async function invokeRoute(route: Route, req: SampleRequest, principal: P
     body: req.body === undefined ? null : JSON.stringify(req.body),
     authorizer: { principalId: principal.tokenId, ...toAuthorizerContext(principal) },
   });
-  return mod.handler(event, lambdaContext(route.name));
+  return handler(event, lambdaContext(route.name));
 }
