@@ -39,7 +39,8 @@ interface TaskState {
   version: number | undefined;
 }
 
-/** An attach needs the project to exist, be the same project (not a namesake) and not be under deletion. */
+/** An attach needs the label and the project to exist, be the same ones (not namesakes) and not be under deletion. */
+const LABEL_LIVE = 'id = :id AND attribute_not_exists(deleting)';
 const PROJECT_LIVE = 'id = :pid AND attribute_not_exists(deleting)';
 
 /** Tasks per transaction: attach writes 3 items per task plus 3, detach 2 plus 2 (limit 100). */
@@ -133,7 +134,7 @@ async function attachChunk(ws: string, project: ProjectRef, label: LabelRef, tas
 
   const now = new Date().toISOString();
   const items: TransactItem[] = [
-    tx.check(keys.label(ws, label.slug), { condition: 'id = :id AND attribute_not_exists(deleting)', values: { ':id': label.id } }),
+    tx.check(keys.label(ws, label.slug), { condition: LABEL_LIVE, values: { ':id': label.id } }),
     use === undefined
       ? tx.update(keys.project(ws, project.slug), 'ADD labels_count :one', { condition: PROJECT_LIVE, values: { ':one': 1, ':pid': project.id } })
       : tx.check(keys.project(ws, project.slug), { condition: PROJECT_LIVE, values: { ':pid': project.id } }),

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
+import { call } from '../support/api.ts';
 import { freePort } from '../support/ports.ts';
 import { startLocalApi, type LocalApi } from '../support/local-api.ts';
 
@@ -16,13 +17,8 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function request(base: string, token: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, body: (await res.json().catch(() => undefined)) as any };
+function request(base: string, token: string, method: string, path: string, body?: unknown) {
+  return call(method, path, { base, token, body });
 }
 
 test('every acknowledged write survives a SIGKILL of the server and its database', async () => {

@@ -17,6 +17,8 @@ export interface RequestOptions {
   body?: unknown;
   rawBody?: string;
   headers?: Record<string, string>;
+  /** Another local API than the test run's (e.g. one a test started itself). */
+  base?: string;
 }
 
 /** One HTTP request to the local API; JSON in, JSON (or problem+json) out. */
@@ -28,7 +30,7 @@ export async function call(method: string, path: string, opts: RequestOptions = 
     body = JSON.stringify(opts.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(`${apiUrl()}${path}`, { method, headers, body });
+  const res = await fetch(`${opts.base ?? apiUrl()}${path}`, { method, headers, body });
   const text = await res.text();
   let parsed: unknown = undefined;
   try {
