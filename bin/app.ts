@@ -3,6 +3,6 @@
  *   npm run synth                      # cdk synth --quiet: no credentials, network or Docker needed
  *   npm run deploy -- -c stage=prod    # bootstrap (once per account/region) + deploy
  */
-import { buildApp } from '../lib/app.ts';
+import { buildApp } from '#cdk/app';
 
 buildApp().app.synth();

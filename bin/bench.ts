@@ -8,15 +8,15 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, platform, release, totalmem } from 'node:os';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot } from '../lib/local/paths.ts';
-import { useLocalDatabase } from '../lib/local/database.ts';
-import { startLocalApi } from '../test/support/local-api.ts';
-import { measureBundles } from '../test/bench/cold.ts';
-import { log } from '../test/bench/stats.ts';
+import { repoRoot } from '#lib/paths';
+import { useLocalDatabase } from '#local/database';
+import { startLocalApi } from '#support/local-api';
+import { measureBundles } from '#bench/cold';
+import { log } from '#bench/stats';
 
 const quick = process.argv.includes('--quick');
 if (process.argv.includes('--report-only')) {
-  const { renderReport } = await import('../test/bench/report.ts');
+  const { renderReport } = await import('#bench/report');
   const latest = JSON.parse(readFileSync(join(repoRoot, '.bench', 'latest.json'), 'utf8'));
   writeFileSync(join(repoRoot, 'BENCHMARKS.md'), renderReport(latest));
   log('BENCHMARKS.md rendered from .bench/latest.json');
@@ -47,14 +47,14 @@ try {
   // The benchmark's own calls go to the same DynamoDB Local as the local API's.
   useLocalDatabase(api.dynamodbPort);
   process.env.TABLE_NAME = '';
-  const { db } = await import('../functions/commons/db.ts');
-  const { installMeter } = await import('../test/bench/capacity.ts');
+  const { db } = await import('#store/client');
+  const { installMeter } = await import('#bench/capacity');
   installMeter(db);
-  const { measureCosts } = await import('../test/bench/cost.ts');
-  const { measureWarm } = await import('../test/bench/warm.ts');
-  const { measureEndToEnd } = await import('../test/bench/e2e.ts');
-  const { measureBigDeletes, measureListScale } = await import('../test/bench/scale.ts');
-  const { benchWorkspace, seedProjects } = await import('../test/bench/harness.ts');
+  const { measureCosts } = await import('#bench/cost');
+  const { measureWarm } = await import('#bench/warm');
+  const { measureEndToEnd } = await import('#bench/e2e');
+  const { measureBigDeletes, measureListScale } = await import('#bench/scale');
+  const { benchWorkspace, seedProjects } = await import('#bench/harness');
 
   log('section 1: DynamoDB cost per request');
   const cost = await measureCosts();
@@ -81,7 +81,7 @@ try {
   await api.stop();
 }
 
-const { renderReport } = await import('../test/bench/report.ts');
+const { renderReport } = await import('#bench/report');
 const cpu = readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/)?.[1] ?? cpus()[0]?.model ?? 'unknown CPU';
 const full = {
   machine: { nproc: availableParallelism(), cpu, memoryGb: totalmem() / 2 ** 30, node: process.version, os: `${platform()} ${release()}` },

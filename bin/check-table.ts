@@ -2,10 +2,10 @@
  * npm run check:table: reads the whole table and reports every violation of the data model.
  * Exit status 1 on any violation. Local database unless TABLE_NAME names a deployed table.
  */
-import { isLocalDatabase, useLocalDatabase } from '../lib/local/database.ts';
+import { isLocalDatabase, useLocalDatabase } from '#local/database';
 
 if (isLocalDatabase()) useLocalDatabase();
-const { checkTable } = await import('../lib/checker/invariants.ts');
+const { checkTable } = await import('#checker/invariants');
 const { items, violations } = await checkTable();
 for (const violation of violations) console.log(`VIOLATION ${violation}`);
 console.log(`${items} items checked, ${violations.length} violations`);

@@ -5,8 +5,8 @@
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot } from '../lib/local/paths.ts';
-import { sampleEvents } from '../lib/local/samples.ts';
+import { repoRoot } from '#lib/paths';
+import { sampleEvents } from '#local/samples';
 
 const dir = join(repoRoot, 'events');
 mkdirSync(dir, { recursive: true });

@@ -15,8 +15,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { isLocalDatabase, useLocalDatabase } from '../lib/local/database.ts';
-import { repoRoot } from '../lib/local/paths.ts';
+import { isLocalDatabase, useLocalDatabase } from '#local/database';
+import { repoRoot } from '#lib/paths';
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -32,10 +32,10 @@ if (!name || values.help) {
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 if (isLocalDatabase()) useLocalDatabase();
 // Imported only now: the shared DocumentClient reads its endpoint from the environment at load.
-const { authorizerHandler } = await import('../functions/commons/routes.ts');
-const { lambdaContext, loadHandler } = await import('../lib/local/gateway.ts');
-const samples = await import('../lib/local/samples.ts');
-const { seedFixtures } = await import('../lib/local/fixtures.ts');
+const { authorizerHandler } = await import('#http/routes');
+const { lambdaContext, loadHandler } = await import('#local/gateway');
+const samples = await import('#local/samples');
+const { seedFixtures } = await import('#local/fixtures');
 
 const isAuthorizer = name === samples.AUTHORIZER_EVENT;
 const handlerFile = isAuthorizer ? authorizerHandler : samples.routeNamed(name).handler;

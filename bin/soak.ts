@@ -3,7 +3,7 @@
  * SOAK_OPERATIONS (default 20000), SOAK_CONCURRENCY (default 32), SOAK_SEED (default: time).
  * Starts its own in-memory local API on free ports, runs, then checks the table; exit 1 on any violation.
  */
-import { startLocalApi } from '../test/support/local-api.ts';
+import { startLocalApi } from '#support/local-api';
 
 const operations = Number(process.env.SOAK_OPERATIONS ?? 20_000);
 const concurrency = Number(process.env.SOAK_CONCURRENCY ?? 32);
@@ -11,14 +11,14 @@ const seed = Number(process.env.SOAK_SEED ?? Date.now() % 1_000_000);
 
 const api = await startLocalApi();
 process.env.DYNAMODB_PORT = String(api.dynamodbPort);
-const { useLocalDatabase } = await import('../lib/local/database.ts');
+const { useLocalDatabase } = await import('#local/database');
 useLocalDatabase(api.dynamodbPort);
 process.env.TABLE_NAME = '';
 process.env.API_URL = api.url;
-const { runWorkload } = await import('../test/support/workload.ts');
-const { createToken } = await import('../functions/commons/tokens.ts');
-const { checkTable } = await import('../lib/checker/invariants.ts');
-const { SCOPES } = await import('../functions/commons/scopes.ts');
+const { runWorkload } = await import('#support/workload');
+const { createToken } = await import('#domain/tokens');
+const { checkTable } = await import('#checker/invariants');
+const { SCOPES } = await import('#domain/scopes');
 try {
   const ws = 'soak';
   const { token } = await createToken({ workspaces: [ws], owner: { name: 'Soak', username: 'soak' }, scopes: [...SCOPES] });

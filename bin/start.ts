@@ -6,8 +6,8 @@
  * With TABLE_NAME set (and no --embedded), it serves that real DynamoDB table with your AWS credentials.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { dataDir, repoRoot } from '../lib/local/paths.ts';
-import { dynamodbPort, ensureTable, startDynamoDbLocal, useLocalDatabase, type EmbeddedDatabase } from '../lib/local/database.ts';
+import { repoRoot } from '#lib/paths';
+import { dataDir, dynamodbPort, ensureTable, startDynamoDbLocal, useLocalDatabase, type EmbeddedDatabase } from '#local/database';
 
 const args = new Set(process.argv.slice(2));
 const inMemory = args.has('--in-memory');
@@ -34,10 +34,10 @@ if (embedded) {
 }
 
 // Imported only now: the shared DocumentClient reads its endpoint from the environment at load.
-const { tableName } = await import('../functions/commons/table.ts');
-const { createGateway, loadHandlers } = await import('../lib/local/gateway.ts');
-const { createToken, listTokens } = await import('../functions/commons/tokens.ts');
-const { SCOPES } = await import('../functions/commons/scopes.ts');
+const { tableName } = await import('#store/table');
+const { createGateway, loadHandlers } = await import('#local/gateway');
+const { createToken, listTokens } = await import('#domain/tokens');
+const { SCOPES } = await import('#domain/scopes');
 
 if (embedded) {
   const client = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT });
@@ -46,7 +46,7 @@ if (embedded) {
   if (created) console.log(`Created table ${tableName()}`);
 }
 
-const server = createGateway(await loadHandlers(repoRoot), { root: repoRoot });
+const server = createGateway(await loadHandlers(repoRoot), {});
 await new Promise<void>((resolve, reject) => {
   server.once('error', reject);
   server.listen(port, host, resolve);

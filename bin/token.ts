@@ -6,11 +6,11 @@
  * table when TABLE_NAME and AWS credentials are set.
  */
 import { parseArgs } from 'node:util';
-import { isLocalDatabase, useLocalDatabase } from '../lib/local/database.ts';
+import { isLocalDatabase, useLocalDatabase } from '#local/database';
 
 if (isLocalDatabase()) useLocalDatabase();
-const { createToken, listTokens, revokeToken } = await import('../functions/commons/tokens.ts');
-const { SCOPES, isScope } = await import('../functions/commons/scopes.ts');
+const { createToken, listTokens, revokeToken } = await import('#domain/tokens');
+const { SCOPES, isScope } = await import('#domain/scopes');
 
 const usage = `usage:
   npm run token -- create --workspace <slug>[,<slug>...] --name <name> --username <username> [--scopes ${SCOPES.join(',')}] [--expires-in 30d|12h|90m]

@@ -1,6 +1,6 @@
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import { toAuthorizerContext } from '#commons/principal';
-import { verifyToken } from '#commons/tokens';
+import { BEARER_HEADER, verifyToken } from '#domain/tokens';
+import { toAuthorizerContext } from '#http/principal';
 
 /**
  * TOKEN authorizer. Unknown, malformed, expired or revoked tokens are refused with "Unauthorized"
@@ -8,8 +8,8 @@ import { verifyToken } from '#commons/tokens';
  * cache it per token across routes; handlers enforce workspace and scope from the context.
  */
 export async function handler(event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
-  const match = /^Bearer (\S+)$/.exec(event.authorizationToken ?? '');
-  const principal = match ? await verifyToken(match[1]!) : null;
+  const header = event.authorizationToken ?? '';
+  const principal = BEARER_HEADER.test(header) ? await verifyToken(header.slice('Bearer '.length)) : null;
   if (!principal) throw new Error('Unauthorized');
   return {
     principalId: principal.tokenId,
@@ -22,7 +22,7 @@ export async function handler(event: APIGatewayTokenAuthorizerEvent): Promise<AP
 }
 
 /** arn:aws:execute-api:region:account:apiId/stage/METHOD/path -> arn:...:apiId/stage/* */
-export function wholeApi(methodArn: string): string {
+function wholeApi(methodArn: string): string {
   const [prefix, stage] = methodArn.split('/');
   return `${prefix}/${stage}/*`;
 }

@@ -1,7 +1,8 @@
 import * as z from 'zod/mini';
-import { created, endpoint } from '#commons/http';
-import { labelFields } from '#commons/labelSchemas';
-import { createLabel, labelView } from '#commons/labels';
+import { createLabel } from '#domain/labels';
+import { created, endpoint } from '#http/endpoint';
+import { labelFields } from '#http/labelSchemas';
+import { labelLocation, labelView } from '#http/labelViews';
 
 const input = z.object({ body: z.object({ title: labelFields.title, color: labelFields.color }) });
 
@@ -11,6 +12,6 @@ export const handler = endpoint({
   input,
   run: async ({ body }, { workspace }) => {
     const label = await createLabel(workspace, body);
-    return created(labelView(label), `/projects-labels/${label.slug}?company_slug=${workspace}`);
+    return created(labelView(label), labelLocation(workspace, label.slug));
   },
 });

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
-import { endpoint, noContent } from '#commons/http';
-import { deleteLabel } from '#commons/labels';
-import { slugParam } from '#commons/validation';
+import { endpoint, noContent } from '#http/endpoint';
+import { deleteLabel } from '#domain/labels';
+import { slugParam } from '#http/validation';
 
 const input = z.object({ path: z.object({ slug: slugParam }) });
 

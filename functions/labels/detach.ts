@@ -1,6 +1,7 @@
-import { endpoint, ok } from '#commons/http';
-import { changeTaskLabels } from '#commons/labelLinks';
-import { linkInput } from '#commons/labelSchemas';
+import { changeTaskLabels } from '#domain/taskLabels';
+import { endpoint, ok } from '#http/endpoint';
+import { linkInput } from '#http/labelSchemas';
+import { taskLabelsView } from '#http/labelViews';
 
 /** DELETE /projects-labels/{slug}/detach: idempotent; 200 with the task's labels after the call. */
 export const handler = endpoint({
@@ -8,11 +9,8 @@ export const handler = endpoint({
   input: linkInput,
   run: async ({ path, query, body }, { workspace }) =>
     ok(
-      await changeTaskLabels('detach', workspace, {
-        labelSlug: path.slug,
-        projectSlug: query.project_slug,
-        taskUuid: body.task_uuid,
-        taskUuids: body.task_uuids,
-      }),
+      taskLabelsView(
+        await changeTaskLabels('detach', workspace, { labelSlug: path.slug, projectSlug: query.project_slug, taskUuid: body.task_uuid, taskUuids: body.task_uuids }),
+      ),
     ),
 });

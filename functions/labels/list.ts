@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
-import { endpoint, ok } from '#commons/http';
-import { labelView, listLabels } from '#commons/labels';
-import { labelsOfTask } from '#commons/links';
-import { getProject } from '#commons/projects';
-import { slugParam, taskUuid } from '#commons/validation';
+import { listLabels } from '#domain/labels';
+import { labelsOfTask } from '#domain/taskLabels';
+import { endpoint, ok } from '#http/endpoint';
+import { labelView } from '#http/labelViews';
+import { slugParam, taskUuid } from '#http/validation';
 
 const input = z.object({
   query: z
@@ -21,10 +21,7 @@ export const handler = endpoint({
   scope: 'labels:read',
   input,
   run: async ({ query }, { workspace }) => {
-    if (query.project_slug && query.task_uuid) {
-      const project = await getProject(workspace, query.project_slug);
-      return ok(await labelsOfTask(workspace, project.id, query.task_uuid));
-    }
-    return ok((await listLabels(workspace)).map(labelView));
+    const labels = query.project_slug && query.task_uuid ? await labelsOfTask(workspace, query.project_slug, query.task_uuid) : await listLabels(workspace);
+    return ok(labels.map(labelView));
   },
 });

@@ -1,9 +1,7 @@
 import * as z from 'zod/mini';
-import { endpoint, ok } from '#commons/http';
-import { getLabel } from '#commons/labels';
-import { tasksWithLabel } from '#commons/links';
-import { getProject } from '#commons/projects';
-import { pageSize, pagination, slugParam } from '#commons/validation';
+import { tasksWithLabel } from '#domain/taskLabels';
+import { endpoint, ok } from '#http/endpoint';
+import { pageSize, pagination, slugParam } from '#http/validation';
 
 const input = z.object({
   path: z.object({ slug: slugParam }),
@@ -15,9 +13,8 @@ export const handler = endpoint({
   scope: 'labels:read',
   input,
   run: async ({ path, query }, { workspace }) => {
-    const [label, project] = await Promise.all([getLabel(workspace, path.slug), getProject(workspace, query.project_slug)]);
     const limit = pageSize(query);
-    const page = await tasksWithLabel(workspace, project.id, label.id, { limit, cursor: query.cursor });
+    const page = await tasksWithLabel(workspace, path.slug, query.project_slug, { limit, cursor: query.cursor });
     return ok(page.items, { limit, next_cursor: page.nextCursor });
   },
 });

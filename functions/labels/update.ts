@@ -1,8 +1,9 @@
 import * as z from 'zod/mini';
-import { endpoint, ok } from '#commons/http';
-import { labelFields } from '#commons/labelSchemas';
-import { labelView, updateLabel } from '#commons/labels';
-import { slugParam } from '#commons/validation';
+import { endpoint, ok } from '#http/endpoint';
+import { labelFields } from '#http/labelSchemas';
+import { updateLabel } from '#domain/labels';
+import { labelView } from '#http/labelViews';
+import { slugParam } from '#http/validation';
 
 const input = z.object({
   path: z.object({ slug: slugParam }),

@@ -1,13 +1,13 @@
 import * as z from 'zod/mini';
-import { created, endpoint } from '#commons/http';
-import { projectCreateView, projectLocation } from '#commons/projectViews';
-import { createProject, MAX_PROJECT_NAME } from '#commons/projects';
-import { projectFields } from '#commons/projectSchemas';
-import { text } from '#commons/validation';
+import { createProject } from '#domain/projects';
+import { created, endpoint } from '#http/endpoint';
+import { projectFields } from '#http/projectSchemas';
+import { projectCreateView, projectLocation } from '#http/projectViews';
+import { text } from '#http/validation';
 
 const input = z.object({
   body: z.object({
-    name: text(1, MAX_PROJECT_NAME),
+    name: projectFields.name,
     description: z.optional(projectFields.description),
     visibility: z.optional(projectFields.visibility),
     client_uuid: z.optional(text(1, 128)),

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
-import { endpoint, noContent } from '#commons/http';
-import { deleteProject } from '#commons/projects';
-import { slugParam } from '#commons/validation';
+import { endpoint, noContent } from '#http/endpoint';
+import { deleteProject } from '#domain/projects';
+import { slugParam } from '#http/validation';
 
 const input = z.object({ path: z.object({ slug: slugParam }) });
 

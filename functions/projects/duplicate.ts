@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
-import { created, endpoint } from '#commons/http';
-import { projectFullView, projectLocation } from '#commons/projectViews';
-import { duplicateProject } from '#commons/projects';
-import { slugParam } from '#commons/validation';
+import { created, endpoint } from '#http/endpoint';
+import { projectFullView, projectLocation } from '#http/projectViews';
+import { duplicateProject } from '#domain/projects';
+import { slugParam } from '#http/validation';
 
 const input = z.object({ path: z.object({ slug: slugParam }) });
 

@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
-import { endpoint, ok } from '#commons/http';
-import { projectStatsView } from '#commons/projectViews';
-import { getProject } from '#commons/projects';
-import { slugParam } from '#commons/validation';
+import { endpoint, ok } from '#http/endpoint';
+import { projectStatsView } from '#http/projectViews';
+import { getProject } from '#domain/projects';
+import { slugParam } from '#http/validation';
 
 const input = z.object({ path: z.object({ slug: slugParam }) });
 

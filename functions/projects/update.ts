@@ -1,17 +1,17 @@
 import * as z from 'zod/mini';
-import { endpoint, ok } from '#commons/http';
-import { projectFullView } from '#commons/projectViews';
-import { MAX_PROJECT_NAME, PROJECT_STATUSES, updateProject } from '#commons/projects';
-import { projectFields } from '#commons/projectSchemas';
-import { slugParam, text } from '#commons/validation';
+import { updateProject } from '#domain/projects';
+import { endpoint, ok } from '#http/endpoint';
+import { projectFields } from '#http/projectSchemas';
+import { projectFullView } from '#http/projectViews';
+import { slugParam } from '#http/validation';
 
 const input = z.object({
   path: z.object({ slug: slugParam }),
   body: z.object({
-    name: z.optional(text(1, MAX_PROJECT_NAME)),
+    name: z.optional(projectFields.name),
     description: z.optional(projectFields.description),
     visibility: z.optional(projectFields.visibility),
-    status: z.optional(z.enum(PROJECT_STATUSES)),
+    status: z.optional(projectFields.status),
     settings: z.optional(projectFields.settings),
   }),
 });

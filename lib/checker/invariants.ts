@@ -1,9 +1,9 @@
 import { ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { db } from '../../functions/commons/db.ts';
-import { ItemType, keys } from '../../functions/commons/keys.ts';
-import { MAX_LABELS_PER_TASK } from '../../functions/commons/links.ts';
-import { normalizeName } from '../../functions/commons/slug.ts';
-import { tableName } from '../../functions/commons/table.ts';
+import { db } from '#store/client';
+import { ItemType, keys } from '#store/keys';
+import { MAX_LABELS_PER_TASK } from '#domain/limits';
+import { normalizeName } from '#domain/slugs';
+import { tableName } from '#store/table';
 
 type Item = Record<string, any>;
 
@@ -24,7 +24,7 @@ export async function scanTable(): Promise<Item[]> {
  * labels or projects, use counters and `labels_count` that differ from the links, tasks over the
  * label limit, duplicate label titles or slugs, title guards without their label, stale index keys.
  */
-export function findViolations(items: Item[]): string[] {
+function findViolations(items: Item[]): string[] {
   const v: string[] = [];
   const of = (type: string) => items.filter((i) => i.type === type);
   const projects = of(ItemType.project);

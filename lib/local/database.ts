@@ -2,11 +2,16 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { ChildProcess } from 'node:child_process';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
-import { TABLE } from '../../functions/commons/table.ts';
+import { join } from 'node:path';
+import { repoRoot } from '#lib/paths';
+import { TABLE } from '#store/table';
 
 const require = createRequire(import.meta.url);
 
-export const DEFAULT_DYNAMODB_PORT = 8000;
+const DEFAULT_DYNAMODB_PORT = 8000;
+
+/** Where `npm start` keeps DynamoDB Local's data (DATA_DIR overrides; tests use a temporary one). */
+export const dataDir = process.env.DATA_DIR || join(repoRoot, '.data');
 
 export function dynamodbPort(): number {
   return Number(process.env.DYNAMODB_PORT ?? DEFAULT_DYNAMODB_PORT);

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { createToken } from '../../functions/commons/tokens.ts';
-import { matchPath } from '../../functions/commons/routes.ts';
-import { toAuthorizerContext } from '../../functions/commons/principal.ts';
+import { createToken } from '#domain/tokens';
+import { matchPath } from '#http/routes';
+import { toAuthorizerContext } from '#http/principal';
 import { lambdaContext, proxyEvent } from './gateway.ts';
 import { loadHandler, type ProxyHandler } from './gateway.ts';
 import { FIXTURES, SAMPLE_PRINCIPAL, routeNamed } from './samples.ts';

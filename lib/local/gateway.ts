@@ -9,8 +9,10 @@ import type {
   APIGatewayTokenAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import { problemResponse } from '../../functions/commons/problem.ts';
-import { authorizerHandler, matchPath, routes, type Route } from '../../functions/commons/routes.ts';
+import type { ProblemCode } from '#domain/problems';
+import { BEARER_HEADER } from '#domain/tokens';
+import { problemResponse } from '#http/problem';
+import { authorizerHandler, matchPath, routes, type Route } from '#http/routes';
 
 /**
  * A local stand-in for API Gateway (REST, proxy integration, TOKEN authorizer): routes requests by
@@ -27,14 +29,11 @@ export async function loadHandler<H>(root: string, file: string): Promise<H> {
 
 /** API Gateway's payload limit; the handlers enforce the service's own, smaller limit. */
 const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
-/** The identity validation expression the deployed authorizer uses. */
-export const TOKEN_HEADER_PATTERN = /^Bearer [-0-9A-Za-z._~+/]+=*$/;
-export const LOCAL_API_ID = 'local';
-export const LOCAL_STAGE = 'local';
+const LOCAL_API_ID = 'local';
+const LOCAL_STAGE = 'local';
 const ACCOUNT = '123456789012';
 
 export interface GatewayOptions {
-  root: string;
   log?: (line: string) => void;
 }
 
@@ -140,8 +139,8 @@ function send(res: ServerResponse, result: APIGatewayProxyResult) {
 }
 
 /** The gateway's own rejections, with the CORS header the deployed gateway responses carry too. */
-function gatewayProblem(status: number, code: string, title: string, detail: string, requestId: string, headers?: Record<string, string>) {
-  return problemResponse({ status, code, title, detail, requestId, headers: { 'Access-Control-Allow-Origin': '*', ...headers } });
+function gatewayProblem(code: ProblemCode, detail: string, requestId: string, headers?: Record<string, string>) {
+  return problemResponse({ code, detail, headers: { 'Access-Control-Allow-Origin': '*', ...headers } }, requestId);
 }
 
 export function createGateway(loaded: Awaited<ReturnType<typeof loadHandlers>>, opts: GatewayOptions): Server {
@@ -156,7 +155,7 @@ export function createGateway(loaded: Awaited<ReturnType<typeof loadHandlers>>, 
       result = await dispatch(loaded, method, url, req, requestId);
     } catch (error) {
       console.error(error);
-      result = gatewayProblem(502, 'bad_gateway', 'Bad Gateway', 'The function failed to answer.', requestId);
+      result = gatewayProblem('bad_gateway', 'The function failed to answer.', requestId);
     }
     send(res, result);
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
@@ -180,27 +179,27 @@ async function dispatch(
     }
   }
   if (!match) {
-    return gatewayProblem(404, 'not_found', 'Not Found', `No route for ${method} ${url.pathname}.`, requestId);
+    return gatewayProblem('not_found', `No route for ${method} ${url.pathname}.`, requestId);
   }
   const body = await readBody(req);
   if (body === 'too-large') {
-    return gatewayProblem(413, 'payload_too_large', 'Payload Too Large', 'The body exceeds the gateway limit.', requestId);
+    return gatewayProblem('payload_too_large', 'The body exceeds the gateway limit.', requestId);
   }
 
   const authorization = req.headers.authorization;
   const unauthorized = () =>
-    gatewayProblem(401, 'unauthorized', 'Unauthorized', 'A valid bearer token is required.', requestId, { 'WWW-Authenticate': 'Bearer' });
-  if (typeof authorization !== 'string' || !TOKEN_HEADER_PATTERN.test(authorization)) return unauthorized();
+    gatewayProblem('unauthorized', 'A valid bearer token is required.', requestId, { 'WWW-Authenticate': 'Bearer' });
+  if (typeof authorization !== 'string' || !BEARER_HEADER.test(authorization)) return unauthorized();
   let policy: APIGatewayAuthorizerResult;
   try {
     policy = await loaded.authorizer({ type: 'TOKEN', authorizationToken: authorization, methodArn: methodArn(method, url.pathname) });
   } catch (error) {
     if ((error as Error).message === 'Unauthorized') return unauthorized();
     console.error(error);
-    return gatewayProblem(500, 'authorizer_error', 'Internal Server Error', 'The authorizer failed.', requestId);
+    return gatewayProblem('authorizer_error', 'The authorizer failed.', requestId);
   }
   const allowed = policy.policyDocument.Statement.some((s) => 'Effect' in s && s.Effect === 'Allow');
-  if (!allowed) return gatewayProblem(403, 'forbidden', 'Forbidden', 'The token is not allowed to call this API.', requestId);
+  if (!allowed) return gatewayProblem('forbidden', 'The token is not allowed to call this API.', requestId);
 
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import { matchPath, routes, type Route } from '../../functions/commons/routes.ts';
-import { toAuthorizerContext } from '../../functions/commons/principal.ts';
-import { SCOPES } from '../../functions/commons/scopes.ts';
+import { matchPath, routes, type Route } from '#http/routes';
+import { toAuthorizerContext } from '#http/principal';
+import { SCOPES } from '#domain/scopes';
 import { methodArn, proxyEvent } from './gateway.ts';
 
 /**
@@ -111,7 +111,7 @@ export function routeNamed(name: string): Route {
 }
 
 /** The REST proxy event for one route's sample request, as the (local) API Gateway builds it. */
-export function sampleProxyEvent(name: string): APIGatewayProxyEvent {
+function sampleProxyEvent(name: string): APIGatewayProxyEvent {
   const route = routeNamed(name);
   const sample = SAMPLE_REQUESTS[name];
   if (!sample) throw new Error(`No sample request for route "${name}" in lib/local/samples.ts`);
@@ -147,7 +147,7 @@ export function sampleProxyEvent(name: string): APIGatewayProxyEvent {
 }
 
 /** The TOKEN authorizer event API Gateway sends before a request (here: get-project's). */
-export function sampleAuthorizerEvent(): APIGatewayTokenAuthorizerEvent {
+function sampleAuthorizerEvent(): APIGatewayTokenAuthorizerEvent {
   const sample = SAMPLE_REQUESTS['get-project']!;
   return { type: 'TOKEN', authorizationToken: `Bearer ${TOKEN_PLACEHOLDER}`, methodArn: methodArn('GET', sample.path) };
 }

@@ -1,6 +1,6 @@
 import { build, type Metafile } from 'esbuild';
 import { statSync } from 'node:fs';
-import { buildOptions } from '../../lib/bundling.ts';
+import { buildOptions } from '#cdk/bundling';
 
 export interface BuiltBundle {
   outfile: string;

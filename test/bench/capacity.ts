@@ -10,7 +10,7 @@ export interface Usage {
   modelled?: boolean;
 }
 
-export const emptyUsage = (): Usage => ({ calls: 0, byOperation: {}, rcu: 0, wcu: 0 });
+const emptyUsage = (): Usage => ({ calls: 0, byOperation: {}, rcu: 0, wcu: 0 });
 
 const READS = new Set(['GetItem', 'Query', 'Scan', 'BatchGetItem', 'TransactGetItems']);
 

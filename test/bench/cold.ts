@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Metafile } from 'esbuild';
-import { authorizerHandler, routes } from '../../functions/commons/routes.ts';
-import { repoRoot } from '../../lib/local/paths.ts';
+import { authorizerHandler, routes } from '#http/routes';
+import { repoRoot } from '#lib/paths';
 import { buildBundle } from './bundle.ts';
 import { log, median } from './stats.ts';
 
@@ -13,7 +13,7 @@ import { log, median } from './stats.ts';
  * to a floor bundle measured in the same round. Rounds interleave all bundles so that machine
  * noise hits every bundle alike.
  */
-export interface BundleRow {
+interface BundleRow {
   name: string;
   bytes: number;
   /** Bytes in the output by package ("app" for this repository's code). */

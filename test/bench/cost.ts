@@ -1,11 +1,11 @@
 import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../../functions/commons/db.ts';
-import { ItemType, keys } from '../../functions/commons/keys.ts';
-import { createLabel } from '../../functions/commons/labels.ts';
-import { labelLinkItem, labelUseItem, taskLinkItem, taskVersionItem } from '../../functions/commons/links.ts';
-import { getProject, storedItem } from '../../functions/commons/projects.ts';
-import { normalizeName } from '../../functions/commons/slug.ts';
-import { TABLE, tableName } from '../../functions/commons/table.ts';
+import { db } from '#store/client';
+import { ItemType, keys } from '#store/keys';
+import { createLabel } from '#domain/labels';
+import { labelLinkItem, labelUseItem, taskLinkItem, taskVersionItem } from '#store/links';
+import { getProject, storedProjectItem } from '#domain/projects';
+import { normalizeName } from '#domain/slugs';
+import { TABLE, tableName } from '#store/table';
 import { metered, type Usage } from './capacity.ts';
 import { benchWorkspace, handlers, projectRecord, seedProjects } from './harness.ts';
 import { log } from './stats.ts';
@@ -108,7 +108,7 @@ export async function measureCosts(): Promise<CostRow[]> {
     'new name',
     '1 conditional PutItem',
     () => w.invoke('create-project', { body: { company_slug: ws, name: 'Brand New One' } }),
-    () => send(new PutCommand({ TableName: T(), Item: storedItem(ws, projectRecord(ws, 'Brand New Two')), ConditionExpression: 'attribute_not_exists(PK)' })),
+    () => send(new PutCommand({ TableName: T(), Item: storedProjectItem(projectRecord(ws, 'Brand New Two')), ConditionExpression: 'attribute_not_exists(PK)' })),
   );
   await row(
     'update-project',
@@ -143,12 +143,12 @@ export async function measureCosts(): Promise<CostRow[]> {
           Limit: 101,
         }),
       );
-      await send(new PutCommand({ TableName: T(), Item: storedItem(ws, projectRecord(ws, 'Apollo Mission (copy 9)')), ConditionExpression: 'attribute_not_exists(PK)' }));
+      await send(new PutCommand({ TableName: T(), Item: storedProjectItem(projectRecord(ws, 'Apollo Mission (copy 9)')), ConditionExpression: 'attribute_not_exists(PK)' }));
     },
   );
   const doomed = (await w.invoke('create-project', { body: { company_slug: ws, name: 'Doomed A' } })).body.data;
   const doomedMin = projectRecord(ws, 'Doomed B');
-  await send(new PutCommand({ TableName: T(), Item: storedItem(ws, doomedMin) }));
+  await send(new PutCommand({ TableName: T(), Item: storedProjectItem(doomedMin) }));
   await row(
     'delete-project',
     'no links',

@@ -1,8 +1,8 @@
 import autocannon from 'autocannon';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../functions/commons/keys.ts';
-import { tableName } from '../../functions/commons/table.ts';
+import { keys } from '#store/keys';
+import { tableName } from '#store/table';
 import type { Workspace } from './harness.ts';
 import { log, median, percentile } from './stats.ts';
 
@@ -11,7 +11,7 @@ import { log, median, percentile } from './stats.ts';
  * authorizer, handler, DynamoDB Local) under load, next to the same GetItem / Query sent straight
  * from a DocumentClient with the same concurrency against the same DynamoDB Local, in the same run.
  */
-export interface LoadFigures {
+interface LoadFigures {
   rps: number;
   p50: number;
   p99: number;

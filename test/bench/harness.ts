@@ -1,16 +1,16 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../../functions/commons/db.ts';
-import { toAuthorizerContext, type Principal } from '../../functions/commons/principal.ts';
-import { FRESH_STATS, storedItem, taskPrefixFor, type ProjectRecord } from '../../functions/commons/projects.ts';
-import { routes, type Route } from '../../functions/commons/routes.ts';
-import { SCOPES } from '../../functions/commons/scopes.ts';
-import { slugify } from '../../functions/commons/slug.ts';
-import { tableName } from '../../functions/commons/table.ts';
-import { createToken } from '../../functions/commons/tokens.ts';
-import { lambdaContext, loadHandlers, proxyEvent } from '../../lib/local/gateway.ts';
-import { repoRoot } from '../../lib/local/paths.ts';
+import { db } from '#store/client';
+import { toAuthorizerContext, type Principal } from '#http/principal';
+import { FRESH_STATS, storedProjectItem, taskPrefixFor, type ProjectRecord } from '#domain/projects';
+import { routes, type Route } from '#http/routes';
+import { SCOPES } from '#domain/scopes';
+import { slugify } from '#domain/slugs';
+import { tableName } from '#store/table';
+import { createToken } from '#domain/tokens';
+import { lambdaContext, loadHandlers, proxyEvent } from '#local/gateway';
+import { repoRoot } from '#lib/paths';
 
 /**
  * In-process invocation of the real handlers with the event API Gateway would send (authorizer
@@ -29,7 +29,7 @@ export function route(name: string): Route {
   return r;
 }
 
-export interface Call {
+interface Call {
   path?: Record<string, string>;
   query?: Record<string, string>;
   body?: unknown;
@@ -115,6 +115,6 @@ export async function batchPut(items: Record<string, unknown>[], concurrency = 8
 
 export async function seedProjects(ws: string, count: number, name: (i: number) => string): Promise<ProjectRecord[]> {
   const records = Array.from({ length: count }, (_, i) => projectRecord(ws, name(i)));
-  await batchPut(records.map((r) => storedItem(ws, r)));
+  await batchPut(records.map((r) => storedProjectItem(r)));
   return records;
 }

@@ -7,7 +7,7 @@ import { fmt, ratio, table } from './stats.ts';
 import type { WarmRow } from './warm.ts';
 
 /** Prices assumed for the dollar figures (us-east-1, on-demand, as published when this was written). */
-export const PRICES = {
+const PRICES = {
   readRequestUnitPerMillion: 0.125,
   writeRequestUnitPerMillion: 0.625,
   lambdaArmGbSecond: 0.0000133334,
@@ -213,7 +213,7 @@ service adds to a raw DynamoDB call; in production the authorizer result is cach
 
 ### List and find with 100 vs 10,000 projects in a workspace
 
-Projects seeded with BatchWriteItem in exactly the item format \`projects.ts\` writes (\`storedItem\`). Handler in
+Projects seeded with BatchWriteItem in exactly the item format \`projects.ts\` writes (\`storedProjectItem\`). Handler in
 process against DynamoDB Local; median of ${r.settings.scaleIterations} interleaved calls each.
 
 ${table(

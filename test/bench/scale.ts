@@ -1,15 +1,14 @@
 import type { Server } from 'node:http';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../../functions/commons/db.ts';
-import { ItemType, keys } from '../../functions/commons/keys.ts';
-import { createLabel, type LabelRecord } from '../../functions/commons/labels.ts';
-import { labelLinkItem, labelUseItem, taskLinkItem, taskVersionItem } from '../../functions/commons/links.ts';
-import { storedItem, type ProjectRecord } from '../../functions/commons/projects.ts';
-import { normalizeName } from '../../functions/commons/slug.ts';
-import { TABLE, tableName } from '../../functions/commons/table.ts';
-import { checkTable } from '../../lib/checker/invariants.ts';
-import { createGateway } from '../../lib/local/gateway.ts';
-import { repoRoot } from '../../lib/local/paths.ts';
+import { db } from '#store/client';
+import { ItemType, keys } from '#store/keys';
+import { createLabel, type LabelRecord } from '#domain/labels';
+import { labelLinkItem, labelUseItem, taskLinkItem, taskVersionItem } from '#store/links';
+import { storedProjectItem, type ProjectRecord } from '#domain/projects';
+import { normalizeName } from '#domain/slugs';
+import { TABLE, tableName } from '#store/table';
+import { checkTable } from '#checker/invariants';
+import { createGateway } from '#local/gateway';
 import { metered, type Usage } from './capacity.ts';
 import { batchPut, benchWorkspace, handlers, projectRecord, seedProjects, type Workspace } from './harness.ts';
 import { log, median, timed } from './stats.ts';
@@ -135,7 +134,7 @@ async function countPartition(part: { pk: string; linksOnly?: boolean }): Promis
 }
 
 async function serveGateway(): Promise<{ url: string; server: Server }> {
-  const server = createGateway(await handlers(), { root: repoRoot, log: () => undefined });
+  const server = createGateway(await handlers(), { log: () => undefined });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   return { url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`, server };
@@ -191,7 +190,7 @@ export async function measureBigDeletes(): Promise<DeleteRow[]> {
       const labels: LabelRecord[] = [];
       for (let i = 0; i < 4; i++) labels.push(await createLabel(w.ws, { title: `Label ${i}`, color: 'AA00AA' }));
       const project = projectRecord(w.ws, 'Big Project', { labels_count: labels.length });
-      const items = [storedItem(w.ws, project), ...linkItems(w.ws, project, labels, taskIds(2_500, 't'), now)];
+      const items = [storedProjectItem(project), ...linkItems(w.ws, project, labels, taskIds(2_500, 't'), now)];
       await run('project with 10,000 links (2,500 tasks x 4 labels)', w, items, `/projects/${project.slug}`, [
         { pk: keys.projectCollection(project.id) },
         ...labels.map((l) => ({ pk: keys.labelCollection(w.ws, l.id) })),
@@ -202,7 +201,7 @@ export async function measureBigDeletes(): Promise<DeleteRow[]> {
       const w = await benchWorkspace('biglabel');
       const label = await createLabel(w.ws, { title: 'Everywhere', color: '00AAAA' });
       const projects = Array.from({ length: 10 }, (_, i) => projectRecord(w.ws, `Carrier ${i}`, { labels_count: 1 }));
-      const items = projects.flatMap((p) => [storedItem(w.ws, p), ...linkItems(w.ws, p, [label], taskIds(1_000, 't'), now)]);
+      const items = projects.flatMap((p) => [storedProjectItem(p), ...linkItems(w.ws, p, [label], taskIds(1_000, 't'), now)]);
       await run('label with 10,000 links (10 projects x 1,000 tasks)', w, items, `/projects-labels/${label.slug}`, [
         { pk: keys.labelCollection(w.ws, label.id) },
         // Task versions stay (a task outlives its labels); links and use counters must not.

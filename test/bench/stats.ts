@@ -14,7 +14,6 @@ export function percentile(values: number[], p: number): number {
 
 export const fmt = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
 export const ratio = (n: number) => `${fmt(n, 2)}x`;
-export const kb = (bytes: number) => `${(bytes / 1000).toFixed(1)} KB`;
 
 export function table(header: string[], rows: (string | number)[][]): string {
   const line = (cells: (string | number)[]) => `| ${cells.map(String).join(' | ')} |`;

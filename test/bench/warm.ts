@@ -1,11 +1,11 @@
 import { GetCommand, QueryCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import { db } from '../../functions/commons/db.ts';
-import { keys } from '../../functions/commons/keys.ts';
-import { storedItem } from '../../functions/commons/projects.ts';
-import { tableName } from '../../functions/commons/table.ts';
-import { lambdaContext } from '../../lib/local/gateway.ts';
+import { db } from '#store/client';
+import { keys } from '#store/keys';
+import { storedProjectItem } from '#domain/projects';
+import { tableName } from '#store/table';
+import { lambdaContext } from '#local/gateway';
 import { benchWorkspace, handlers, projectRecord, route } from './harness.ts';
 import { log, median } from './stats.ts';
 
@@ -58,8 +58,8 @@ export async function measureWarm(runs: number, iterations: number): Promise<War
   const records = Array.from({ length: 51 }, (_, i) => projectRecord(w.ws, `Warm project ${i}`));
   const mock = mockClient(DynamoDBDocumentClient);
   try {
-    mock.on(GetCommand).resolves({ Item: storedItem(w.ws, records[0]!) });
-    mock.on(QueryCommand).resolves({ Items: records.map((r) => storedItem(w.ws, r)) });
+    mock.on(GetCommand).resolves({ Item: storedProjectItem(records[0]!) });
+    mock.on(QueryCommand).resolves({ Items: records.map((r) => storedProjectItem(r)) });
     const { handlers: map } = await handlers();
     const cases = [
       { endpoint: 'get-project', bare: bareGet, event: w.event('get-project', { path: { slug: records[0]!.slug } }) },

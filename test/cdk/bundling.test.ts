@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { authorizerHandler } from '../../functions/commons/routes.ts';
-import { buildBundle } from '../../lib/bundling.ts';
-import { ServiceFunction } from '../../lib/service-function.ts';
-import { STAGES } from '../../lib/stage.ts';
+import { authorizerHandler } from '#http/routes';
+import { buildBundle } from '#cdk/bundling';
+import { ServiceFunction } from '#cdk/service-function';
+import { STAGES } from '#cdk/stage';
 
 /** The bundle's code without its trailing `//# sourceMappingURL=` line (the only part naming the file). */
 const code = (file: string) => readFileSync(file, 'utf8').replace(/\n\/\/# sourceMappingURL=.*\n?$/, '');

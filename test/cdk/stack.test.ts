@@ -1,8 +1,8 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { routes } from '../../functions/commons/routes.ts';
-import { createTableInput } from '../../lib/local/database.ts';
-import { functionId, TOKEN_VALIDATION_REGEX } from '../../lib/service-stack.ts';
+import { routes } from '#http/routes';
+import { createTableInput } from '#local/database';
+import { functionId, TOKEN_VALIDATION_REGEX } from '#cdk/service-stack';
 import { synthesize, type Synthesized } from './synth.ts';
 
 // A synthesized template is untyped JSON; the assertions below walk it freely.

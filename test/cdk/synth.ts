@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
-import { buildApp } from '../../lib/app.ts';
-import type { ServiceStack } from '../../lib/service-stack.ts';
+import { buildApp } from '#cdk/app';
+import type { ServiceStack } from '#cdk/service-stack';
 
 export interface Synthesized {
   stack: ServiceStack;

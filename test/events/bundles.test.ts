@@ -5,13 +5,13 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { inject } from 'vitest';
-import { authorizerHandler, routes } from '../../functions/commons/routes.ts';
-import { DEFAULT_TABLE_NAME } from '../../functions/commons/table.ts';
-import { buildBundles } from '../../lib/bundling.ts';
-import { seedFixtures } from '../../lib/local/fixtures.ts';
-import { repoRoot } from '../../lib/local/paths.ts';
-import { AUTHORIZER_EVENT, SAMPLE_REQUESTS, prepareEvent } from '../../lib/local/samples.ts';
-import { uniqueWorkspace } from '../support/api.ts';
+import { authorizerHandler, routes } from '#http/routes';
+import { DEFAULT_TABLE_NAME } from '#store/table';
+import { buildBundles } from '#cdk/bundling';
+import { seedFixtures } from '#local/fixtures';
+import { repoRoot } from '#lib/paths';
+import { AUTHORIZER_EVENT, SAMPLE_REQUESTS, prepareEvent } from '#local/samples';
+import { uniqueWorkspace } from '#support/api';
 
 const run = promisify(execFile);
 

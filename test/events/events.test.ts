@@ -2,18 +2,18 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { authorizerHandler, routes } from '../../functions/commons/routes.ts';
-import { seedFixtures } from '../../lib/local/fixtures.ts';
-import { lambdaContext, loadHandler, type AuthorizerHandler, type ProxyHandler } from '../../lib/local/gateway.ts';
-import { repoRoot } from '../../lib/local/paths.ts';
+import { authorizerHandler, routes } from '#http/routes';
+import { seedFixtures } from '#local/fixtures';
+import { lambdaContext, loadHandler, type AuthorizerHandler, type ProxyHandler } from '#local/gateway';
+import { repoRoot } from '#lib/paths';
 import {
   AUTHORIZER_EVENT,
   SAMPLE_REQUESTS,
   prepareEvent,
   sampleEvents,
-} from '../../lib/local/samples.ts';
-import { db } from '../../functions/commons/db.ts';
-import { uniqueWorkspace } from '../support/api.ts';
+} from '#local/samples';
+import { db } from '#store/client';
+import { uniqueWorkspace } from '#support/api';
 
 /** DynamoDB operations the handlers send, as the SDK names them (e.g. QueryCommand). */
 const sent: string[] = [];

@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, test } from 'vitest';
-import { revokeToken } from '../../functions/commons/tokens.ts';
-import { SCOPES } from '../../functions/commons/scopes.ts';
-import { routes, type Route } from '../../functions/commons/routes.ts';
-import { scanTable } from '../../lib/checker/invariants.ts';
-import { call, tokenFor, workspaceClient, type WorkspaceClient } from '../support/api.ts';
-import { sampleRequest, withQuery, type Fixture, type SampleRequest } from '../support/requests.ts';
+import { revokeToken } from '#domain/tokens';
+import { SCOPES } from '#domain/scopes';
+import { routes, type Route } from '#http/routes';
+import { scanTable } from '#checker/invariants';
+import { call, tokenFor, workspaceClient, type WorkspaceClient } from '#support/api';
+import { sampleRequest, withQuery, type Fixture, type SampleRequest } from '#support/requests';
 
 /**
  * Tenant isolation, generated from the route table: every route is called with every kind of bad

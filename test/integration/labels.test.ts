@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { checkTable, scanTable } from '../../lib/checker/invariants.ts';
-import { workspaceClient, type WorkspaceClient } from '../support/api.ts';
+import { checkTable, scanTable } from '#checker/invariants';
+import { workspaceClient, type WorkspaceClient } from '#support/api';
 
 const attach = (c: WorkspaceClient, label: string, project: string, body: unknown) =>
   c.post(`/projects-labels/${label}/attach`, body, { project_slug: project });

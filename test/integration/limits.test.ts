@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { call, workspaceClient } from '../support/api.ts';
+import { call, workspaceClient } from '#support/api';
 
 /** Resource limits (OWASP API4, unrestricted resource consumption) and body handling. */
 describe('limits and body handling', () => {

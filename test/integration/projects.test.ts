@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { call, workspaceClient } from '../support/api.ts';
+import { call, workspaceClient } from '#support/api';
 
 const LIST_FIELDS = ['slug', 'name', 'description', 'logo', 'visibility', 'is_private', 'recurring', 'owner', 'status', 'created_at'].sort();
 const FULL_FIELDS = [...LIST_FIELDS, 'settings', 'stats'].sort();

@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest';
-import { checkTable } from '../../lib/checker/invariants.ts';
-import { tokenFor, uniqueWorkspace } from '../support/api.ts';
-import { runWorkload } from '../support/workload.ts';
+import { checkTable } from '#checker/invariants';
+import { tokenFor, uniqueWorkspace } from '#support/api';
+import { runWorkload } from '#support/workload';
 
 const OPERATIONS = Number(process.env.WORKLOAD_OPERATIONS ?? 2000);
 const CONCURRENCY = Number(process.env.WORKLOAD_CONCURRENCY ?? 16);

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { call } from '../support/api.ts';
-import { freePort } from '../support/ports.ts';
-import { startLocalApi, type LocalApi } from '../support/local-api.ts';
+import { call } from '#support/api';
+import { freePort } from '#support/ports';
+import { startLocalApi, type LocalApi } from '#support/local-api';
 
 /**
  * Durability: the local server and its DynamoDB Local are killed with SIGKILL in the middle of a

@@ -1,13 +1,13 @@
 import type { MiddlewareStack } from '@smithy/types';
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { ensureTable } from '../../lib/local/database.ts';
-import { db } from '../../functions/commons/db.ts';
-import { routes } from '../../functions/commons/routes.ts';
-import { checkTable } from '../../lib/checker/invariants.ts';
-import { seedFixture } from '../support/fixtures.ts';
-import { invokeRoute, principalFor } from '../support/invoke.ts';
-import { sampleRequest } from '../support/requests.ts';
+import { ensureTable } from '#local/database';
+import { db } from '#store/client';
+import { routes } from '#http/routes';
+import { checkTable } from '#checker/invariants';
+import { seedFixture } from '#support/fixtures';
+import { invokeRoute, principalFor } from '#support/invoke';
+import { sampleRequest } from '#support/requests';
 
 /**
  * Fault injection at every DynamoDB call site: for every route, the n-th DynamoDB call of its

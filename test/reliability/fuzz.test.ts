@@ -1,16 +1,16 @@
 import fc from 'fast-check';
 import * as z from 'zod';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { keys } from '../../functions/commons/keys.ts';
-import { queryAll } from '../../functions/commons/paging.ts';
-import { routes, type Route } from '../../functions/commons/routes.ts';
-import { getLabel } from '../../functions/commons/labels.ts';
-import { getProject } from '../../functions/commons/projects.ts';
-import { call, tokenFor } from '../support/api.ts';
-import { seedFixture } from '../support/fixtures.ts';
-import { withQuery, type Fixture } from '../support/requests.ts';
-import { loadHandler } from '../../lib/local/gateway.ts';
-import { repoRoot } from '../../lib/local/paths.ts';
+import { keys } from '#store/keys';
+import { queryAll } from '#store/query';
+import { routes, type Route } from '#http/routes';
+import { getLabel } from '#domain/labels';
+import { getProject } from '#domain/projects';
+import { call, tokenFor } from '#support/api';
+import { seedFixture } from '#support/fixtures';
+import { withQuery, type Fixture } from '#support/requests';
+import { loadHandler } from '#local/gateway';
+import { repoRoot } from '#lib/paths';
 
 /**
  * Property-based fuzzing over the HTTP API, generated from the route table and each route's zod
@@ -79,11 +79,11 @@ function caseFor(route: Route, schema: z.ZodType, fixture: Fixture): fc.Arbitrar
 }
 
 async function snapshot(f: Fixture): Promise<string> {
-  const parts = [await queryAll(keys.workspace(f.ws))];
+  const parts = [await queryAll({ partition: keys.workspace(f.ws) })];
   const project = await getProject(f.ws, f.project).catch(() => null);
-  if (project) parts.push(await queryAll(keys.projectCollection(project.id)));
+  if (project) parts.push(await queryAll({ partition: keys.projectCollection(project.id) }));
   const label = await getLabel(f.ws, f.label).catch(() => null);
-  if (label) parts.push(await queryAll(keys.labelCollection(f.ws, label.id)));
+  if (label) parts.push(await queryAll({ partition: keys.labelCollection(f.ws, label.id) }));
   return JSON.stringify(parts);
 }
 

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
-import { SCOPES, type Scope } from '../../functions/commons/scopes.ts';
-import { createToken } from '../../functions/commons/tokens.ts';
+import { SCOPES, type Scope } from '#domain/scopes';
+import { createToken } from '#domain/tokens';
 
-export const apiUrl = () => process.env.API_URL || inject('apiUrl');
+const apiUrl = () => process.env.API_URL || inject('apiUrl');
 
 export interface Response<T = any> {
   status: number;

@@ -1,5 +1,5 @@
 import { inject } from 'vitest';
-import { useLocalDatabase } from '../../lib/local/database.ts';
+import { useLocalDatabase } from '#local/database';
 
 // Point the shared DocumentClient of this test worker at the run's DynamoDB Local.
 useLocalDatabase(inject('dynamodbPort'));

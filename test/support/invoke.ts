@@ -1,9 +1,9 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { lambdaContext, loadHandler, proxyEvent, type ProxyHandler } from '../../lib/local/gateway.ts';
-import { repoRoot } from '../../lib/local/paths.ts';
-import { toAuthorizerContext, type Principal } from '../../functions/commons/principal.ts';
-import { SCOPES } from '../../functions/commons/scopes.ts';
-import { matchPath, type Route } from '../../functions/commons/routes.ts';
+import { lambdaContext, loadHandler, proxyEvent, type ProxyHandler } from '#local/gateway';
+import { repoRoot } from '#lib/paths';
+import { toAuthorizerContext, type Principal } from '#http/principal';
+import { SCOPES } from '#domain/scopes';
+import { matchPath, type Route } from '#http/routes';
 import type { SampleRequest } from './requests.ts';
 
 export function principalFor(ws: string, scopes = [...SCOPES]): Principal {

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { repoRoot } from '../../lib/local/paths.ts';
+import { repoRoot } from '#lib/paths';
 import { freePort } from './ports.ts';
 
 export interface LocalApi {

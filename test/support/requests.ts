@@ -1,5 +1,5 @@
-import type { Route } from '../../functions/commons/routes.ts';
-import { sampleRequestsFor, type SampleRequest, type SampleTargets } from '../../lib/local/samples.ts';
+import type { Route } from '#http/routes';
+import { sampleRequestsFor, type SampleRequest, type SampleTargets } from '#local/samples';
 
 /** A workspace with a project, a label and a task, as tests seed them. */
 export type Fixture = Pick<SampleTargets, 'ws' | 'project' | 'label' | 'task'>;

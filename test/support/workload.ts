@@ -1,7 +1,7 @@
 import { call, type Response } from './api.ts';
 
 /** A small seeded PRNG (mulberry32), so a workload is reproducible from its seed. */
-export function rng(seed: number) {
+function rng(seed: number) {
   let a = seed >>> 0;
   const next = () => {
     a = (a + 0x6d2b79f5) >>> 0;

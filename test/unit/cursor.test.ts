@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { decodeCursor, encodeCursor, type CursorScope } from '../../functions/commons/cursor.ts';
-import { ValidationFailed } from '../../functions/commons/errors.ts';
+import { decodeCursor, encodeCursor, type CursorScope } from '#domain/cursors';
+import { ValidationFailed } from '#domain/errors';
 
 const scope: CursorScope = {
   fingerprint: ['table', 'WS#a', 'PROJECT#', 'all'],

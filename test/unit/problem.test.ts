@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { Conflict, NotFound, ValidationFailed } from '../../functions/commons/errors.ts';
-import { problemFromError } from '../../functions/commons/problem.ts';
+import { Conflict, NotFound, ValidationFailed } from '#domain/errors';
+import { problemFromError } from '#http/problem';
 
 const body = (r: { body: string }) => JSON.parse(r.body);
 

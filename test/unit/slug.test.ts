@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { freeSuffix, normalizeName, slugify, slugWithSuffix } from '../../functions/commons/slug.ts';
-import { taskPrefixFor } from '../../functions/commons/projects.ts';
-import { copyNameCandidate } from '../../functions/commons/projects.ts';
+import { freeSuffix, normalizeName, slugify, slugWithSuffix } from '#domain/slugs';
+import { taskPrefixFor } from '#domain/projects';
+import { copyNameCandidate } from '#domain/projects';
 
 describe('slugify', () => {
   test.each([

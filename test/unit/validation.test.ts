@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { describe, expect, test } from 'vitest';
-import { ValidationFailed } from '../../functions/commons/errors.ts';
-import { labelFields } from '../../functions/commons/labelSchemas.ts';
-import { parseInput, text, workspaceSlug } from '../../functions/commons/validation.ts';
+import { ValidationFailed } from '#domain/errors';
+import { labelFields } from '#http/labelSchemas';
+import { parseInput, text, workspaceSlug } from '#http/validation';
 
 describe('workspace slug', () => {
   test('comes from the query or the body', () => {

@@ -1,0 +1,67 @@
+/**
+ * The house rules (README, "Architecture"): one direction of dependency between the rooms.
+ *   functions/<area>/         handlers: may use http and domain, never store or the AWS SDK
+ *   functions/commons/http/   may use domain, never store or the AWS SDK
+ *   functions/commons/domain/ may use store, never http
+ *   functions/commons/store/  uses nothing above it
+ *   functions/                never lib/, bin/ or test/
+ *   lib/cdk/                  never the local emulator or the checker
+ * `npm test` runs `depcruise` with this file; any violation fails it.
+ */
+const HANDLERS = '^functions/(?!commons/)[^/]+/';
+module.exports = {
+  forbidden: [
+    { name: 'no-cycles', severity: 'error', comment: 'No module may depend on itself through others.', from: {}, to: { circular: true } },
+    {
+      name: 'handlers-use-http-and-domain-only',
+      severity: 'error',
+      comment: 'A handler validates, makes one domain call and shapes the answer: no storage, no AWS SDK.',
+      from: { path: HANDLERS },
+      to: { path: ['^functions/commons/store/', '^node_modules/@aws-sdk/', '^functions/(?!commons/)[^/]+/'] },
+    },
+    {
+      name: 'http-never-reaches-store',
+      severity: 'error',
+      comment: 'The HTTP layer speaks to the domain; only the domain touches the store.',
+      from: { path: '^functions/commons/http/' },
+      to: { path: ['^functions/commons/store/', '^node_modules/@aws-sdk/'] },
+    },
+    {
+      name: 'domain-never-reaches-http',
+      severity: 'error',
+      comment: 'Use cases know nothing of HTTP, middy or API Gateway events.',
+      from: { path: '^functions/commons/domain/' },
+      to: { path: ['^functions/commons/http/', '^functions/(?!commons/)[^/]+/', '^node_modules/@middy/'] },
+    },
+    {
+      name: 'store-is-the-bottom',
+      severity: 'error',
+      comment: 'The store depends on nothing above it.',
+      from: { path: '^functions/commons/store/' },
+      to: { path: ['^functions/commons/(http|domain)/', '^functions/(?!commons/)[^/]+/', '^node_modules/(@middy|zod)/'] },
+    },
+    {
+      name: 'functions-are-self-contained',
+      severity: 'error',
+      comment: 'What is deployed never imports the CDK app, the local emulator, CLIs or tests.',
+      from: { path: '^functions/' },
+      to: { path: '^(lib|bin|test)/' },
+    },
+    {
+      name: 'cdk-apart-from-local-tools',
+      severity: 'error',
+      comment: 'The CDK app does not depend on the local emulator or the checker.',
+      from: { path: '^lib/cdk/' },
+      to: { path: '^lib/(local|checker)/' },
+    },
+    { name: 'no-unresolvable', severity: 'error', from: {}, to: { couldNotResolve: true } },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(cdk\\.out|\\.data|\\.bench)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], mainFields: ['module', 'main', 'types', 'typings'] },
+    combinedDependencies: false,
+  },
+};

@@ -1,0 +1,69 @@
+import { PROBLEMS, type FieldError, type Problem, type ProblemCode } from './problems';
+
+/**
+ * Typed errors. Domain code throws these; `toProblem` (domain/failures.ts) is the one place that
+ * turns them, and anything unexpected, into a Problem the HTTP layer renders.
+ */
+export abstract class ServiceError extends Error {
+  abstract readonly code: ProblemCode;
+  readonly headers: Record<string, string> = {};
+  get status(): number {
+    return PROBLEMS[this.code].status;
+  }
+  toProblem(): Problem {
+    return { code: this.code, detail: this.message || PROBLEMS[this.code].title, headers: this.headers };
+  }
+}
+
+export class MalformedJson extends ServiceError {
+  readonly code = 'malformed_json';
+}
+
+export class Unauthorized extends ServiceError {
+  readonly code = 'unauthorized';
+  override readonly headers = { 'WWW-Authenticate': 'Bearer' };
+}
+
+export class Forbidden extends ServiceError {
+  readonly code = 'forbidden';
+}
+
+export class NotFound extends ServiceError {
+  readonly code = 'not_found';
+}
+
+export class Conflict extends ServiceError {
+  readonly code = 'conflict';
+}
+
+export class PayloadTooLarge extends ServiceError {
+  readonly code = 'payload_too_large';
+}
+
+export class UnsupportedMediaType extends ServiceError {
+  readonly code = 'unsupported_media_type';
+}
+
+export class ValidationFailed extends ServiceError {
+  readonly code = 'validation_failed';
+  constructor(readonly errors: FieldError[]) {
+    super(errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; '));
+  }
+  static of(field: string, message: string): ValidationFailed {
+    return new ValidationFailed([{ field, message }]);
+  }
+  override toProblem(): Problem {
+    return { ...super.toProblem(), errors: this.errors };
+  }
+}
+
+export class ServiceUnavailable extends ServiceError {
+  readonly code = 'service_unavailable';
+  constructor(message = 'The database is busy; retry shortly.', retryAfterSeconds = 1) {
+    super(message);
+    this.headers['Retry-After'] = String(retryAfterSeconds);
+  }
+}
+
+export const projectNotFound = (slug: string) => new NotFound(`No project "${slug}" in this workspace.`);
+export const labelNotFound = (slug: string) => new NotFound(`No label "${slug}" in this workspace.`);

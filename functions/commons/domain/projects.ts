@@ -1,0 +1,164 @@
+import { randomUUID } from 'node:crypto';
+import { queryAll } from '#store/query';
+import {
+  decodeProject,
+  deleteProjectItem,
+  markProjectDeleting,
+  projectRanges,
+  projectItem,
+  putNewProject,
+  readProject,
+  slugOfProjectItem,
+  updateProjectItem,
+  type ProjectPatch,
+  type ProjectRecord,
+  type ProjectStatus,
+  type Visibility,
+  type Workflow,
+} from '#store/projects';
+import { removeProjectData } from './cascades';
+import { projectNotFound } from './errors';
+import { MAX_PROJECT_NAME } from './limits';
+import { readPage, type Page, type PageRequest } from './paging';
+import { claimSlug, normalizeName, slugify } from './slugs';
+
+export { PROJECT_STATUSES, VISIBILITIES, WORKFLOWS } from '#store/projects';
+export type { ProjectPatch, ProjectRecord, ProjectStatus };
+
+export interface NewProject {
+  name: string;
+  description?: string;
+  visibility?: Visibility;
+  client_uuid?: string;
+  owner: ProjectRecord['owner'];
+}
+
+const DEFAULT_WORKFLOW: Workflow = 'kanban';
+
+/** The counters of a new project (or a copy): members start at 1, the owner. */
+export const FRESH_STATS = { tasks_count: 0, completed_count: 0, members_count: 1, sprints_count: 0, labels_count: 0 } as const;
+
+/** The project item exactly as the service writes it (benchmarks seed tables with it). */
+export function storedProjectItem(record: ProjectRecord) {
+  return projectItem(record, normalizeName);
+}
+
+/** Initials of the name's words (up to 4), or the first three letters of a one-word name; `PRJ` if none. */
+export function taskPrefixFor(name: string): string {
+  const words = slugify(name, '').split('-').filter((w) => /^[a-z]/.test(w));
+  const prefix = words.length > 1 ? words.slice(0, 4).map((w) => w[0]).join('') : (words[0] ?? '').replace(/[^a-z]/g, '').slice(0, 3);
+  return prefix.length >= 2 ? prefix.toUpperCase() : 'PRJ';
+}
+
+/**
+ * Writes a new project under the first free slug derived from its name. The write is conditional
+ * on the slug being free, so two concurrent creates of the same name get two slugs and neither
+ * overwrites the other.
+ */
+function insertProject(ws: string, fields: Omit<ProjectRecord, 'slug' | 'id' | 'workspace'>): Promise<ProjectRecord> {
+  const takenSlugs = async (prefix: string) => (await queryAll(projectRanges.slugsStartingWith(ws, prefix))).map(slugOfProjectItem);
+  return claimSlug(
+    slugify(fields.name, 'project'),
+    takenSlugs,
+    async (slug) => {
+      const record: ProjectRecord = { id: randomUUID(), workspace: ws, slug, ...fields };
+      return (await putNewProject(record, normalizeName)) ? record : undefined;
+    },
+    'projects with this name',
+  );
+}
+
+export function createProject(ws: string, input: NewProject): Promise<ProjectRecord> {
+  const now = new Date().toISOString();
+  return insertProject(ws, {
+    name: input.name,
+    description: input.description ?? '',
+    visibility: input.visibility ?? 'public',
+    recurring: false,
+    owner: input.owner,
+    status: 'in_progress',
+    settings: { default_workflow: DEFAULT_WORKFLOW, task_prefix: taskPrefixFor(input.name) },
+    ...(input.client_uuid ? { client_uuid: input.client_uuid } : {}),
+    ...FRESH_STATS,
+    created_at: now,
+    updated_at: now,
+  });
+}
+
+/** A project of the workspace, read strongly consistent (callers expect to see their own writes). */
+export async function getProject(ws: string, slug: string): Promise<ProjectRecord> {
+  const project = await readProject(ws, slug);
+  if (!project) throw projectNotFound(slug);
+  return project;
+}
+
+export function listProjects(ws: string, req: PageRequest & { status?: ProjectStatus | undefined }): Promise<Page<ProjectRecord>> {
+  return req.status
+    ? readPage(projectRanges.byStatus(ws, req.status), ['status'], req, decodeProject)
+    : readPage(projectRanges.all(ws), ['all'], req, decodeProject);
+}
+
+/** Case-insensitive, trimmed prefix match on the name; an exact match sorts before longer names. */
+export function findProjectsByName(ws: string, name: string, req: PageRequest): Promise<Page<ProjectRecord>> {
+  return readPage(projectRanges.byName(ws, normalizeName(name)), ['name'], req, decodeProject);
+}
+
+export async function updateProject(ws: string, slug: string, patch: ProjectPatch): Promise<ProjectRecord> {
+  const updated = await updateProjectItem(ws, slug, patch, normalizeName);
+  if (!updated) throw projectNotFound(slug);
+  return updated;
+}
+
+/**
+ * Deletes a project in three resumable steps: mark it `deleting` (from then on no label can be
+ * attached to it), remove everything keyed to its internal id, then delete the project item. If a
+ * step fails the request answers 503 and the project stays, marked, with part of its links gone:
+ * a retried DELETE finds the mark and finishes the job. Nothing is left orphaned in between.
+ */
+export async function deleteProject(ws: string, slug: string): Promise<void> {
+  const project = await markProjectDeleting(ws, slug);
+  if (!project) throw projectNotFound(slug);
+  await removeProjectData(ws, project.id);
+  if (!(await deleteProjectItem(project))) throw projectNotFound(slug);
+}
+
+export async function duplicateProject(ws: string, slug: string, owner: ProjectRecord['owner']): Promise<ProjectRecord> {
+  const source = await getProject(ws, slug);
+  const name = await copyName(ws, source.name);
+  const now = new Date().toISOString();
+  return insertProject(ws, {
+    name,
+    description: source.description,
+    ...(source.logo ? { logo: source.logo } : {}),
+    visibility: source.visibility,
+    recurring: source.recurring,
+    owner,
+    status: 'in_progress',
+    settings: { ...source.settings },
+    ...(source.client_uuid ? { client_uuid: source.client_uuid } : {}),
+    ...FRESH_STATS,
+    created_at: now,
+    updated_at: now,
+  });
+}
+
+/** `<name> (copy)`, or `(copy 2)`, `(copy 3)`, ... when a project of the workspace already has that name. */
+export function copyNameCandidate(name: string, n: number): string {
+  const suffix = n <= 1 ? ' (copy)' : ` (copy ${n})`;
+  return `${name.slice(0, MAX_PROJECT_NAME - suffix.length).trimEnd()}${suffix}`;
+}
+
+async function copyName(ws: string, name: string): Promise<string> {
+  const stem = copyNameCandidate(name, 1).slice(0, -' (copy)'.length);
+  const taken = new Set<string>();
+  let cursor: string | undefined;
+  do {
+    const page = await findProjectsByName(ws, `${stem} (copy`, { limit: 100, cursor });
+    page.items.forEach((p) => taken.add(normalizeName(p.name)));
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  for (let n = 1; ; n++) {
+    const candidate = copyNameCandidate(name, n);
+    if (!taken.has(normalizeName(candidate))) return candidate;
+  }
+}

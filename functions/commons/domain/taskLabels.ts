@@ -1,0 +1,122 @@
+import { chunk } from '#store/batches';
+import { readLabelsBySlug, type LabelRecord } from '#store/labels';
+import {
+  readLabelUse,
+  readTask,
+  taskOfLabelLink,
+  tasksWithLabelRange,
+  writeAttach,
+  writeDetach,
+  type LabelRef,
+  type ProjectRef,
+  type TaskState,
+} from '#store/links';
+import { TransactionCancelled, withOptimisticRetry } from '#store/transactions';
+import { labelNotFound, projectNotFound, ValidationFailed } from './errors';
+import { byTitle, getLabel } from './labels';
+import { MAX_LABELS_PER_TASK } from './limits';
+import { readPage, type Page, type PageRequest } from './paging';
+import { getProject } from './projects';
+
+/** Tasks per transaction: attach writes 3 items per task plus 3, detach 2 plus 2 (limit 100). */
+const ATTACH_CHUNK = 32;
+const DETACH_CHUNK = 48;
+
+export interface TaskLabels {
+  task_uuid: string;
+  labels: LabelRecord[];
+}
+
+export interface TaskLabelChange {
+  labelSlug: string;
+  projectSlug: string;
+  taskUuid?: string | undefined;
+  taskUuids?: string[] | undefined;
+}
+
+/**
+ * Attach or detach as the API does it: resolve the label and project (404 when either is unknown
+ * in the workspace), apply the change to each task, then answer with the tasks' labels.
+ * A single `task_uuid` answers with that task's labels; `task_uuids` with one entry per task.
+ */
+export async function changeTaskLabels(change: 'attach' | 'detach', ws: string, req: TaskLabelChange): Promise<LabelRecord[] | TaskLabels[]> {
+  const [label, project] = await Promise.all([getLabel(ws, req.labelSlug), getProject(ws, req.projectSlug)]);
+  // Nothing new may be attached to what is being deleted; its delete removes every link anyway.
+  if (change === 'attach' && label.deleting) throw labelNotFound(label.slug);
+  if (change === 'attach' && project.deleting) throw projectNotFound(project.slug);
+  const tasks = [...new Set(req.taskUuids ?? [req.taskUuid!])];
+  const projectRef = { id: project.id, slug: project.slug };
+  const labelRef = { id: label.id, slug: label.slug };
+  const states: TaskState[] = [];
+  if (change === 'attach') {
+    for (const part of chunk(tasks, ATTACH_CHUNK)) states.push(...(await withOptimisticRetry(() => attachChunk(ws, projectRef, labelRef, part))));
+  } else {
+    for (const part of chunk(tasks, DETACH_CHUNK)) states.push(...(await withOptimisticRetry(() => detachChunk(ws, projectRef, labelRef, part))));
+  }
+  const result = await labelsOfTasks(ws, states);
+  return req.taskUuids ? result : result[0]!.labels;
+}
+
+async function readTasks(project: ProjectRef, label: LabelRef, tasks: string[]) {
+  return Promise.all([Promise.all(tasks.map((t) => readTask(project.id, t))), readLabelUse(project.id, label.id)]);
+}
+
+const carries = (s: TaskState, label: LabelRef) => s.links.some((l) => l.id === label.id);
+
+/** Attaches the label to each task of one chunk; idempotent. Returns each task's links after the call. */
+async function attachChunk(ws: string, project: ProjectRef, label: LabelRef, tasks: string[]): Promise<TaskState[]> {
+  const [states, use] = await readTasks(project, label, tasks);
+  const adding = states.filter((s) => !carries(s, label));
+  const full = adding.filter((s) => s.links.length >= MAX_LABELS_PER_TASK);
+  if (full.length) {
+    throw new ValidationFailed(full.map((s) => ({ field: 'task_uuid', message: `task ${s.task} already carries ${MAX_LABELS_PER_TASK} labels, the most a task can carry` })));
+  }
+  if (adding.length === 0) return states;
+  try {
+    await writeAttach(ws, project, label, adding, use);
+  } catch (error) {
+    if (error instanceof TransactionCancelled && error.conditionFailed('label')) throw labelNotFound(label.slug);
+    if (error instanceof TransactionCancelled && error.conditionFailed('project')) throw projectNotFound(project.slug);
+    throw error;
+  }
+  return states.map((s) => (adding.includes(s) ? { ...s, links: [...s.links, label] } : s));
+}
+
+/** Detaches the label from each task of one chunk; idempotent. Returns each task's links after the call. */
+async function detachChunk(ws: string, project: ProjectRef, label: LabelRef, tasks: string[]): Promise<TaskState[]> {
+  const [states, use] = await readTasks(project, label, tasks);
+  const removing = states.filter((s) => carries(s, label));
+  if (removing.length === 0) return states;
+  try {
+    await writeDetach(ws, project, label, removing, use);
+  } catch (error) {
+    if (error instanceof TransactionCancelled && error.conditionFailed('project')) throw projectNotFound(project.slug);
+    throw error;
+  }
+  return states.map((s) => (removing.includes(s) ? { ...s, links: s.links.filter((l) => l.id !== label.id) } : s));
+}
+
+/** Each task with its labels, ordered by title; links to a label that is gone (or a namesake) are skipped. */
+async function labelsOfTasks(ws: string, states: TaskState[]): Promise<TaskLabels[]> {
+  const labels = await readLabelsBySlug(ws, states.flatMap((s) => s.links));
+  return states.map((s) => ({
+    task_uuid: s.task,
+    labels: s.links
+      .map((l) => labels.get(l.id))
+      .filter((l) => l !== undefined)
+      .sort(byTitle),
+  }));
+}
+
+/** The labels one task of a project carries. */
+export async function labelsOfTask(ws: string, projectSlug: string, task: string): Promise<LabelRecord[]> {
+  const project = await getProject(ws, projectSlug);
+  const [result] = await labelsOfTasks(ws, [await readTask(project.id, task)]);
+  return result!.labels;
+}
+
+/** The tasks of a project that carry a label, a page at a time. */
+export async function tasksWithLabel(ws: string, labelSlug: string, projectSlug: string, req: PageRequest): Promise<Page<string>> {
+  const [label, project] = await Promise.all([getLabel(ws, labelSlug), getProject(ws, projectSlug)]);
+  return readPage(tasksWithLabelRange(ws, label.id, project.id), ['label-tasks'], req, taskOfLabelLink);
+}

@@ -1,0 +1,133 @@
+import middy from '@middy/core';
+import httpCors from '@middy/http-cors';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type * as z from 'zod/mini';
+import { MalformedJson, PayloadTooLarge, UnsupportedMediaType, ValidationFailed } from '#domain/errors';
+import type { Scope } from '#domain/scopes';
+import { principalOf, requireScope, requireWorkspace, type Principal } from './principal';
+import { problemFromError } from './problem';
+import { parseInput, workspaceSlug } from './validation';
+
+const MAX_BODY_BYTES = 64 * 1024;
+
+interface RequestContext {
+  workspace: string;
+  principal: Principal;
+  requestId: string;
+}
+
+export interface Reply {
+  status: 200 | 201 | 204;
+  data?: unknown;
+  meta?: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+export const ok = (data: unknown, meta?: Record<string, unknown>): Reply => ({ status: 200, data, ...(meta ? { meta } : {}) });
+export const created = (data: unknown, location: string): Reply => ({ status: 201, data, headers: { Location: location } });
+export const noContent = (): Reply => ({ status: 204 });
+
+type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>;
+
+/** One JSON line per failed request: the cause stays in the logs, never in the response. */
+function logFailure(requestId: string, status: number, e: Error | null | undefined) {
+  if (process.env.LOG_LEVEL === 'silent') return;
+  const line = { level: status === 503 ? 'warn' : 'error', requestId, status, error: e?.name, message: e?.message, ...(status === 503 ? {} : { stack: e?.stack }) };
+  console.error(JSON.stringify(line));
+}
+
+/**
+ * Turns every error into problem+json. Registered right after CORS: middy runs onError handlers in
+ * reverse order, so this one sees every later middleware's error and CORS still adds its headers.
+ */
+const problemErrors = (): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> => ({
+  onError: async (request: Request) => {
+    const requestId = request.context?.awsRequestId ?? 'unknown';
+    const response = problemFromError(request.error, requestId);
+    if (response.statusCode >= 500) logFailure(requestId, response.statusCode, request.error);
+    request.response = response;
+  },
+});
+
+/** The route's scope, before anything else is looked at: a caller without it learns nothing more. */
+const authorize = (scope: Scope): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> => ({
+  before: async (request: Request) => {
+    requireScope(principalOf(request.event), scope);
+  },
+});
+
+const jsonParser = httpJsonBodyParser();
+
+/**
+ * Size limit (413), content type (415) and JSON syntax (400), then middy's JSON body parser.
+ * An absent or empty body is left undefined: the route's schema decides whether it needs one.
+ */
+const jsonBody = (): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> => ({
+  before: async (request: Request) => {
+    const { event } = request;
+    if (event.body === null || event.body === undefined || event.body === '') {
+      (event as { body: unknown }).body = undefined;
+      return;
+    }
+    const bytes = event.isBase64Encoded ? Buffer.from(event.body, 'base64').length : Buffer.byteLength(event.body);
+    if (bytes > MAX_BODY_BYTES) throw new PayloadTooLarge(`The body is ${bytes} bytes; the limit is ${MAX_BODY_BYTES}.`);
+    try {
+      await jsonParser.before!(request as never);
+    } catch (error) {
+      if ((error as Error).message === 'Unsupported Media Type') {
+        throw new UnsupportedMediaType('Send the body as application/json.');
+      }
+      throw new MalformedJson('The body is not valid JSON.');
+    }
+  },
+});
+
+export interface EndpointSpec<S extends z.ZodMiniType> {
+  scope: Scope;
+  /** Validates `{ path, query, body }`; its output is what `run` receives. */
+  input: S;
+  /** The spec puts `company_slug` in the body of this route (it is accepted in the query too). */
+  workspaceInBody?: boolean;
+  run: (input: z.output<S>, ctx: RequestContext) => Promise<Reply>;
+}
+
+/**
+ * A Lambda handler for one route: the shared middleware stack around one endpoint function.
+ * The route's input schema rides along as `inputSchema`, so tests can generate inputs from it.
+ */
+export function endpoint<S extends z.ZodMiniType>(spec: EndpointSpec<S>) {
+  // No early-timeout race: it arms a timer on every invocation, and an answer cut short by it would
+  // be a 5xx anyway; each function's own timeout (and API Gateway's 29 s) bound a request.
+  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>({ timeoutEarlyInMillis: 0 })
+    // Registered first so that its after/onError run last, on every response including errors.
+    .use(httpCors({ origins: (process.env.CORS_ORIGINS || '*').split(','), disableBeforePreflightResponse: true }))
+    .use(problemErrors())
+    .use(httpHeaderNormalizer())
+    .use(authorize(spec.scope))
+    .use(jsonBody())
+    .handler(async (event, context) => {
+      const principal = principalOf(event);
+      const body = (event as { body: unknown }).body;
+      if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
+        throw ValidationFailed.of('body', 'must be a JSON object');
+      }
+      const query = event.queryStringParameters ?? {};
+      const workspace = workspaceSlug(query.company_slug, spec.workspaceInBody ? (body as Record<string, unknown> | undefined)?.company_slug : undefined);
+      requireWorkspace(principal, workspace);
+      const input = parseInput(spec.input, { path: event.pathParameters ?? {}, query, body: body ?? {} });
+      const reply = await spec.run(input, { workspace, principal, requestId: context.awsRequestId });
+      return render(reply);
+    });
+  return Object.assign(handler, { inputSchema: spec.input });
+}
+
+function render(reply: Reply): APIGatewayProxyResult {
+  if (reply.status === 204) return { statusCode: 204, headers: { ...reply.headers }, body: '' };
+  return {
+    statusCode: reply.status,
+    headers: { 'Content-Type': 'application/json', ...reply.headers },
+    body: JSON.stringify({ data: reply.data, ...(reply.meta ? { meta: reply.meta } : {}) }),
+  };
+}

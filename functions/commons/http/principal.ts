@@ -1,0 +1,47 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { Forbidden, Unauthorized } from '#domain/errors';
+import { isScope, type Scope } from '#domain/scopes';
+import type { Principal } from '#domain/tokens';
+
+export type { Principal };
+
+/** The authorizer context is a flat map of strings (API Gateway allows no nesting). */
+interface AuthorizerContext {
+  tokenId: string;
+  ownerName: string;
+  ownerUsername: string;
+  workspaces: string;
+  scopes: string;
+}
+
+export function toAuthorizerContext(p: Principal): AuthorizerContext {
+  return {
+    tokenId: p.tokenId,
+    ownerName: p.owner.name,
+    ownerUsername: p.owner.username,
+    workspaces: p.workspaces.join(','),
+    scopes: p.scopes.join(' '),
+  };
+}
+
+/** Who is calling, as the token authorizer described them in `requestContext.authorizer`. */
+export function principalOf(event: Pick<APIGatewayProxyEvent, 'requestContext'>): Principal {
+  const ctx = event.requestContext?.authorizer as Partial<AuthorizerContext> | null | undefined;
+  if (!ctx?.tokenId || typeof ctx.workspaces !== 'string' || typeof ctx.scopes !== 'string') {
+    throw new Unauthorized('No authenticated principal on the request.');
+  }
+  return {
+    tokenId: ctx.tokenId,
+    owner: { name: ctx.ownerName ?? '', username: ctx.ownerUsername ?? '' },
+    workspaces: ctx.workspaces.split(',').filter(Boolean),
+    scopes: ctx.scopes.split(' ').filter(isScope),
+  };
+}
+
+export function requireScope(p: Principal, scope: Scope): void {
+  if (!p.scopes.includes(scope)) throw new Forbidden(`This token lacks the ${scope} scope.`);
+}
+
+export function requireWorkspace(p: Principal, workspace: string): void {
+  if (!p.workspaces.includes(workspace)) throw new Forbidden('This token is not granted this workspace.');
+}

@@ -1,0 +1,32 @@
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { toProblem } from '#domain/failures';
+import { PROBLEMS, TYPE_BASE, type Problem } from '#domain/problems';
+
+/** The problem+json body of a Problem: one shape for handlers, the local gateway and the deployed gateway. */
+export function problemBody(p: Problem, requestId: string): string {
+  const { status, title } = PROBLEMS[p.code];
+  const body: Record<string, unknown> = {
+    type: TYPE_BASE + p.code,
+    title,
+    status,
+    detail: p.detail,
+    message: p.detail,
+    code: p.code,
+    request_id: requestId,
+  };
+  if (p.errors) body.errors = p.errors;
+  return JSON.stringify(body);
+}
+
+export function problemResponse(p: Problem, requestId: string): APIGatewayProxyResult {
+  return {
+    statusCode: PROBLEMS[p.code].status,
+    headers: { 'Content-Type': 'application/problem+json', ...p.headers },
+    body: problemBody(p, requestId),
+  };
+}
+
+/** Maps any thrown value to a problem response. Never leaks stack traces, AWS error names or keys. */
+export function problemFromError(error: unknown, requestId: string): APIGatewayProxyResult {
+  return problemResponse(toProblem(error), requestId);
+}

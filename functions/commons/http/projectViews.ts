@@ -1,0 +1,52 @@
+import type { ProjectRecord } from '#domain/projects';
+
+/** The three shapes the spec defines for a project, plus the statistics object. */
+
+export function projectListView(p: ProjectRecord) {
+  return {
+    slug: p.slug,
+    name: p.name,
+    description: p.description,
+    logo: p.logo ?? null,
+    visibility: p.visibility,
+    is_private: p.visibility === 'private',
+    recurring: p.recurring,
+    owner: { name: p.owner.name, username: p.owner.username },
+    status: p.status,
+    created_at: p.created_at,
+  };
+}
+
+export function projectStatsView(p: ProjectRecord) {
+  return {
+    tasks_count: p.tasks_count,
+    completed_count: p.completed_count,
+    open_count: Math.max(0, p.tasks_count - p.completed_count),
+    members_count: p.members_count,
+    sprints_count: p.sprints_count,
+    labels_count: p.labels_count,
+  };
+}
+
+export function projectFullView(p: ProjectRecord) {
+  return {
+    ...projectListView(p),
+    settings: { default_workflow: p.settings.default_workflow, task_prefix: p.settings.task_prefix },
+    stats: projectStatsView(p),
+  };
+}
+
+export function projectCreateView(p: ProjectRecord) {
+  return {
+    slug: p.slug,
+    name: p.name,
+    description: p.description,
+    visibility: p.visibility,
+    is_private: p.visibility === 'private',
+    created_at: p.created_at,
+  };
+}
+
+export function projectLocation(ws: string, slug: string): string {
+  return `/projects/${encodeURIComponent(slug)}?company_slug=${encodeURIComponent(ws)}`;
+}

@@ -1,0 +1,59 @@
+import { BatchGetCommand, BatchWriteCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { db } from './client';
+import type { Key } from './keys';
+import { AGAIN, RETRY, withRetries } from './retry';
+import { tableName } from './table';
+
+/** DynamoDB's per-call limits. */
+const WRITE_BATCH = 25;
+const GET_BATCH = 100;
+/** Batches in flight at once for big deletes. */
+const DELETE_CONCURRENCY = 16;
+
+/** `list` cut into runs of at most `size` (the one chunker: batches and transactions use it). */
+export function chunk<T>(list: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
+  return out;
+}
+
+/**
+ * Deletes every key, 25 per BatchWriteItem, several batches in flight. Items DynamoDB leaves
+ * unprocessed (throttling) are sent again under RETRY.unprocessed; if some are still unprocessed
+ * after the last attempt the call fails with StoreUnavailable and the caller can retry safely
+ * (deletes are idempotent).
+ */
+export async function deleteKeys(keys: Key[]): Promise<void> {
+  const batches = chunk(keys, WRITE_BATCH);
+  let next = 0;
+  const worker = async () => {
+    while (next < batches.length) await deleteBatch(batches[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(DELETE_CONCURRENCY, batches.length) }, worker));
+}
+
+async function deleteBatch(batch: Key[]): Promise<void> {
+  let requests = batch.map((Key) => ({ DeleteRequest: { Key } }));
+  await withRetries(RETRY.unprocessed, 'The database is throttling deletes; retry the request.', async () => {
+    const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
+    const unprocessed = out.UnprocessedItems?.[tableName()] ?? [];
+    if (unprocessed.length === 0) return undefined;
+    requests = unprocessed as typeof requests;
+    return AGAIN;
+  });
+}
+
+/** The items stored under `keys` (strongly consistent), 100 per BatchGetItem; missing keys are simply absent. */
+export async function getItems(keys: Key[]): Promise<Record<string, unknown>[]> {
+  const found: Record<string, unknown>[] = [];
+  for (const batch of chunk(keys, GET_BATCH)) {
+    let request: Record<string, unknown>[] = batch;
+    await withRetries(RETRY.unprocessed, 'The database is throttling reads; retry the request.', async () => {
+      const out: BatchGetCommandOutput = await db.send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: request, ConsistentRead: true } } }));
+      found.push(...(out.Responses?.[tableName()] ?? []));
+      request = out.UnprocessedKeys?.[tableName()]?.Keys ?? [];
+      return request.length ? AGAIN : undefined;
+    });
+  }
+  return found;
+}

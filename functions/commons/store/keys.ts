@@ -1,0 +1,88 @@
+/**
+ * The only module that knows how keys are spelled. Every other file asks here.
+ *
+ * Item collections:
+ *   WS#<workspace>            project items, label items, label title guards, the label id counter
+ *   PROJECT#<projectId>       a project's task-side links, task versions and per-label use counters
+ *   LABEL#<workspace>#<id>    a label's label-side links (one per task carrying it)
+ *   TOKEN#<tokenId>           an API token
+ * Project data is keyed by the project's immutable internal id, never by its slug, so a new project
+ * that reuses a deleted project's slug starts empty.
+ */
+export type Key = { PK: string; SK: string };
+
+const WS = 'WS#';
+const PROJECT = 'PROJECT#';
+const LABEL = 'LABEL#';
+const TITLE = 'LABELTITLE#';
+const TASK = 'TASK#';
+const USE = 'USE#';
+
+export const keys = {
+  workspace: (ws: string) => `${WS}${ws}`,
+
+  project: (ws: string, slug: string): Key => ({ PK: `${WS}${ws}`, SK: `${PROJECT}${slug}` }),
+  projectSkPrefix: PROJECT,
+  projectStatusIndex: (ws: string, status: string, slug: string) => ({
+    GSI1PK: projectStatusPartition(ws, status),
+    GSI1SK: `${PROJECT}${slug}`,
+  }),
+  projectStatusPartition: (ws: string, status: string) => projectStatusPartition(ws, status),
+  projectNameIndex: (ws: string, normalizedName: string) => ({
+    GSI2PK: projectNamePartition(ws),
+    GSI2SK: normalizedName,
+  }),
+  projectNamePartition: (ws: string) => projectNamePartition(ws),
+
+  label: (ws: string, slug: string): Key => ({ PK: `${WS}${ws}`, SK: `${LABEL}${slug}` }),
+  labelSkPrefix: LABEL,
+  labelTitleGuard: (ws: string, normalizedTitle: string): Key => ({ PK: `${WS}${ws}`, SK: `${TITLE}${normalizedTitle}` }),
+  labelIdCounter: (ws: string): Key => ({ PK: `${WS}${ws}`, SK: 'COUNTER#LABEL_ID' }),
+
+  /** The task-side half of a link: in the project's collection, so one Query gives a task's labels. */
+  taskLink: (projectId: string, task: string, labelId: number): Key => ({
+    PK: `${PROJECT}${projectId}`,
+    SK: `${TASK}${task}#${LABEL}${labelId}`,
+  }),
+  /** A task's version item: every attach bumps it, so concurrent attaches cannot exceed the label limit. */
+  taskVersion: (projectId: string, task: string): Key => ({ PK: `${PROJECT}${projectId}`, SK: `${TASK}${task}#VERSION` }),
+  taskSkPrefix: (task: string) => `${TASK}${task}#`,
+  taskLinkSkPrefix: (task: string) => `${TASK}${task}#${LABEL}`,
+  projectCollection: (projectId: string) => `${PROJECT}${projectId}`,
+  /** How many tasks of a project carry a label; exists exactly while that count is above zero. */
+  labelUse: (projectId: string, labelId: number): Key => ({ PK: `${PROJECT}${projectId}`, SK: `${USE}${labelId}` }),
+
+  /** The label-side half of a link: in the label's collection, so one Query finds every task carrying it. */
+  labelLink: (ws: string, labelId: number, projectId: string, task: string): Key => ({
+    PK: labelCollection(ws, labelId),
+    SK: `${PROJECT}${projectId}#${TASK}${task}`,
+  }),
+  labelCollection: (ws: string, labelId: number) => labelCollection(ws, labelId),
+  labelLinkProjectPrefix: (projectId: string) => `${PROJECT}${projectId}#${TASK}`,
+
+  token: (tokenId: string): Key => ({ PK: `TOKEN#${tokenId}`, SK: 'TOKEN' }),
+  tokenPkPrefix: 'TOKEN#',
+} as const;
+
+function projectStatusPartition(ws: string, status: string) {
+  return `${WS}${ws}#STATUS#${status}`;
+}
+function projectNamePartition(ws: string) {
+  return `${WS}${ws}#NAME`;
+}
+function labelCollection(ws: string, labelId: number) {
+  return `${LABEL}${ws}#${labelId}`;
+}
+
+/** Item type markers stored on every item (used by the invariant checker and for readability). */
+export const ItemType = {
+  project: 'project',
+  label: 'label',
+  labelTitleGuard: 'label_title',
+  labelIdCounter: 'label_id_counter',
+  taskLink: 'task_link',
+  labelLink: 'label_link',
+  taskVersion: 'task_version',
+  labelUse: 'label_use',
+  token: 'token',
+} as const;

@@ -1,0 +1,166 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { getItems } from './batches';
+import { db } from './client';
+import { num, str } from './codec';
+import { markDeleting } from './deleting';
+import { isConditionFailure } from './errors';
+import { ItemType, keys } from './keys';
+import { queryAll, type Item, type KeyRange } from './query';
+import { tableName } from './table';
+import { transact, tx } from './transactions';
+
+/** The label item, its title guard and the workspace's label id counter, and every read and write of them. */
+export interface LabelRecord {
+  id: number;
+  slug: string;
+  title: string;
+  color: string;
+  created_at: string;
+  updated_at: string;
+  /** Set while a delete is under way (or was interrupted and awaits a retried DELETE). */
+  deleting?: boolean;
+}
+
+/** A label's case-insensitive title: the key of its title guard (the domain's normalizeName). */
+type TitleKey = (title: string) => string;
+
+function labelItem(ws: string, l: LabelRecord, titleKey: TitleKey): Item {
+  return { ...keys.label(ws, l.slug), type: ItemType.label, workspace: ws, title_norm: titleKey(l.title), ...l };
+}
+
+function titleGuardItem(ws: string, title: string, label: { id: number; slug: string }, titleKey: TitleKey): Item {
+  return { ...keys.labelTitleGuard(ws, titleKey(title)), type: ItemType.labelTitleGuard, workspace: ws, label_id: label.id, label_slug: label.slug };
+}
+
+function decodeLabel(item: Item): LabelRecord {
+  return {
+    id: num(item, 'id'),
+    slug: str(item, 'slug'),
+    title: str(item, 'title'),
+    color: str(item, 'color'),
+    created_at: str(item, 'created_at'),
+    updated_at: str(item, 'updated_at'),
+    ...(item.deleting === true ? { deleting: true } : {}),
+  };
+}
+
+export async function readLabels(ws: string): Promise<LabelRecord[]> {
+  return (await queryAll({ partition: keys.workspace(ws), sortPrefix: keys.labelSkPrefix })).map(decodeLabel);
+}
+
+export async function readLabel(ws: string, slug: string): Promise<LabelRecord | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key: keys.label(ws, slug), ConsistentRead: true }));
+  return Item ? decodeLabel(Item) : undefined;
+}
+
+/** Labels by slug (for resolving links), keeping only those whose id is still the one wanted. */
+export async function readLabelsBySlug(ws: string, wanted: { slug: string; id: number }[]): Promise<Map<number, LabelRecord>> {
+  const slugs = [...new Set(wanted.map((w) => w.slug))];
+  const wantedIds = new Set(wanted.map((w) => w.id));
+  const found = new Map<number, LabelRecord>();
+  for (const item of await getItems(slugs.map((slug) => keys.label(ws, slug)))) {
+    const label = decodeLabel(item);
+    if (wantedIds.has(label.id)) found.set(label.id, label);
+  }
+  return found;
+}
+
+/** The next label id of the workspace (atomic counter: ids are never reused). */
+export async function nextLabelId(ws: string): Promise<number> {
+  const { Attributes } = await db.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.labelIdCounter(ws),
+      UpdateExpression: 'ADD next_id :one SET #type = :type, workspace = :ws',
+      ExpressionAttributeNames: { '#type': 'type' },
+      ExpressionAttributeValues: { ':one': 1, ':type': ItemType.labelIdCounter, ':ws': ws },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  );
+  return num(Attributes ?? {}, 'next_id');
+}
+
+/** Writes a new label with its title guard; both conditional (parts `label` and `guard`). */
+export async function putNewLabel(ws: string, label: LabelRecord, titleKey: TitleKey): Promise<void> {
+  await transact([
+    ['label', tx.put(labelItem(ws, label, titleKey), { condition: 'attribute_not_exists(PK)' })],
+    ['guard', tx.put(titleGuardItem(ws, label.title, label, titleKey), { condition: 'attribute_not_exists(PK)' })],
+  ]);
+}
+
+/**
+ * Writes a new title and color over `current`, moving the title guard when the title changes
+ * case-insensitively. Parts: `label` (still this label, same title, not under deletion), `oldGuard`,
+ * `newGuard` (the new title is free).
+ */
+export async function rewriteLabel(ws: string, current: LabelRecord, next: LabelRecord, titleKey: TitleKey): Promise<void> {
+  const parts: [string, ReturnType<typeof tx.put>][] = [
+    [
+      'label',
+      tx.update(keys.label(ws, current.slug), 'SET title = :title, title_norm = :norm, color = :color, updated_at = :now', {
+        condition: 'id = :id AND title_norm = :oldNorm AND attribute_not_exists(deleting)',
+        values: {
+          ':title': next.title,
+          ':norm': titleKey(next.title),
+          ':color': next.color,
+          ':now': next.updated_at,
+          ':id': current.id,
+          ':oldNorm': titleKey(current.title),
+        },
+      }),
+    ],
+  ];
+  if (titleKey(next.title) !== titleKey(current.title)) {
+    parts.push(
+      ['oldGuard', tx.delete(keys.labelTitleGuard(ws, titleKey(current.title)), { condition: 'label_id = :id', values: { ':id': current.id } })],
+      ['newGuard', tx.put(titleGuardItem(ws, next.title, next, titleKey), { condition: 'attribute_not_exists(PK)' })],
+    );
+  }
+  await transact(parts);
+}
+
+/**
+ * A change that leaves the title alone touches only the label item: one conditional UpdateItem,
+ * no read before it and no transaction (which would bill every write twice). Undefined when there
+ * is no such label.
+ */
+export async function recolorLabel(ws: string, slug: string, color: string | undefined): Promise<LabelRecord | undefined> {
+  try {
+    const { Attributes } = await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.label(ws, slug),
+        UpdateExpression: color === undefined ? 'SET updated_at = :now' : 'SET color = :color, updated_at = :now',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':now': new Date().toISOString(), ...(color === undefined ? {} : { ':color': color }) },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Attributes ? decodeLabel(Attributes) : undefined;
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+export async function markLabelDeleting(ws: string, slug: string): Promise<LabelRecord | undefined> {
+  const marked = await markDeleting(keys.label(ws, slug));
+  return marked ? decodeLabel(marked) : undefined;
+}
+
+/** Deletes the label and its title guard if they are still this label's (parts `label`, `guard`). */
+export async function deleteLabelItems(ws: string, label: LabelRecord, titleKey: TitleKey): Promise<void> {
+  await transact([
+    ['label', tx.delete(keys.label(ws, label.slug), { condition: 'id = :id', values: { ':id': label.id } })],
+    ['guard', tx.delete(keys.labelTitleGuard(ws, titleKey(label.title)), { condition: 'label_id = :id', values: { ':id': label.id } })],
+  ]);
+}
+
+/** The label items whose slug starts with `slugPrefix`, for picking a free slug. */
+export function labelSlugsRange(ws: string, slugPrefix: string): KeyRange {
+  return { partition: keys.workspace(ws), sortPrefix: `${keys.labelSkPrefix}${slugPrefix}` };
+}
+
+export function slugOfLabelItem(item: Item): string {
+  return str(item, 'SK').slice(keys.labelSkPrefix.length);
+}

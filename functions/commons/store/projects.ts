@@ -1,0 +1,196 @@
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from './client';
+import { bool, map, num, oneOf, optStr, str } from './codec';
+import { isConditionFailure } from './errors';
+import { markDeleting } from './deleting';
+import { ItemType, keys } from './keys';
+import type { Item, KeyRange } from './query';
+import { tableName } from './table';
+
+/** The project item: its attributes, keys and index keys, and every read and write of it. */
+export const PROJECT_STATUSES = ['in_progress', 'completed', 'archived'] as const;
+export type ProjectStatus = (typeof PROJECT_STATUSES)[number];
+export const WORKFLOWS = ['kanban', 'scrum'] as const;
+export type Workflow = (typeof WORKFLOWS)[number];
+export const VISIBILITIES = ['public', 'private'] as const;
+export type Visibility = (typeof VISIBILITIES)[number];
+
+/** A project as stored (keys and index attributes omitted). */
+export interface ProjectRecord {
+  id: string;
+  workspace: string;
+  slug: string;
+  name: string;
+  description: string;
+  logo?: string;
+  visibility: Visibility;
+  recurring: boolean;
+  owner: { name: string; username: string };
+  status: ProjectStatus;
+  settings: { default_workflow: Workflow; task_prefix: string };
+  client_uuid?: string;
+  tasks_count: number;
+  completed_count: number;
+  members_count: number;
+  sprints_count: number;
+  labels_count: number;
+  created_at: string;
+  updated_at: string;
+  /** Set while a delete is under way (or was interrupted and awaits a retried DELETE). */
+  deleting?: boolean;
+}
+
+export type ProjectPatch = Partial<Pick<ProjectRecord, 'name' | 'description' | 'visibility' | 'status'>> & {
+  settings?: Partial<ProjectRecord['settings']>;
+};
+
+/** The case-insensitive comparison form the name index sorts by (the domain's normalizeName). */
+type NameKey = (name: string) => string;
+
+/** The project item as written to the table: keys, index keys and the record (benchmarks seed with it). */
+export function projectItem(record: ProjectRecord, nameKey: NameKey): Item {
+  const ws = record.workspace;
+  return {
+    ...keys.project(ws, record.slug),
+    ...keys.projectStatusIndex(ws, record.status, record.slug),
+    ...keys.projectNameIndex(ws, nameKey(record.name)),
+    type: ItemType.project,
+    ...record,
+  };
+}
+
+export function decodeProject(item: Item): ProjectRecord {
+  const owner = map(item, 'owner');
+  const settings = map(item, 'settings');
+  const logo = optStr(item, 'logo');
+  const client = optStr(item, 'client_uuid');
+  return {
+    id: str(item, 'id'),
+    workspace: str(item, 'workspace'),
+    slug: str(item, 'slug'),
+    name: str(item, 'name'),
+    description: str(item, 'description'),
+    ...(logo !== undefined ? { logo } : {}),
+    visibility: oneOf(item, 'visibility', VISIBILITIES),
+    recurring: bool(item, 'recurring'),
+    owner: { name: str(owner, 'name'), username: str(owner, 'username') },
+    status: oneOf(item, 'status', PROJECT_STATUSES),
+    settings: { default_workflow: oneOf(settings, 'default_workflow', WORKFLOWS), task_prefix: str(settings, 'task_prefix') },
+    ...(client !== undefined ? { client_uuid: client } : {}),
+    tasks_count: num(item, 'tasks_count'),
+    completed_count: num(item, 'completed_count'),
+    members_count: num(item, 'members_count'),
+    sprints_count: num(item, 'sprints_count'),
+    labels_count: num(item, 'labels_count'),
+    created_at: str(item, 'created_at'),
+    updated_at: str(item, 'updated_at'),
+    ...(item.deleting === true ? { deleting: true } : {}),
+  };
+}
+
+/** Writes a new project unless its slug is taken; false when it is. */
+export async function putNewProject(record: ProjectRecord, nameKey: NameKey): Promise<boolean> {
+  try {
+    await db.send(new PutCommand({ TableName: tableName(), Item: projectItem(record, nameKey), ConditionExpression: 'attribute_not_exists(PK)' }));
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** The project, read strongly consistent (callers expect to see their own writes), or undefined. */
+export async function readProject(ws: string, slug: string): Promise<ProjectRecord | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key: keys.project(ws, slug), ConsistentRead: true }));
+  return Item ? decodeProject(Item) : undefined;
+}
+
+/** Applies a partial update; the record after it, or undefined when there is no such project. */
+export async function updateProjectItem(ws: string, slug: string, patch: ProjectPatch, nameKey: NameKey): Promise<ProjectRecord | undefined> {
+  const sets: string[] = ['updated_at = :now'];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':now': new Date().toISOString() };
+  const set = (attr: string, value: unknown) => {
+    const id = attr.replace(/\W/g, '_');
+    names[`#${id}`] = attr;
+    values[`:${id}`] = value;
+    sets.push(`#${id} = :${id}`);
+  };
+  if (patch.name !== undefined) {
+    set('name', patch.name);
+    set('GSI2SK', nameKey(patch.name));
+  }
+  if (patch.description !== undefined) set('description', patch.description);
+  if (patch.visibility !== undefined) set('visibility', patch.visibility);
+  if (patch.status !== undefined) {
+    set('status', patch.status);
+    set('GSI1PK', keys.projectStatusPartition(ws, patch.status));
+  }
+  if (patch.settings?.default_workflow !== undefined) {
+    names['#settings'] = 'settings';
+    values[':workflow'] = patch.settings.default_workflow;
+    sets.push('#settings.default_workflow = :workflow');
+  }
+  if (patch.settings?.task_prefix !== undefined) {
+    names['#settings'] = 'settings';
+    values[':prefix'] = patch.settings.task_prefix;
+    sets.push('#settings.task_prefix = :prefix');
+  }
+  try {
+    const { Attributes } = await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.project(ws, slug),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Attributes ? decodeProject(Attributes) : undefined;
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Marks a project `deleting`, the first step of a resumable delete, and returns it as marked (so no
+ * read is needed before it), or undefined when there is no such project.
+ */
+export async function markProjectDeleting(ws: string, slug: string): Promise<ProjectRecord | undefined> {
+  const marked = await markDeleting(keys.project(ws, slug));
+  return marked ? decodeProject(marked) : undefined;
+}
+
+/** Deletes the project item if it is still this project (not a namesake); false when it is not. */
+export async function deleteProjectItem(project: Pick<ProjectRecord, 'workspace' | 'slug' | 'id'>): Promise<boolean> {
+  try {
+    await db.send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: keys.project(project.workspace, project.slug),
+        ConditionExpression: 'id = :id',
+        ExpressionAttributeValues: { ':id': project.id },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** The ranges projects are listed from: all, by status, by name prefix, and the slugs of a family. */
+export const projectRanges = {
+  all: (ws: string): KeyRange => ({ partition: keys.workspace(ws), sortPrefix: keys.projectSkPrefix }),
+  byStatus: (ws: string, status: ProjectStatus): KeyRange => ({ index: 'byStatus', partition: keys.projectStatusPartition(ws, status) }),
+  byName: (ws: string, namePrefix: string): KeyRange => ({ index: 'byName', partition: keys.projectNamePartition(ws), sortPrefix: namePrefix }),
+  slugsStartingWith: (ws: string, slugPrefix: string): KeyRange => ({ partition: keys.workspace(ws), sortPrefix: `${keys.projectSkPrefix}${slugPrefix}` }),
+};
+
+/** The slug of a project item returned by `slugsStartingWith`. */
+export function slugOfProjectItem(item: Item): string {
+  return str(item, 'SK').slice(keys.projectSkPrefix.length);
+}

@@ -1,0 +1,77 @@
+import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { db } from './client';
+import { TABLE, tableName, type IndexName } from './table';
+
+export type Item = Record<string, unknown>;
+
+/** What a Query reads: a partition of the table or of an index, optionally under a sort-key prefix. */
+export interface KeyRange {
+  index?: IndexName;
+  partition: string;
+  /** begins_with condition on the sort key. */
+  sortPrefix?: string;
+}
+
+/** The key attribute names of a range's table or index, and those a continuation key carries. */
+export function keyNamesOf(range: KeyRange) {
+  const index = range.index ? TABLE.indexes[range.index] : undefined;
+  return {
+    partitionKey: index?.partitionKey ?? TABLE.partitionKey,
+    sortKey: index?.sortKey ?? TABLE.sortKey,
+    continuationKey: index ? [index.partitionKey, index.sortKey, TABLE.partitionKey, TABLE.sortKey] : [TABLE.partitionKey, TABLE.sortKey],
+  };
+}
+
+/** The one Query builder: key condition, names, values, index and consistency for a range. */
+function queryInput(range: KeyRange): QueryCommandInput {
+  const { partitionKey, sortKey } = keyNamesOf(range);
+  const names: Record<string, string> = { '#pk': partitionKey };
+  const values: Record<string, unknown> = { ':pk': range.partition };
+  let condition = '#pk = :pk';
+  if (range.sortPrefix !== undefined) {
+    names['#sk'] = sortKey;
+    values[':prefix'] = range.sortPrefix;
+    condition += ' AND begins_with(#sk, :prefix)';
+  }
+  return {
+    TableName: tableName(),
+    KeyConditionExpression: condition,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+    // Index reads are eventually consistent by definition; base-table reads see the caller's own writes.
+    ...(range.index ? { IndexName: TABLE.indexes[range.index].name } : { ConsistentRead: true }),
+  };
+}
+
+/**
+ * Up to `limit` items of a range in key order, starting after `startKey`. Reads one item more than
+ * asked so that `lastKey` (the key of the last returned item) is set exactly when more follow; a
+ * page DynamoDB cuts short at its 1 MB limit is read on until full.
+ */
+export async function queryPage(range: KeyRange, limit: number, startKey?: Item): Promise<{ items: Item[]; lastKey?: Item }> {
+  const input = queryInput(range);
+  const items: Item[] = [];
+  let start = startKey;
+  do {
+    const out = await db.send(new QueryCommand({ ...input, Limit: limit + 1 - items.length, ExclusiveStartKey: start }));
+    items.push(...(out.Items ?? []));
+    start = out.LastEvaluatedKey;
+  } while (items.length <= limit && start);
+  const pageItems = items.slice(0, limit);
+  const last = pageItems[pageItems.length - 1];
+  if (items.length <= limit || !last) return { items: pageItems };
+  return { items: pageItems, lastKey: Object.fromEntries(keyNamesOf(range).continuationKey.map((k) => [k, last[k]])) };
+}
+
+/** Every item of a base-table range, strongly consistent, all pages. */
+export async function queryAll(range: Omit<KeyRange, 'index'>): Promise<Item[]> {
+  const input = queryInput(range);
+  const items: Item[] = [];
+  let start: Item | undefined;
+  do {
+    const out = await db.send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
+    items.push(...(out.Items ?? []));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items;
+}

@@ -1,0 +1,91 @@
+import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from './client';
+import { bool, map, optStr, str, strings } from './codec';
+import { isConditionFailure } from './errors';
+import { ItemType, keys } from './keys';
+import type { Item } from './query';
+import { tableName } from './table';
+
+/** An API token as stored: everything but the token itself, of which only a SHA-256 is kept. */
+export interface TokenRecord {
+  id: string;
+  owner: { name: string; username: string };
+  workspaces: string[];
+  scopes: string[];
+  created_at: string;
+  expires_at?: string;
+  revoked: boolean;
+}
+
+function decodeToken(item: Item): TokenRecord & { hash: string } {
+  const owner = map(item, 'owner');
+  const expires = optStr(item, 'expires_at');
+  return {
+    id: str(item, 'id'),
+    hash: str(item, 'hash'),
+    owner: { name: str(owner, 'name'), username: str(owner, 'username') },
+    workspaces: strings(item, 'workspaces'),
+    scopes: strings(item, 'scopes'),
+    created_at: str(item, 'created_at'),
+    ...(expires !== undefined ? { expires_at: expires } : {}),
+    revoked: bool(item, 'revoked'),
+  };
+}
+
+export async function putNewToken(record: TokenRecord, hash: string): Promise<void> {
+  await db.send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.token(record.id), type: ItemType.token, hash, ...record },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    }),
+  );
+}
+
+/** The token item with its hash (eventually consistent: a new token is usable within a second). */
+export async function readToken(id: string): Promise<(TokenRecord & { hash: string }) | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key: keys.token(id) }));
+  return Item ? decodeToken(Item) : undefined;
+}
+
+/** Marks the token revoked; false when there is no such token. */
+export async function revokeTokenItem(id: string): Promise<boolean> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.token(id),
+        UpdateExpression: 'SET revoked = :true, revoked_at = :now',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':true': true, ':now': new Date().toISOString() },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** Every token (a Scan: only the token CLI lists tokens, never a request path). */
+export async function scanTokens(): Promise<TokenRecord[]> {
+  const out: TokenRecord[] = [];
+  let start: Item | undefined;
+  do {
+    const page = await db.send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: '#type = :token',
+        ExpressionAttributeNames: { '#type': 'type' },
+        ExpressionAttributeValues: { ':token': ItemType.token },
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const { hash: _hash, ...record } = decodeToken(item);
+      out.push(record);
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return out;
+}

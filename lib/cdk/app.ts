@@ -1,0 +1,93 @@
+import { App, Stack, Tags, Validations, type CfnResource } from 'aws-cdk-lib';
+import cdkNag from 'cdk-nag';
+import { ServiceStack } from './service-stack.ts';
+import { stageConfig } from './stage.ts';
+
+// cdk-nag is CommonJS; Node's ESM loader sees its exports only through the default import.
+const { AwsSolutionsChecks } = cdkNag;
+
+export interface BuildAppOptions {
+  /** Where the cloud assembly goes (default: CDK's choice, cdk.out under the CLI). */
+  outdir?: string;
+  /** Context values, as `-c key=value` would give them (stage, alarmEmail, corsOrigins). */
+  context?: Record<string, unknown>;
+  /** Run cdk-nag during synthesis (default true; a violation then fails the synth). */
+  nag?: boolean;
+}
+
+/**
+ * The CDK app: one env-agnostic stack per stage. cdk-nag's AWS Solutions pack runs as a policy
+ * validation plugin (cdk-nag v3; v2's `NagSuppressions`/Aspects are gone): any finding not
+ * acknowledged below fails `cdk synth`.
+ */
+export function buildApp(opts: BuildAppOptions = {}): { app: App; stack: ServiceStack } {
+  const app = new App({ ...(opts.outdir ? { outdir: opts.outdir } : {}), context: opts.context ?? {} });
+  const stage = stageConfig(app.node.tryGetContext('stage') ?? 'dev');
+  const alarmEmail = app.node.tryGetContext('alarmEmail') as string | undefined;
+  const corsOrigins = app.node.tryGetContext('corsOrigins') as string | undefined;
+  const stack = new ServiceStack(app, `ProjectLabelService-${stage.name}`, {
+    stage,
+    description: `Project and Label Management Service (${stage.name})`,
+    ...(alarmEmail ? { alarmEmail } : {}),
+    ...(corsOrigins ? { corsOrigins: corsOrigins.split(',').map((o) => o.trim()) } : {}),
+  });
+  Tags.of(app).add('service', 'project-label-service');
+  Tags.of(app).add('stage', stage.name);
+  acknowledgeAcceptedFindings(stack);
+  if (opts.nag !== false) {
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true, writeSuppressionsToCloudFormation: true }));
+  }
+  return { app, stack };
+}
+
+/** The cdk-nag findings this service accepts, each with its reason. Anything else fails synthesis. */
+function acknowledgeAcceptedFindings(stack: ServiceStack): void {
+  const tableArn = `<${logicalId(stack, stack.table.node.defaultChild as CfnResource)}.Arn>`;
+  Validations.of(stack).acknowledge(
+    {
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      reason: 'The AWS-maintained minimal policy for a function to write its own logs (CreateLogStream/PutLogEvents).',
+    },
+    {
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+      reason: 'The AWS-maintained policy API Gateway needs to write execution and access logs; it is the documented role for that account setting.',
+    },
+    {
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) support no resource-level permissions, so AWS requires Resource "*".',
+    },
+    {
+      id: `AwsSolutions-IAM5[Resource::${tableArn}/index/*]`,
+      reason: 'Handlers query the table\'s own GSIs (GSI1 by status, GSI2 by name); the grant is limited to the indexes of this one table.',
+    },
+    {
+      id: 'AwsSolutions-L1',
+      reason:
+        'Functions pin nodejs22.x on purpose: the runtime the service is built and tested for (bundles target node22); moving to a newer runtime is a deliberate, tested change, not a silent one.',
+    },
+    {
+      id: 'AwsSolutions-APIG2',
+      reason:
+        'Each handler validates its request with a zod schema and answers 422 listing every offending field (DESIGN.md); an API Gateway request validator would reject first with a less precise body.',
+    },
+    {
+      id: 'AwsSolutions-APIG3',
+      reason: 'No WAF web ACL in this stack: the API is token-authenticated and throttled per stage; a web ACL can be associated per deployment without changing it.',
+    },
+    {
+      id: 'AwsSolutions-COG4',
+      reason: 'The API authenticates its own bearer tokens with a Lambda TOKEN authorizer (DESIGN.md), not with Cognito user pools.',
+    },
+  );
+  // CORS preflight (OPTIONS) requests carry no Authorization header by the CORS standard.
+  for (const method of stack.api.methods.filter((m) => m.httpMethod === 'OPTIONS')) {
+    Validations.of(method).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason: 'CORS preflight requests carry no credentials by the CORS standard; the mock integration returns only CORS headers.',
+    });
+  }
+}
+
+function logicalId(stack: Stack, resource: CfnResource): string {
+  return stack.resolve(resource.logicalId) as string;
+}

@@ -1,0 +1,56 @@
+import { join } from 'node:path';
+import { Duration } from 'aws-cdk-lib';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { Construct } from 'constructs';
+import { lambdaBundling } from './bundling.ts';
+import { repoRoot } from '#lib/paths';
+import type { StageConfig } from './stage.ts';
+
+export interface ServiceFunctionProps {
+  /** Handler module relative to the repository root, as in the route table; it exports `handler`. */
+  handler: string;
+  /** Short name (the route name); the physical name is `<stage prefix>-<name>`. */
+  name: string;
+  stage: StageConfig;
+  table: ITable;
+  description?: string;
+  timeout?: Duration;
+}
+
+/**
+ * Every function of the service: the defaults they share live here, so the stack adds a route in
+ * one line and no function can drift from them (runtime, architecture, bundling, logs, tracing).
+ * Table permissions are granted by the caller: they differ per function.
+ */
+export class ServiceFunction extends NodejsFunction {
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    const functionName = `${props.stage.prefix}-${props.name}`;
+    super(scope, id, {
+      functionName,
+      description: props.description,
+      entry: join(repoRoot, props.handler),
+      handler: 'handler',
+      projectRoot: repoRoot,
+      depsLockFilePath: join(repoRoot, 'package-lock.json'),
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: 1024,
+      // API Gateway gives up after 29 s; the DynamoDB client's bounded retries fit well inside this.
+      timeout: props.timeout ?? Duration.seconds(20),
+      tracing: Tracing.ACTIVE,
+      bundling: lambdaBundling(),
+      logGroup: new LogGroup(scope, `${id}Logs`, {
+        logGroupName: `/aws/lambda/${functionName}`,
+        retention: props.stage.logRetention,
+        removalPolicy: props.stage.removalPolicy,
+      }),
+      environment: {
+        TABLE_NAME: props.table.tableName,
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+    });
+  }
+}

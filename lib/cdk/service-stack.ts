@@ -1,0 +1,257 @@
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import {
+  AccessLogFormat,
+  AuthorizationType,
+  Cors,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  RestApi,
+  TokenAuthorizer,
+  type IResource,
+} from 'aws-cdk-lib/aws-apigateway';
+import { Alarm, ComparisonOperator, MathExpression, TreatMissingData, type IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { AttributeType, BillingMode, Table, TableEncryption, ProjectionType } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Alias } from 'aws-cdk-lib/aws-kms';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { Construct } from 'constructs';
+import { authorizerHandler, routes, type Route } from '#http/routes';
+import { TABLE } from '#store/table';
+import { keys } from '#store/keys';
+import { BEARER_HEADER } from '#domain/tokens';
+import { GATEWAY_PROBLEMS, gatewayProblemTemplate, gatewayStatus } from './gateway-responses.ts';
+import { ServiceFunction } from './service-function.ts';
+import type { StageConfig } from './stage.ts';
+
+/** The TOKEN authorizer's identity validation: API Gateway refuses other headers without calling it. */
+export const TOKEN_VALIDATION_REGEX = BEARER_HEADER.source;
+
+export interface ServiceStackProps extends StackProps {
+  stage: StageConfig;
+  /** Optional address that receives the alarm notifications. */
+  alarmEmail?: string;
+  /** Origins allowed by CORS; the API uses bearer tokens, not cookies, so `*` is safe by default. */
+  corsOrigins?: string[];
+}
+
+/**
+ * The whole service, built from the route table (functions/commons/http/routes.ts) and the table definition
+ * (functions/commons/store/table.ts): a new route needs a row there and a handler, never an edit here.
+ */
+export class ServiceStack extends Stack {
+  readonly table: Table;
+  readonly api: RestApi;
+  readonly functions = new Map<string, ServiceFunction>();
+
+  constructor(scope: Construct, id: string, props: ServiceStackProps) {
+    super(scope, id, props);
+    const { stage } = props;
+    this.table = this.createTable(stage);
+    const authorizerFn = this.createAuthorizerFunction(stage);
+    const corsOrigins = props.corsOrigins ?? Cors.ALL_ORIGINS;
+    this.api = this.createApi(stage, authorizerFn, corsOrigins);
+    for (const route of routes) this.addRoute(route, stage, corsOrigins);
+    this.createAlarms(stage, props.alarmEmail);
+
+    // RestApi adds its own `Endpoint` output; ApiUrl below replaces it under a stable, documented name.
+    this.api.node.tryRemoveChild('Endpoint');
+    new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API (stage included)' });
+    new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'TABLE_NAME for `npm run token` against this stack' });
+  }
+
+  private createTable(stage: StageConfig): Table {
+    const string = (name: string) => ({ name, type: AttributeType.STRING });
+    const table = new Table(this, 'Table', {
+      tableName: stage.prefix,
+      partitionKey: string(TABLE.partitionKey),
+      sortKey: string(TABLE.sortKey),
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: TableEncryption.AWS_MANAGED,
+      deletionProtection: stage.deletionProtection,
+      removalPolicy: stage.removalPolicy,
+    });
+    for (const index of Object.values(TABLE.indexes)) {
+      table.addGlobalSecondaryIndex({
+        indexName: index.name,
+        partitionKey: string(index.partitionKey),
+        sortKey: string(index.sortKey),
+        projectionType: ProjectionType.ALL,
+      });
+    }
+    return table;
+  }
+
+  /** The authorizer reads token items and nothing else: one GetItem on `TOKEN#` keys. */
+  private createAuthorizerFunction(stage: StageConfig): ServiceFunction {
+    const fn = new ServiceFunction(this, 'Authorizer', {
+      name: 'authorizer',
+      handler: authorizerHandler,
+      description: 'TOKEN authorizer: verifies the bearer token against its stored hash',
+      stage,
+      table: this.table,
+      timeout: Duration.seconds(10),
+    });
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:GetItem'],
+        resources: [this.table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${keys.tokenPkPrefix}*`] } },
+      }),
+    );
+    this.functions.set('authorizer', fn);
+    return fn;
+  }
+
+  private createApi(stage: StageConfig, authorizerFn: ServiceFunction, corsOrigins: string[]): RestApi {
+    const authorizer = new TokenAuthorizer(this, 'TokenAuthorizer', {
+      handler: authorizerFn,
+      identitySource: 'method.request.header.Authorization',
+      validationRegex: TOKEN_VALIDATION_REGEX,
+      resultsCacheTtl: stage.authorizerCacheTtl,
+    });
+    const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: stage.logRetention, removalPolicy: stage.removalPolicy });
+    const api = new RestApi(this, 'Api', {
+      restApiName: stage.prefix,
+      description: 'Project and Label Management Service',
+      // Every method, present and future, goes through the token authorizer.
+      defaultMethodOptions: { authorizer, authorizationType: AuthorizationType.CUSTOM },
+      defaultCorsPreflightOptions: {
+        allowOrigins: corsOrigins,
+        allowMethods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
+        allowHeaders: ['Authorization', 'Content-Type'],
+        exposeHeaders: ['Location', 'Retry-After', 'WWW-Authenticate'],
+        maxAge: Duration.hours(1),
+      },
+      cloudWatchRole: true,
+      cloudWatchRoleRemovalPolicy: stage.removalPolicy,
+      deployOptions: {
+        stageName: stage.name,
+        tracingEnabled: true,
+        throttlingRateLimit: stage.throttle.rateLimit,
+        throttlingBurstLimit: stage.throttle.burstLimit,
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        metricsEnabled: true,
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogFormat: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: '$context.requestId',
+            extendedRequestId: '$context.extendedRequestId',
+            ip: '$context.identity.sourceIp',
+            requestTime: '$context.requestTime',
+            httpMethod: '$context.httpMethod',
+            resourcePath: '$context.resourcePath',
+            path: '$context.path',
+            status: '$context.status',
+            protocol: '$context.protocol',
+            responseLength: '$context.responseLength',
+            responseLatency: '$context.responseLatency',
+            integrationLatency: '$context.integrationLatency',
+            principalId: '$context.authorizer.principalId',
+            errorType: '$context.error.responseType',
+            errorMessage: '$context.error.message',
+          }),
+        ),
+      },
+    });
+    // Lets browsers read the gateway's own errors. A gateway response cannot pick one of several
+    // origins, so several configured origins get `*` here: these bodies carry no data, and the API
+    // authenticates with bearer tokens, never cookies.
+    const allowOrigin = corsOrigins.length === 1 ? corsOrigins[0]! : '*';
+    for (const problem of GATEWAY_PROBLEMS) {
+      api.addGatewayResponse(`Gateway${problem.type.responseType}`, {
+        type: problem.type,
+        statusCode: String(gatewayStatus(problem)),
+        responseHeaders: {
+          'Content-Type': "'application/problem+json'",
+          'Access-Control-Allow-Origin': `'${allowOrigin}'`,
+          ...Object.fromEntries(Object.entries(problem.headers ?? {}).map(([k, v]) => [k, `'${v}'`])),
+        },
+        templates: { 'application/json': gatewayProblemTemplate(problem) },
+      });
+    }
+    return api;
+  }
+
+  private addRoute(route: Route, stage: StageConfig, corsOrigins: string[]): void {
+    const fn = new ServiceFunction(this, functionId(route.name), {
+      name: route.name,
+      handler: route.handler,
+      description: `${route.method} ${route.path}`,
+      stage,
+      table: this.table,
+    });
+    // The handlers answer browsers with the same allowed origins as the preflight.
+    fn.addEnvironment('CORS_ORIGINS', corsOrigins.join(','));
+    if (route.access === 'read') this.table.grantReadData(fn);
+    else this.table.grantReadWriteData(fn);
+    this.functions.set(route.name, fn);
+    // No test-invoke permission: the console's test button is not a way this API is called.
+    this.resourceFor(route.path).addMethod(route.method, new LambdaIntegration(fn, { allowTestInvoke: false }));
+  }
+
+  private resourceFor(path: string): IResource {
+    return path
+      .split('/')
+      .filter(Boolean)
+      .reduce<IResource>((parent, part) => parent.getResource(part) ?? parent.addResource(part), this.api.root);
+  }
+
+  private createAlarms(stage: StageConfig, alarmEmail: string | undefined): void {
+    const topic = new Topic(this, 'AlarmTopic', {
+      topicName: `${stage.prefix}-alarms`,
+      enforceSSL: true,
+      masterKey: Alias.fromAliasName(this, 'SnsManagedKey', 'alias/aws/sns'),
+    });
+    if (alarmEmail) topic.addSubscription(new EmailSubscription(alarmEmail));
+    const action: IAlarmAction = new SnsAction(topic);
+    const alarm = (id: string, a: Omit<ConstructorParameters<typeof Alarm>[2], 'evaluationPeriods'>) => {
+      const created = new Alarm(this, id, {
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        ...a,
+      });
+      created.addAlarmAction(action);
+    };
+
+    alarm('Api5xxAlarm', {
+      alarmName: `${stage.prefix}-api-5xx`,
+      alarmDescription: 'The API answered 5xx (handler failures, authorizer failures, timeouts).',
+      metric: this.api.metricServerError({ period: Duration.minutes(5), statistic: 'Sum' }),
+      threshold: 5,
+    });
+    for (const [name, fn] of this.functions) {
+      alarm(`${functionId(name)}ErrorsAlarm`, {
+        alarmName: `${stage.prefix}-${name}-errors`,
+        alarmDescription: `Function ${name} threw (errors the handler did not turn into a response).`,
+        metric: fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+        threshold: 1,
+      });
+    }
+    alarm('TableThrottlesAlarm', {
+      alarmName: `${stage.prefix}-table-throttles`,
+      alarmDescription: 'DynamoDB throttled reads or writes on the table.',
+      metric: new MathExpression({
+        label: 'Throttled events',
+        expression: 'reads + writes',
+        usingMetrics: {
+          reads: this.table.metric('ReadThrottleEvents', { statistic: 'Sum' }),
+          writes: this.table.metric('WriteThrottleEvents', { statistic: 'Sum' }),
+        },
+        period: Duration.minutes(5),
+      }),
+      threshold: 1,
+    });
+  }
+}
+
+/** `get-project` -> `GetProject`: stable logical ids derived from route names. */
+export function functionId(name: string): string {
+  return name.replace(/(^|-)([a-z0-9])/g, (_, _dash: string, c: string) => c.toUpperCase());
+}
