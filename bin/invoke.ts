@@ -52,7 +52,8 @@ try {
   console.error(`Seeding failed: ${(error as Error).message}\nIs the local database running (npm start)?`);
   process.exit(1);
 }
-if (isAuthorizer && !token) console.error(`No token given: the authorizer will refuse ${samples.TOKEN_PLACEHOLDER}. Use --seed, --token or TOKEN.`);
+if (isAuthorizer && !token)
+  console.error(`No token given: the authorizer will refuse ${samples.TOKEN_PLACEHOLDER}. Use --seed, --token or TOKEN.`);
 
 const file = eventFile ?? join(repoRoot, 'events', `${name}.json`);
 const event = samples.prepareEvent(JSON.parse(readFileSync(file, 'utf8')), { workspace, ...(token ? { token } : {}) });

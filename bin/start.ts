@@ -65,7 +65,9 @@ if (embedded && (await listTokens('acme-corp')).length === 0) {
   console.log(`\nFirst start: created a token for workspace acme-corp (shown once, keep it):\n\n  ${token}\n`);
   console.log(`Try it:\n\n  curl -s -H "Authorization: Bearer ${token}" "${base}/projects?company_slug=acme-corp"\n`);
 } else if (embedded) {
-  console.log('Tokens for acme-corp exist already; create another with: npm run token -- create --workspace acme-corp --name "Your Name" --username you');
+  console.log(
+    'Tokens for acme-corp exist already; create another with: npm run token -- create --workspace acme-corp --name "Your Name" --username you',
+  );
 }
 console.log(`READY ${base}`);
 

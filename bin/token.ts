@@ -56,7 +56,9 @@ switch (command) {
     });
     if (values.json) console.log(JSON.stringify({ token, ...record }));
     else {
-      console.log(`Token ${record.id} for ${record.workspaces.join(', ')} (${record.scopes.join(' ')})${record.expires_at ? `, expires ${record.expires_at}` : ''}.`);
+      console.log(
+        `Token ${record.id} for ${record.workspaces.join(', ')} (${record.scopes.join(' ')})${record.expires_at ? `, expires ${record.expires_at}` : ''}.`,
+      );
       console.log('Shown once; only its hash is stored:\n');
       console.log(token);
     }
@@ -69,7 +71,9 @@ switch (command) {
     else
       for (const t of tokens) {
         const state = t.revoked ? 'revoked' : t.expires_at && Date.parse(t.expires_at) <= Date.now() ? 'expired' : 'active';
-        console.log(`${t.id}  ${state.padEnd(7)}  ${t.owner.username.padEnd(16)}  ${t.scopes.join(' ')}  created ${t.created_at}${t.expires_at ? `  expires ${t.expires_at}` : ''}`);
+        console.log(
+          `${t.id}  ${state.padEnd(7)}  ${t.owner.username.padEnd(16)}  ${t.scopes.join(' ')}  created ${t.created_at}${t.expires_at ? `  expires ${t.expires_at}` : ''}`,
+        );
       }
     break;
   }

@@ -10,7 +10,12 @@ export const handler = endpoint({
   run: async ({ path, query, body }, { workspace }) =>
     ok(
       taskLabelsView(
-        await changeTaskLabels('detach', workspace, { labelSlug: path.slug, projectSlug: query.project_slug, taskUuid: body.task_uuid, taskUuids: body.task_uuids }),
+        await changeTaskLabels('detach', workspace, {
+          labelSlug: path.slug,
+          projectSlug: query.project_slug,
+          taskUuid: body.task_uuid,
+          taskUuids: body.task_uuids,
+        }),
       ),
     ),
 });

@@ -6,14 +6,12 @@ import { labelView } from '#http/labelViews';
 import { slugParam, taskUuid } from '#http/validation';
 
 const input = z.object({
-  query: z
-    .object({ project_slug: z.optional(slugParam), task_uuid: z.optional(taskUuid) })
-    .check(
-      z.refine((q) => (q.project_slug === undefined) === (q.task_uuid === undefined), {
-        message: 'project_slug and task_uuid go together',
-        path: ['task_uuid'],
-      }),
-    ),
+  query: z.object({ project_slug: z.optional(slugParam), task_uuid: z.optional(taskUuid) }).check(
+    z.refine((q) => (q.project_slug === undefined) === (q.task_uuid === undefined), {
+      message: 'project_slug and task_uuid go together',
+      path: ['task_uuid'],
+    }),
+  ),
 });
 
 /** GET /projects-labels: every label of the workspace by title, or the labels of one task. */
@@ -21,7 +19,10 @@ export const handler = endpoint({
   scope: 'labels:read',
   input,
   run: async ({ query }, { workspace }) => {
-    const labels = query.project_slug && query.task_uuid ? await labelsOfTask(workspace, query.project_slug, query.task_uuid) : await listLabels(workspace);
+    const labels =
+      query.project_slug && query.task_uuid
+        ? await labelsOfTask(workspace, query.project_slug, query.task_uuid)
+        : await listLabels(workspace);
     return ok(labels.map(labelView));
   },
 });

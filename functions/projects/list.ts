@@ -12,7 +12,9 @@ const input = z.object({
       name: z.optional(projectFields.name),
       ...pagination,
     })
-    .check(z.refine((q) => !(q.name !== undefined && q.status !== undefined), { message: 'name and status cannot be combined', path: ['name'] })),
+    .check(
+      z.refine((q) => !(q.name !== undefined && q.status !== undefined), { message: 'name and status cannot be combined', path: ['name'] }),
+    ),
 });
 
 /** GET /projects: the workspace's projects (optionally by status), or find by name when `name` is given. */
@@ -22,7 +24,9 @@ export const handler = endpoint({
   run: async ({ query }, { workspace }) => {
     const req = { limit: pageSize(query), cursor: query.cursor };
     const page =
-      query.name !== undefined ? await findProjectsByName(workspace, query.name, req) : await listProjects(workspace, { ...req, status: query.status });
+      query.name !== undefined
+        ? await findProjectsByName(workspace, query.name, req)
+        : await listProjects(workspace, { ...req, status: query.status });
     return ok(page.items.map(projectListView), { limit: req.limit, next_cursor: page.nextCursor });
   },
 });

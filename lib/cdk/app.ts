@@ -50,15 +50,17 @@ function acknowledgeAcceptedFindings(stack: ServiceStack): void {
     },
     {
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-      reason: 'The AWS-maintained policy API Gateway needs to write execution and access logs; it is the documented role for that account setting.',
+      reason:
+        'The AWS-maintained policy API Gateway needs to write execution and access logs; it is the documented role for that account setting.',
     },
     {
       id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) support no resource-level permissions, so AWS requires Resource "*".',
+      reason:
+        'X-Ray PutTraceSegments/PutTelemetryRecords (active tracing) support no resource-level permissions, so AWS requires Resource "*".',
     },
     {
       id: `AwsSolutions-IAM5[Resource::${tableArn}/index/*]`,
-      reason: 'Handlers query the table\'s own GSIs (GSI1 by status, GSI2 by name); the grant is limited to the indexes of this one table.',
+      reason: "Handlers query the table's own GSIs (GSI1 by status, GSI2 by name); the grant is limited to the indexes of this one table.",
     },
     {
       id: 'AwsSolutions-L1',
@@ -72,7 +74,8 @@ function acknowledgeAcceptedFindings(stack: ServiceStack): void {
     },
     {
       id: 'AwsSolutions-APIG3',
-      reason: 'No WAF web ACL in this stack: the API is token-authenticated and throttled per stage; a web ACL can be associated per deployment without changing it.',
+      reason:
+        'No WAF web ACL in this stack: the API is token-authenticated and throttled per stage; a web ACL can be associated per deployment without changing it.',
     },
     {
       id: 'AwsSolutions-COG4',

@@ -16,15 +16,29 @@ export interface GatewayProblem {
   headers?: Record<string, string>;
 }
 
-const UNAUTHORIZED = { code: 'unauthorized', detail: 'A valid bearer token is required.', headers: { 'WWW-Authenticate': 'Bearer' } } as const;
+const UNAUTHORIZED = {
+  code: 'unauthorized',
+  detail: 'A valid bearer token is required.',
+  headers: { 'WWW-Authenticate': 'Bearer' },
+} as const;
 const NO_ROUTE = { code: 'not_found', detail: 'No route serves this method and path.' } as const;
 const AUTHORIZER_FAILED = { code: 'authorizer_error', detail: 'The authorizer failed.' } as const;
 
 export const GATEWAY_PROBLEMS: readonly GatewayProblem[] = [
   { type: ResponseType.UNAUTHORIZED, ...UNAUTHORIZED },
   { type: ResponseType.ACCESS_DENIED, code: 'forbidden', detail: 'The token is not allowed to call this API.' },
-  { type: ResponseType.THROTTLED, code: 'rate_limited', detail: 'Too many requests; retry after the time given in Retry-After.', headers: { 'Retry-After': '1' } },
-  { type: ResponseType.QUOTA_EXCEEDED, code: 'rate_limited', detail: 'The request quota is exhausted; retry later.', headers: { 'Retry-After': '60' } },
+  {
+    type: ResponseType.THROTTLED,
+    code: 'rate_limited',
+    detail: 'Too many requests; retry after the time given in Retry-After.',
+    headers: { 'Retry-After': '1' },
+  },
+  {
+    type: ResponseType.QUOTA_EXCEEDED,
+    code: 'rate_limited',
+    detail: 'The request quota is exhausted; retry later.',
+    headers: { 'Retry-After': '60' },
+  },
   // What API Gateway answers for a path or method no route serves.
   { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, ...NO_ROUTE },
   { type: ResponseType.RESOURCE_NOT_FOUND, ...NO_ROUTE },

@@ -12,7 +12,9 @@ export async function scanTable(): Promise<Item[]> {
   const items: Item[] = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const out: ScanCommandOutput = await db.send(new ScanCommand({ TableName: tableName(), ExclusiveStartKey: start, ConsistentRead: true }));
+    const out: ScanCommandOutput = await db.send(
+      new ScanCommand({ TableName: tableName(), ExclusiveStartKey: start, ConsistentRead: true }),
+    );
     items.push(...(out.Items ?? []));
     start = out.LastEvaluatedKey;
   } while (start);
@@ -37,15 +39,21 @@ function findViolations(items: Item[]): string[] {
   const labelByWsId = new Map(labels.map((l) => [`${l.workspace}#${l.id}`, l]));
   // A delete under way (or interrupted, awaiting a retried DELETE) may have removed part of what
   // belongs to its project or label; only that part of the model is exempt, and only for them.
-  const inDeletion = (i: Item) => projectById.get(i.project_id)?.deleting === true || labelByWsId.get(`${i.workspace}#${i.label_id}`)?.deleting === true;
+  const inDeletion = (i: Item) =>
+    projectById.get(i.project_id)?.deleting === true || labelByWsId.get(`${i.workspace}#${i.label_id}`)?.deleting === true;
   const linkId = (i: Item) => `${i.workspace}|${i.project_id}|${i.task_uuid}|${i.label_id}`;
 
   const known = new Set<string>(Object.values(ItemType));
   for (const i of items) if (!known.has(i.type)) v.push(`item ${i.PK} / ${i.SK} has unknown type ${i.type}`);
 
   for (const p of projects) {
-    const expected = { ...keys.project(p.workspace, p.slug), ...keys.projectStatusIndex(p.workspace, p.status, p.slug), ...keys.projectNameIndex(p.workspace, normalizeName(p.name)) };
-    for (const [k, val] of Object.entries(expected)) if (p[k] !== val) v.push(`project ${p.workspace}/${p.slug}: ${k} is ${p[k]}, expected ${val}`);
+    const expected = {
+      ...keys.project(p.workspace, p.slug),
+      ...keys.projectStatusIndex(p.workspace, p.status, p.slug),
+      ...keys.projectNameIndex(p.workspace, normalizeName(p.name)),
+    };
+    for (const [k, val] of Object.entries(expected))
+      if (p[k] !== val) v.push(`project ${p.workspace}/${p.slug}: ${k} is ${p[k]}, expected ${val}`);
   }
 
   const labelSideIds = new Set(labelLinks.map(linkId));
@@ -74,7 +82,8 @@ function findViolations(items: Item[]): string[] {
   for (const u of uses) {
     const id = `${u.project_id}#${u.label_id}`;
     const links = linksPerUse.get(id) ?? 0;
-    if (u.n !== links && !inDeletion(u)) v.push(`use counter of label ${u.label_id} in project ${u.project_id} says ${u.n}, links say ${links}`);
+    if (u.n !== links && !inDeletion(u))
+      v.push(`use counter of label ${u.label_id} in project ${u.project_id} says ${u.n}, links say ${links}`);
     if (!projectById.has(u.project_id)) v.push(`use counter of label ${u.label_id} belongs to a missing project ${u.project_id}`);
     usesPerProject.set(u.project_id, (usesPerProject.get(u.project_id) ?? 0) + 1);
   }
@@ -85,10 +94,13 @@ function findViolations(items: Item[]): string[] {
   }
   for (const p of projects) {
     const truth = usesPerProject.get(p.id) ?? 0;
-    if (p.labels_count !== truth && !p.deleting) v.push(`project ${p.workspace}/${p.slug}: labels_count is ${p.labels_count}, links say ${truth}`);
+    if (p.labels_count !== truth && !p.deleting)
+      v.push(`project ${p.workspace}/${p.slug}: labels_count is ${p.labels_count}, links say ${truth}`);
   }
-  for (const [task, n] of labelsPerTask) if (n > MAX_LABELS_PER_TASK) v.push(`task ${task} carries ${n} labels (limit ${MAX_LABELS_PER_TASK})`);
-  for (const t of of(ItemType.taskVersion)) if (!projectById.has(t.project_id)) v.push(`task version ${t.PK} / ${t.SK} belongs to a missing project`);
+  for (const [task, n] of labelsPerTask)
+    if (n > MAX_LABELS_PER_TASK) v.push(`task ${task} carries ${n} labels (limit ${MAX_LABELS_PER_TASK})`);
+  for (const t of of(ItemType.taskVersion))
+    if (!projectById.has(t.project_id)) v.push(`task version ${t.PK} / ${t.SK} belongs to a missing project`);
 
   const guards = of(ItemType.labelTitleGuard);
   const guardByKey = new Map(guards.map((g) => [`${g.PK}|${g.SK}`, g]));

@@ -1,7 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { ChildProcess } from 'node:child_process';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+  type CreateTableCommandInput,
+} from '@aws-sdk/client-dynamodb';
 import { join } from 'node:path';
 import { repoRoot } from '#lib/paths';
 import { TABLE } from '#store/table';

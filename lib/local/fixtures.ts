@@ -18,7 +18,8 @@ export async function seedFixtures(root: string, workspace: string): Promise<{ t
   const q = { company_slug: workspace };
   for (const p of [FIXTURES.project, FIXTURES.doomedProject]) {
     const found = await call('get-project', `/projects/${p.slug}`, q);
-    if (found.statusCode !== 200 && found.statusCode !== 404) throw new Error(`Reading project ${p.slug} gave ${found.statusCode} ${found.body}`);
+    if (found.statusCode !== 200 && found.statusCode !== 404)
+      throw new Error(`Reading project ${p.slug} gave ${found.statusCode} ${found.body}`);
     if (found.statusCode === 404) {
       const res = await call('create-project', '/projects', {}, { company_slug: workspace, name: p.name });
       expectCreated(res, p.slug, `project "${p.name}"`);

@@ -79,7 +79,12 @@ export function sampleRequestsFor(t: SampleTargets): Record<string, SampleReques
     'duplicate-project': { path: `/projects/${t.project}/duplicate`, query: ws, expectedStatus: 201 },
     'project-stats': { path: `/projects/${t.project}/stats`, query: ws, expectedStatus: 200 },
     'list-labels': { path: '/projects-labels', query: ws, expectedStatus: 200 },
-    'create-label': { path: '/projects-labels', query: ws, body: { title: FIXTURES.newLabel.title, color: FIXTURES.newLabel.color }, expectedStatus: 201 },
+    'create-label': {
+      path: '/projects-labels',
+      query: ws,
+      body: { title: FIXTURES.newLabel.title, color: FIXTURES.newLabel.color },
+      expectedStatus: 201,
+    },
     'update-label': { path: `/projects-labels/${t.label}`, query: ws, body: { color: '#b60205' }, expectedStatus: 200 },
     'delete-label': { path: `/projects-labels/${t.doomedLabel ?? t.label}`, query: ws, expectedStatus: 204 },
     'attach-label': { path: `/projects-labels/${t.label}/attach`, query: inProject, body: { task_uuid: t.task }, expectedStatus: 200 },

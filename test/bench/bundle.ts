@@ -13,7 +13,11 @@ export interface BuiltBundle {
  * metafile for the size breakdown. `cjs` is only for the CommonJS floor the targets are measured
  * against: the same settings with CommonJS output (so no ESM `require` banner) and nothing external.
  */
-export async function buildBundle(entry: string, outfile: string, kind: 'handler' | 'floor-esm' | 'floor-cjs' = 'handler'): Promise<BuiltBundle> {
+export async function buildBundle(
+  entry: string,
+  outfile: string,
+  kind: 'handler' | 'floor-esm' | 'floor-cjs' = 'handler',
+): Promise<BuiltBundle> {
   const result = await build({
     ...buildOptions(),
     entryPoints: [entry],

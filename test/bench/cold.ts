@@ -73,7 +73,11 @@ export async function measureBundles(outDir: string, rounds: number): Promise<Co
     { name: 'authorizer', entry: join(repoRoot, authorizerHandler), format: 'esm' as const },
   ];
   const floorEntry = join(repoRoot, 'test/bench/floor.ts');
-  const all = [{ name: 'floor (CJS)', entry: floorEntry, format: 'cjs' as const }, { name: 'floor (ESM)', entry: floorEntry, format: 'esm' as const }, ...targets];
+  const all = [
+    { name: 'floor (CJS)', entry: floorEntry, format: 'cjs' as const },
+    { name: 'floor (ESM)', entry: floorEntry, format: 'esm' as const },
+    ...targets,
+  ];
   const built = [];
   for (const t of all) {
     const outfile = join(outDir, `${t.name.replace(/\W+/g, '-')}.${t.format === 'cjs' ? 'cjs' : 'mjs'}`);
@@ -83,7 +87,12 @@ export async function measureBundles(outDir: string, rounds: number): Promise<Co
   }
   log(`bundles built: ${built.length}; init rounds: ${rounds}`);
 
-  const env = { PATH: process.env.PATH ?? '', AWS_REGION: 'us-east-1', TABLE_NAME: 'bench', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    AWS_REGION: 'us-east-1',
+    TABLE_NAME: 'bench',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  };
   const times = built.map(() => [] as number[]);
   const ratios = built.map(() => [] as number[]);
   const loads = built.map(() => [] as number[]);

@@ -1,4 +1,12 @@
-import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { db } from '#store/client';
 import { ItemType, keys } from '#store/keys';
 import { createLabel } from '#domain/labels';
@@ -32,7 +40,8 @@ export async function measureCosts(): Promise<CostRow[]> {
   const { ws } = w;
   // A workspace the size of a real one: 60 projects (list pages are full), 10 labels.
   await seedProjects(ws, 60, (i) => `Workstream ${String(i).padStart(3, '0')}`);
-  const apollo = (await w.invoke('create-project', { body: { company_slug: ws, name: 'Apollo Mission', description: 'Moon landing' } })).body.data;
+  const apollo = (await w.invoke('create-project', { body: { company_slug: ws, name: 'Apollo Mission', description: 'Moon landing' } }))
+    .body.data;
   const apolloRecord = await getProject(ws, apollo.slug);
   for (let i = 0; i < 10; i++) await createLabel(ws, { title: `Topic ${i}`, color: 'AABBCC' });
   const bug = await createLabel(ws, { title: 'Bug', color: 'FF0000' });
@@ -46,15 +55,33 @@ export async function measureCosts(): Promise<CostRow[]> {
   await w.invoke('attach-label', { path: { slug: feature.slug }, query: { project_slug: apollo.slug }, body: { task_uuid: 'task-3' } });
 
   const rows: CostRow[] = [];
-  const row = async (endpoint: string, scenario: string, minimumIs: string, handler: () => Promise<unknown>, minimum: () => Promise<unknown>) => {
+  const row = async (
+    endpoint: string,
+    scenario: string,
+    minimumIs: string,
+    handler: () => Promise<unknown>,
+    minimum: () => Promise<unknown>,
+  ) => {
     const h = await metered(handler);
     const m = await metered(minimum);
     rows.push({ endpoint, scenario, handler: h.usage, minimum: m.usage, minimumIs });
   };
 
   const getProjectMin = () => send(new GetCommand({ TableName: T(), Key: keys.project(ws, apollo.slug), ConsistentRead: true }));
-  await row('get-project', 'one project', '1 GetItem (strong)', () => w.invoke('get-project', { path: { slug: apollo.slug } }), getProjectMin);
-  await row('project-stats', 'one project', '1 GetItem (strong)', () => w.invoke('project-stats', { path: { slug: apollo.slug } }), getProjectMin);
+  await row(
+    'get-project',
+    'one project',
+    '1 GetItem (strong)',
+    () => w.invoke('get-project', { path: { slug: apollo.slug } }),
+    getProjectMin,
+  );
+  await row(
+    'project-stats',
+    'one project',
+    '1 GetItem (strong)',
+    () => w.invoke('project-stats', { path: { slug: apollo.slug } }),
+    getProjectMin,
+  );
   await row(
     'list-projects',
     'first page of 50 (61 projects)',
@@ -108,7 +135,14 @@ export async function measureCosts(): Promise<CostRow[]> {
     'new name',
     '1 conditional PutItem',
     () => w.invoke('create-project', { body: { company_slug: ws, name: 'Brand New One' } }),
-    () => send(new PutCommand({ TableName: T(), Item: storedProjectItem(projectRecord(ws, 'Brand New Two')), ConditionExpression: 'attribute_not_exists(PK)' })),
+    () =>
+      send(
+        new PutCommand({
+          TableName: T(),
+          Item: storedProjectItem(projectRecord(ws, 'Brand New Two')),
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      ),
   );
   await row(
     'update-project',
@@ -143,7 +177,13 @@ export async function measureCosts(): Promise<CostRow[]> {
           Limit: 101,
         }),
       );
-      await send(new PutCommand({ TableName: T(), Item: storedProjectItem(projectRecord(ws, 'Apollo Mission (copy 9)')), ConditionExpression: 'attribute_not_exists(PK)' }));
+      await send(
+        new PutCommand({
+          TableName: T(),
+          Item: storedProjectItem(projectRecord(ws, 'Apollo Mission (copy 9)')),
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      );
     },
   );
   const doomed = (await w.invoke('create-project', { body: { company_slug: ws, name: 'Doomed A' } })).body.data;
@@ -156,7 +196,12 @@ export async function measureCosts(): Promise<CostRow[]> {
     () => w.invoke('delete-project', { path: { slug: doomed.slug } }),
     async () => {
       const { Attributes } = await send(
-        new DeleteCommand({ TableName: T(), Key: keys.project(ws, doomedMin.slug), ConditionExpression: 'attribute_exists(PK)', ReturnValues: 'ALL_OLD' }),
+        new DeleteCommand({
+          TableName: T(),
+          Key: keys.project(ws, doomedMin.slug),
+          ConditionExpression: 'attribute_exists(PK)',
+          ReturnValues: 'ALL_OLD',
+        }),
       );
       await send(
         new QueryCommand({
@@ -208,7 +253,13 @@ export async function measureCosts(): Promise<CostRow[]> {
     () => w.invoke('create-label', { body: { title: 'Urgent', color: 'FFAA00' } }),
     async () => {
       const { Attributes } = await send(
-        new UpdateCommand({ TableName: T(), Key: keys.labelIdCounter(ws), UpdateExpression: 'ADD next_id :one', ExpressionAttributeValues: { ':one': 1 }, ReturnValues: 'UPDATED_NEW' }),
+        new UpdateCommand({
+          TableName: T(),
+          Key: keys.labelIdCounter(ws),
+          UpdateExpression: 'ADD next_id :one',
+          ExpressionAttributeValues: { ':one': 1 },
+          ReturnValues: 'UPDATED_NEW',
+        }),
       );
       const id = Attributes.next_id as number;
       const now = new Date().toISOString();
@@ -218,14 +269,31 @@ export async function measureCosts(): Promise<CostRow[]> {
             {
               Put: {
                 TableName: T(),
-                Item: { ...keys.label(ws, 'later'), type: ItemType.label, workspace: ws, title_norm: 'later', id, slug: 'later', title: 'Later', color: 'ABCDEF', created_at: now, updated_at: now },
+                Item: {
+                  ...keys.label(ws, 'later'),
+                  type: ItemType.label,
+                  workspace: ws,
+                  title_norm: 'later',
+                  id,
+                  slug: 'later',
+                  title: 'Later',
+                  color: 'ABCDEF',
+                  created_at: now,
+                  updated_at: now,
+                },
                 ConditionExpression: 'attribute_not_exists(PK)',
               },
             },
             {
               Put: {
                 TableName: T(),
-                Item: { ...keys.labelTitleGuard(ws, 'later'), type: ItemType.labelTitleGuard, workspace: ws, label_id: id, label_slug: 'later' },
+                Item: {
+                  ...keys.labelTitleGuard(ws, 'later'),
+                  type: ItemType.labelTitleGuard,
+                  workspace: ws,
+                  label_id: id,
+                  label_slug: 'later',
+                },
                 ConditionExpression: 'attribute_not_exists(PK)',
               },
             },
@@ -275,7 +343,13 @@ export async function measureCosts(): Promise<CostRow[]> {
             {
               Put: {
                 TableName: T(),
-                Item: { ...keys.labelTitleGuard(ws, 'topic four'), type: ItemType.labelTitleGuard, workspace: ws, label_id: Item.id, label_slug: topic(4) },
+                Item: {
+                  ...keys.labelTitleGuard(ws, 'topic four'),
+                  type: ItemType.labelTitleGuard,
+                  workspace: ws,
+                  label_id: Item.id,
+                  label_slug: topic(4),
+                },
                 ConditionExpression: 'attribute_not_exists(PK)',
               },
             },
@@ -285,10 +359,7 @@ export async function measureCosts(): Promise<CostRow[]> {
     },
   );
   const attachMin = async (task: string, label: { id: number; slug: string }, existingVersion: number | undefined, useExists: boolean) => {
-    await Promise.all([
-      send(new GetCommand({ TableName: T(), Key: keys.label(ws, label.slug), ConsistentRead: true })),
-      getProjectMin(),
-    ]);
+    await Promise.all([send(new GetCommand({ TableName: T(), Key: keys.label(ws, label.slug), ConsistentRead: true })), getProjectMin()]);
     await Promise.all([
       send(
         new QueryCommand({
@@ -304,12 +375,40 @@ export async function measureCosts(): Promise<CostRow[]> {
     await send(
       new TransactWriteCommand({
         TransactItems: [
-          { ConditionCheck: { TableName: T(), Key: keys.label(ws, label.slug), ConditionExpression: 'id = :id', ExpressionAttributeValues: { ':id': label.id } } },
+          {
+            ConditionCheck: {
+              TableName: T(),
+              Key: keys.label(ws, label.slug),
+              ConditionExpression: 'id = :id',
+              ExpressionAttributeValues: { ':id': label.id },
+            },
+          },
           useExists
-            ? { ConditionCheck: { TableName: T(), Key: keys.project(ws, project.slug), ConditionExpression: 'id = :p', ExpressionAttributeValues: { ':p': project.id } } }
-            : { Update: { TableName: T(), Key: keys.project(ws, project.slug), UpdateExpression: 'ADD labels_count :one', ExpressionAttributeValues: { ':one': 1 } } },
+            ? {
+                ConditionCheck: {
+                  TableName: T(),
+                  Key: keys.project(ws, project.slug),
+                  ConditionExpression: 'id = :p',
+                  ExpressionAttributeValues: { ':p': project.id },
+                },
+              }
+            : {
+                Update: {
+                  TableName: T(),
+                  Key: keys.project(ws, project.slug),
+                  UpdateExpression: 'ADD labels_count :one',
+                  ExpressionAttributeValues: { ':one': 1 },
+                },
+              },
           useExists
-            ? { Update: { TableName: T(), Key: keys.labelUse(project.id, label.id), UpdateExpression: 'SET n = n + :one', ExpressionAttributeValues: { ':one': 1 } } }
+            ? {
+                Update: {
+                  TableName: T(),
+                  Key: keys.labelUse(project.id, label.id),
+                  UpdateExpression: 'SET n = n + :one',
+                  ExpressionAttributeValues: { ':one': 1 },
+                },
+              }
             : { Put: { TableName: T(), Item: labelUseItem(ws, project.id, label.id, 1) } },
           { Put: { TableName: T(), Item: taskVersionItem(ws, project.id, task, (existingVersion ?? 0) + 1) } },
           { Put: { TableName: T(), Item: taskLinkItem(ws, project, label, task, now) } },
@@ -317,7 +416,11 @@ export async function measureCosts(): Promise<CostRow[]> {
         ],
       }),
     );
-    await send(new BatchGetCommand({ RequestItems: { [T()]: { Keys: [keys.label(ws, label.slug), keys.label(ws, bug.slug)], ConsistentRead: true } } }));
+    await send(
+      new BatchGetCommand({
+        RequestItems: { [T()]: { Keys: [keys.label(ws, label.slug), keys.label(ws, bug.slug)], ConsistentRead: true } },
+      }),
+    );
   };
   await row(
     'attach-label',
@@ -333,7 +436,10 @@ export async function measureCosts(): Promise<CostRow[]> {
     'GetItem label + GetItem project + Query task + GetItem use + TransactWrite(Update use, 2 Delete) + BatchGetItem',
     () => w.invoke('detach-label', { path: { slug: feature.slug }, query: { project_slug: apollo.slug }, body: { task_uuid: 'task-1' } }),
     async () => {
-      await Promise.all([send(new GetCommand({ TableName: T(), Key: keys.label(ws, feature.slug), ConsistentRead: true })), getProjectMin()]);
+      await Promise.all([
+        send(new GetCommand({ TableName: T(), Key: keys.label(ws, feature.slug), ConsistentRead: true })),
+        getProjectMin(),
+      ]);
       await Promise.all([
         send(
           new QueryCommand({
@@ -348,7 +454,14 @@ export async function measureCosts(): Promise<CostRow[]> {
       await send(
         new TransactWriteCommand({
           TransactItems: [
-            { Update: { TableName: T(), Key: keys.labelUse(project.id, feature.id), UpdateExpression: 'SET n = n - :one', ExpressionAttributeValues: { ':one': 1 } } },
+            {
+              Update: {
+                TableName: T(),
+                Key: keys.labelUse(project.id, feature.id),
+                UpdateExpression: 'SET n = n - :one',
+                ExpressionAttributeValues: { ':one': 1 },
+              },
+            },
             { Delete: { TableName: T(), Key: keys.taskLink(project.id, 'task-2', feature.id) } },
             { Delete: { TableName: T(), Key: keys.labelLink(ws, feature.id, project.id, 'task-2') } },
           ],
@@ -385,7 +498,14 @@ export async function measureCosts(): Promise<CostRow[]> {
       await send(
         new TransactWriteCommand({
           TransactItems: [
-            { Delete: { TableName: T(), Key: keys.label(ws, topic(6)), ConditionExpression: 'id = :id', ExpressionAttributeValues: { ':id': Item.id } } },
+            {
+              Delete: {
+                TableName: T(),
+                Key: keys.label(ws, topic(6)),
+                ConditionExpression: 'id = :id',
+                ExpressionAttributeValues: { ':id': Item.id },
+              },
+            },
             { Delete: { TableName: T(), Key: keys.labelTitleGuard(ws, normalizeName(Item.title)) } },
           ],
         }),
@@ -405,7 +525,12 @@ export async function measureCosts(): Promise<CostRow[]> {
     'authorizer',
     'valid token',
     '1 GetItem (eventually consistent)',
-    () => authorizer({ type: 'TOKEN', authorizationToken: `Bearer ${w.token}`, methodArn: 'arn:aws:execute-api:us-east-1:1:api/stage/GET/projects' }),
+    () =>
+      authorizer({
+        type: 'TOKEN',
+        authorizationToken: `Bearer ${w.token}`,
+        methodArn: 'arn:aws:execute-api:us-east-1:1:api/stage/GET/projects',
+      }),
     () => send(new GetCommand({ TableName: T(), Key: keys.token(String(w.authorizer.principalId)) })),
   );
   log(`cost: ${rows.length} endpoint scenarios measured`);

@@ -31,7 +31,12 @@ export interface E2eRow {
 
 async function viaApi(url: string, token: string, connections: number, seconds: number): Promise<LoadFigures> {
   const result = await autocannon({ url, connections, duration: seconds, headers: { authorization: `Bearer ${token}` } });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx + result.timeouts };
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.non2xx + result.timeouts,
+  };
 }
 
 async function viaClient(call: () => Promise<unknown>, connections: number, seconds: number): Promise<LoadFigures> {
@@ -67,7 +72,12 @@ export async function measureEndToEnd(opts: {
   const { w } = opts;
   // A client of its own (no benchmark middleware), configured like the service's.
   const raw = DynamoDBDocumentClient.from(
-    new DynamoDBClient({ endpoint: opts.dynamodbEndpoint, maxAttempts: 4, retryMode: 'standard', requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000 } }),
+    new DynamoDBClient({
+      endpoint: opts.dynamodbEndpoint,
+      maxAttempts: 4,
+      retryMode: 'standard',
+      requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000 },
+    }),
     { marshallOptions: { removeUndefinedValues: true } },
   );
   const cases = [
@@ -101,7 +111,9 @@ export async function measureEndToEnd(opts: {
       const api = await viaApi(c.url, w.token, opts.connections, opts.seconds);
       const direct = await viaClient(c.call, opts.connections, opts.seconds);
       rounds.push({ api, raw: direct });
-      log(`e2e ${c.endpoint} round ${i + 1}: API ${api.rps.toFixed(0)} req/s p50 ${api.p50} ms; raw ${direct.rps.toFixed(0)} req/s p50 ${direct.p50.toFixed(1)} ms`);
+      log(
+        `e2e ${c.endpoint} round ${i + 1}: API ${api.rps.toFixed(0)} req/s p50 ${api.p50} ms; raw ${direct.rps.toFixed(0)} req/s p50 ${direct.p50.toFixed(1)} ms`,
+      );
     }
     const med = (pick: (f: LoadFigures) => number, side: 'api' | 'raw') => median(rounds.map((r) => pick(r[side])));
     const figures = (side: 'api' | 'raw'): LoadFigures => ({

@@ -8,6 +8,8 @@ import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 const db = DynamoDBDocumentClient.from(new DynamoDBClient({}));
 
 export async function handler(event: { slug?: string }) {
-  const { Item } = await db.send(new GetCommand({ TableName: process.env.TABLE_NAME, Key: { PK: 'WS#floor', SK: `PROJECT#${event.slug}` } }));
+  const { Item } = await db.send(
+    new GetCommand({ TableName: process.env.TABLE_NAME, Key: { PK: 'WS#floor', SK: `PROJECT#${event.slug}` } }),
+  );
   return { statusCode: Item ? 200 : 404, body: JSON.stringify(Item ?? null) };
 }

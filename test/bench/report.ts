@@ -55,7 +55,8 @@ const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 const yes = (ok: boolean) => (ok ? 'met' : '**missed**');
 
 export function renderReport(r: Results): string {
-  const lambdaPerMillion = PRICES.lambdaRequestPerMillion + 1e6 * (PRICES.lambdaAssumedMs / 1000) * PRICES.lambdaMemoryGb * PRICES.lambdaArmGbSecond;
+  const lambdaPerMillion =
+    PRICES.lambdaRequestPerMillion + 1e6 * (PRICES.lambdaAssumedMs / 1000) * PRICES.lambdaMemoryGb * PRICES.lambdaArmGbSecond;
   const costAbove = r.cost.filter((c) => above(c.handler, c.minimum) && !withinTarget(c));
   const biggest = Math.max(...r.cold.rows.map((b) => b.bytes));
   const worstInit = Math.max(...r.cold.rows.map((b) => b.ratioToCjsFloor));
@@ -120,7 +121,9 @@ ${table(
     usd(dollarsPerMillion(c.minimum)),
     withinTarget(c) && above(c.handler, c.minimum)
       ? `within target: +1 conditional write (the \`deleting\` mark), ${fmt(c.handler.wcu - c.minimum.wcu, 1)} WCU`
-      : above(c.handler, c.minimum) ? `**above minimum** (+${c.handler.calls - c.minimum.calls} calls, +${fmt(c.handler.rcu - c.minimum.rcu, 1)} RCU, +${fmt(c.handler.wcu - c.minimum.wcu, 1)} WCU)` : 'at minimum',
+      : above(c.handler, c.minimum)
+        ? `**above minimum** (+${c.handler.calls - c.minimum.calls} calls, +${fmt(c.handler.rcu - c.minimum.rcu, 1)} RCU, +${fmt(c.handler.wcu - c.minimum.wcu, 1)} WCU)`
+        : 'at minimum',
   ]),
 )}
 
@@ -189,7 +192,17 @@ concurrency against the same DynamoDB Local, alternating with the API in each ro
 per round, then the median.
 
 ${table(
-  ['endpoint', 'API req/s', 'API p50 / p99 (ms)', 'raw req/s', 'raw p50 / p99 (ms)', 'throughput ratio', 'p50 ratio', 'p99 ratio', 'errors'],
+  [
+    'endpoint',
+    'API req/s',
+    'API p50 / p99 (ms)',
+    'raw req/s',
+    'raw p50 / p99 (ms)',
+    'throughput ratio',
+    'p50 ratio',
+    'p99 ratio',
+    'errors',
+  ],
   r.e2e.map((e) => [
     e.endpoint,
     fmt(e.api.rps, 0),
@@ -243,7 +256,18 @@ GetItem). Leftovers: items of the deleted resource's links, use counters (and, f
 in the table.
 
 ${table(
-  ['scenario', 'items seeded', 'status', 'time (s)', 'DynamoDB calls', 'RCU', 'WCU', '$ per delete', 'leftovers', 'violations before / after'],
+  [
+    'scenario',
+    'items seeded',
+    'status',
+    'time (s)',
+    'DynamoDB calls',
+    'RCU',
+    'WCU',
+    '$ per delete',
+    'leftovers',
+    'violations before / after',
+  ],
   r.deletes.map((d) => [
     d.scenario,
     d.items.toLocaleString('en-US'),
@@ -312,7 +336,7 @@ function renderFindings(r: Results, costAbove: CostRow[]): string {
       `${r.warm.map((w) => `${fmt(w.stubUs, 0)} us`).join(' / ')} per call on this machine and is inside both the handler and the bare figures; ` +
       `the stack adds ${r.warm.map((w) => `${fmt(w.handlerUs - w.bareUs, 0)} us (${w.endpoint})`).join(', ')} per request. ` +
       'In a CPU profile of get-project most of the time is the stub (sinon); of the service code, building the full project ' +
-      'view and rendering its JSON are the largest shares, then middy\'s own machinery (its per-call early-timeout timer among it). The ratio is against a stubbed ' +
+      "view and rendering its JSON are the largest shares, then middy's own machinery (its per-call early-timeout timer among it). The ratio is against a stubbed " +
       `call (the bare handler: ${r.warm.map((w) => `${fmt(w.bareUs, 0)} us`).join(' / ')}); against a real DynamoDB round trip (milliseconds) the same overhead is a few percent.`,
   );
   const slow = r.deletes.filter((d) => d.ms > 10_000);

@@ -119,7 +119,12 @@ async function countPartition(part: { pk: string; linksOnly?: boolean }): Promis
           ? {
               FilterExpression: '#type IN (:taskLink, :labelLink, :labelUse)',
               ExpressionAttributeNames: { '#type': 'type' },
-              ExpressionAttributeValues: { ':pk': part.pk, ':taskLink': ItemType.taskLink, ':labelLink': ItemType.labelLink, ':labelUse': ItemType.labelUse },
+              ExpressionAttributeValues: {
+                ':pk': part.pk,
+                ':taskLink': ItemType.taskLink,
+                ':labelLink': ItemType.labelLink,
+                ':labelUse': ItemType.labelUse,
+              },
             }
           : { ExpressionAttributeValues: { ':pk': part.pk } }),
         ConsistentRead: true,
@@ -172,15 +177,32 @@ export async function measureBigDeletes(): Promise<DeleteRow[]> {
   const { url, server } = await serveGateway();
   const rows: DeleteRow[] = [];
   const now = new Date().toISOString();
-  const run = async (scenario: string, w: Workspace, items: Record<string, unknown>[], path: string, partitions: { pk: string; linksOnly?: boolean }[]) => {
+  const run = async (
+    scenario: string,
+    w: Workspace,
+    items: Record<string, unknown>[],
+    path: string,
+    partitions: { pk: string; linksOnly?: boolean }[],
+  ) => {
     const seeded = await timed(() => batchPut(items));
     log(`scale: seeded ${items.length} items in ${(seeded.ms / 1000).toFixed(1)} s for "${scenario}"`);
     const before = await checkTable([w.ws]);
     const { usage, ms, status } = await deleteThroughApi(url, w, path);
     const after = await checkTable([w.ws]);
     const leftovers = (await Promise.all(partitions.map(countPartition))).reduce((a, b) => a + b, 0);
-    rows.push({ scenario, items: items.length, ms, usage, status, leftovers, violationsBefore: before.violations.length, violationsAfter: after.violations.length });
-    log(`scale: ${scenario}: ${status} in ${(ms / 1000).toFixed(1)} s, ${usage.calls} calls, ${leftovers} leftovers, ${after.violations.length} violations`);
+    rows.push({
+      scenario,
+      items: items.length,
+      ms,
+      usage,
+      status,
+      leftovers,
+      violationsBefore: before.violations.length,
+      violationsAfter: after.violations.length,
+    });
+    log(
+      `scale: ${scenario}: ${status} in ${(ms / 1000).toFixed(1)} s, ${usage.calls} calls, ${leftovers} leftovers, ${after.violations.length} violations`,
+    );
     for (const v of [...before.violations, ...after.violations].slice(0, 5)) log(`  violation: ${v}`);
   };
   try {

@@ -29,7 +29,11 @@ type Handler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
 
 const bareGet: Handler = async (event) => {
   const { Item } = await db.send(
-    new GetCommand({ TableName: tableName(), Key: keys.project(event.queryStringParameters!.company_slug!, event.pathParameters!.slug!), ConsistentRead: true }),
+    new GetCommand({
+      TableName: tableName(),
+      Key: keys.project(event.queryStringParameters!.company_slug!, event.pathParameters!.slug!),
+      ConsistentRead: true,
+    }),
   );
   return { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ data: Item }) };
 };
@@ -99,7 +103,10 @@ export async function measureWarm(runs: number, iterations: number): Promise<War
       }
       const stubCall =
         c.endpoint === 'list-projects'
-          ? () => db.send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': 'x' } }))
+          ? () =>
+              db.send(
+                new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': 'x' } }),
+              )
           : () => db.send(new GetCommand({ TableName: tableName(), Key: { PK: 'x', SK: 'y' } }));
       const stub = await perCallMicros(stubCall, iterations);
       rows.push({ endpoint: c.endpoint, handlerUs: median(h), bareUs: median(b), stubUs: stub, ratio: median(ratios), ratios });

@@ -22,7 +22,9 @@ beforeAll(() => {
   const table = new Table(stack, 'Table', { partitionKey: { name: 'PK', type: AttributeType.STRING } });
   const fn = new ServiceFunction(stack, 'Authorizer', { name: 'authorizer', handler: authorizerHandler, stage: STAGES.dev, table });
   const assembly = app.synth();
-  const template = assembly.getStackByName(stack.stackName).template as { Resources: Record<string, { Metadata?: Record<string, string> }> };
+  const template = assembly.getStackByName(stack.stackName).template as {
+    Resources: Record<string, { Metadata?: Record<string, string> }>;
+  };
   const assetPath = template.Resources[stack.getLogicalId(fn.node.defaultChild as never)]!.Metadata!['aws:asset:path']!;
   cdkBundle = join(assembly.directory, assetPath, 'index.mjs');
 });
@@ -36,7 +38,11 @@ test('CDK bundles a function exactly as buildBundle() does, so local bundle test
 
 test('the deployed bundle is minified ESM that defines require for CommonJS dependencies, with a source map', () => {
   const bundle = readFileSync(cdkBundle, 'utf8');
-  expect(bundle.startsWith("import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);")).toBe(true);
+  expect(
+    bundle.startsWith(
+      "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);",
+    ),
+  ).toBe(true);
   expect(bundle).toMatch(/export\s*\{[^}]*\bas handler\b/);
   expect(bundle).toMatch(/\/\/# sourceMappingURL=index\.mjs\.map\n?$/);
   expect(JSON.parse(readFileSync(`${cdkBundle}.map`, 'utf8')).sourcesContent).toBeUndefined();

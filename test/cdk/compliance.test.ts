@@ -32,7 +32,7 @@ beforeAll(() => {
 });
 afterAll(() => Object.values(stages).forEach((s) => s.cleanup()));
 
-test('both stages\' templates pass cfn-lint', async () => {
+test("both stages' templates pass cfn-lint", async () => {
   const { code, output } = await cfnLint([stages.dev.templateFile, stages.prod.templateFile]);
   expect(output).toBe('');
   expect(code).toBe(0);
@@ -40,7 +40,9 @@ test('both stages\' templates pass cfn-lint', async () => {
 
 test.each(['dev', 'prod'] as const)('cdk-nag AwsSolutions reports nothing unacknowledged in %s', (stage) => {
   const report = new cdkNag.AwsSolutionsChecks().validateScope(stages[stage].stack);
-  const findings = report.violations.flatMap((v) => v.violatingResources.map((r) => `${v.ruleName} ${r.constructPath ?? r.resourceLogicalId}`));
+  const findings = report.violations.flatMap((v) =>
+    v.violatingResources.map((r) => `${v.ruleName} ${r.constructPath ?? r.resourceLogicalId}`),
+  );
   expect(findings).toEqual([]);
   expect(report.success).toBe(true);
 });

@@ -8,7 +8,13 @@ import { synthesize, type Synthesized } from './synth.ts';
 // A synthesized template is untyped JSON; the assertions below walk it freely.
 type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: string[] };
 
-const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:TransactWriteItems'];
+const WRITE_ACTIONS = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:TransactWriteItems',
+];
 
 let synth: Synthesized;
 let resources: Record<string, Resource>;
@@ -67,18 +73,23 @@ function statementsOf(functionName: string): { Action: string | string[]; Resour
 const actionsOf = (name: string) => statementsOf(name).flatMap((s) => [s.Action].flat());
 
 describe('routes', () => {
-  test.each(routes.map((r) => [r.name, r] as const))('%s is a method behind the token authorizer, integrated with its own function', (_name, route) => {
-    const method = methodFor(route.method, route.path);
-    expect(method, `${route.method} ${route.path}`).toBeDefined();
-    const [authorizerId] = ofType('AWS::ApiGateway::Authorizer')[0]!;
-    expect(method!.Properties.AuthorizationType).toBe('CUSTOM');
-    expect(ref(method!.Properties.AuthorizerId)).toBe(authorizerId);
-    expect(method!.Properties.Integration.Type).toBe('AWS_PROXY');
-    expect(JSON.stringify(method!.Properties.Integration.Uri)).toContain(functionLogicalId(route.name));
-  });
+  test.each(routes.map((r) => [r.name, r] as const))(
+    '%s is a method behind the token authorizer, integrated with its own function',
+    (_name, route) => {
+      const method = methodFor(route.method, route.path);
+      expect(method, `${route.method} ${route.path}`).toBeDefined();
+      const [authorizerId] = ofType('AWS::ApiGateway::Authorizer')[0]!;
+      expect(method!.Properties.AuthorizationType).toBe('CUSTOM');
+      expect(ref(method!.Properties.AuthorizerId)).toBe(authorizerId);
+      expect(method!.Properties.Integration.Type).toBe('AWS_PROXY');
+      expect(JSON.stringify(method!.Properties.Integration.Uri)).toContain(functionLogicalId(route.name));
+    },
+  );
 
   test('no method other than CORS preflight is reachable without the authorizer', () => {
-    const open = ofType('AWS::ApiGateway::Method').filter(([, r]) => r.Properties.HttpMethod !== 'OPTIONS' && r.Properties.AuthorizationType !== 'CUSTOM');
+    const open = ofType('AWS::ApiGateway::Method').filter(
+      ([, r]) => r.Properties.HttpMethod !== 'OPTIONS' && r.Properties.AuthorizationType !== 'CUSTOM',
+    );
     expect(open).toEqual([]);
     expect(ofType('AWS::ApiGateway::Method').filter(([, r]) => r.Properties.HttpMethod !== 'OPTIONS')).toHaveLength(routes.length);
   });
@@ -184,7 +195,8 @@ describe('API', () => {
     expect(headers['method.response.header.Access-Control-Allow-Headers']).toBe("'Authorization,Content-Type'");
   });
 
-  const gatewayResponse = (type: string) => ofType('AWS::ApiGateway::GatewayResponse').find(([, r]) => r.Properties.ResponseType === type)?.[1];
+  const gatewayResponse = (type: string) =>
+    ofType('AWS::ApiGateway::GatewayResponse').find(([, r]) => r.Properties.ResponseType === type)?.[1];
 
   test.each([
     ['UNAUTHORIZED', '401', 'unauthorized', { 'gatewayresponse.header.WWW-Authenticate': "'Bearer'" }],
@@ -197,7 +209,10 @@ describe('API', () => {
     const response = gatewayResponse(type);
     expect(response, type).toBeDefined();
     expect(response!.Properties.StatusCode).toBe(status);
-    expect(response!.Properties.ResponseParameters).toMatchObject({ 'gatewayresponse.header.Content-Type': "'application/problem+json'", ...headers });
+    expect(response!.Properties.ResponseParameters).toMatchObject({
+      'gatewayresponse.header.Content-Type': "'application/problem+json'",
+      ...headers,
+    });
     const body = JSON.parse(response!.Properties.ResponseTemplates['application/json']);
     expect(body).toEqual({
       type: `https://project-label-service.dev/problems/${code}`,
@@ -212,7 +227,7 @@ describe('API', () => {
 });
 
 describe('operations', () => {
-  test('alarms on API 5xx, on every function\'s errors and on table throttling', () => {
+  test("alarms on API 5xx, on every function's errors and on table throttling", () => {
     const alarms = ofType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
     expect(alarms.some((a) => a.MetricName === '5XXError' && a.Namespace === 'AWS/ApiGateway')).toBe(true);
     const errorAlarms = alarms.filter((a) => a.MetricName === 'Errors' && a.Namespace === 'AWS/Lambda');

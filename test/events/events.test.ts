@@ -6,12 +6,7 @@ import { authorizerHandler, routes } from '#http/routes';
 import { seedFixtures } from '#local/fixtures';
 import { lambdaContext, loadHandler, type AuthorizerHandler, type ProxyHandler } from '#local/gateway';
 import { repoRoot } from '#lib/paths';
-import {
-  AUTHORIZER_EVENT,
-  SAMPLE_REQUESTS,
-  prepareEvent,
-  sampleEvents,
-} from '#local/samples';
+import { AUTHORIZER_EVENT, SAMPLE_REQUESTS, prepareEvent, sampleEvents } from '#local/samples';
 import { db } from '#store/client';
 import { uniqueWorkspace } from '#support/api';
 
@@ -32,7 +27,9 @@ const readEvent = <T>(name: string): T => JSON.parse(readFileSync(join(eventsDir
 
 describe('the sample events', () => {
   test('there is one for every route of the route table plus the authorizer, and no other', () => {
-    const files = readdirSync(eventsDir).filter((f) => f.endsWith('.json')).sort();
+    const files = readdirSync(eventsDir)
+      .filter((f) => f.endsWith('.json'))
+      .sort();
     expect(files).toEqual([...routes.map((r) => `${r.name}.json`), `${AUTHORIZER_EVENT}.json`].sort());
   });
 
@@ -61,7 +58,9 @@ describe('invoking every sample event (in-process, against DynamoDB Local)', () 
 
   test('the authorizer allows the sample event once its token placeholder is a real token', async () => {
     const handler = await loadHandler<AuthorizerHandler>(repoRoot, authorizerHandler);
-    const result: APIGatewayAuthorizerResult = await handler(prepareEvent(readEvent<APIGatewayTokenAuthorizerEvent>(AUTHORIZER_EVENT), { workspace, token }));
+    const result: APIGatewayAuthorizerResult = await handler(
+      prepareEvent(readEvent<APIGatewayTokenAuthorizerEvent>(AUTHORIZER_EVENT), { workspace, token }),
+    );
     expect(result.policyDocument.Statement).toEqual([expect.objectContaining({ Effect: 'Allow', Action: 'execute-api:Invoke' })]);
     expect(result.context).toMatchObject({ workspaces: workspace });
   });

@@ -37,7 +37,10 @@ beforeAll(async () => {
   b = await workspaceClient('iso-b');
   fixtureA = { ws: a.ws, project: 'a-proj', label: 'a-label', task: 'task-a' };
   fixtureB = { ws: b.ws, project: 'b-proj', label: 'b-label', task: 'task-b' };
-  for (const [c, f] of [[a, fixtureA], [b, fixtureB]] as const) {
+  for (const [c, f] of [
+    [a, fixtureA],
+    [b, fixtureB],
+  ] as const) {
     await c.createProject(f.project.replace('-', ' '));
     await c.createLabel(f.label.replace('-', ' '));
     expect((await c.post(`/projects-labels/${f.label}/attach`, { task_uuid: f.task }, { project_slug: f.project })).status).toBe(200);
@@ -84,7 +87,8 @@ describe.each(routes.map((r) => [`${r.method} ${r.path}`, r] as const))('%s', (_
       foreign.push({ ...req, path: req.path.replace(`/${fixtureA[kind]}`, `/${fixtureB[kind]}`) });
     }
     if (req.query?.project_slug) foreign.push({ ...req, query: { ...req.query, project_slug: fixtureB.project } });
-    if (route.name === 'list-labels') foreign.push({ ...req, query: { ...req.query, project_slug: fixtureB.project, task_uuid: fixtureB.task } });
+    if (route.name === 'list-labels')
+      foreign.push({ ...req, query: { ...req.query, project_slug: fixtureB.project, task_uuid: fixtureB.task } });
     if (foreign.length === 0) return; // list and create name no resource but the workspace, covered above
     const before = await snapshot();
     for (const f of foreign) {
@@ -100,6 +104,8 @@ describe.each(routes.map((r) => [`${r.method} ${r.path}`, r] as const))('%s', (_
 test('a token granted two workspaces reaches both, and only those', async () => {
   const both = await tokenFor([a.ws, b.ws], { scopes: ['projects:read'] });
   expect((await call('GET', `/projects?company_slug=${a.ws}`, { token: both })).status).toBe(200);
-  expect((await call('GET', `/projects?company_slug=${b.ws}`, { token: both })).body.data.map((p: { slug: string }) => p.slug)).toEqual(['b-proj']);
+  expect((await call('GET', `/projects?company_slug=${b.ws}`, { token: both })).body.data.map((p: { slug: string }) => p.slug)).toEqual([
+    'b-proj',
+  ]);
   expect((await call('GET', '/projects?company_slug=third-ws', { token: both })).status).toBe(403);
 });

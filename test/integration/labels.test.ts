@@ -53,7 +53,9 @@ describe('create label', () => {
 
   test('lets exactly one of many concurrent creates of one title win', async () => {
     const c = await workspaceClient();
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => c.post('/projects-labels', { title: i % 2 ? 'Race' : 'race', color: '123456' })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => c.post('/projects-labels', { title: i % 2 ? 'Race' : 'race', color: '123456' })),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     expect(results.filter((r) => r.status === 409)).toHaveLength(7);
     await expectConsistent(c.ws);
@@ -110,7 +112,12 @@ describe('update label', () => {
     const res = await c.put('/projects-labels/bug', { title: 'Defect', color: 'abcdef' });
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ id: label.id, slug: 'bug', title: 'Defect', color: 'ABCDEF' });
-    expect((await c.put('/projects-labels/bug', { color: '#000000' })).body.data).toEqual({ id: label.id, slug: 'bug', title: 'Defect', color: '000000' });
+    expect((await c.put('/projects-labels/bug', { color: '#000000' })).body.data).toEqual({
+      id: label.id,
+      slug: 'bug',
+      title: 'Defect',
+      color: '000000',
+    });
     // The old title is free again, the new one is taken.
     expect((await c.post('/projects-labels', { title: 'bug', color: '111111' })).status).toBe(201);
     expect((await c.post('/projects-labels', { title: 'DEFECT', color: '111111' })).status).toBe(409);

@@ -49,7 +49,11 @@ describe('limits and body handling', () => {
 
   test('a body that is not application/json gets 415', async () => {
     const c = await workspaceClient();
-    const res = await call('POST', '/projects', { token: c.token, rawBody: `name=x&company_slug=${c.ws}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await call('POST', '/projects', {
+      token: c.token,
+      rawBody: `name=x&company_slug=${c.ws}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.status).toBe(415);
     expect(res.body.code).toBe('unsupported_media_type');
     const none = await call('POST', '/projects', { token: c.token, rawBody: JSON.stringify({ name: 'x', company_slug: c.ws }) });
@@ -68,7 +72,11 @@ describe('limits and body handling', () => {
 
   test('duplicate JSON keys: the last one wins, as in JSON.parse', async () => {
     const c = await workspaceClient();
-    const res = await call('POST', c.q('/projects-labels'), { token: c.token, rawBody: '{"title":"First","title":"Second","color":"FFFFFF"}', headers: { 'content-type': 'application/json; charset=utf-8' } });
+    const res = await call('POST', c.q('/projects-labels'), {
+      token: c.token,
+      rawBody: '{"title":"First","title":"Second","color":"FFFFFF"}',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
     expect(res.status).toBe(201);
     expect(res.body.data.title).toBe('Second');
   });

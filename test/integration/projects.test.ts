@@ -1,7 +1,18 @@
 import { describe, expect, test } from 'vitest';
 import { call, workspaceClient } from '#support/api';
 
-const LIST_FIELDS = ['slug', 'name', 'description', 'logo', 'visibility', 'is_private', 'recurring', 'owner', 'status', 'created_at'].sort();
+const LIST_FIELDS = [
+  'slug',
+  'name',
+  'description',
+  'logo',
+  'visibility',
+  'is_private',
+  'recurring',
+  'owner',
+  'status',
+  'created_at',
+].sort();
 const FULL_FIELDS = [...LIST_FIELDS, 'settings', 'stats'].sort();
 const CREATE_FIELDS = ['slug', 'name', 'description', 'visibility', 'is_private', 'created_at'].sort();
 const STATS_FIELDS = ['tasks_count', 'completed_count', 'open_count', 'members_count', 'sprints_count', 'labels_count'].sort();
@@ -12,7 +23,13 @@ describe('create project', () => {
     const res = await c.post('/projects', { name: 'Website Redesign', description: 'New site', visibility: 'private' });
     expect(res.status).toBe(201);
     expect(Object.keys(res.body.data).sort()).toEqual(CREATE_FIELDS);
-    expect(res.body.data).toMatchObject({ slug: 'website-redesign', name: 'Website Redesign', description: 'New site', visibility: 'private', is_private: true });
+    expect(res.body.data).toMatchObject({
+      slug: 'website-redesign',
+      name: 'Website Redesign',
+      description: 'New site',
+      visibility: 'private',
+      is_private: true,
+    });
     expect(new Date(res.body.data.created_at).toISOString()).toBe(res.body.data.created_at);
     expect(res.headers.get('location')).toBe(`/projects/website-redesign?company_slug=${c.ws}`);
   });
@@ -202,7 +219,9 @@ describe('list projects', () => {
     }
     const cursorA = (await a.get('/projects', { limit: '1' })).body.meta.next_cursor as string;
     const cursorB = (await b.get('/projects', { limit: '1' })).body.meta.next_cursor as string;
-    const tampered = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(cursorA, 'base64url').toString()), f: 'x' })).toString('base64url');
+    const tampered = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(cursorA, 'base64url').toString()), f: 'x' })).toString(
+      'base64url',
+    );
     for (const cursor of [cursorB, 'not-a-cursor', tampered, cursorA.slice(0, -4)]) {
       const res = await a.get('/projects', { cursor });
       expect(res.status, cursor).toBe(422);
@@ -273,7 +292,13 @@ describe('update project', () => {
     const res = await c.put('/projects/old-name', { name: 'New Name', visibility: 'private' });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body.data).sort()).toEqual(FULL_FIELDS);
-    expect(res.body.data).toMatchObject({ slug: 'old-name', name: 'New Name', description: 'keep me', visibility: 'private', is_private: true });
+    expect(res.body.data).toMatchObject({
+      slug: 'old-name',
+      name: 'New Name',
+      description: 'keep me',
+      visibility: 'private',
+      is_private: true,
+    });
     expect((await c.get('/projects', { name: 'new' })).body.data.map((p: { slug: string }) => p.slug)).toEqual(['old-name']);
     expect((await c.get('/projects', { name: 'old' })).body.data).toEqual([]);
   });
@@ -292,9 +317,17 @@ describe('update project', () => {
   test('rejects invalid values with 422 and changes nothing', async () => {
     const c = await workspaceClient();
     await c.createProject('Strict');
-    const res = await c.put('/projects/strict', { name: 'Fine', status: 'done', settings: { default_workflow: 'waterfall', task_prefix: '1' } });
+    const res = await c.put('/projects/strict', {
+      name: 'Fine',
+      status: 'done',
+      settings: { default_workflow: 'waterfall', task_prefix: '1' },
+    });
     expect(res.status).toBe(422);
-    expect(res.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['settings.default_workflow', 'settings.task_prefix', 'status']);
+    expect(res.body.errors.map((e: { field: string }) => e.field).sort()).toEqual([
+      'settings.default_workflow',
+      'settings.task_prefix',
+      'status',
+    ]);
     expect((await c.get('/projects/strict')).body.data.name).toBe('Strict');
   });
 

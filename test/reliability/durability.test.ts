@@ -43,7 +43,9 @@ test('every acknowledged write survives a SIGKILL of the server and its database
         const p = await request(base, token, 'POST', '/projects', { company_slug: ws, name: `P ${id}-${i}` });
         if (p.status !== 201) continue;
         acked.projects.push(p.body.data.slug);
-        const a = await request(base, token, 'POST', q('/projects-labels/durable/attach', { project_slug: p.body.data.slug }), { task_uuid: `t-${id}-${i}` });
+        const a = await request(base, token, 'POST', q('/projects-labels/durable/attach', { project_slug: p.body.data.slug }), {
+          task_uuid: `t-${id}-${i}`,
+        });
         if (a.status === 200) acked.links.push([p.body.data.slug, `t-${id}-${i}`]);
       } catch {
         return; // connection refused or reset: the server is gone
@@ -60,7 +62,9 @@ test('every acknowledged write survives a SIGKILL of the server and its database
   stop = true;
   await Promise.all(writers);
   await api.stop();
-  console.log(`durability: ${attempts} write attempts, ${acked.projects.length} projects and ${acked.links.length} links acknowledged before SIGKILL`);
+  console.log(
+    `durability: ${attempts} write attempts, ${acked.projects.length} projects and ${acked.links.length} links acknowledged before SIGKILL`,
+  );
   expect(acked.projects.length).toBeGreaterThan(5);
   expect(acked.links.length).toBeGreaterThan(5);
 
@@ -72,6 +76,9 @@ test('every acknowledged write survives a SIGKILL of the server and its database
   }
   for (const [project, task] of acked.links) {
     const labels = await request(api.url, token, 'GET', q('/projects-labels', { project_slug: project, task_uuid: task }));
-    expect(labels.body.data.map((l: { slug: string }) => l.slug), `${project}/${task}`).toEqual(['durable']);
+    expect(
+      labels.body.data.map((l: { slug: string }) => l.slug),
+      `${project}/${task}`,
+    ).toEqual(['durable']);
   }
 });

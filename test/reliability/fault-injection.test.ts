@@ -17,9 +17,16 @@ import { sampleRequest } from '#support/requests';
  */
 type Fault = { name: string; applies: (command: string) => boolean; act: (input: any) => unknown };
 
-const awsError = (name: string, status: number, extra: object = {}) => () => {
-  throw Object.assign(new Error(`injected ${name}`), { name, $fault: status >= 500 ? 'server' : 'client', $metadata: { httpStatusCode: status }, ...extra });
-};
+const awsError =
+  (name: string, status: number, extra: object = {}) =>
+  () => {
+    throw Object.assign(new Error(`injected ${name}`), {
+      name,
+      $fault: status >= 500 ? 'server' : 'client',
+      $metadata: { httpStatusCode: status },
+      ...extra,
+    });
+  };
 const faults: Fault[] = [
   { name: 'throttling', applies: () => true, act: awsError('ProvisionedThroughputExceededException', 400) },
   { name: 'server error', applies: () => true, act: awsError('InternalServerError', 500) },
@@ -27,12 +34,18 @@ const faults: Fault[] = [
   {
     name: 'transaction cancelled',
     applies: (c) => c === 'TransactWriteItemsCommand',
-    act: (input) => awsError('TransactionCanceledException', 400, { CancellationReasons: input.TransactItems.map(() => ({ Code: 'TransactionConflict' })) })(),
+    act: (input) =>
+      awsError('TransactionCanceledException', 400, {
+        CancellationReasons: input.TransactItems.map(() => ({ Code: 'TransactionConflict' })),
+      })(),
   },
   {
     name: 'unprocessed items',
     applies: (c) => c === 'BatchWriteItemCommand' || c === 'BatchGetItemCommand',
-    act: (input) => ({ output: { $metadata: {}, UnprocessedItems: input.RequestItems, UnprocessedKeys: input.RequestItems, Responses: {} }, response: {} }),
+    act: (input) => ({
+      output: { $metadata: {}, UnprocessedItems: input.RequestItems, UnprocessedKeys: input.RequestItems, Responses: {} },
+      response: {},
+    }),
   },
 ];
 

@@ -31,7 +31,23 @@ const hostileString = fc.oneof(
   fc.string(),
   fc.string({ unit: 'grapheme', maxLength: 60 }),
   fc.string({ unit: 'binary', maxLength: 40 }),
-  fc.constantFrom('', ' ', '#', '%', '../..', 'WS#other', 'PROJECT#x', '<script>', '\u0000', '🚀'.repeat(30), 'a'.repeat(10_001), 'ff5733', '#FF5733', 'bug', 'task-1'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '#',
+    '%',
+    '../..',
+    'WS#other',
+    'PROJECT#x',
+    '<script>',
+    '\u0000',
+    '🚀'.repeat(30),
+    'a'.repeat(10_001),
+    'ff5733',
+    '#FF5733',
+    'bug',
+    'task-1',
+  ),
   fc.integer({ min: 0, max: 300 }).map((n) => 'x'.repeat(n)),
 );
 const deep = fc.integer({ min: 1, max: 2000 }).map((d) => JSON.parse('['.repeat(d) + ']'.repeat(d)));
@@ -55,26 +71,67 @@ interface Case {
 }
 
 function caseFor(route: Route, schema: z.ZodType, fixture: Fixture): fc.Arbitrary<Case> {
-  const queryKeys = [...new Set([...fieldsOf(schema, 'query'), 'limit', 'per_page', 'cursor', 'project_slug', 'task_uuid', 'name', 'status'])];
+  const queryKeys = [
+    ...new Set([...fieldsOf(schema, 'query'), 'limit', 'per_page', 'cursor', 'project_slug', 'task_uuid', 'name', 'status']),
+  ];
   const bodyKeys = [...new Set([...fieldsOf(schema, 'body'), 'company_slug', '__proto__', 'constructor'])];
-  const slug = fc.oneof(fc.constantFrom(fixture.project, fixture.label, 'nope'), hostileString.filter((s) => s.length > 0 && s.length < 200));
-  const bodyValue = fc.oneof(
-    fc.dictionary(fc.constantFrom(...bodyKeys), hostileValue, { maxKeys: bodyKeys.length }),
-    hostileValue,
+  const slug = fc.oneof(
+    fc.constantFrom(fixture.project, fixture.label, 'nope'),
+    hostileString.filter((s) => s.length > 0 && s.length < 200),
   );
+  const bodyValue = fc.oneof(fc.dictionary(fc.constantFrom(...bodyKeys), hostileValue, { maxKeys: bodyKeys.length }), hostileValue);
   const rawBody = fc.oneof(
-    fc.constantFrom('{', '{"title":', 'null', '[]', '"str"', '1e999', '{"a":1,"a":2}', '\u0000', '{"title":"A","title":5,"color":"FF0000"}', 'x'.repeat(70_000)),
-    fc.tuple(fc.constantFrom(...bodyKeys), hostileString, hostileString).map(([k, a, b]) => `{${JSON.stringify(k)}:${JSON.stringify(a)},${JSON.stringify(k)}:${JSON.stringify(b)}}`),
+    fc.constantFrom(
+      '{',
+      '{"title":',
+      'null',
+      '[]',
+      '"str"',
+      '1e999',
+      '{"a":1,"a":2}',
+      '\u0000',
+      '{"title":"A","title":5,"color":"FF0000"}',
+      'x'.repeat(70_000),
+    ),
+    fc
+      .tuple(fc.constantFrom(...bodyKeys), hostileString, hostileString)
+      .map(([k, a, b]) => `{${JSON.stringify(k)}:${JSON.stringify(a)},${JSON.stringify(k)}:${JSON.stringify(b)}}`),
   );
   return fc.record({
     pathSlug: route.path.includes('{slug}') ? slug : fc.constant(null),
-    query: fc.dictionary(fc.constantFrom(...queryKeys), hostileString.filter((s) => s.length < 1500), { maxKeys: 4 }),
+    query: fc.dictionary(
+      fc.constantFrom(...queryKeys),
+      hostileString.filter((s) => s.length < 1500),
+      { maxKeys: 4 },
+    ),
     body:
       route.method === 'GET'
         ? fc.constant({ kind: 'none' as const })
-        : fc.oneof(fc.constant({ kind: 'none' as const }), bodyValue.map((value) => ({ kind: 'json' as const, value })), rawBody.map((text) => ({ kind: 'raw' as const, text }))),
-    contentType: fc.option(fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data', 'application/problem+json', 'APPLICATION/JSON', ''), { nil: null }),
-    extraHeader: fc.option(fc.tuple(fc.constantFrom('x-forwarded-for', 'x-company-slug', 'accept', 'content-length-x'), fc.string({ minLength: 1, maxLength: 200 }).map((s) => s.replace(/[^\x20-\x7e]/g, 'a'))), { nil: null }),
+        : fc.oneof(
+            fc.constant({ kind: 'none' as const }),
+            bodyValue.map((value) => ({ kind: 'json' as const, value })),
+            rawBody.map((text) => ({ kind: 'raw' as const, text })),
+          ),
+    contentType: fc.option(
+      fc.constantFrom(
+        'application/json',
+        'application/json; charset=utf-8',
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data',
+        'application/problem+json',
+        'APPLICATION/JSON',
+        '',
+      ),
+      { nil: null },
+    ),
+    extraHeader: fc.option(
+      fc.tuple(
+        fc.constantFrom('x-forwarded-for', 'x-company-slug', 'accept', 'content-length-x'),
+        fc.string({ minLength: 1, maxLength: 200 }).map((s) => s.replace(/[^\x20-\x7e]/g, 'a')),
+      ),
+      { nil: null },
+    ),
   });
 }
 
@@ -94,7 +151,9 @@ beforeAll(async () => {
   token = await tokenFor(fixture.ws);
 });
 afterAll(() => {
-  console.log(`fuzz: ${cases} cases (seed ${SEED}, ${RUNS_PER_ROUTE} per route), statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`);
+  console.log(
+    `fuzz: ${cases} cases (seed ${SEED}, ${RUNS_PER_ROUTE} per route), statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`,
+  );
 });
 
 describe.each(routes.map((r) => [r.name, r] as const))('%s', (_name, route) => {
@@ -115,7 +174,12 @@ describe.each(routes.map((r) => [r.name, r] as const))('%s', (_name, route) => {
         expect(res.status, res.text).toBeLessThan(500);
         if (res.status >= 400) {
           expect(res.headers.get('content-type')).toBe('application/problem+json');
-          expect(res.body).toMatchObject({ status: res.status, title: expect.any(String), detail: expect.any(String), code: expect.any(String) });
+          expect(res.body).toMatchObject({
+            status: res.status,
+            title: expect.any(String),
+            detail: expect.any(String),
+            code: expect.any(String),
+          });
           expect(await snapshot(fixture)).toBe(before);
         }
       }),

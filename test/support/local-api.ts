@@ -15,7 +15,9 @@ export interface LocalApi {
  * Runs `npm start`'s entry point (bin/start.ts) as users do, on free ports, and waits for READY.
  * `extraArgs` defaults to an in-memory database; pass [] with DATA_DIR-less runs to persist in .data/.
  */
-export async function startLocalApi(opts: { args?: string[]; port?: number; dynamodbPort?: number; env?: NodeJS.ProcessEnv } = {}): Promise<LocalApi> {
+export async function startLocalApi(
+  opts: { args?: string[]; port?: number; dynamodbPort?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<LocalApi> {
   const port = opts.port ?? (await freePort());
   const dynamodbPort = opts.dynamodbPort ?? (await freePort());
   const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'bin/start.ts'), ...(opts.args ?? ['--in-memory'])], {

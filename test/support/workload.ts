@@ -32,7 +32,13 @@ const TASKS = Array.from({ length: 20 }, (_, i) => `task-${i}`);
  * create/rename/delete labels, attach/detach single and bulk) with `concurrency` requests in
  * flight against one workspace, so that many of them touch the same label, task and project.
  */
-export async function runWorkload(opts: { ws: string; token: string; operations: number; concurrency: number; seed: number }): Promise<WorkloadResult> {
+export async function runWorkload(opts: {
+  ws: string;
+  token: string;
+  operations: number;
+  concurrency: number;
+  seed: number;
+}): Promise<WorkloadResult> {
   const r = rng(opts.seed);
   const projects = new Set<string>();
   const labels = new Set<string>();
@@ -47,7 +53,11 @@ export async function runWorkload(opts: { ws: string; token: string; operations:
       if (res.status === 201) projects.add(res.body.data.slug);
       return res;
     },
-    'rename project': () => call('PUT', q(`/projects/${some(projects, 'ghost')}`), { token: opts.token, body: { name: r.pick(PROJECT_NAMES), status: r.pick(['in_progress', 'completed', 'archived']) } }),
+    'rename project': () =>
+      call('PUT', q(`/projects/${some(projects, 'ghost')}`), {
+        token: opts.token,
+        body: { name: r.pick(PROJECT_NAMES), status: r.pick(['in_progress', 'completed', 'archived']) },
+      }),
     'delete project': async () => {
       const slug = some(projects, 'ghost');
       const res = await call('DELETE', q(`/projects/${slug}`), { token: opts.token });
@@ -64,23 +74,48 @@ export async function runWorkload(opts: { ws: string; token: string; operations:
       if (res.status === 201) labels.add(res.body.data.slug);
       return res;
     },
-    'rename label': () => call('PUT', q(`/projects-labels/${some(labels, 'ghost')}`), { token: opts.token, body: { title: r.pick(LABEL_TITLES) } }),
+    'rename label': () =>
+      call('PUT', q(`/projects-labels/${some(labels, 'ghost')}`), { token: opts.token, body: { title: r.pick(LABEL_TITLES) } }),
     'delete label': async () => {
       const slug = some(labels, 'ghost');
       const res = await call('DELETE', q(`/projects-labels/${slug}`), { token: opts.token });
       if (res.status === 204) labels.delete(slug);
       return res;
     },
-    attach: () => call('POST', q(`/projects-labels/${some(labels, 'ghost')}/attach`, { project_slug: some(projects, 'ghost') }), { token: opts.token, body: { task_uuid: r.pick(TASKS) } }),
-    detach: () => call('DELETE', q(`/projects-labels/${some(labels, 'ghost')}/detach`, { project_slug: some(projects, 'ghost') }), { token: opts.token, body: { task_uuid: r.pick(TASKS) } }),
-    'bulk attach': () => call('POST', q(`/projects-labels/${some(labels, 'ghost')}/attach`, { project_slug: some(projects, 'ghost') }), { token: opts.token, body: { task_uuids: tasks() } }),
-    'bulk detach': () => call('DELETE', q(`/projects-labels/${some(labels, 'ghost')}/detach`, { project_slug: some(projects, 'ghost') }), { token: opts.token, body: { task_uuids: tasks() } }),
+    attach: () =>
+      call('POST', q(`/projects-labels/${some(labels, 'ghost')}/attach`, { project_slug: some(projects, 'ghost') }), {
+        token: opts.token,
+        body: { task_uuid: r.pick(TASKS) },
+      }),
+    detach: () =>
+      call('DELETE', q(`/projects-labels/${some(labels, 'ghost')}/detach`, { project_slug: some(projects, 'ghost') }), {
+        token: opts.token,
+        body: { task_uuid: r.pick(TASKS) },
+      }),
+    'bulk attach': () =>
+      call('POST', q(`/projects-labels/${some(labels, 'ghost')}/attach`, { project_slug: some(projects, 'ghost') }), {
+        token: opts.token,
+        body: { task_uuids: tasks() },
+      }),
+    'bulk detach': () =>
+      call('DELETE', q(`/projects-labels/${some(labels, 'ghost')}/detach`, { project_slug: some(projects, 'ghost') }), {
+        token: opts.token,
+        body: { task_uuids: tasks() },
+      }),
   };
   // Weights: mostly link traffic, with enough creates and deletes to keep resources churning.
   const mix: [string, number][] = [
-    ['create project', 6], ['rename project', 4], ['delete project', 3], ['duplicate project', 2],
-    ['create label', 6], ['rename label', 4], ['delete label', 3],
-    ['attach', 30], ['detach', 15], ['bulk attach', 8], ['bulk detach', 5],
+    ['create project', 6],
+    ['rename project', 4],
+    ['delete project', 3],
+    ['duplicate project', 2],
+    ['create label', 6],
+    ['rename label', 4],
+    ['delete label', 3],
+    ['attach', 30],
+    ['detach', 15],
+    ['bulk attach', 8],
+    ['bulk detach', 5],
   ];
   const total = mix.reduce((s, [, w]) => s + w, 0);
   const chooseOp = () => {

@@ -29,8 +29,19 @@ describe('cursors', () => {
 
   test('reject garbage, foreign partitions, extra keys and keys outside the prefix', () => {
     const forge = (k: unknown, f?: string) =>
-      Buffer.from(JSON.stringify({ f: f ?? JSON.parse(Buffer.from(encodeCursor(scope, key)!, 'base64url').toString()).f, k })).toString('base64url');
-    for (const bad of ['', '!!', 'eyJ9', forge({ PK: 'WS#other', SK: 'PROJECT#b' }), forge({ PK: 'WS#a', SK: 'PROJECT#b', X: '1' }), forge({ PK: 'WS#a', SK: 'LABEL#b' }), forge({ PK: 'WS#a', SK: 5 }), forge(null)]) {
+      Buffer.from(JSON.stringify({ f: f ?? JSON.parse(Buffer.from(encodeCursor(scope, key)!, 'base64url').toString()).f, k })).toString(
+        'base64url',
+      );
+    for (const bad of [
+      '',
+      '!!',
+      'eyJ9',
+      forge({ PK: 'WS#other', SK: 'PROJECT#b' }),
+      forge({ PK: 'WS#a', SK: 'PROJECT#b', X: '1' }),
+      forge({ PK: 'WS#a', SK: 'LABEL#b' }),
+      forge({ PK: 'WS#a', SK: 5 }),
+      forge(null),
+    ]) {
       expect(() => decodeCursor(scope, bad), bad).toThrow(ValidationFailed);
     }
   });

@@ -1,4 +1,11 @@
-import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchWriteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { FRESH_STATS, storedProjectItem, type ProjectRecord } from '#domain/projects';
@@ -29,7 +36,8 @@ const project: ProjectRecord = {
   updated_at: '2026-01-01T00:00:00.000Z',
 };
 const label = { id: 1, slug: 'bug', title: 'Bug', color: 'D73A4A', created_at: project.created_at, updated_at: project.created_at };
-const awsError = (name: string, extra: object = {}) => Object.assign(new Error(`${name}: internal detail WS#acme-corp`), { name, $metadata: {}, ...extra });
+const awsError = (name: string, extra: object = {}) =>
+  Object.assign(new Error(`${name}: internal detail WS#acme-corp`), { name, $metadata: {}, ...extra });
 
 describe.each(routes.map((r) => [r.name, r] as const))('%s', (_name, route) => {
   test('answers 503 with Retry-After when DynamoDB throttles', async () => {
@@ -61,8 +69,14 @@ describe('partially processed batches', () => {
 
   test('items left unprocessed once are sent again and the delete succeeds', async () => {
     ddb.on(UpdateCommand).resolves({ Attributes: { ...storedProjectItem(project), deleting: true } });
-    ddb.on(QueryCommand).resolvesOnce({ Items: [{ PK: 'PROJECT#p-1', SK: 'USE#1', type: 'label_use' }] }).resolves({ Items: [] });
-    ddb.on(BatchWriteCommand).callsFakeOnce((input) => ({ UnprocessedItems: input.RequestItems })).resolves({ UnprocessedItems: {} });
+    ddb
+      .on(QueryCommand)
+      .resolvesOnce({ Items: [{ PK: 'PROJECT#p-1', SK: 'USE#1', type: 'label_use' }] })
+      .resolves({ Items: [] });
+    ddb
+      .on(BatchWriteCommand)
+      .callsFakeOnce((input) => ({ UnprocessedItems: input.RequestItems }))
+      .resolves({ UnprocessedItems: {} });
     const route = routes.find((r) => r.name === 'delete-project')!;
     const res = await invokeRoute(route, sampleRequest(route, fixture), principalFor(fixture.ws));
     expect(res.statusCode).toBe(204);
@@ -72,9 +86,19 @@ describe('partially processed batches', () => {
 
 describe('transaction conflicts', () => {
   test('an attach that keeps losing to concurrent writers answers 503', async () => {
-    ddb.on(GetCommand).callsFake((input) => ({ Item: input.Key.SK.startsWith('USE#') ? undefined : input.Key.SK.startsWith('LABEL#') ? label : storedProjectItem(project) }));
+    ddb
+      .on(GetCommand)
+      .callsFake((input) => ({
+        Item: input.Key.SK.startsWith('USE#') ? undefined : input.Key.SK.startsWith('LABEL#') ? label : storedProjectItem(project),
+      }));
     ddb.on(QueryCommand).resolves({ Items: [] });
-    ddb.on(TransactWriteCommand).rejects(awsError('TransactionCanceledException', { CancellationReasons: [{ Code: 'None' }, { Code: 'None' }, { Code: 'TransactionConflict' }] }));
+    ddb
+      .on(TransactWriteCommand)
+      .rejects(
+        awsError('TransactionCanceledException', {
+          CancellationReasons: [{ Code: 'None' }, { Code: 'None' }, { Code: 'TransactionConflict' }],
+        }),
+      );
     const route = routes.find((r) => r.name === 'attach-label')!;
     const res = await invokeRoute(route, sampleRequest(route, fixture), principalFor(fixture.ws));
     expect(res.statusCode).toBe(503);

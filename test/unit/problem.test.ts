@@ -26,17 +26,20 @@ describe('problem+json mapping', () => {
     expect(body(res).errors).toEqual([{ field: 'name', message: 'must not be empty' }]);
   });
 
-  test.each(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded', 'InternalServerError', 'TimeoutError'])(
-    '%s becomes 503 with Retry-After',
-    (name) => {
-      const error = Object.assign(new Error('raw aws message with PK WS#secret'), { name });
-      const res = problemFromError(error, 'r');
-      expect(res.statusCode).toBe(503);
-      expect(res.headers).toMatchObject({ 'Retry-After': expect.stringMatching(/^\d+$/) });
-      expect(res.body).not.toContain('WS#secret');
-      expect(res.body).not.toContain(name);
-    },
-  );
+  test.each([
+    'ProvisionedThroughputExceededException',
+    'ThrottlingException',
+    'RequestLimitExceeded',
+    'InternalServerError',
+    'TimeoutError',
+  ])('%s becomes 503 with Retry-After', (name) => {
+    const error = Object.assign(new Error('raw aws message with PK WS#secret'), { name });
+    const res = problemFromError(error, 'r');
+    expect(res.statusCode).toBe(503);
+    expect(res.headers).toMatchObject({ 'Retry-After': expect.stringMatching(/^\d+$/) });
+    expect(res.body).not.toContain('WS#secret');
+    expect(res.body).not.toContain(name);
+  });
 
   test('anything unexpected becomes a 500 that leaks nothing', () => {
     const error = Object.assign(new Error('ValidationException: key PK WS#acme SK PROJECT#x'), { name: 'ValidationException' });

@@ -68,7 +68,11 @@ export async function createLabel(ws: string, input: { title: string; color: str
 }
 
 /** Title and/or color; the slug and id never change. A rename moves the title guard atomically. */
-export async function updateLabel(ws: string, slug: string, patch: { title?: string | undefined; color?: string | undefined }): Promise<LabelRecord> {
+export async function updateLabel(
+  ws: string,
+  slug: string,
+  patch: { title?: string | undefined; color?: string | undefined },
+): Promise<LabelRecord> {
   if (patch.title === undefined) {
     const recolored = await recolorLabel(ws, slug, patch.color);
     if (!recolored) throw labelNotFound(slug);

@@ -45,8 +45,16 @@ export function storedProjectItem(record: ProjectRecord) {
 
 /** Initials of the name's words (up to 4), or the first three letters of a one-word name; `PRJ` if none. */
 export function taskPrefixFor(name: string): string {
-  const words = slugify(name, '').split('-').filter((w) => /^[a-z]/.test(w));
-  const prefix = words.length > 1 ? words.slice(0, 4).map((w) => w[0]).join('') : (words[0] ?? '').replace(/[^a-z]/g, '').slice(0, 3);
+  const words = slugify(name, '')
+    .split('-')
+    .filter((w) => /^[a-z]/.test(w));
+  const prefix =
+    words.length > 1
+      ? words
+          .slice(0, 4)
+          .map((w) => w[0])
+          .join('')
+      : (words[0] ?? '').replace(/[^a-z]/g, '').slice(0, 3);
   return prefix.length >= 2 ? prefix.toUpperCase() : 'PRJ';
 }
 

@@ -63,7 +63,12 @@ export function normalizeName(text: string): string {
  * taken slugs of the family are read once per round and the next free suffix tried, spread out
  * under contention (see freeSuffix); RETRY.claims bounds the rounds.
  */
-export async function claimSlug<T>(base: string, takenSlugs: (familyPrefix: string) => Promise<string[]>, claim: (slug: string) => Promise<T | undefined>, what: string): Promise<T> {
+export async function claimSlug<T>(
+  base: string,
+  takenSlugs: (familyPrefix: string) => Promise<string[]>,
+  claim: (slug: string) => Promise<T | undefined>,
+  what: string,
+): Promise<T> {
   let slug = base;
   return withRetries(RETRY.claims, `Too many concurrent creates of ${what}; retry.`, async (round) => {
     if (round > 0) slug = slugWithSuffix(base, freeSuffix(base, await takenSlugs(slugFamilyPrefix(base)), round - 1));

@@ -39,7 +39,11 @@ export interface TaskLabelChange {
  * in the workspace), apply the change to each task, then answer with the tasks' labels.
  * A single `task_uuid` answers with that task's labels; `task_uuids` with one entry per task.
  */
-export async function changeTaskLabels(change: 'attach' | 'detach', ws: string, req: TaskLabelChange): Promise<LabelRecord[] | TaskLabels[]> {
+export async function changeTaskLabels(
+  change: 'attach' | 'detach',
+  ws: string,
+  req: TaskLabelChange,
+): Promise<LabelRecord[] | TaskLabels[]> {
   const [label, project] = await Promise.all([getLabel(ws, req.labelSlug), getProject(ws, req.projectSlug)]);
   // Nothing new may be attached to what is being deleted; its delete removes every link anyway.
   if (change === 'attach' && label.deleting) throw labelNotFound(label.slug);
@@ -49,9 +53,11 @@ export async function changeTaskLabels(change: 'attach' | 'detach', ws: string, 
   const labelRef = { id: label.id, slug: label.slug };
   const states: TaskState[] = [];
   if (change === 'attach') {
-    for (const part of chunk(tasks, ATTACH_CHUNK)) states.push(...(await withOptimisticRetry(() => attachChunk(ws, projectRef, labelRef, part))));
+    for (const part of chunk(tasks, ATTACH_CHUNK))
+      states.push(...(await withOptimisticRetry(() => attachChunk(ws, projectRef, labelRef, part))));
   } else {
-    for (const part of chunk(tasks, DETACH_CHUNK)) states.push(...(await withOptimisticRetry(() => detachChunk(ws, projectRef, labelRef, part))));
+    for (const part of chunk(tasks, DETACH_CHUNK))
+      states.push(...(await withOptimisticRetry(() => detachChunk(ws, projectRef, labelRef, part))));
   }
   const result = await labelsOfTasks(ws, states);
   return req.taskUuids ? result : result[0]!.labels;
@@ -69,7 +75,12 @@ async function attachChunk(ws: string, project: ProjectRef, label: LabelRef, tas
   const adding = states.filter((s) => !carries(s, label));
   const full = adding.filter((s) => s.links.length >= MAX_LABELS_PER_TASK);
   if (full.length) {
-    throw new ValidationFailed(full.map((s) => ({ field: 'task_uuid', message: `task ${s.task} already carries ${MAX_LABELS_PER_TASK} labels, the most a task can carry` })));
+    throw new ValidationFailed(
+      full.map((s) => ({
+        field: 'task_uuid',
+        message: `task ${s.task} already carries ${MAX_LABELS_PER_TASK} labels, the most a task can carry`,
+      })),
+    );
   }
   if (adding.length === 0) return states;
   try {
@@ -98,7 +109,10 @@ async function detachChunk(ws: string, project: ProjectRef, label: LabelRef, tas
 
 /** Each task with its labels, ordered by title; links to a label that is gone (or a namesake) are skipped. */
 async function labelsOfTasks(ws: string, states: TaskState[]): Promise<TaskLabels[]> {
-  const labels = await readLabelsBySlug(ws, states.flatMap((s) => s.links));
+  const labels = await readLabelsBySlug(
+    ws,
+    states.flatMap((s) => s.links),
+  );
   return states.map((s) => ({
     task_uuid: s.task,
     labels: s.links

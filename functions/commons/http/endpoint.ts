@@ -34,7 +34,14 @@ type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error,
 /** One JSON line per failed request: the cause stays in the logs, never in the response. */
 function logFailure(requestId: string, status: number, e: Error | null | undefined) {
   if (process.env.LOG_LEVEL === 'silent') return;
-  const line = { level: status === 503 ? 'warn' : 'error', requestId, status, error: e?.name, message: e?.message, ...(status === 503 ? {} : { stack: e?.stack }) };
+  const line = {
+    level: status === 503 ? 'warn' : 'error',
+    requestId,
+    status,
+    error: e?.name,
+    message: e?.message,
+    ...(status === 503 ? {} : { stack: e?.stack }),
+  };
   console.error(JSON.stringify(line));
 }
 
@@ -114,7 +121,10 @@ export function endpoint<S extends z.ZodMiniType>(spec: EndpointSpec<S>) {
         throw ValidationFailed.of('body', 'must be a JSON object');
       }
       const query = event.queryStringParameters ?? {};
-      const workspace = workspaceSlug(query.company_slug, spec.workspaceInBody ? (body as Record<string, unknown> | undefined)?.company_slug : undefined);
+      const workspace = workspaceSlug(
+        query.company_slug,
+        spec.workspaceInBody ? (body as Record<string, unknown> | undefined)?.company_slug : undefined,
+      );
       requireWorkspace(principal, workspace);
       const input = parseInput(spec.input, { path: event.pathParameters ?? {}, query, body: body ?? {} });
       const reply = await spec.run(input, { workspace, principal, requestId: context.awsRequestId });

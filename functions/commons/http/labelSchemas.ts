@@ -19,7 +19,12 @@ export const linkInput = z.object({
     .object({
       task_uuid: z.optional(taskUuid),
       task_uuids: z.optional(
-        z.array(taskUuid).check(z.minLength(1, 'must not be empty'), z.maxLength(MAX_TASKS_PER_REQUEST, `must have at most ${MAX_TASKS_PER_REQUEST} items`)),
+        z
+          .array(taskUuid)
+          .check(
+            z.minLength(1, 'must not be empty'),
+            z.maxLength(MAX_TASKS_PER_REQUEST, `must have at most ${MAX_TASKS_PER_REQUEST} items`),
+          ),
       ),
     })
     .check(

@@ -8,7 +8,9 @@ export function labelView(l: LabelRecord) {
 
 /** Attach/detach answers: one task's labels, or `[{ task_uuid, labels }]` for a bulk request. */
 export function taskLabelsView(result: LabelRecord[] | TaskLabels[]) {
-  return result.map((entry) => ('task_uuid' in entry ? { task_uuid: entry.task_uuid, labels: entry.labels.map(labelView) } : labelView(entry)));
+  return result.map((entry) =>
+    'task_uuid' in entry ? { task_uuid: entry.task_uuid, labels: entry.labels.map(labelView) } : labelView(entry),
+  );
 }
 
 export function labelLocation(ws: string, slug: string): string {

@@ -51,7 +51,9 @@ export function text(min: number, max: number) {
 
 export const slugParam = z.string().check(z.regex(/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/, 'is not a valid slug'));
 
-export const taskUuid = z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, 'must be 1-128 letters, digits, ".", "_", ":" or "-"'));
+export const taskUuid = z
+  .string()
+  .check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, 'must be 1-128 letters, digits, ".", "_", ":" or "-"'));
 
 /** `limit` (1-100, default 50; `per_page` is an alias) and `cursor`, as every list route takes them. */
 const pageSizeParam = () =>

@@ -49,7 +49,9 @@ export async function getItems(keys: Key[]): Promise<Record<string, unknown>[]> 
   for (const batch of chunk(keys, GET_BATCH)) {
     let request: Record<string, unknown>[] = batch;
     await withRetries(RETRY.unprocessed, 'The database is throttling reads; retry the request.', async () => {
-      const out: BatchGetCommandOutput = await db.send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: request, ConsistentRead: true } } }));
+      const out: BatchGetCommandOutput = await db.send(
+        new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: request, ConsistentRead: true } } }),
+      );
       found.push(...(out.Responses?.[tableName()] ?? []));
       request = out.UnprocessedKeys?.[tableName()]?.Keys ?? [];
       return request.length ? AGAIN : undefined;

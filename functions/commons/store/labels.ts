@@ -29,7 +29,13 @@ function labelItem(ws: string, l: LabelRecord, titleKey: TitleKey): Item {
 }
 
 function titleGuardItem(ws: string, title: string, label: { id: number; slug: string }, titleKey: TitleKey): Item {
-  return { ...keys.labelTitleGuard(ws, titleKey(title)), type: ItemType.labelTitleGuard, workspace: ws, label_id: label.id, label_slug: label.slug };
+  return {
+    ...keys.labelTitleGuard(ws, titleKey(title)),
+    type: ItemType.labelTitleGuard,
+    workspace: ws,
+    label_id: label.id,
+    label_slug: label.slug,
+  };
 }
 
 function decodeLabel(item: Item): LabelRecord {
@@ -112,7 +118,10 @@ export async function rewriteLabel(ws: string, current: LabelRecord, next: Label
   ];
   if (titleKey(next.title) !== titleKey(current.title)) {
     parts.push(
-      ['oldGuard', tx.delete(keys.labelTitleGuard(ws, titleKey(current.title)), { condition: 'label_id = :id', values: { ':id': current.id } })],
+      [
+        'oldGuard',
+        tx.delete(keys.labelTitleGuard(ws, titleKey(current.title)), { condition: 'label_id = :id', values: { ':id': current.id } }),
+      ],
       ['newGuard', tx.put(titleGuardItem(ws, next.title, next, titleKey), { condition: 'attribute_not_exists(PK)' })],
     );
   }

@@ -63,12 +63,26 @@ export function labelLinkItem(ws: string, project: ProjectRef, label: LabelRef, 
 
 /** Stored attribute `v` is the version. */
 export function taskVersionItem(ws: string, projectId: string, task: string, version: number): Item {
-  return { ...keys.taskVersion(projectId, task), type: ItemType.taskVersion, workspace: ws, project_id: projectId, task_uuid: task, v: version };
+  return {
+    ...keys.taskVersion(projectId, task),
+    type: ItemType.taskVersion,
+    workspace: ws,
+    project_id: projectId,
+    task_uuid: task,
+    v: version,
+  };
 }
 
 /** Stored attribute `n` is the number of the project's tasks carrying the label. */
 export function labelUseItem(ws: string, projectId: string, labelId: number, count: number): Item {
-  return { ...keys.labelUse(projectId, labelId), type: ItemType.labelUse, workspace: ws, project_id: projectId, label_id: labelId, n: count };
+  return {
+    ...keys.labelUse(projectId, labelId),
+    type: ItemType.labelUse,
+    workspace: ws,
+    project_id: projectId,
+    label_id: labelId,
+    n: count,
+  };
 }
 
 export async function readTask(projectId: string, task: string): Promise<TaskState> {
@@ -96,21 +110,33 @@ const PROJECT_LIVE = 'id = :pid AND attribute_not_exists(deleting)';
  * conditional on what was read: each task's version, the project's use counter `use`. Parts:
  * `label` and `project` (still live), `use`, and per task `version:`, `link:`, `labelLink:`.
  */
-export async function writeAttach(ws: string, project: ProjectRef, label: LabelRef, adding: TaskState[], use: number | undefined): Promise<void> {
+export async function writeAttach(
+  ws: string,
+  project: ProjectRef,
+  label: LabelRef,
+  adding: TaskState[],
+  use: number | undefined,
+): Promise<void> {
   const now = new Date().toISOString();
   const parts: [string, TransactItem][] = [
     ['label', tx.check(keys.label(ws, label.slug), { condition: LABEL_LIVE, values: { ':id': label.id } })],
     [
       'project',
       use === undefined
-        ? tx.update(keys.project(ws, project.slug), 'ADD labels_count :one', { condition: PROJECT_LIVE, values: { ':one': 1, ':pid': project.id } })
+        ? tx.update(keys.project(ws, project.slug), 'ADD labels_count :one', {
+            condition: PROJECT_LIVE,
+            values: { ':one': 1, ':pid': project.id },
+          })
         : tx.check(keys.project(ws, project.slug), { condition: PROJECT_LIVE, values: { ':pid': project.id } }),
     ],
     [
       'use',
       use === undefined
         ? tx.put(labelUseItem(ws, project.id, label.id, adding.length), { condition: 'attribute_not_exists(PK)' })
-        : tx.update(keys.labelUse(project.id, label.id), 'SET n = n + :k', { condition: 'n = :n', values: { ':k': adding.length, ':n': use } }),
+        : tx.update(keys.labelUse(project.id, label.id), 'SET n = n + :k', {
+            condition: 'n = :n',
+            values: { ':k': adding.length, ':n': use },
+          }),
     ],
   ];
   for (const s of adding) {
@@ -134,14 +160,26 @@ export async function writeAttach(ws: string, project: ProjectRef, label: LabelR
  * on the use counter `use`; the last use releases the label from `labels_count`. Parts: `use`,
  * `project` (only on release: still this project), and per task `link:`, `labelLink:`.
  */
-export async function writeDetach(ws: string, project: ProjectRef, label: LabelRef, removing: TaskState[], use: number | undefined): Promise<void> {
+export async function writeDetach(
+  ws: string,
+  project: ProjectRef,
+  label: LabelRef,
+  removing: TaskState[],
+  use: number | undefined,
+): Promise<void> {
   const k = removing.length;
   const n = use ?? 0;
   const parts: [string, TransactItem][] =
     n === k
       ? [
           ['use', tx.delete(keys.labelUse(project.id, label.id), { condition: 'n = :n', values: { ':n': n } })],
-          ['project', tx.update(keys.project(ws, project.slug), 'ADD labels_count :minus', { condition: 'id = :pid', values: { ':minus': -1, ':pid': project.id } })],
+          [
+            'project',
+            tx.update(keys.project(ws, project.slug), 'ADD labels_count :minus', {
+              condition: 'id = :pid',
+              values: { ':minus': -1, ':pid': project.id },
+            }),
+          ],
         ]
       : [['use', tx.update(keys.labelUse(project.id, label.id), 'SET n = n - :k', { condition: 'n = :n', values: { ':k': k, ':n': n } })]];
   for (const s of removing) {
@@ -174,7 +212,9 @@ export function readLabelLinks(ws: string, labelId: number): Promise<Item[]> {
 
 /** The label-side halves of the task-side links among `items` (a project collection). */
 export function labelSidesOf(ws: string, projectId: string, items: Item[]): Key[] {
-  return items.filter((item) => item.type === ItemType.taskLink).map((item) => keys.labelLink(ws, num(item, 'label_id'), projectId, str(item, 'task_uuid')));
+  return items
+    .filter((item) => item.type === ItemType.taskLink)
+    .map((item) => keys.labelLink(ws, num(item, 'label_id'), projectId, str(item, 'task_uuid')));
 }
 
 /** The task-side halves of label-side links. */
@@ -184,7 +224,10 @@ export function taskSidesOf(labelId: number, labelLinks: Item[]): Key[] {
 
 /** The projects (id and slug) the label-side links belong to. */
 export function projectsOf(labelLinks: Item[]): ProjectRef[] {
-  return [...new Map(labelLinks.map((link) => [str(link, 'project_id'), str(link, 'project_slug')])).entries()].map(([id, slug]) => ({ id, slug }));
+  return [...new Map(labelLinks.map((link) => [str(link, 'project_id'), str(link, 'project_slug')])).entries()].map(([id, slug]) => ({
+    id,
+    slug,
+  }));
 }
 
 export function keyOf(item: Item): Key {
@@ -200,7 +243,13 @@ export async function releaseLabelUse(ws: string, project: ProjectRef, labelId: 
   try {
     await transact([
       ['use', tx.delete(keys.labelUse(project.id, labelId), { condition: 'attribute_exists(PK)' })],
-      ['project', tx.update(keys.project(ws, project.slug), 'ADD labels_count :minus', { condition: 'id = :pid', values: { ':minus': -1, ':pid': project.id } })],
+      [
+        'project',
+        tx.update(keys.project(ws, project.slug), 'ADD labels_count :minus', {
+          condition: 'id = :pid',
+          values: { ':minus': -1, ':pid': project.id },
+        }),
+      ],
     ]);
   } catch (error) {
     if (!(error instanceof TransactionCancelled)) throw error;

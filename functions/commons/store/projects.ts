@@ -91,7 +91,9 @@ export function decodeProject(item: Item): ProjectRecord {
 /** Writes a new project unless its slug is taken; false when it is. */
 export async function putNewProject(record: ProjectRecord, nameKey: NameKey): Promise<boolean> {
   try {
-    await db.send(new PutCommand({ TableName: tableName(), Item: projectItem(record, nameKey), ConditionExpression: 'attribute_not_exists(PK)' }));
+    await db.send(
+      new PutCommand({ TableName: tableName(), Item: projectItem(record, nameKey), ConditionExpression: 'attribute_not_exists(PK)' }),
+    );
     return true;
   } catch (error) {
     if (isConditionFailure(error)) return false;
@@ -106,7 +108,12 @@ export async function readProject(ws: string, slug: string): Promise<ProjectReco
 }
 
 /** Applies a partial update; the record after it, or undefined when there is no such project. */
-export async function updateProjectItem(ws: string, slug: string, patch: ProjectPatch, nameKey: NameKey): Promise<ProjectRecord | undefined> {
+export async function updateProjectItem(
+  ws: string,
+  slug: string,
+  patch: ProjectPatch,
+  nameKey: NameKey,
+): Promise<ProjectRecord | undefined> {
   const sets: string[] = ['updated_at = :now'];
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ':now': new Date().toISOString() };
@@ -186,8 +193,15 @@ export async function deleteProjectItem(project: Pick<ProjectRecord, 'workspace'
 export const projectRanges = {
   all: (ws: string): KeyRange => ({ partition: keys.workspace(ws), sortPrefix: keys.projectSkPrefix }),
   byStatus: (ws: string, status: ProjectStatus): KeyRange => ({ index: 'byStatus', partition: keys.projectStatusPartition(ws, status) }),
-  byName: (ws: string, namePrefix: string): KeyRange => ({ index: 'byName', partition: keys.projectNamePartition(ws), sortPrefix: namePrefix }),
-  slugsStartingWith: (ws: string, slugPrefix: string): KeyRange => ({ partition: keys.workspace(ws), sortPrefix: `${keys.projectSkPrefix}${slugPrefix}` }),
+  byName: (ws: string, namePrefix: string): KeyRange => ({
+    index: 'byName',
+    partition: keys.projectNamePartition(ws),
+    sortPrefix: namePrefix,
+  }),
+  slugsStartingWith: (ws: string, slugPrefix: string): KeyRange => ({
+    partition: keys.workspace(ws),
+    sortPrefix: `${keys.projectSkPrefix}${slugPrefix}`,
+  }),
 };
 
 /** The slug of a project item returned by `slugsStartingWith`. */

@@ -34,7 +34,11 @@ function sleep(ms: number): Promise<void> {
  * Runs `attempt` (with its 0-based number) until it returns something other than AGAIN, sleeping
  * a jittered, growing delay before each retry; StoreUnavailable when the attempts run out.
  */
-export async function withRetries<T>(policy: RetryPolicy, exhausted: string, attempt: (n: number) => Promise<T | typeof AGAIN>): Promise<T> {
+export async function withRetries<T>(
+  policy: RetryPolicy,
+  exhausted: string,
+  attempt: (n: number) => Promise<T | typeof AGAIN>,
+): Promise<T> {
   for (let n = 0; n < policy.attempts; n++) {
     if (n > 0) await sleep(Math.random() * Math.min(policy.capMs, policy.baseMs * 2 ** n));
     const result = await attempt(n);

@@ -43,11 +43,17 @@ export const tx = {
 export class TransactionCancelled extends Error {
   override readonly name = 'TransactionCancelled';
   constructor(private readonly reasons: ReadonlyMap<string, string>) {
-    super(`Transaction cancelled: ${[...reasons].filter(([, code]) => code !== 'None').map(([part, code]) => `${part} ${code}`).join(', ')}`);
+    super(
+      `Transaction cancelled: ${[...reasons]
+        .filter(([, code]) => code !== 'None')
+        .map(([part, code]) => `${part} ${code}`)
+        .join(', ')}`,
+    );
   }
   /** Whether the condition of the named part (or of any part whose name starts with `name:`) failed. */
   conditionFailed(name: string): boolean {
-    for (const [part, code] of this.reasons) if ((part === name || part.startsWith(`${name}:`)) && code === 'ConditionalCheckFailed') return true;
+    for (const [part, code] of this.reasons)
+      if ((part === name || part.startsWith(`${name}:`)) && code === 'ConditionalCheckFailed') return true;
     return false;
   }
   get anyConditionFailed(): boolean {
