@@ -2,7 +2,7 @@
  * npm run invoke -- <function> [event file] [--seed] [--token <token>] [--workspace <slug>]
  *
  * Runs one function's handler in this process with a sample event, like `sam local invoke`, and
- * prints what it returns. <function> is a route name from functions/commons/routes.ts or
+ * prints what it returns. <function> is a route name from functions/commons/http/routes.ts or
  * `authorizer`; the event defaults to events/<function>.json.
  *   --seed       first create what the sample events act on (projects website-redesign and
  *                legacy-site, labels bug and obsolete; removes label feature so create-label can run

@@ -155,7 +155,7 @@ describe('functions', () => {
 });
 
 describe('table', () => {
-  test('keys and indexes are exactly those of functions/commons/table.ts (as the local table)', () => {
+  test('keys and indexes are exactly those of functions/commons/store/table.ts (as the local table)', () => {
     const [, table] = ofType('AWS::DynamoDB::Table')[0]!;
     const local = createTableInput('x');
     const byName = (a: { AttributeName?: string }, b: { AttributeName?: string }) => a.AttributeName!.localeCompare(b.AttributeName!);

@@ -86,19 +86,15 @@ describe('partially processed batches', () => {
 
 describe('transaction conflicts', () => {
   test('an attach that keeps losing to concurrent writers answers 503', async () => {
-    ddb
-      .on(GetCommand)
-      .callsFake((input) => ({
-        Item: input.Key.SK.startsWith('USE#') ? undefined : input.Key.SK.startsWith('LABEL#') ? label : storedProjectItem(project),
-      }));
+    ddb.on(GetCommand).callsFake((input) => ({
+      Item: input.Key.SK.startsWith('USE#') ? undefined : input.Key.SK.startsWith('LABEL#') ? label : storedProjectItem(project),
+    }));
     ddb.on(QueryCommand).resolves({ Items: [] });
-    ddb
-      .on(TransactWriteCommand)
-      .rejects(
-        awsError('TransactionCanceledException', {
-          CancellationReasons: [{ Code: 'None' }, { Code: 'None' }, { Code: 'TransactionConflict' }],
-        }),
-      );
+    ddb.on(TransactWriteCommand).rejects(
+      awsError('TransactionCanceledException', {
+        CancellationReasons: [{ Code: 'None' }, { Code: 'None' }, { Code: 'TransactionConflict' }],
+      }),
+    );
     const route = routes.find((r) => r.name === 'attach-label')!;
     const res = await invokeRoute(route, sampleRequest(route, fixture), principalFor(fixture.ws));
     expect(res.statusCode).toBe(503);

@@ -1,5 +1,5 @@
 import { StoreUnavailable } from '#store/errors';
-import { TransactionCancelled } from '#store/transactions';
+import { TransactionCancelled } from '#store/errors';
 import { ServiceError, ServiceUnavailable } from './errors';
 import type { Problem } from './problems';
 

@@ -12,7 +12,7 @@ import {
   type LabelRecord,
 } from '#store/labels';
 import { queryAll } from '#store/query';
-import { TransactionCancelled } from '#store/transactions';
+import { TransactionCancelled } from '#store/errors';
 import { removeLabelData } from './cascades';
 import { Conflict, labelNotFound } from './errors';
 import { claimSlug, normalizeName, slugify } from './slugs';

@@ -11,7 +11,8 @@ import {
   type ProjectRef,
   type TaskState,
 } from '#store/links';
-import { TransactionCancelled, withOptimisticRetry } from '#store/transactions';
+import { TransactionCancelled } from '#store/errors';
+import { withOptimisticRetry } from '#store/transactions';
 import { labelNotFound, projectNotFound, ValidationFailed } from './errors';
 import { byTitle, getLabel } from './labels';
 import { MAX_LABELS_PER_TASK } from './limits';

@@ -21,3 +21,34 @@ export class CorruptItem extends Error {
 export function isConditionFailure(error: unknown): boolean {
   return error instanceof Error && error.name === 'ConditionalCheckFailedException';
 }
+
+/**
+ * A cancelled transaction, its reasons read by the names its parts were given, never by position.
+ * `conflicted` is true when another writer held one of the items (the round can run again).
+ */
+export class TransactionCancelled extends Error {
+  override readonly name = 'TransactionCancelled';
+  constructor(private readonly reasons: ReadonlyMap<string, string>) {
+    super(
+      `Transaction cancelled: ${[...reasons]
+        .filter(([, code]) => code !== 'None')
+        .map(([part, code]) => `${part} ${code}`)
+        .join(', ')}`,
+    );
+  }
+  /** Whether the condition of the named part (or of any part whose name starts with `name:`) failed. */
+  conditionFailed(name: string): boolean {
+    for (const [part, code] of this.reasons)
+      if ((part === name || part.startsWith(`${name}:`)) && code === 'ConditionalCheckFailed') return true;
+    return false;
+  }
+  get anyConditionFailed(): boolean {
+    return [...this.reasons.values()].includes('ConditionalCheckFailed');
+  }
+  get conflicted(): boolean {
+    return [...this.reasons.values()].some((code) => code === 'TransactionConflict');
+  }
+  get throttled(): boolean {
+    return [...this.reasons.values()].some((code) => code === 'ThrottlingError' || code === 'ProvisionedThroughputExceeded');
+  }
+}

@@ -5,7 +5,8 @@ import { num, str } from './codec';
 import { ItemType, keys, type Key } from './keys';
 import { queryAll, type Item, type KeyRange } from './query';
 import { tableName } from './table';
-import { transact, TransactionCancelled, tx, type TransactItem } from './transactions';
+import { TransactionCancelled } from './errors';
+import { transact, tx, type TransactItem } from './transactions';
 
 /**
  * Task-label links. A link is two items written and deleted together in one transaction:
