@@ -39,15 +39,16 @@ function titleGuardItem(ws: string, title: string, label: { id: number; slug: st
 }
 
 function decodeLabel(item: Item): LabelRecord {
-  return {
+  const label: LabelRecord = {
     id: num(item, 'id'),
     slug: str(item, 'slug'),
     title: str(item, 'title'),
     color: str(item, 'color'),
     created_at: str(item, 'created_at'),
     updated_at: str(item, 'updated_at'),
-    ...(item.deleting === true ? { deleting: true } : {}),
   };
+  if (item.deleting === true) label.deleting = true;
+  return label;
 }
 
 export async function readLabels(ws: string): Promise<LabelRecord[]> {

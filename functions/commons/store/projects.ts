@@ -62,21 +62,17 @@ export function projectItem(record: ProjectRecord, nameKey: NameKey): Item {
 export function decodeProject(item: Item): ProjectRecord {
   const owner = map(item, 'owner');
   const settings = map(item, 'settings');
-  const logo = optStr(item, 'logo');
-  const client = optStr(item, 'client_uuid');
-  return {
+  const record: ProjectRecord = {
     id: str(item, 'id'),
     workspace: str(item, 'workspace'),
     slug: str(item, 'slug'),
     name: str(item, 'name'),
     description: str(item, 'description'),
-    ...(logo !== undefined ? { logo } : {}),
     visibility: oneOf(item, 'visibility', VISIBILITIES),
     recurring: bool(item, 'recurring'),
-    owner: { name: str(owner, 'name'), username: str(owner, 'username') },
+    owner: { name: str(owner, 'name', item), username: str(owner, 'username', item) },
     status: oneOf(item, 'status', PROJECT_STATUSES),
-    settings: { default_workflow: oneOf(settings, 'default_workflow', WORKFLOWS), task_prefix: str(settings, 'task_prefix') },
-    ...(client !== undefined ? { client_uuid: client } : {}),
+    settings: { default_workflow: oneOf(settings, 'default_workflow', WORKFLOWS, item), task_prefix: str(settings, 'task_prefix', item) },
     tasks_count: num(item, 'tasks_count'),
     completed_count: num(item, 'completed_count'),
     members_count: num(item, 'members_count'),
@@ -84,8 +80,13 @@ export function decodeProject(item: Item): ProjectRecord {
     labels_count: num(item, 'labels_count'),
     created_at: str(item, 'created_at'),
     updated_at: str(item, 'updated_at'),
-    ...(item.deleting === true ? { deleting: true } : {}),
   };
+  const logo = optStr(item, 'logo');
+  if (logo !== undefined) record.logo = logo;
+  const client = optStr(item, 'client_uuid');
+  if (client !== undefined) record.client_uuid = client;
+  if (item.deleting === true) record.deleting = true;
+  return record;
 }
 
 /** Writes a new project unless its slug is taken; false when it is. */

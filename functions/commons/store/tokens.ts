@@ -23,7 +23,7 @@ function decodeToken(item: Item): TokenRecord & { hash: string } {
   return {
     id: str(item, 'id'),
     hash: str(item, 'hash'),
-    owner: { name: str(owner, 'name'), username: str(owner, 'username') },
+    owner: { name: str(owner, 'name', item), username: str(owner, 'username', item) },
     workspaces: strings(item, 'workspaces'),
     scopes: strings(item, 'scopes'),
     created_at: str(item, 'created_at'),

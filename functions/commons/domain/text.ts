@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The service's text rules, in one place. Names and titles are NFC-normalised and trimmed; control
+ * characters (C0 and C1, tabs and newlines included), bidirectional embeddings, overrides and
+ * isolates (the "Trojan Source" characters) and unpaired surrogates are refused; a name made only
+ * of invisible characters counts as empty. Uniqueness and search keys fold case fully, with NFKC
+ * and without default-ignorable characters, and are bounded in bytes so that every key built
+ * from user text fits DynamoDB's limits by construction.
+ */
+
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/u;
+// eslint-disable-next-line no-control-regex -- as above, without tab, line feed and carriage return
+const CONTROL_BUT_LINE_BREAKS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/u;
+const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/u;
+const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{White_Space}]/gu;
+const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
+
+/** What is wrong with a piece of user text, or undefined; `multiline` allows tabs and line breaks. */
+export function textProblem(text: string, multiline = false): string | undefined {
+  if (!text.isWellFormed()) return 'must not contain unpaired surrogates';
+  if ((multiline ? CONTROL_BUT_LINE_BREAKS : CONTROL).test(text)) return 'must not contain control characters';
+  if (BIDI_CONTROL.test(text)) return 'must not contain bidirectional control characters';
+  return undefined;
+}
+
+/** NFC, trimmed: how names, titles and descriptions are stored. */
+export function cleanText(text: string): string {
+  return text.normalize('NFC').trim();
+}
+
+/** True when nothing visible is left (only spaces and invisible characters). */
+export function isBlank(text: string): boolean {
+  return text.replace(INVISIBLE, '') === '';
+}
+
+/** Length in characters (Unicode code points), as limits count it. */
+export function charCount(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+/**
+ * The comparison form of a name or title: NFKC, full case folding (upper then lower case, so `ß`
+ * and `SS` meet), default-ignorable characters removed, trimmed. `Bug`, `ｂｕｇ` and `B\u200Bug` are one.
+ */
+export function foldKey(text: string): string {
+  return text.normalize('NFKC').replace(IGNORABLE, '').toUpperCase().toLowerCase().normalize('NFKC').trim();
+}
+
+const encoder = new TextEncoder();
+
+export function byteLength(text: string): number {
+  return encoder.encode(text).length;
+}
+
+/** The longest start of `text` (whole code points) that fits in `maxBytes` of UTF-8. */
+export function cutToBytes(text: string, maxBytes: number): string {
+  if (byteLength(text) <= maxBytes) return text;
+  let out = '';
+  let bytes = 0;
+  for (const ch of text) {
+    const b = byteLength(ch);
+    if (bytes + b > maxBytes) break;
+    out += ch;
+    bytes += b;
+  }
+  return out;
+}
+
+/**
+ * A unique key of at most `maxBytes`: the text itself when it fits, otherwise its start and a
+ * hash of the whole (so distinct texts keep distinct keys).
+ */
+export function boundedKey(text: string, maxBytes: number): string {
+  if (byteLength(text) <= maxBytes) return text;
+  const hash = createHash('sha256').update(text).digest('base64url').slice(0, 22);
+  return `${cutToBytes(text, maxBytes - hash.length - 1)}#${hash}`;
+}
+
+/** Bytes of UTF-8 a key built from user text may take (DynamoDB allows 1,024 for a sort key). */
+const KEY_TEXT_BYTES = 512;
+
+/** The key a label title is unique by (its title guard): folded, bounded, distinct for distinct folds. */
+export function titleKey(title: string): string {
+  return boundedKey(foldKey(title), KEY_TEXT_BYTES);
+}
+
+/**
+ * The name-index sort key of a project name: its folded form, cut to the key budget. Two names that
+ * differ only past the cut share a key (index keys need not be unique); a search longer than the
+ * cut filters on the full name (see findProjectsByName).
+ */
+export function nameKey(name: string): string {
+  return cutToBytes(foldKey(name), KEY_TEXT_BYTES);
+}
