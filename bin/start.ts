@@ -7,6 +7,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { repoRoot } from '#lib/paths';
+import { localCursorKey } from '#local/secrets';
 import { dataDir, dynamodbPort, ensureTable, startDynamoDbLocal, useLocalDatabase, type EmbeddedDatabase } from '#local/database';
 
 const args = new Set(process.argv.slice(2));
@@ -32,6 +33,9 @@ if (embedded) {
   useLocalDatabase(dbPort);
   console.log(`DynamoDB Local on ${database.endpoint} (${inMemory ? 'in memory' : `data in ${dataDir}`}, pid ${database.process.pid})`);
 }
+
+// Cursors carry a MAC (domain/cursors.ts): keep its key with the data, so cursors survive a restart.
+process.env.CURSOR_KEY ||= localCursorKey(embedded && !inMemory ? dataDir : undefined);
 
 // Imported only now: the shared DocumentClient reads its endpoint from the environment at load.
 const { tableName } = await import('#store/table');

@@ -9,7 +9,8 @@ import { parseArgs } from 'node:util';
 import { isLocalDatabase, useLocalDatabase } from '#local/database';
 
 if (isLocalDatabase()) useLocalDatabase();
-const { createToken, listTokens, revokeToken } = await import('#domain/tokens');
+const { createToken, listTokens, MAX_TOKEN_LIFETIME_MS, revokeToken } = await import('#domain/tokens');
+const { ValidationFailed } = await import('#domain/errors');
 const { SCOPES, isScope } = await import('#domain/scopes');
 
 const usage = `usage:
@@ -22,38 +23,69 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-export function parseDuration(text: string): number {
-  const m = /^(\d+)([dhm])$/.exec(text);
+/** `30d`, `12h` or `90m`: a positive whole number of days, hours or minutes, at most ten years. */
+function parseDuration(text: string): number {
+  const m = /^(\d{1,7})([dhm])$/.exec(text);
   if (!m) fail(`--expires-in must look like 30d, 12h or 90m, not "${text}"`);
-  return Number(m[1]) * { d: 86_400_000, h: 3_600_000, m: 60_000 }[m[2] as 'd' | 'h' | 'm'];
+  const ms = Number(m[1]) * { d: 86_400_000, h: 3_600_000, m: 60_000 }[m[2] as 'd' | 'h' | 'm'];
+  if (ms <= 0) fail(`--expires-in must be more than zero, not "${text}" (leave it out for a token that does not expire)`);
+  if (ms > MAX_TOKEN_LIFETIME_MS) fail(`--expires-in must be at most 3650d, not "${text}"`);
+  return ms;
 }
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: {
-    workspace: { type: 'string' },
-    name: { type: 'string' },
-    username: { type: 'string' },
-    scopes: { type: 'string' },
-    'expires-in': { type: 'string' },
-    json: { type: 'boolean' },
-  },
-});
+/** A comma-separated list: every entry trimmed and present (`a,,b` and `""` are mistakes, not lists). */
+function list(option: string, text: string): string[] {
+  const entries = text.split(',').map((e) => e.trim());
+  if (entries.some((e) => e === '')) fail(`--${option} has an empty entry: "${text}"`);
+  return entries;
+}
+
+let parsed: ReturnType<typeof parse>;
+function parse() {
+  return parseArgs({
+    allowPositionals: true,
+    strict: true,
+    options: {
+      workspace: { type: 'string' },
+      name: { type: 'string' },
+      username: { type: 'string' },
+      scopes: { type: 'string' },
+      'expires-in': { type: 'string' },
+      json: { type: 'boolean' },
+    },
+  });
+}
+try {
+  parsed = parse();
+} catch (error) {
+  fail((error as Error).message);
+}
+const { positionals, values } = parsed;
 const [command, arg] = positionals;
 
 switch (command) {
   case 'create': {
-    if (!values.workspace || !values.name || !values.username) fail('create needs --workspace, --name and --username');
-    const scopes = values.scopes ? values.scopes.split(',').map((s) => s.trim()) : [...SCOPES];
+    if (values.workspace === undefined || values.name === undefined || values.username === undefined)
+      fail('create needs --workspace, --name and --username');
+    // Given but empty is a mistake (an unset variable), never "all scopes".
+    const scopes = values.scopes === undefined ? [...SCOPES] : list('scopes', values.scopes);
     const unknown = scopes.filter((s) => !isScope(s));
-    if (unknown.length) fail(`unknown scopes: ${unknown.join(', ')}`);
-    const expiresIn = values['expires-in'] ? parseDuration(values['expires-in']) : undefined;
-    const { token, record } = await createToken({
-      workspaces: values.workspace.split(',').map((w) => w.trim()),
-      owner: { name: values.name, username: values.username },
-      scopes: scopes.filter(isScope),
-      ...(expiresIn ? { expiresAt: new Date(Date.now() + expiresIn) } : {}),
-    });
+    if (unknown.length) fail(`unknown scopes: ${unknown.join(', ')} (known: ${SCOPES.join(', ')})`);
+    const expiresIn = values['expires-in'] === undefined ? undefined : parseDuration(values['expires-in']);
+    let created;
+    try {
+      created = await createToken({
+        workspaces: list('workspace', values.workspace),
+        owner: { name: values.name, username: values.username },
+        scopes: scopes.filter(isScope),
+        ...(expiresIn ? { expiresAt: new Date(Date.now() + expiresIn) } : {}),
+      });
+    } catch (error) {
+      if (error instanceof ValidationFailed)
+        fail(error.errors.map((e) => `--${e.field === 'workspaces' ? 'workspace' : e.field}: ${e.message}`).join('\n'));
+      throw error;
+    }
+    const { token, record } = created;
     if (values.json) console.log(JSON.stringify({ token, ...record }));
     else {
       console.log(

@@ -3,14 +3,16 @@ import { listLabels } from '#domain/labels';
 import { labelsOfTask } from '#domain/taskLabels';
 import { endpoint, ok } from '#http/endpoint';
 import { labelView } from '#http/labelViews';
-import { slugParam, taskUuid } from '#http/validation';
+import { pagination, samePageSize, slugParam, taskUuid } from '#http/validation';
 
 const input = z.object({
-  query: z.object({ project_slug: z.optional(slugParam), task_uuid: z.optional(taskUuid) }).check(
+  // Paging parameters are checked as on every list, but the whole list is always answered.
+  query: z.object({ project_slug: z.optional(slugParam), task_uuid: z.optional(taskUuid), ...pagination }).check(
     z.refine((q) => (q.project_slug === undefined) === (q.task_uuid === undefined), {
       message: 'project_slug and task_uuid go together',
       path: ['task_uuid'],
     }),
+    samePageSize,
   ),
 });
 

@@ -1,11 +1,11 @@
 import * as z from 'zod/mini';
 import { tasksWithLabel } from '#domain/taskLabels';
 import { endpoint, ok } from '#http/endpoint';
-import { pageSize, pagination, slugParam } from '#http/validation';
+import { pageSize, pagination, samePageSize, slugParam } from '#http/validation';
 
 const input = z.object({
   path: z.object({ slug: slugParam }),
-  query: z.object({ project_slug: slugParam, ...pagination }),
+  query: z.object({ project_slug: slugParam, ...pagination }).check(samePageSize),
 });
 
 /** GET /projects-labels/{slug}/tasks: the task_uuids of a project that carry the label, paginated. */

@@ -3,14 +3,14 @@ import { createProject } from '#domain/projects';
 import { created, endpoint } from '#http/endpoint';
 import { projectFields } from '#http/projectSchemas';
 import { projectCreateView, projectLocation } from '#http/projectViews';
-import { text } from '#http/validation';
+import { name } from '#http/validation';
 
 const input = z.object({
   body: z.object({
     name: projectFields.name,
     description: z.optional(projectFields.description),
     visibility: z.optional(projectFields.visibility),
-    client_uuid: z.optional(text(1, 128)),
+    client_uuid: z.optional(name(1, 128)),
   }),
 });
 
@@ -18,7 +18,6 @@ const input = z.object({
 export const handler = endpoint({
   scope: 'projects:write',
   input,
-  workspaceInBody: true,
   run: async ({ body }, { workspace, principal }) => {
     const project = await createProject(workspace, { ...body, owner: principal.owner });
     return created(projectCreateView(project), projectLocation(workspace, project.slug));

@@ -3,7 +3,7 @@ import { findProjectsByName, listProjects } from '#domain/projects';
 import { endpoint, ok } from '#http/endpoint';
 import { projectFields } from '#http/projectSchemas';
 import { projectListView } from '#http/projectViews';
-import { pageSize, pagination } from '#http/validation';
+import { pageSize, pagination, samePageSize } from '#http/validation';
 
 const input = z.object({
   query: z
@@ -14,6 +14,7 @@ const input = z.object({
     })
     .check(
       z.refine((q) => !(q.name !== undefined && q.status !== undefined), { message: 'name and status cannot be combined', path: ['name'] }),
+      samePageSize,
     ),
 });
 

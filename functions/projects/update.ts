@@ -20,6 +20,5 @@ const input = z.object({
 export const handler = endpoint({
   scope: 'projects:write',
   input,
-  workspaceInBody: true,
   run: async ({ path, body }, { workspace }) => ok(projectFullView(await updateProject(workspace, path.slug, body))),
 });

@@ -81,6 +81,11 @@ function acknowledgeAcceptedFindings(stack: ServiceStack): void {
       id: 'AwsSolutions-COG4',
       reason: 'The API authenticates its own bearer tokens with a Lambda TOKEN authorizer (DESIGN.md), not with Cognito user pools.',
     },
+    {
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'The cursor HMAC key is resolved into function configuration at deploy time, so automatic rotation would not reach running functions; rotate it by redeploying with a new secret (outstanding cursors then answer 422).',
+    },
   );
   // CORS preflight (OPTIONS) requests carry no Authorization header by the CORS standard.
   for (const method of stack.api.methods.filter((m) => m.httpMethod === 'OPTIONS')) {

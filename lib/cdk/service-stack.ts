@@ -16,6 +16,7 @@ import { AttributeType, BillingMode, Table, TableEncryption, ProjectionType } fr
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Alias } from 'aws-cdk-lib/aws-kms';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
@@ -23,6 +24,7 @@ import { authorizerHandler, routes, type Route } from '#http/routes';
 import { TABLE } from '#store/table';
 import { keys } from '#store/keys';
 import { BEARER_HEADER } from '#domain/tokens';
+import { CORS_PREFLIGHT } from '#http/cors';
 import { GATEWAY_PROBLEMS, gatewayProblemTemplate, gatewayStatus } from './gateway-responses.ts';
 import { ServiceFunction } from './service-function.ts';
 import type { StageConfig } from './stage.ts';
@@ -54,7 +56,8 @@ export class ServiceStack extends Stack {
     const authorizerFn = this.createAuthorizerFunction(stage);
     const corsOrigins = props.corsOrigins ?? Cors.ALL_ORIGINS;
     this.api = this.createApi(stage, authorizerFn, corsOrigins);
-    for (const route of routes) this.addRoute(route, stage, corsOrigins);
+    const cursorKey = this.createCursorKey(stage);
+    for (const route of routes) this.addRoute(route, stage, corsOrigins, cursorKey);
     this.createAlarms(stage, props.alarmEmail);
 
     // RestApi adds its own `Endpoint` output; ApiUrl below replaces it under a stable, documented name.
@@ -74,6 +77,7 @@ export class ServiceStack extends Stack {
       encryption: TableEncryption.AWS_MANAGED,
       deletionProtection: stage.deletionProtection,
       removalPolicy: stage.removalPolicy,
+      timeToLiveAttribute: TABLE.timeToLive,
     });
     for (const index of Object.values(TABLE.indexes)) {
       table.addGlobalSecondaryIndex({
@@ -122,10 +126,10 @@ export class ServiceStack extends Stack {
       defaultMethodOptions: { authorizer, authorizationType: AuthorizationType.CUSTOM },
       defaultCorsPreflightOptions: {
         allowOrigins: corsOrigins,
-        allowMethods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
-        allowHeaders: ['Authorization', 'Content-Type'],
-        exposeHeaders: ['Location', 'Retry-After', 'WWW-Authenticate'],
-        maxAge: Duration.hours(1),
+        allowMethods: [...CORS_PREFLIGHT.allowMethods],
+        allowHeaders: [...CORS_PREFLIGHT.allowHeaders],
+        exposeHeaders: [...CORS_PREFLIGHT.exposeHeaders],
+        maxAge: Duration.seconds(CORS_PREFLIGHT.maxAgeSeconds),
       },
       cloudWatchRole: true,
       cloudWatchRoleRemovalPolicy: stage.removalPolicy,
@@ -178,7 +182,20 @@ export class ServiceStack extends Stack {
     return api;
   }
 
-  private addRoute(route: Route, stage: StageConfig, corsOrigins: string[]): void {
+  /**
+   * The key that makes pagination cursors tamper-evident (an HMAC over query and position), generated
+   * by the stack. CloudFormation resolves it into each function's CURSOR_KEY at deploy time.
+   */
+  private createCursorKey(stage: StageConfig): Secret {
+    return new Secret(this, 'CursorKey', {
+      secretName: `${stage.prefix}-cursor-key`,
+      description: 'HMAC key of pagination cursors (changing it invalidates outstanding cursors: clients get 422 and start over)',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy: stage.removalPolicy,
+    });
+  }
+
+  private addRoute(route: Route, stage: StageConfig, corsOrigins: string[], cursorKey: Secret): void {
     const fn = new ServiceFunction(this, functionId(route.name), {
       name: route.name,
       handler: route.handler,
@@ -188,6 +205,7 @@ export class ServiceStack extends Stack {
     });
     // The handlers answer browsers with the same allowed origins as the preflight.
     fn.addEnvironment('CORS_ORIGINS', corsOrigins.join(','));
+    fn.addEnvironment('CURSOR_KEY', cursorKey.secretValue.unsafeUnwrap());
     if (route.access === 'read') this.table.grantReadData(fn);
     else this.table.grantReadWriteData(fn);
     this.functions.set(route.name, fn);

@@ -2,7 +2,7 @@ import { ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { db } from '#store/client';
 import { ItemType, keys } from '#store/keys';
 import { MAX_LABELS_PER_TASK } from '#domain/limits';
-import { normalizeName } from '#domain/slugs';
+import { foldKey, nameKey, titleKey } from '#domain/text';
 import { tableName } from '#store/table';
 
 type Item = Record<string, any>;
@@ -50,7 +50,7 @@ function findViolations(items: Item[]): string[] {
     const expected = {
       ...keys.project(p.workspace, p.slug),
       ...keys.projectStatusIndex(p.workspace, p.status, p.slug),
-      ...keys.projectNameIndex(p.workspace, normalizeName(p.name)),
+      ...keys.projectNameIndex(p.workspace, nameKey(p.name)),
     };
     for (const [k, val] of Object.entries(expected))
       if (p[k] !== val) v.push(`project ${p.workspace}/${p.slug}: ${k} is ${p[k]}, expected ${val}`);
@@ -107,20 +107,20 @@ function findViolations(items: Item[]): string[] {
   const titles = new Map<string, Item>();
   const ids = new Map<string, Item>();
   for (const l of labels) {
-    const norm = `${l.workspace}#${normalizeName(l.title)}`;
+    const norm = `${l.workspace}#${foldKey(l.title)}`;
     if (titles.has(norm)) v.push(`labels ${titles.get(norm)!.slug} and ${l.slug} share the title "${l.title}" in ${l.workspace}`);
     titles.set(norm, l);
     const id = `${l.workspace}#${l.id}`;
     if (ids.has(id)) v.push(`labels ${ids.get(id)!.slug} and ${l.slug} share id ${l.id} in ${l.workspace}`);
     ids.set(id, l);
-    if (l.title_norm !== normalizeName(l.title)) v.push(`label ${l.workspace}/${l.slug}: title_norm is stale`);
-    const guardKey = keys.labelTitleGuard(l.workspace, normalizeName(l.title));
+    if (l.title_norm !== titleKey(l.title)) v.push(`label ${l.workspace}/${l.slug}: title_norm is stale`);
+    const guardKey = keys.labelTitleGuard(l.workspace, titleKey(l.title));
     const guard = guardByKey.get(`${guardKey.PK}|${guardKey.SK}`);
     if (!guard || guard.label_id !== l.id) v.push(`label ${l.workspace}/${l.slug} has no title guard`);
   }
   for (const g of guards) {
     const label = labelByWsId.get(`${g.workspace}#${g.label_id}`);
-    if (!label || keys.labelTitleGuard(g.workspace, normalizeName(label.title)).SK !== g.SK) {
+    if (!label || keys.labelTitleGuard(g.workspace, titleKey(label.title)).SK !== g.SK) {
       v.push(`title guard ${g.PK} / ${g.SK} has no label with that title`);
     }
   }

@@ -4,6 +4,7 @@ import type { ChildProcess } from 'node:child_process';
 import {
   CreateTableCommand,
   DescribeTableCommand,
+  UpdateTimeToLiveCommand,
   DynamoDBClient,
   ListTablesCommand,
   type CreateTableCommandInput,
@@ -120,5 +121,8 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
     if ((error as Error).name !== 'ResourceNotFoundException') throw error;
   }
   await client.send(new CreateTableCommand(createTableInput(tableName)));
+  await client.send(
+    new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: TABLE.timeToLive, Enabled: true } }),
+  );
   return true;
 }

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { isUtf8 } from 'node:buffer';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import type {
@@ -9,8 +11,9 @@ import type {
   APIGatewayTokenAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import type { ProblemCode } from '#domain/problems';
+import { PROBLEMS, type ProblemCode } from '#domain/problems';
 import { BEARER_HEADER } from '#domain/tokens';
+import { CORS_PREFLIGHT } from '#http/cors';
 import { problemResponse } from '#http/problem';
 import { authorizerHandler, matchPath, routes, type Route } from '#http/routes';
 
@@ -75,12 +78,16 @@ export function proxyEvent(input: {
   query: URLSearchParams;
   headers: Record<string, string>;
   body: string | null;
+  /** The body is base64 of bytes that are not UTF-8 text. */
+  isBase64Encoded?: boolean;
   authorizer: Record<string, unknown> | null;
   requestId?: string;
 }): APIGatewayProxyEvent {
-  const multiQuery: Record<string, string[]> = {};
-  for (const [k, v] of input.query) (multiQuery[k] ??= []).push(v);
-  const query = Object.fromEntries(Object.entries(multiQuery).map(([k, v]) => [k, v[v.length - 1]!]));
+  // A Map, not an object literal: a parameter may be named `constructor` or `__proto__`.
+  const values = new Map<string, string[]>();
+  for (const [k, v] of input.query) values.set(k, [...(values.get(k) ?? []), v]);
+  const multiQuery = Object.fromEntries(values);
+  const query = Object.fromEntries([...values].map(([k, v]) => [k, v[v.length - 1]!]));
   const hasQuery = Object.keys(query).length > 0;
   const requestId = input.requestId ?? randomUUID();
   return {
@@ -94,7 +101,7 @@ export function proxyEvent(input: {
     pathParameters: Object.keys(input.pathParameters).length ? input.pathParameters : null,
     stageVariables: null,
     body: input.body,
-    isBase64Encoded: false,
+    isBase64Encoded: input.isBase64Encoded ?? false,
     requestContext: {
       accountId: ACCOUNT,
       apiId: LOCAL_API_ID,
@@ -143,16 +150,52 @@ function gatewayProblem(code: ProblemCode, detail: string, requestId: string, he
   return problemResponse({ code, detail, headers: { 'Access-Control-Allow-Origin': '*', ...headers } }, requestId);
 }
 
+/** Seconds API Gateway caches an authorizer's policy per token (the stack's authorizerCacheTtl). */
+const AUTHORIZER_CACHE_SECONDS = Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS ?? 300);
+
+/** The preflight answer of API Gateway's CORS mock integration, for any path a route serves. */
+function preflight(): APIGatewayProxyResult {
+  return {
+    statusCode: 204,
+    headers: {
+      'Access-Control-Allow-Origin': '*',
+      'Access-Control-Allow-Methods': CORS_PREFLIGHT.allowMethods.join(','),
+      'Access-Control-Allow-Headers': CORS_PREFLIGHT.allowHeaders.join(','),
+      'Access-Control-Max-Age': String(CORS_PREFLIGHT.maxAgeSeconds),
+    },
+    body: '',
+  };
+}
+
+/** Node's own answers to a request it cannot parse, in the service's problem+json shape. */
+function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const result = gatewayProblem(
+    tooLarge ? 'request_header_fields_too_large' : 'bad_request',
+    tooLarge ? 'The request headers are too large.' : 'The request could not be parsed.',
+    randomUUID(),
+  );
+  const head = [`HTTP/1.1 ${result.statusCode} ${PROBLEMS[tooLarge ? 'request_header_fields_too_large' : 'bad_request'].title}`];
+  for (const [k, v] of Object.entries(result.headers ?? {})) head.push(`${k}: ${v}`);
+  head.push(`Content-Length: ${Buffer.byteLength(result.body)}`, 'Connection: close');
+  socket.end(`${head.join('\r\n')}\r\n\r\n${result.body}`);
+}
+
 export function createGateway(loaded: Awaited<ReturnType<typeof loadHandlers>>, opts: GatewayOptions): Server {
   const log = opts.log ?? ((line: string) => console.log(line));
-  return createServer(async (req, res) => {
+  const authorize = cachedAuthorizer(loaded.authorizer);
+  const server = createServer(async (req, res) => {
     const started = process.hrtime.bigint();
     const method = req.method ?? 'GET';
     const url = new URL(req.url ?? '/', 'http://localhost');
     const requestId = randomUUID();
     let result: APIGatewayProxyResult;
     try {
-      result = await dispatch(loaded, method, url, req, requestId);
+      result = await dispatch(loaded, authorize, method, url, req, requestId);
     } catch (error) {
       console.error(error);
       result = gatewayProblem('bad_gateway', 'The function failed to answer.', requestId);
@@ -161,10 +204,29 @@ export function createGateway(loaded: Awaited<ReturnType<typeof loadHandlers>>, 
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     log(`${method} ${url.pathname} ${result.statusCode} ${ms.toFixed(1)}ms`);
   });
+  server.on('clientError', answerClientError);
+  return server;
+}
+
+/**
+ * The authorizer as API Gateway runs it: a policy is cached per Authorization header for
+ * AUTHORIZER_CACHE_SECONDS (so a revoked token works until its entry expires, as deployed);
+ * refusals are not cached.
+ */
+function cachedAuthorizer(authorizer: AuthorizerHandler) {
+  const cache = new Map<string, { policy: APIGatewayAuthorizerResult; until: number }>();
+  return async (event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
+    const hit = cache.get(event.authorizationToken);
+    if (hit && hit.until > Date.now()) return hit.policy;
+    const policy = await authorizer(event);
+    if (AUTHORIZER_CACHE_SECONDS > 0) cache.set(event.authorizationToken, { policy, until: Date.now() + AUTHORIZER_CACHE_SECONDS * 1000 });
+    return policy;
+  };
 }
 
 async function dispatch(
   loaded: Awaited<ReturnType<typeof loadHandlers>>,
+  authorize: AuthorizerHandler,
   method: string,
   url: URL,
   req: IncomingMessage,
@@ -178,6 +240,7 @@ async function dispatch(
       break;
     }
   }
+  if (!match && method === 'OPTIONS' && routes.some((route) => matchPath(route.path, url.pathname))) return preflight();
   if (!match) {
     return gatewayProblem('not_found', `No route for ${method} ${url.pathname}.`, requestId);
   }
@@ -192,7 +255,7 @@ async function dispatch(
   if (typeof authorization !== 'string' || !BEARER_HEADER.test(authorization)) return unauthorized();
   let policy: APIGatewayAuthorizerResult;
   try {
-    policy = await loaded.authorizer({ type: 'TOKEN', authorizationToken: authorization, methodArn: methodArn(method, url.pathname) });
+    policy = await authorize({ type: 'TOKEN', authorizationToken: authorization, methodArn: methodArn(method, url.pathname) });
   } catch (error) {
     if ((error as Error).message === 'Unauthorized') return unauthorized();
     console.error(error);
@@ -210,7 +273,9 @@ async function dispatch(
     pathParameters: match.params,
     query: url.searchParams,
     headers,
-    body: body.length ? body.toString('utf8') : null,
+    // Bytes that are not UTF-8 travel as sent (base64), as API Gateway passes binary bodies:
+    // the handler refuses them rather than storing replacement characters.
+    ...(isUtf8(body) ? { body: body.length ? body.toString('utf8') : null } : { body: body.toString('base64'), isBase64Encoded: true }),
     authorizer: { principalId: policy.principalId, integrationLatency: 0, ...policy.context },
     requestId,
   });

@@ -12,7 +12,7 @@ import { ItemType, keys } from '#store/keys';
 import { createLabel } from '#domain/labels';
 import { labelLinkItem, labelUseItem, taskLinkItem, taskVersionItem } from '#store/links';
 import { getProject, storedProjectItem } from '#domain/projects';
-import { normalizeName } from '#domain/slugs';
+import { nameKey, titleKey } from '#domain/text';
 import { TABLE, tableName } from '#store/table';
 import { metered, type Usage } from './capacity.ts';
 import { benchWorkspace, handlers, projectRecord, seedProjects } from './harness.ts';
@@ -125,7 +125,7 @@ export async function measureCosts(): Promise<CostRow[]> {
           TableName: T(),
           IndexName: TABLE.indexes.byName.name,
           KeyConditionExpression: 'GSI2PK = :pk AND begins_with(GSI2SK, :p)',
-          ExpressionAttributeValues: { ':pk': keys.projectNamePartition(ws), ':p': normalizeName('Workstream 01') },
+          ExpressionAttributeValues: { ':pk': keys.projectNamePartition(ws), ':p': nameKey('Workstream 01') },
           Limit: 50,
         }),
       ),
@@ -173,7 +173,7 @@ export async function measureCosts(): Promise<CostRow[]> {
           TableName: T(),
           IndexName: TABLE.indexes.byName.name,
           KeyConditionExpression: 'GSI2PK = :pk AND begins_with(GSI2SK, :p)',
-          ExpressionAttributeValues: { ':pk': keys.projectNamePartition(ws), ':p': normalizeName('Apollo Mission (copy') },
+          ExpressionAttributeValues: { ':pk': keys.projectNamePartition(ws), ':p': nameKey('Apollo Mission (copy') },
           Limit: 101,
         }),
       );
@@ -339,7 +339,7 @@ export async function measureCosts(): Promise<CostRow[]> {
                 ExpressionAttributeValues: { ':t': 'Topic four', ':n': 'topic four', ':id': Item.id },
               },
             },
-            { Delete: { TableName: T(), Key: keys.labelTitleGuard(ws, normalizeName(Item.title)) } },
+            { Delete: { TableName: T(), Key: keys.labelTitleGuard(ws, titleKey(Item.title)) } },
             {
               Put: {
                 TableName: T(),
@@ -506,7 +506,7 @@ export async function measureCosts(): Promise<CostRow[]> {
                 ExpressionAttributeValues: { ':id': Item.id },
               },
             },
-            { Delete: { TableName: T(), Key: keys.labelTitleGuard(ws, normalizeName(Item.title)) } },
+            { Delete: { TableName: T(), Key: keys.labelTitleGuard(ws, titleKey(Item.title)) } },
           ],
         }),
       );

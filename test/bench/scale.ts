@@ -5,7 +5,7 @@ import { ItemType, keys } from '#store/keys';
 import { createLabel, type LabelRecord } from '#domain/labels';
 import { labelLinkItem, labelUseItem, taskLinkItem, taskVersionItem } from '#store/links';
 import { storedProjectItem, type ProjectRecord } from '#domain/projects';
-import { normalizeName } from '#domain/slugs';
+import { nameKey } from '#domain/text';
 import { TABLE, tableName } from '#store/table';
 import { checkTable } from '#checker/invariants';
 import { createGateway } from '#local/gateway';
@@ -74,7 +74,7 @@ export async function measureListScale(iterations: number): Promise<ScaleRow[]> 
         raw({
           IndexName: TABLE.indexes.byName.name,
           KeyConditionExpression: 'GSI2PK = :pk AND begins_with(GSI2SK, :p)',
-          ExpressionAttributeValues: { ':pk': keys.projectNamePartition(w.ws), ':p': normalizeName('project 0005') },
+          ExpressionAttributeValues: { ':pk': keys.projectNamePartition(w.ws), ':p': nameKey('project 0005') },
         }),
     },
   ];

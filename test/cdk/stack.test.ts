@@ -141,6 +141,16 @@ describe('functions', () => {
     expect(actionsOf(name)).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']));
   });
 
+  test('every route function gets CURSOR_KEY from the secret the stack generates, the authorizer does not', () => {
+    const [secretId] = ofType('AWS::SecretsManager::Secret').find(([, r]) => r.Properties.GenerateSecretString)!;
+    for (const route of routes) {
+      const env = JSON.stringify(resources[functionLogicalId(route.name)]!.Properties.Environment.Variables.CURSOR_KEY);
+      expect(env, route.name).toContain(secretId);
+      expect(env).toContain('resolve:secretsmanager');
+    }
+    expect(resources[functionLogicalId('authorizer')]!.Properties.Environment.Variables.CURSOR_KEY).toBeUndefined();
+  });
+
   test('the authorizer may only GetItem token items', () => {
     const dynamo = statementsOf('authorizer').filter((s) => [s.Action].flat().some((a) => a.startsWith('dynamodb:')));
     expect(dynamo).toEqual([

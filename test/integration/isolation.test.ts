@@ -1,5 +1,10 @@
 import { beforeAll, describe, expect, test } from 'vitest';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { revokeToken } from '#domain/tokens';
+import { db } from '#store/client';
+import { keys } from '#store/keys';
+import { tableName } from '#store/table';
+import { readToken } from '#store/tokens';
 import { SCOPES } from '#domain/scopes';
 import { routes, type Route } from '#http/routes';
 import { scanTable } from '#checker/invariants';
@@ -52,6 +57,25 @@ beforeAll(async () => {
   tokens.revoked = revoked;
   tokens.unknown = `pls_${'a'.repeat(16)}_${'B'.repeat(43)}`;
   for (const scope of SCOPES) tokens[`without:${scope}`] = await tokenFor(a.ws, { scopes: SCOPES.filter((s) => s !== scope) });
+  // Workspaces whose slugs contain, start, end or sit inside the real one: a substring check would let them in.
+  tokens.prefix = await tokenFor(a.ws.slice(0, -2));
+  tokens.longer = await tokenFor(`${a.ws}-eu`);
+  tokens.suffix = await tokenFor(a.ws.slice(2));
+  tokens.inside = await tokenFor(a.ws.slice(1, -1));
+  tokens.around = await tokenFor([`x${a.ws}`, `${a.ws}x`, `eu-${a.ws}-eu`]);
+  // A stored hash that differs from the real token's hash in its last byte only.
+  tokens.lastByte = await tokenFor(a.ws);
+  const { id, hash } = (await readToken(tokens.lastByte.split('_')[1]!))!;
+  const flipped = hash.slice(0, -2) + (parseInt(hash.slice(-2), 16) ^ 1).toString(16).padStart(2, '0');
+  await db.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.token(id),
+      UpdateExpression: 'SET #h = :h',
+      ExpressionAttributeNames: { '#h': 'hash' },
+      ExpressionAttributeValues: { ':h': flipped },
+    }),
+  );
 });
 
 const credentialCases: [string, (route: Route) => Record<string, string>, number][] = [
@@ -64,6 +88,12 @@ const credentialCases: [string, (route: Route) => Record<string, string>, number
   ['an expired token', () => ({ authorization: `Bearer ${tokens.expired}` }), 401],
   ['a revoked token', () => ({ authorization: `Bearer ${tokens.revoked}` }), 401],
   ["another workspace's token", () => ({ authorization: `Bearer ${b.token}` }), 403],
+  ['a token for a prefix of the workspace slug', () => ({ authorization: `Bearer ${tokens.prefix}` }), 403],
+  ['a token for a longer slug starting with the workspace slug', () => ({ authorization: `Bearer ${tokens.longer}` }), 403],
+  ['a token for a suffix of the workspace slug', () => ({ authorization: `Bearer ${tokens.suffix}` }), 403],
+  ['a token for a slug inside the workspace slug', () => ({ authorization: `Bearer ${tokens.inside}` }), 403],
+  ['a token for several slugs around the workspace slug', () => ({ authorization: `Bearer ${tokens.around}` }), 403],
+  ['a token whose stored hash differs in its last byte only', () => ({ authorization: `Bearer ${tokens.lastByte}` }), 401],
   ["a token without the route's scope", (route) => ({ authorization: `Bearer ${tokens[`without:${route.scope}`]}` }), 403],
 ];
 

@@ -8,6 +8,7 @@ import { getLabel } from '#domain/labels';
 import { getProject } from '#domain/projects';
 import { call, tokenFor } from '#support/api';
 import { seedFixture } from '#support/fixtures';
+import { hostileText } from '#support/hostile';
 import { withQuery, type Fixture } from '#support/requests';
 import { loadHandler } from '#local/gateway';
 import { repoRoot } from '#lib/paths';
@@ -49,6 +50,7 @@ const hostileString = fc.oneof(
     'task-1',
   ),
   fc.integer({ min: 0, max: 300 }).map((n) => 'x'.repeat(n)),
+  hostileText,
 );
 const deep = fc.integer({ min: 1, max: 2000 }).map((d) => JSON.parse('['.repeat(d) + ']'.repeat(d)));
 const hostileValue: fc.Arbitrary<unknown> = fc.oneof(

@@ -3,7 +3,7 @@ import { inject } from 'vitest';
 import { SCOPES, type Scope } from '#domain/scopes';
 import { createToken } from '#domain/tokens';
 
-const apiUrl = () => process.env.API_URL || inject('apiUrl');
+export const apiUrl = () => process.env.API_URL || inject('apiUrl');
 
 export interface Response<T = any> {
   status: number;

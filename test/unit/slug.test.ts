@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { freeSuffix, normalizeName, slugify, slugWithSuffix } from '#domain/slugs';
+import { freeSuffix, slugify, slugWithSuffix } from '#domain/slugs';
+import { foldKey } from '#domain/text';
 import { taskPrefixFor } from '#domain/projects';
 import { copyNameCandidate } from '#domain/projects';
 
@@ -49,8 +50,8 @@ describe('slug suffixes', () => {
 
 describe('names', () => {
   test('normalizes case and surrounding space', () => {
-    expect(normalizeName('  Bug ')).toBe('bug');
-    expect(normalizeName('ÉLAN')).toBe('élan');
+    expect(foldKey('  Bug ')).toBe('bug');
+    expect(foldKey('ÉLAN')).toBe('élan');
   });
 
   test('derives a task prefix from the name', () => {

@@ -1,11 +1,13 @@
-import { createHash } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ValidationFailed } from './errors';
 
 /**
- * Opaque pagination cursors: the DynamoDB key to continue after, bound to the query it came from
- * (a fingerprint of workspace, index and parameters). A cursor that does not decode, belongs to
- * another query or workspace, or points outside the query's partition is a 422, never a 500.
- * Key-based continuation is stable under concurrent inserts: nothing is skipped or repeated.
+ * Opaque pagination cursors: the DynamoDB key to continue after, bound to the query it came from.
+ * A cursor is base64url JSON `{ f, k }`: `k` the continuation key, `f` a keyed MAC (HMAC-SHA256 with
+ * CURSOR_KEY) of the query's fingerprint (workspace, access pattern, parameters) and of `k`. Any edit
+ * of a cursor, a cursor of another query or workspace, or one forged without the key is a 422 before
+ * anything is read; the key's shape is checked as well. Key-based continuation is stable under
+ * concurrent inserts: nothing is skipped or repeated.
  */
 export interface CursorScope {
   /** Identifies the query: workspace, access pattern, parameters. */
@@ -19,28 +21,40 @@ export interface CursorScope {
 
 type StartKey = Record<string, string>;
 
-function fingerprintOf(scope: CursorScope): string {
-  return createHash('sha256').update(JSON.stringify(scope.fingerprint)).digest('base64url').slice(0, 16);
+/**
+ * The MAC key: CURSOR_KEY (the stack sets it from a generated secret; `npm start` from one kept in
+ * .data/), or, when unset, a random key of this process: cursors then only work within it.
+ */
+const KEY = process.env.CURSOR_KEY ? Buffer.from(process.env.CURSOR_KEY) : randomBytes(32);
+
+function tagOf(scope: CursorScope, keyJson: string): string {
+  return createHmac('sha256', KEY).update(JSON.stringify(scope.fingerprint)).update('\n').update(keyJson).digest('base64url').slice(0, 22);
 }
 
 export function encodeCursor(scope: CursorScope, lastKey: Record<string, unknown> | undefined): string | null {
   if (!lastKey) return null;
-  return Buffer.from(JSON.stringify({ f: fingerprintOf(scope), k: lastKey })).toString('base64url');
+  const k = JSON.stringify(lastKey);
+  return Buffer.from(`{"f":${JSON.stringify(tagOf(scope, k))},"k":${k}}`).toString('base64url');
 }
 
 export function decodeCursor(scope: CursorScope, cursor: string | undefined): StartKey | undefined {
   if (cursor === undefined) return undefined;
   const invalid = ValidationFailed.of('cursor', 'is not a cursor returned by this query (meta.next_cursor)');
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid;
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
     throw invalid;
   }
-  if (!isRecord(parsed) || parsed.f !== fingerprintOf(scope) || !isRecord(parsed.k)) throw invalid;
+  if (!isRecord(parsed) || typeof parsed.f !== 'string' || !isRecord(parsed.k)) throw invalid;
+  const expected = Buffer.from(tagOf(scope, JSON.stringify(parsed.k)));
+  const given = Buffer.from(parsed.f);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid;
+  // Authentic, so it came from this query; the checks below guard against a leaked key or a bug.
   const key = parsed.k;
   const names = Object.keys(key);
-  if (names.length !== scope.keyNames.length || !scope.keyNames.every((n) => typeof key[n] === 'string')) throw invalid;
+  if (names.length !== scope.keyNames.length || !scope.keyNames.every((n) => typeof key[n] === 'string' && key[n] !== '')) throw invalid;
   if (key[scope.partition.name] !== scope.partition.value) throw invalid;
   if (scope.sortPrefix && !(key[scope.sortPrefix.name] as string).startsWith(scope.sortPrefix.prefix)) throw invalid;
   return key as StartKey;

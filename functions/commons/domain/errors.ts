@@ -7,11 +7,14 @@ import { PROBLEMS, type FieldError, type Problem, type ProblemCode } from './pro
 export abstract class ServiceError extends Error {
   abstract readonly code: ProblemCode;
   readonly headers: Record<string, string> = {};
+  readonly extensions: Record<string, unknown> = {};
   get status(): number {
     return PROBLEMS[this.code].status;
   }
   toProblem(): Problem {
-    return { code: this.code, detail: this.message || PROBLEMS[this.code].title, headers: this.headers };
+    const problem: Problem = { code: this.code, detail: this.message || PROBLEMS[this.code].title, headers: this.headers };
+    if (Object.keys(this.extensions).length) problem.extensions = this.extensions;
+    return problem;
   }
 }
 

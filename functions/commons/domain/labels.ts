@@ -15,17 +15,19 @@ import { queryAll } from '#store/query';
 import { TransactionCancelled } from '#store/errors';
 import { removeLabelData } from './cascades';
 import { Conflict, labelNotFound } from './errors';
-import { claimSlug, normalizeName, slugify } from './slugs';
+import { claimSlug, slugify } from './slugs';
+import { foldKey, titleKey } from './text';
 
 export type { LabelRecord };
 
 /** Case-insensitive by title, then exact title, then id: a stable, human order. */
 export function byTitle(a: LabelRecord, b: LabelRecord): number {
-  const an = normalizeName(a.title);
-  const bn = normalizeName(b.title);
+  const an = foldKey(a.title);
+  const bn = foldKey(b.title);
   return an < bn ? -1 : an > bn ? 1 : a.title < b.title ? -1 : a.title > b.title ? 1 : a.id - b.id;
 }
 
+const beingDeleted = () => new Conflict('The label is being deleted; it can no longer be changed.');
 const titleTaken = (title: string) => new Conflict(`A label titled "${title}" already exists in this workspace.`);
 
 export async function listLabels(ws: string): Promise<LabelRecord[]> {
@@ -54,7 +56,7 @@ export async function createLabel(ws: string, input: { title: string; color: str
     async (slug) => {
       const label: LabelRecord = { id, slug, title: input.title, color: input.color, created_at: now, updated_at: now };
       try {
-        await putNewLabel(ws, label, normalizeName);
+        await putNewLabel(ws, label, titleKey);
         return label;
       } catch (error) {
         if (!(error instanceof TransactionCancelled)) throw error;
@@ -75,13 +77,15 @@ export async function updateLabel(
 ): Promise<LabelRecord> {
   if (patch.title === undefined) {
     const recolored = await recolorLabel(ws, slug, patch.color);
-    if (!recolored) throw labelNotFound(slug);
-    return recolored;
+    if (recolored) return recolored;
+    if ((await getLabel(ws, slug)).deleting) throw beingDeleted();
+    throw new Conflict('The label was changed by another request; retry.');
   }
   const current = await getLabel(ws, slug);
+  if (current.deleting) throw beingDeleted();
   const next: LabelRecord = { ...current, title: patch.title, color: patch.color ?? current.color, updated_at: new Date().toISOString() };
   try {
-    await rewriteLabel(ws, current, next, normalizeName);
+    await rewriteLabel(ws, current, next, titleKey);
     return next;
   } catch (error) {
     if (!(error instanceof TransactionCancelled)) throw error;
@@ -107,7 +111,7 @@ export async function deleteLabel(ws: string, slug: string): Promise<void> {
   await removeLabelData(ws, label.id);
   // A label under deletion cannot be renamed (see rewriteLabel), so its title guard is the marked one.
   try {
-    await deleteLabelItems(ws, label, normalizeName);
+    await deleteLabelItems(ws, label, titleKey);
   } catch (error) {
     // A concurrent DELETE of the same label finished first.
     if (error instanceof TransactionCancelled && error.anyConditionFailed) throw labelNotFound(slug);

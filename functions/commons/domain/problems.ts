@@ -13,6 +13,7 @@ export const PROBLEMS = {
   not_found: { status: 404, title: 'Not Found' },
   conflict: { status: 409, title: 'Conflict' },
   payload_too_large: { status: 413, title: 'Payload Too Large' },
+  request_header_fields_too_large: { status: 431, title: 'Request Header Fields Too Large' },
   unsupported_media_type: { status: 415, title: 'Unsupported Media Type' },
   validation_failed: { status: 422, title: 'Validation Failed' },
   rate_limited: { status: 429, title: 'Too Many Requests' },
@@ -36,4 +37,6 @@ export interface Problem {
   detail: string;
   headers?: Record<string, string>;
   errors?: FieldError[];
+  /** Further members of the problem body (RFC 9457 extensions), e.g. `applied_task_uuids`. */
+  extensions?: Record<string, unknown>;
 }

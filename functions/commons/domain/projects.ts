@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { queryAll } from '#store/query';
 import {
+  claimCopyName,
   decodeProject,
   deleteProjectItem,
   markProjectDeleting,
@@ -20,7 +21,8 @@ import { removeProjectData } from './cascades';
 import { projectNotFound } from './errors';
 import { MAX_PROJECT_NAME } from './limits';
 import { readPage, type Page, type PageRequest } from './paging';
-import { claimSlug, normalizeName, slugify } from './slugs';
+import { claimSlug, slugify } from './slugs';
+import { foldKey, nameKey, titleKey } from './text';
 
 export { PROJECT_STATUSES, VISIBILITIES, WORKFLOWS } from '#store/projects';
 export type { ProjectPatch, ProjectRecord, ProjectStatus };
@@ -40,7 +42,7 @@ export const FRESH_STATS = { tasks_count: 0, completed_count: 0, members_count: 
 
 /** The project item exactly as the service writes it (benchmarks seed tables with it). */
 export function storedProjectItem(record: ProjectRecord) {
-  return projectItem(record, normalizeName);
+  return projectItem(record, nameKey);
 }
 
 /** Initials of the name's words (up to 4), or the first three letters of a one-word name; `PRJ` if none. */
@@ -70,7 +72,7 @@ function insertProject(ws: string, fields: Omit<ProjectRecord, 'slug' | 'id' | '
     takenSlugs,
     async (slug) => {
       const record: ProjectRecord = { id: randomUUID(), workspace: ws, slug, ...fields };
-      return (await putNewProject(record, normalizeName)) ? record : undefined;
+      return (await putNewProject(record, nameKey)) ? record : undefined;
     },
     'projects with this name',
   );
@@ -106,13 +108,20 @@ export function listProjects(ws: string, req: PageRequest & { status?: ProjectSt
     : readPage(projectRanges.all(ws), ['all'], req, decodeProject);
 }
 
-/** Case-insensitive, trimmed prefix match on the name; an exact match sorts before longer names. */
-export function findProjectsByName(ws: string, name: string, req: PageRequest): Promise<Page<ProjectRecord>> {
-  return readPage(projectRanges.byName(ws, normalizeName(name)), ['name'], req, decodeProject);
+/**
+ * Case-insensitive (folded), trimmed prefix match on the name; an exact match sorts before longer
+ * names. A search longer than the name index's key budget reads by its start and keeps only the
+ * names that really start with it.
+ */
+export async function findProjectsByName(ws: string, name: string, req: PageRequest): Promise<Page<ProjectRecord>> {
+  const folded = foldKey(name);
+  const prefix = nameKey(name);
+  const page = await readPage(projectRanges.byName(ws, prefix), ['name'], req, decodeProject);
+  return prefix === folded ? page : { ...page, items: page.items.filter((p) => foldKey(p.name).startsWith(folded)) };
 }
 
 export async function updateProject(ws: string, slug: string, patch: ProjectPatch): Promise<ProjectRecord> {
-  const updated = await updateProjectItem(ws, slug, patch, normalizeName);
+  const updated = await updateProjectItem(ws, slug, patch, nameKey);
   if (!updated) throw projectNotFound(slug);
   return updated;
 }
@@ -150,6 +159,9 @@ export async function duplicateProject(ws: string, slug: string, owner: ProjectR
   });
 }
 
+/** How long a duplicate holds its copy name before the name index is sure to show the copy. */
+const COPY_NAME_CLAIM_SECONDS = 30;
+
 /** `<name> (copy)`, or `(copy 2)`, `(copy 3)`, ... when a project of the workspace already has that name. */
 export function copyNameCandidate(name: string, n: number): string {
   const suffix = n <= 1 ? ' (copy)' : ` (copy ${n})`;
@@ -162,11 +174,12 @@ async function copyName(ws: string, name: string): Promise<string> {
   let cursor: string | undefined;
   do {
     const page = await findProjectsByName(ws, `${stem} (copy`, { limit: 100, cursor });
-    page.items.forEach((p) => taken.add(normalizeName(p.name)));
+    page.items.forEach((p) => taken.add(foldKey(p.name)));
     cursor = page.nextCursor ?? undefined;
   } while (cursor);
+  // The index lags writes by a moment: a short claim per name keeps concurrent duplicates apart.
   for (let n = 1; ; n++) {
     const candidate = copyNameCandidate(name, n);
-    if (!taken.has(normalizeName(candidate))) return candidate;
+    if (!taken.has(foldKey(candidate)) && (await claimCopyName(ws, titleKey(candidate), COPY_NAME_CLAIM_SECONDS))) return candidate;
   }
 }

@@ -2,6 +2,9 @@ import { AGAIN, RETRY, withRetries } from '#store/retry';
 
 const MAX_SLUG_LENGTH = 64;
 
+/** A workspace slug: lowercase letters, digits and inner hyphens, at most 64 characters. */
+export const WORKSPACE_SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
+
 /**
  * Lowercase ASCII slug: diacritics folded, every other run of characters one hyphen, trimmed,
  * at most 64 characters; `fallback` when nothing is left (an all-emoji name, say).
@@ -50,11 +53,6 @@ function slugFamilyPrefix(base: string): string {
 
 function trimHyphens(s: string): string {
   return s.replace(/^-+|-+$/g, '');
-}
-
-/** Case-insensitive comparison form of a name or title. */
-export function normalizeName(text: string): string {
-  return text.normalize('NFC').trim().toLowerCase();
 }
 
 /**

@@ -11,9 +11,9 @@ import {
   type ProjectRef,
   type TaskState,
 } from '#store/links';
-import { TransactionCancelled } from '#store/errors';
+import { StoreUnavailable, TransactionCancelled } from '#store/errors';
 import { withOptimisticRetry } from '#store/transactions';
-import { labelNotFound, projectNotFound, ValidationFailed } from './errors';
+import { labelNotFound, projectNotFound, ServiceError, ServiceUnavailable, ValidationFailed } from './errors';
 import { byTitle, getLabel } from './labels';
 import { MAX_LABELS_PER_TASK } from './limits';
 import { readPage, type Page, type PageRequest } from './paging';
@@ -52,13 +52,29 @@ export async function changeTaskLabels(
   const tasks = [...new Set(req.taskUuids ?? [req.taskUuid!])];
   const projectRef = { id: project.id, slug: project.slug };
   const labelRef = { id: label.id, slug: label.slug };
+  const field = req.taskUuids ? 'task_uuids' : 'task_uuid';
+  const chunks = chunk(tasks, change === 'attach' ? ATTACH_CHUNK : DETACH_CHUNK);
+  // Several chunks are several transactions: check every task's limit before writing any.
+  if (change === 'attach' && chunks.length > 1) {
+    const before = await Promise.all(tasks.map((t) => readTask(projectRef.id, t)));
+    const full = before.filter((s) => !carries(s, labelRef) && s.links.length >= MAX_LABELS_PER_TASK);
+    if (full.length) throw labelLimitReached(full, field);
+  }
   const states: TaskState[] = [];
-  if (change === 'attach') {
-    for (const part of chunk(tasks, ATTACH_CHUNK))
-      states.push(...(await withOptimisticRetry(() => attachChunk(ws, projectRef, labelRef, part))));
-  } else {
-    for (const part of chunk(tasks, DETACH_CHUNK))
-      states.push(...(await withOptimisticRetry(() => detachChunk(ws, projectRef, labelRef, part))));
+  try {
+    for (const part of chunks) {
+      const step = () =>
+        change === 'attach' ? attachChunk(ws, projectRef, labelRef, part, field) : detachChunk(ws, projectRef, labelRef, part);
+      states.push(...(await withOptimisticRetry(step)));
+    }
+  } catch (error) {
+    // A race after the checks failed a later chunk: say exactly which tasks the earlier ones changed.
+    throw states.length
+      ? partiallyApplied(
+          error,
+          states.map((s) => s.task),
+        )
+      : error;
   }
   const result = await labelsOfTasks(ws, states);
   return req.taskUuids ? result : result[0]!.labels;
@@ -70,19 +86,28 @@ async function readTasks(project: ProjectRef, label: LabelRef, tasks: string[]) 
 
 const carries = (s: TaskState, label: LabelRef) => s.links.some((l) => l.id === label.id);
 
+function labelLimitReached(full: TaskState[], field: string): ValidationFailed {
+  return new ValidationFailed(
+    full.map((s) => ({ field, message: `task ${s.task} already carries ${MAX_LABELS_PER_TASK} labels, the most a task can carry` })),
+  );
+}
+
+/** The error of a bulk change that stopped after some chunks were applied, naming the tasks they changed. */
+function partiallyApplied(error: unknown, applied: string[]): unknown {
+  const reported = error instanceof StoreUnavailable ? new ServiceUnavailable(error.message, error.retryAfterSeconds) : error;
+  if (reported instanceof ServiceError) {
+    reported.extensions.applied_task_uuids = applied;
+    reported.message += ` The request was applied to ${applied.length} of its tasks (applied_task_uuids); repeating it is safe.`;
+  }
+  return reported;
+}
+
 /** Attaches the label to each task of one chunk; idempotent. Returns each task's links after the call. */
-async function attachChunk(ws: string, project: ProjectRef, label: LabelRef, tasks: string[]): Promise<TaskState[]> {
+async function attachChunk(ws: string, project: ProjectRef, label: LabelRef, tasks: string[], field: string): Promise<TaskState[]> {
   const [states, use] = await readTasks(project, label, tasks);
   const adding = states.filter((s) => !carries(s, label));
   const full = adding.filter((s) => s.links.length >= MAX_LABELS_PER_TASK);
-  if (full.length) {
-    throw new ValidationFailed(
-      full.map((s) => ({
-        field: 'task_uuid',
-        message: `task ${s.task} already carries ${MAX_LABELS_PER_TASK} labels, the most a task can carry`,
-      })),
-    );
-  }
+  if (full.length) throw labelLimitReached(full, field);
   if (adding.length === 0) return states;
   try {
     await writeAttach(ws, project, label, adding, use);

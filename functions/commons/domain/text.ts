@@ -35,10 +35,15 @@ export function isBlank(text: string): boolean {
   return text.replace(INVISIBLE, '') === '';
 }
 
-/** Length in characters (Unicode code points), as limits count it. */
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/**
+ * Length in characters as a reader counts them (grapheme clusters), which normalisation does not
+ * change; a character of more than four code points (stacked combining marks) counts as several.
+ */
 export function charCount(text: string): number {
   let n = 0;
-  for (const _ of text) n++;
+  for (const { segment } of graphemes.segment(text)) n += Math.max(1, Math.ceil(segment.length / 8));
   return n;
 }
 
@@ -52,12 +57,12 @@ export function foldKey(text: string): string {
 
 const encoder = new TextEncoder();
 
-export function byteLength(text: string): number {
+function byteLength(text: string): number {
   return encoder.encode(text).length;
 }
 
 /** The longest start of `text` (whole code points) that fits in `maxBytes` of UTF-8. */
-export function cutToBytes(text: string, maxBytes: number): string {
+function cutToBytes(text: string, maxBytes: number): string {
   if (byteLength(text) <= maxBytes) return text;
   let out = '';
   let bytes = 0;
@@ -74,7 +79,7 @@ export function cutToBytes(text: string, maxBytes: number): string {
  * A unique key of at most `maxBytes`: the text itself when it fits, otherwise its start and a
  * hash of the whole (so distinct texts keep distinct keys).
  */
-export function boundedKey(text: string, maxBytes: number): string {
+function boundedKey(text: string, maxBytes: number): string {
   if (byteLength(text) <= maxBytes) return text;
   const hash = createHash('sha256').update(text).digest('base64url').slice(0, 22);
   return `${cutToBytes(text, maxBytes - hash.length - 1)}#${hash}`;

@@ -1,6 +1,10 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { putNewToken, readToken, revokeTokenItem, scanTokens, type TokenRecord } from '#store/tokens';
+import { ValidationFailed } from './errors';
+import type { FieldError } from './problems';
 import { isScope, type Scope } from './scopes';
+import { WORKSPACE_SLUG } from './slugs';
+import { textProblem } from './text';
 
 /**
  * API tokens: `pls_<id>_<secret>`, 256 random bits of secret. Only the SHA-256 of the whole token is
@@ -43,7 +47,45 @@ function randomTokenId(): string {
   return [...randomBytes(16)].map((b) => ID_ALPHABET[b & 31]).join('');
 }
 
+/** The longest lifetime a token may be given. */
+export const MAX_TOKEN_LIFETIME_MS = 3_650 * 86_400_000;
+
+/**
+ * Everything wrong with a token about to be created, so that a mistake never becomes access:
+ * at least one workspace, each a valid slug; at least one known scope; an owner with a name and a
+ * username; an expiry, if any, a real date at most ten years away (the CLI also refuses one in the
+ * past: a lifetime of zero is a mistake there; tests create expired tokens on purpose).
+ */
+function tokenProblems(input: NewToken, now: number): FieldError[] {
+  const errors: FieldError[] = [];
+  if (input.workspaces.length === 0) errors.push({ field: 'workspaces', message: 'must name at least one workspace' });
+  for (const ws of input.workspaces) {
+    if (!WORKSPACE_SLUG.test(ws))
+      errors.push({ field: 'workspaces', message: `"${ws}" is not a workspace slug (lowercase letters, digits and hyphens)` });
+  }
+  if (input.scopes.length === 0) errors.push({ field: 'scopes', message: 'must grant at least one scope' });
+  for (const scope of input.scopes) if (!isScope(scope)) errors.push({ field: 'scopes', message: `unknown scope "${String(scope)}"` });
+  for (const [field, value] of [
+    ['name', input.owner.name],
+    ['username', input.owner.username],
+  ] as const) {
+    const problem =
+      value.trim() === ''
+        ? 'must not be empty'
+        : (textProblem(value) ?? (value.length > 255 ? 'must have at most 255 characters' : undefined));
+    if (problem) errors.push({ field, message: problem });
+  }
+  if (input.expiresAt !== undefined) {
+    const at = input.expiresAt.getTime();
+    if (!Number.isFinite(at)) errors.push({ field: 'expires_at', message: 'must be a date' });
+    else if (at - now > MAX_TOKEN_LIFETIME_MS) errors.push({ field: 'expires_at', message: 'must be at most ten years away' });
+  }
+  return errors;
+}
+
 export async function createToken(input: NewToken): Promise<{ token: string; record: TokenRecord }> {
+  const errors = tokenProblems(input, Date.now());
+  if (errors.length) throw new ValidationFailed(errors);
   const id = randomTokenId();
   const token = `${PREFIX}${id}_${randomBytes(32).toString('base64url')}`;
   const record: TokenRecord = {

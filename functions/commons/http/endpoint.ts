@@ -66,6 +66,16 @@ const authorize = (scope: Scope): middy.MiddlewareObj<APIGatewayProxyEvent, APIG
 });
 
 const jsonParser = httpJsonBodyParser();
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/** Bodies are UTF-8 JSON as sent: no content coding (gzip and the like), no other declared charset. */
+function checkEncoding(headers: APIGatewayProxyEvent['headers']): void {
+  const coding = headers['content-encoding']?.trim().toLowerCase();
+  if (coding && coding !== 'identity')
+    throw new UnsupportedMediaType(`Content-Encoding ${coding} is not supported; send the body uncompressed.`);
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(headers['content-type'] ?? '')?.[1]?.toLowerCase();
+  if (charset && charset !== 'utf-8' && charset !== 'utf8') throw new UnsupportedMediaType(`The body must be UTF-8 JSON, not ${charset}.`);
+}
 
 /**
  * Size limit (413), content type (415) and JSON syntax (400), then middy's JSON body parser.
@@ -78,8 +88,19 @@ const jsonBody = (): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyRe
       (event as { body: unknown }).body = undefined;
       return;
     }
-    const bytes = event.isBase64Encoded ? Buffer.from(event.body, 'base64').length : Buffer.byteLength(event.body);
+    const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : undefined;
+    const bytes = raw ? raw.length : Buffer.byteLength(event.body);
     if (bytes > MAX_BODY_BYTES) throw new PayloadTooLarge(`The body is ${bytes} bytes; the limit is ${MAX_BODY_BYTES}.`);
+    checkEncoding(event.headers);
+    if (raw) {
+      // Bytes as sent (binary passthrough): they must be UTF-8, never silently repaired.
+      try {
+        event.body = utf8.decode(raw);
+      } catch {
+        throw new MalformedJson('The body is not valid UTF-8.');
+      }
+      event.isBase64Encoded = false;
+    }
     try {
       await jsonParser.before!(request as never);
     } catch (error) {
@@ -95,8 +116,6 @@ export interface EndpointSpec<S extends z.ZodMiniType> {
   scope: Scope;
   /** Validates `{ path, query, body }`; its output is what `run` receives. */
   input: S;
-  /** The spec puts `company_slug` in the body of this route (it is accepted in the query too). */
-  workspaceInBody?: boolean;
   run: (input: z.output<S>, ctx: RequestContext) => Promise<Reply>;
 }
 
@@ -121,10 +140,8 @@ export function endpoint<S extends z.ZodMiniType>(spec: EndpointSpec<S>) {
         throw ValidationFailed.of('body', 'must be a JSON object');
       }
       const query = event.queryStringParameters ?? {};
-      const workspace = workspaceSlug(
-        query.company_slug,
-        spec.workspaceInBody ? (body as Record<string, unknown> | undefined)?.company_slug : undefined,
-      );
+      // One rule for every route: from the query, or the body; both and different is a 422.
+      const workspace = workspaceSlug(query.company_slug, (body as Record<string, unknown> | undefined)?.company_slug);
       requireWorkspace(principal, workspace);
       const input = parseInput(spec.input, { path: event.pathParameters ?? {}, query, body: body ?? {} });
       const reply = await spec.run(input, { workspace, principal, requestId: context.awsRequestId });

@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
 import { MAX_LABEL_TITLE, MAX_TASKS_PER_REQUEST } from '#domain/limits';
-import { slugParam, taskUuid, text } from './validation';
+import { name, slugParam, taskUuid } from './validation';
 
 export const labelFields = {
-  title: text(1, MAX_LABEL_TITLE),
+  title: name(1, MAX_LABEL_TITLE),
   /** Six hex digits; a leading `#` is accepted and dropped; stored and returned uppercase. */
   color: z.pipe(
     z.string().check(z.regex(/^#?[0-9A-Fa-f]{6}$/, 'must be six hex digits, e.g. FF5733')),

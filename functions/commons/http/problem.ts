@@ -6,6 +6,7 @@ import { PROBLEMS, TYPE_BASE, type Problem } from '#domain/problems';
 export function problemBody(p: Problem, requestId: string): string {
   const { status, title } = PROBLEMS[p.code];
   const body: Record<string, unknown> = {
+    ...p.extensions,
     type: TYPE_BASE + p.code,
     title,
     status,

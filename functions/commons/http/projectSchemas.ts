@@ -1,11 +1,11 @@
 import * as z from 'zod/mini';
 import { MAX_DESCRIPTION, MAX_PROJECT_NAME } from '#domain/limits';
 import { PROJECT_STATUSES, VISIBILITIES, WORKFLOWS } from '#domain/projects';
-import { text } from './validation';
+import { name, text } from './validation';
 
 /** Field rules of projects, shared by create, update and the list's filters. */
 export const projectFields = {
-  name: text(1, MAX_PROJECT_NAME),
+  name: name(1, MAX_PROJECT_NAME),
   description: text(0, MAX_DESCRIPTION),
   visibility: z.enum(VISIBILITIES),
   status: z.enum(PROJECT_STATUSES),

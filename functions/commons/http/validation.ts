@@ -2,7 +2,9 @@ import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
 import { ValidationFailed } from '#domain/errors';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '#domain/limits';
+import { WORKSPACE_SLUG } from '#domain/slugs';
 import type { FieldError } from '#domain/problems';
+import { charCount, cleanText, isBlank, textProblem } from '#domain/text';
 
 // zod/mini carries no messages of its own: load the English ones the full zod would give.
 z.config(en());
@@ -18,8 +20,6 @@ export function parseInput<S extends z.ZodMiniType>(schema: S, raw: unknown): z.
   throw new ValidationFailed(errors);
 }
 
-const WORKSPACE_SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
-
 /** `company_slug` from the query string, or from the body where the spec puts it; both and different: 422. */
 export function workspaceSlug(fromQuery: unknown, fromBody: unknown): string {
   if (fromQuery !== undefined && fromBody !== undefined && fromQuery !== fromBody) {
@@ -33,20 +33,35 @@ export function workspaceSlug(fromQuery: unknown, fromBody: unknown): string {
   return value;
 }
 
-/** A trimmed string of bounded length, rejecting control characters. */
-export function text(min: number, max: number) {
+/**
+ * User text under the service's text rules (domain/text.ts): NFC-normalised and trimmed; control
+ * characters, bidirectional controls and unpaired surrogates refused; only invisible characters
+ * counts as empty; length counted in characters (code points).
+ */
+function userText(min: number, max: number, multiline: boolean) {
   return z.pipe(
-    z.pipe(
-      z.string(),
-      z.transform((s: string) => s.trim()),
-    ),
+    z.pipe(z.string(), z.transform(cleanText)),
     z.string().check(
-      z.minLength(min, min === 1 ? 'must not be empty' : `must have at least ${min} characters`),
-      z.maxLength(max, `must have at most ${max} characters`),
-      // eslint-disable-next-line no-control-regex -- matching control characters is the point
-      z.regex(/^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/, 'must not contain control characters'),
+      z.superRefine((s: string, ctx) => {
+        const problem =
+          textProblem(s, multiline) ??
+          (min > 0 && isBlank(s) ? 'must not be empty' : undefined) ??
+          (charCount(s) < min ? `must have at least ${min} characters` : undefined) ??
+          (charCount(s) > max ? `must have at most ${max} characters` : undefined);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem, input: s });
+      }),
     ),
   );
+}
+
+/** A single-line name or title: no tabs or line breaks either. */
+export function name(min: number, max: number) {
+  return userText(min, max, false);
+}
+
+/** Free text such as a description: tabs and line breaks allowed. */
+export function text(min: number, max: number) {
+  return userText(min, max, true);
 }
 
 export const slugParam = z.string().check(z.regex(/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/, 'is not a valid slug'));
@@ -69,6 +84,13 @@ export const pagination = {
   per_page: pageSizeParam(),
   cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048, 'is not a valid cursor'))),
 };
+
+/** `limit` and `per_page` name the same thing: both given, they must agree. */
+type PageSizes = { limit?: number | undefined; per_page?: number | undefined };
+export const samePageSize = z.refine<PageSizes>((q) => q.limit === undefined || q.per_page === undefined || q.limit === q.per_page, {
+  message: 'must equal limit when both are given',
+  path: ['per_page'],
+});
 
 export function pageSize(q: { limit?: number | undefined; per_page?: number | undefined }): number {
   return q.limit ?? q.per_page ?? DEFAULT_PAGE_SIZE;

@@ -38,6 +38,8 @@ export const keys = {
   labelSkPrefix: LABEL,
   labelTitleGuard: (ws: string, normalizedTitle: string): Key => ({ PK: `${WS}${ws}`, SK: `${TITLE}${normalizedTitle}` }),
   labelIdCounter: (ws: string): Key => ({ PK: `${WS}${ws}`, SK: 'COUNTER#LABEL_ID' }),
+  /** A short-lived claim of a copy name, so concurrent duplicates of one project get distinct names. */
+  copyNameClaim: (ws: string, nameKey: string): Key => ({ PK: `${WS}${ws}`, SK: `COPYNAME#${nameKey}` }),
 
   /** The task-side half of a link: in the project's collection, so one Query gives a task's labels. */
   taskLink: (projectId: string, task: string, labelId: number): Key => ({
@@ -80,6 +82,7 @@ export const ItemType = {
   label: 'label',
   labelTitleGuard: 'label_title',
   labelIdCounter: 'label_id_counter',
+  copyNameClaim: 'copy_name_claim',
   taskLink: 'task_link',
   labelLink: 'label_link',
   taskVersion: 'task_version',

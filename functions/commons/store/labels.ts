@@ -21,7 +21,7 @@ export interface LabelRecord {
   deleting?: boolean;
 }
 
-/** A label's case-insensitive title: the key of its title guard (the domain's normalizeName). */
+/** A label's case-insensitive title: the key of its title guard (the domain's titleKey: folded, bounded in bytes). */
 type TitleKey = (title: string) => string;
 
 function labelItem(ws: string, l: LabelRecord, titleKey: TitleKey): Item {
@@ -132,7 +132,7 @@ export async function rewriteLabel(ws: string, current: LabelRecord, next: Label
 /**
  * A change that leaves the title alone touches only the label item: one conditional UpdateItem,
  * no read before it and no transaction (which would bill every write twice). Undefined when there
- * is no such label.
+ * is no such label or it is being deleted (read it to tell which).
  */
 export async function recolorLabel(ws: string, slug: string, color: string | undefined): Promise<LabelRecord | undefined> {
   try {
@@ -141,7 +141,7 @@ export async function recolorLabel(ws: string, slug: string, color: string | und
         TableName: tableName(),
         Key: keys.label(ws, slug),
         UpdateExpression: color === undefined ? 'SET updated_at = :now' : 'SET color = :color, updated_at = :now',
-        ConditionExpression: 'attribute_exists(PK)',
+        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(deleting)',
         ExpressionAttributeValues: { ':now': new Date().toISOString(), ...(color === undefined ? {} : { ':color': color }) },
         ReturnValues: 'ALL_NEW',
       }),

@@ -44,7 +44,7 @@ export type ProjectPatch = Partial<Pick<ProjectRecord, 'name' | 'description' | 
   settings?: Partial<ProjectRecord['settings']>;
 };
 
-/** The case-insensitive comparison form the name index sorts by (the domain's normalizeName). */
+/** The case-insensitive comparison form the name index sorts by (the domain's nameKey: folded, bounded in bytes). */
 type NameKey = (name: string) => string;
 
 /** The project item as written to the table: keys, index keys and the record (benchmarks seed with it). */
@@ -181,6 +181,34 @@ export async function deleteProjectItem(project: Pick<ProjectRecord, 'workspace'
         Key: keys.project(project.workspace, project.slug),
         ConditionExpression: 'id = :id',
         ExpressionAttributeValues: { ':id': project.id },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * Claims a copy name for `seconds` (long enough for the new project to reach the name index):
+ * false when a concurrent duplicate holds it. Claims expire by themselves (TTL).
+ */
+export async function claimCopyName(ws: string, nameKey: string, seconds: number): Promise<boolean> {
+  const now = Math.floor(Date.now() / 1000);
+  try {
+    await db.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.copyNameClaim(ws, nameKey),
+          type: ItemType.copyNameClaim,
+          workspace: ws,
+          claimed_until: now + seconds,
+          ttl: now + seconds + 3_600,
+        },
+        ConditionExpression: 'attribute_not_exists(PK) OR claimed_until < :now',
+        ExpressionAttributeValues: { ':now': now },
       }),
     );
     return true;

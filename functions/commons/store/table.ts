@@ -5,6 +5,8 @@
 export const TABLE = {
   partitionKey: 'PK',
   sortKey: 'SK',
+  /** Items with this attribute (epoch seconds) expire: short-lived claims. */
+  timeToLive: 'ttl',
   indexes: {
     /** Projects by status within a workspace. */
     byStatus: { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },

@@ -1,0 +1,10 @@
+/**
+ * CORS as the API answers it: the deployed API's preflight (CDK defaultCorsPreflightOptions) and the
+ * local gateway's read this one description; handlers add Access-Control-Allow-Origin to every answer.
+ */
+export const CORS_PREFLIGHT = {
+  allowMethods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
+  allowHeaders: ['Authorization', 'Content-Type'],
+  exposeHeaders: ['Location', 'Retry-After', 'WWW-Authenticate'],
+  maxAgeSeconds: 3_600,
+} as const;
