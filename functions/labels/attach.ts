@@ -1,21 +1,20 @@
-import { changeTaskLabels } from '#domain/taskLabels';
+import { changeLabels } from '#domain/taskLabels';
 import { endpoint, ok } from '#http/endpoint';
-import { linkInput } from '#http/labelSchemas';
-import { taskLabelsView } from '#http/labelViews';
+import { linkInput, linkTasks } from '#http/labelSchemas';
+import { labelChangeView } from '#http/labelViews';
 
-/** POST /projects-labels/{slug}/attach: idempotent; 200 with the task's labels after the call. */
+/**
+ * POST /projects-labels/{slug}/attach: idempotent. With a task (`task_uuid` or `task_uuids`, in the body
+ * or the query string) 200 with its labels after the call; without one, the project's label set changes
+ * and the answer is the project's labels.
+ */
 export const handler = endpoint({
   scope: 'labels:write',
   input: linkInput,
-  run: async ({ path, query, body }, { workspace }) =>
+  run: async (input, { workspace }) =>
     ok(
-      taskLabelsView(
-        await changeTaskLabels('attach', workspace, {
-          labelSlug: path.slug,
-          projectSlug: query.project_slug,
-          taskUuid: body.task_uuid,
-          taskUuids: body.task_uuids,
-        }),
+      labelChangeView(
+        await changeLabels('attach', workspace, { labelSlug: input.path.slug, projectSlug: input.query.project_slug, ...linkTasks(input) }),
       ),
     ),
 });

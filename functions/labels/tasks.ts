@@ -1,11 +1,11 @@
 import * as z from 'zod/mini';
 import { tasksWithLabel } from '#domain/taskLabels';
 import { endpoint, ok } from '#http/endpoint';
-import { pageSize, pagination, samePageSize, slugParam } from '#http/validation';
+import { pageMeta, pageRequest, pagination, pagingRules, slugParam } from '#http/validation';
 
 const input = z.object({
   path: z.object({ slug: slugParam }),
-  query: z.object({ project_slug: slugParam, ...pagination }).check(samePageSize),
+  query: z.object({ project_slug: slugParam, ...pagination }).check(pagingRules),
 });
 
 /** GET /projects-labels/{slug}/tasks: the task_uuids of a project that carry the label, paginated. */
@@ -13,8 +13,8 @@ export const handler = endpoint({
   scope: 'labels:read',
   input,
   run: async ({ path, query }, { workspace }) => {
-    const limit = pageSize(query);
-    const page = await tasksWithLabel(workspace, path.slug, query.project_slug, { limit, cursor: query.cursor });
-    return ok(page.items, { limit, next_cursor: page.nextCursor });
+    const req = pageRequest(query);
+    const page = await tasksWithLabel(workspace, path.slug, query.project_slug, req);
+    return ok(page.items, pageMeta(req, page.nextCursor));
   },
 });

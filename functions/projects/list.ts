@@ -3,7 +3,7 @@ import { findProjectsByName, listProjects } from '#domain/projects';
 import { endpoint, ok } from '#http/endpoint';
 import { projectFields } from '#http/projectSchemas';
 import { projectListView } from '#http/projectViews';
-import { pageSize, pagination, samePageSize } from '#http/validation';
+import { pageMeta, pageRequest, pagination, pagingRules } from '#http/validation';
 
 const input = z.object({
   query: z
@@ -14,7 +14,7 @@ const input = z.object({
     })
     .check(
       z.refine((q) => !(q.name !== undefined && q.status !== undefined), { message: 'name and status cannot be combined', path: ['name'] }),
-      samePageSize,
+      pagingRules,
     ),
 });
 
@@ -23,11 +23,11 @@ export const handler = endpoint({
   scope: 'projects:read',
   input,
   run: async ({ query }, { workspace }) => {
-    const req = { limit: pageSize(query), cursor: query.cursor };
+    const req = pageRequest(query);
     const page =
       query.name !== undefined
         ? await findProjectsByName(workspace, query.name, req)
         : await listProjects(workspace, { ...req, status: query.status });
-    return ok(page.items.map(projectListView), { limit: req.limit, next_cursor: page.nextCursor });
+    return ok(page.items.map(projectListView), pageMeta(req, page.nextCursor));
   },
 });

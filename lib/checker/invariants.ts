@@ -97,6 +97,19 @@ function findViolations(items: Item[]): string[] {
     if (p.labels_count !== truth && !p.deleting)
       v.push(`project ${p.workspace}/${p.slug}: labels_count is ${p.labels_count}, links say ${truth}`);
   }
+  // Label-set memberships: both sides present, their project and label alive.
+  const memberId = (i: Item) => `${i.workspace}|${i.project_id}|${i.label_id}`;
+  const projectSides = of(ItemType.projectLabel);
+  const labelSides = of(ItemType.labelProject);
+  const projectMembers = new Set(projectSides.map(memberId));
+  const labelMembers = new Set(labelSides.map(memberId));
+  for (const m of projectSides) {
+    if (!labelMembers.has(memberId(m)) && !inDeletion(m)) v.push(`label-set member ${memberId(m)} has no label-side half`);
+    if (!projectById.has(m.project_id)) v.push(`label-set member ${memberId(m)} belongs to a missing project`);
+    if (!labelByWsId.has(`${m.workspace}#${m.label_id}`)) v.push(`label-set member ${memberId(m)} names a deleted label`);
+  }
+  for (const m of labelSides)
+    if (!projectMembers.has(memberId(m)) && !inDeletion(m)) v.push(`label-set member ${memberId(m)} has no project-side half`);
   for (const [task, n] of labelsPerTask)
     if (n > MAX_LABELS_PER_TASK) v.push(`task ${task} carries ${n} labels (limit ${MAX_LABELS_PER_TASK})`);
   for (const t of of(ItemType.taskVersion))

@@ -75,7 +75,7 @@ export function sampleRequestsFor(t: SampleTargets): Record<string, SampleReques
       body: { company_slug: t.ws, description: 'New public website, launch in Q3', visibility: 'public' },
       expectedStatus: 200,
     },
-    'delete-project': { path: `/projects/${t.doomedProject ?? t.project}`, query: ws, expectedStatus: 204 },
+    'delete-project': { path: `/projects/${t.doomedProject ?? t.project}`, query: ws, expectedStatus: 200 },
     'duplicate-project': { path: `/projects/${t.project}/duplicate`, query: ws, expectedStatus: 201 },
     'project-stats': { path: `/projects/${t.project}/stats`, query: ws, expectedStatus: 200 },
     'list-labels': { path: '/projects-labels', query: ws, expectedStatus: 200 },
@@ -86,10 +86,19 @@ export function sampleRequestsFor(t: SampleTargets): Record<string, SampleReques
       expectedStatus: 201,
     },
     'update-label': { path: `/projects-labels/${t.label}`, query: ws, body: { color: '#b60205' }, expectedStatus: 200 },
-    'delete-label': { path: `/projects-labels/${t.doomedLabel ?? t.label}`, query: ws, expectedStatus: 204 },
+    'delete-label': { path: `/projects-labels/${t.doomedLabel ?? t.label}`, query: ws, expectedStatus: 200 },
     'attach-label': { path: `/projects-labels/${t.label}/attach`, query: inProject, body: { task_uuid: t.task }, expectedStatus: 200 },
     'detach-label': { path: `/projects-labels/${t.label}/detach`, query: inProject, body: { task_uuid: t.task }, expectedStatus: 200 },
     'label-tasks': { path: `/projects-labels/${t.label}/tasks`, query: inProject, expectedStatus: 200 },
+    search: { path: '/search', query: { q: t.project, ...ws, categories: 'projects', limit: '5' }, expectedStatus: 200 },
+    'get-label': { path: `/projects-labels/${t.label}`, query: ws, expectedStatus: 200 },
+    'project-labels': { path: '/task-labels', query: inProject, expectedStatus: 200 },
+    'toggle-task-label': {
+      path: `/task-labels/${t.label}/toggle`,
+      query: { ...inProject, task_uuid: t.task },
+      body: {},
+      expectedStatus: 200,
+    },
   };
 }
 

@@ -209,13 +209,13 @@ describe('API', () => {
     ofType('AWS::ApiGateway::GatewayResponse').find(([, r]) => r.Properties.ResponseType === type)?.[1];
 
   test.each([
-    ['UNAUTHORIZED', '401', 'unauthorized', { 'gatewayresponse.header.WWW-Authenticate': "'Bearer'" }],
-    ['ACCESS_DENIED', '403', 'forbidden', {}],
-    ['THROTTLED', '429', 'rate_limited', { 'gatewayresponse.header.Retry-After': "'1'" }],
-    ['MISSING_AUTHENTICATION_TOKEN', '404', 'not_found', {}],
-    ['DEFAULT_4XX', '400', 'bad_request', {}],
-    ['DEFAULT_5XX', '500', 'internal_error', {}],
-  ])('gateway response %s answers %s problem+json (%s)', (type, status, code, headers) => {
+    ['UNAUTHORIZED', '401', 'unauthorized', 'TOKEN_INVALID', { 'gatewayresponse.header.WWW-Authenticate': "'Bearer'" }],
+    ['ACCESS_DENIED', '403', 'forbidden', 'FORBIDDEN', {}],
+    ['THROTTLED', '429', 'rate_limited', 'RATE_LIMIT_EXCEEDED', { 'gatewayresponse.header.Retry-After': "'1'" }],
+    ['MISSING_AUTHENTICATION_TOKEN', '404', 'not_found', 'NOT_FOUND', {}],
+    ['DEFAULT_4XX', '400', 'bad_request', 'BAD_REQUEST', {}],
+    ['DEFAULT_5XX', '500', 'internal_error', 'INTERNAL_ERROR', {}],
+  ])('gateway response %s answers %s problem+json (%s, %s)', (type, status, code, errorCode, headers) => {
     const response = gatewayResponse(type);
     expect(response, type).toBeDefined();
     expect(response!.Properties.StatusCode).toBe(status);
@@ -231,6 +231,7 @@ describe('API', () => {
       detail: expect.any(String),
       message: body.detail,
       code,
+      error_code: errorCode,
       request_id: '$context.requestId',
     });
   });

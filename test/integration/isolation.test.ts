@@ -113,7 +113,7 @@ describe.each(routes.map((r) => [`${r.method} ${r.path}`, r] as const))('%s', (_
     const req = sampleRequest(route, fixtureA);
     const foreign: SampleRequest[] = [];
     if (route.path.includes('{slug}')) {
-      const kind = route.path.startsWith('/projects-labels') ? 'label' : 'project';
+      const kind = route.path.startsWith('/projects-labels') || route.path.startsWith('/task-labels') ? 'label' : 'project';
       foreign.push({ ...req, path: req.path.replace(`/${fixtureA[kind]}`, `/${fixtureB[kind]}`) });
     }
     if (req.query?.project_slug) foreign.push({ ...req, query: { ...req.query, project_slug: fixtureB.project } });

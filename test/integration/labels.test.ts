@@ -73,7 +73,7 @@ describe('create label', () => {
     const a = await c.createLabel('A');
     const b = await c.createLabel('B');
     expect(b.id).toBeGreaterThan(a.id);
-    expect((await c.del(`/projects-labels/${b.slug}`)).status).toBe(204);
+    expect((await c.del(`/projects-labels/${b.slug}`)).status).toBe(200);
     const again = await c.createLabel('B');
     expect(again.id).toBeGreaterThan(b.id);
   });
@@ -98,10 +98,12 @@ describe('list labels', () => {
     expect(new Set(res.body.data.map((l: { id: number }) => l.id)).size).toBe(120);
   });
 
-  test('requires project_slug and task_uuid together', async () => {
+  test('task_uuid needs project_slug; project_slug alone lists that project (404 when unknown)', async () => {
     const c = await workspaceClient();
     expect((await c.get('/projects-labels', { task_uuid: 't1' })).status).toBe(422);
-    expect((await c.get('/projects-labels', { project_slug: 'p' })).status).toBe(422);
+    expect((await c.get('/projects-labels', { project_slug: 'p' })).status).toBe(404);
+    await c.createProject('P');
+    expect((await c.get('/projects-labels', { project_slug: 'p' })).body).toEqual({ data: [] });
   });
 });
 
@@ -206,7 +208,6 @@ describe('attach and detach', () => {
     await c.createProject('Web');
     await c.createLabel('Bug');
     const cases: [unknown, Record<string, string>][] = [
-      [{}, { project_slug: 'web' }],
       [{ task_uuid: 'a', task_uuids: ['b'] }, { project_slug: 'web' }],
       [{ task_uuid: 'has#hash' }, { project_slug: 'web' }],
       [{ task_uuid: 'x'.repeat(129) }, { project_slug: 'web' }],
@@ -218,7 +219,11 @@ describe('attach and detach', () => {
       const res = await c.post('/projects-labels/bug/attach', body, params);
       expect(res.status, JSON.stringify(body)).toBe(422);
     }
-    expect((await c.del('/projects-labels/bug/detach', undefined, { project_slug: 'web' })).status).toBe(422);
+    expect((await c.del('/projects-labels/bug/detach', undefined, { project_slug: 'web', task_uuid: 'a', task_uuids: 'a,b' })).status).toBe(
+      422,
+    );
+    expect((await c.del('/projects-labels/bug/detach', { task_uuid: 'a' }, { project_slug: 'web', task_uuid: 'b' })).status).toBe(422);
+    expect((await c.del('/projects-labels/bug/detach', undefined, { project_slug: 'web', task_uuids: 'a,,b' })).status).toBe(422);
   });
 
   test('bulk attach and detach answer one entry per task', async () => {
@@ -285,7 +290,8 @@ describe('delete label', () => {
       await attach(c, 'keep', p, { task_uuid: 'a' });
     }
     const res = await c.del('/projects-labels/bug');
-    expect(res.status).toBe(204);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ data: { id: expect.any(Number), slug: 'bug', deleted: true } });
     expect((await c.get('/projects-labels')).body.data.map((l: { slug: string }) => l.slug)).toEqual(['keep']);
     for (const p of ['one', 'two', 'three']) {
       expect((await c.get(`/projects/${p}/stats`)).body.data.labels_count).toBe(1);
@@ -306,7 +312,7 @@ describe('delete label', () => {
     await c.createLabel('Bug');
     await attach(c, 'bug', 'gone', { task_uuids: ['a', 'b'] });
     await attach(c, 'bug', 'stays', { task_uuid: 'a' });
-    expect((await c.del('/projects/gone')).status).toBe(204);
+    expect((await c.del('/projects/gone')).status).toBe(200);
     expect((await c.get('/projects-labels/bug/tasks', { project_slug: 'stays' })).body.data).toEqual(['a']);
     await expectConsistent(c.ws);
   });
@@ -331,7 +337,7 @@ describe('concurrency', () => {
       if (i === 45) ops.push(c.del('/projects/cold'));
     }
     const results = (await Promise.all(ops)) as { status: number }[];
-    for (const r of results) expect([200, 204, 404]).toContain(r.status);
+    for (const r of results) expect([200, 404]).toContain(r.status);
     await expectConsistent(c.ws);
     const hot = (await c.get('/projects/hot/stats')).body.data.labels_count;
     let truth = 0;
@@ -354,7 +360,7 @@ describe('large deletes', () => {
     }
     expect((await c.get('/projects/p1/stats')).body.data.labels_count).toBe(1);
     const started = Date.now();
-    expect((await c.del('/projects-labels/wide')).status).toBe(204);
+    expect((await c.del('/projects-labels/wide')).status).toBe(200);
     console.log(`label delete with 1,000 links: ${Date.now() - started} ms`);
     for (const p of projects) expect((await c.get(`/projects/${p}/stats`)).body.data.labels_count).toBe(0);
     expect((await checkTable([c.ws])).violations).toEqual([]);

@@ -338,14 +338,15 @@ describe('update project', () => {
 });
 
 describe('delete project', () => {
-  test('answers 204 and leaves nothing readable; a new project of the same name starts empty', async () => {
+  test('answers 200 with { slug, deleted: true } and leaves nothing readable; a new project of the same name starts empty', async () => {
     const c = await workspaceClient();
     await c.createProject('Temp');
     const label = await c.createLabel('Urgent');
     expect((await c.post(`/projects-labels/${label.slug}/attach`, { task_uuid: 't1' }, { project_slug: 'temp' })).status).toBe(200);
     const res = await c.del('/projects/temp');
-    expect(res.status).toBe(204);
-    expect(res.text).toBe('');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json');
+    expect(res.body).toEqual({ data: { slug: 'temp', deleted: true } });
     expect((await c.get('/projects/temp')).status).toBe(404);
     expect((await c.get('/projects')).body.data).toEqual([]);
     expect((await c.del('/projects/temp')).status).toBe(404);

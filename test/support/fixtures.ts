@@ -1,5 +1,5 @@
 import { createLabel } from '#domain/labels';
-import { changeTaskLabels } from '#domain/taskLabels';
+import { changeLabels } from '#domain/taskLabels';
 import { createProject } from '#domain/projects';
 import { uniqueWorkspace } from './api.ts';
 import type { Fixture } from './requests.ts';
@@ -13,7 +13,7 @@ export async function seedFixture(prefix = 'fx'): Promise<Fixture> {
   const project = await createProject(ws, { name: 'Fixture Project', owner: { name: 'Seed', username: 'seed' } });
   const label = await createLabel(ws, { title: 'Fixture Label', color: 'FF0000' });
   const other = await createLabel(ws, { title: 'Other Label', color: '00FF00' });
-  await changeTaskLabels('attach', ws, { labelSlug: label.slug, projectSlug: project.slug, taskUuids: ['task-1', 'task-2', 'task-3'] });
-  await changeTaskLabels('attach', ws, { labelSlug: other.slug, projectSlug: project.slug, taskUuids: ['task-1'] });
+  await changeLabels('attach', ws, { labelSlug: label.slug, projectSlug: project.slug, taskUuids: ['task-1', 'task-2', 'task-3'] });
+  await changeLabels('attach', ws, { labelSlug: other.slug, projectSlug: project.slug, taskUuids: ['task-1'] });
   return { ws, project: project.slug, label: label.slug, task: 'task-1' };
 }

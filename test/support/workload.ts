@@ -61,7 +61,7 @@ export async function runWorkload(opts: {
     'delete project': async () => {
       const slug = some(projects, 'ghost');
       const res = await call('DELETE', q(`/projects/${slug}`), { token: opts.token });
-      if (res.status === 204) projects.delete(slug);
+      if (res.status === 200) projects.delete(slug);
       return res;
     },
     'duplicate project': async () => {
@@ -79,7 +79,7 @@ export async function runWorkload(opts: {
     'delete label': async () => {
       const slug = some(labels, 'ghost');
       const res = await call('DELETE', q(`/projects-labels/${slug}`), { token: opts.token });
-      if (res.status === 204) labels.delete(slug);
+      if (res.status === 200) labels.delete(slug);
       return res;
     },
     attach: () =>

@@ -16,6 +16,7 @@ describe('problem+json mapping', () => {
       detail: 'No project "x" in this workspace.',
       message: 'No project "x" in this workspace.',
       code: 'not_found',
+      error_code: 'NOT_FOUND',
       request_id: 'req-1',
     });
     expect(problemFromError(new Conflict('taken'), 'r').statusCode).toBe(409);

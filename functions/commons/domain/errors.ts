@@ -8,12 +8,15 @@ export abstract class ServiceError extends Error {
   abstract readonly code: ProblemCode;
   readonly headers: Record<string, string> = {};
   readonly extensions: Record<string, unknown> = {};
+  /** A more specific GitScrum `error_code` than the catalogue's. */
+  errorCode?: string;
   get status(): number {
     return PROBLEMS[this.code].status;
   }
   toProblem(): Problem {
     const problem: Problem = { code: this.code, detail: this.message || PROBLEMS[this.code].title, headers: this.headers };
     if (Object.keys(this.extensions).length) problem.extensions = this.extensions;
+    if (this.errorCode) problem.errorCode = this.errorCode;
     return problem;
   }
 }
@@ -68,5 +71,9 @@ export class ServiceUnavailable extends ServiceError {
   }
 }
 
-export const projectNotFound = (slug: string) => new NotFound(`No project "${slug}" in this workspace.`);
-export const labelNotFound = (slug: string) => new NotFound(`No label "${slug}" in this workspace.`);
+export function projectNotFound(slug: string): NotFound {
+  return Object.assign(new NotFound(`No project "${slug}" in this workspace.`), { errorCode: 'PROJECT_NOT_FOUND' });
+}
+export function labelNotFound(slug: string): NotFound {
+  return Object.assign(new NotFound(`No label "${slug}" in this workspace.`), { errorCode: 'LABEL_NOT_FOUND' });
+}

@@ -105,7 +105,7 @@ export async function updateLabel(
  * guard in one transaction. If a step fails the request answers 503 and the label stays, marked:
  * a retried DELETE finishes the job. No link ever points to a label that is gone.
  */
-export async function deleteLabel(ws: string, slug: string): Promise<void> {
+export async function deleteLabel(ws: string, slug: string): Promise<LabelRecord> {
   const label = await markLabelDeleting(ws, slug);
   if (!label) throw labelNotFound(slug);
   await removeLabelData(ws, label.id);
@@ -117,4 +117,5 @@ export async function deleteLabel(ws: string, slug: string): Promise<void> {
     if (error instanceof TransactionCancelled && error.anyConditionFailed) throw labelNotFound(slug);
     throw error;
   }
+  return label;
 }

@@ -132,11 +132,12 @@ export async function updateProject(ws: string, slug: string, patch: ProjectPatc
  * step fails the request answers 503 and the project stays, marked, with part of its links gone:
  * a retried DELETE finds the mark and finishes the job. Nothing is left orphaned in between.
  */
-export async function deleteProject(ws: string, slug: string): Promise<void> {
+export async function deleteProject(ws: string, slug: string): Promise<ProjectRecord> {
   const project = await markProjectDeleting(ws, slug);
   if (!project) throw projectNotFound(slug);
   await removeProjectData(ws, project.id);
   if (!(await deleteProjectItem(project))) throw projectNotFound(slug);
+  return project;
 }
 
 export async function duplicateProject(ws: string, slug: string, owner: ProjectRecord['owner']): Promise<ProjectRecord> {

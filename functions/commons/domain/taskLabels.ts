@@ -17,13 +17,14 @@ import { labelNotFound, projectNotFound, ServiceError, ServiceUnavailable, Valid
 import { byTitle, getLabel } from './labels';
 import { MAX_LABELS_PER_TASK } from './limits';
 import { readPage, type Page, type PageRequest } from './paging';
+import { changeProjectLabels, goneReference, type ProjectLabel } from './projectLabels';
 import { getProject } from './projects';
 
 /** Tasks per transaction: attach writes 3 items per task plus 3, detach 2 plus 2 (limit 100). */
 const ATTACH_CHUNK = 32;
 const DETACH_CHUNK = 48;
 
-export interface TaskLabels {
+interface TaskLabels {
   task_uuid: string;
   labels: LabelRecord[];
 }
@@ -35,16 +36,18 @@ export interface TaskLabelChange {
   taskUuids?: string[] | undefined;
 }
 
+/** What an attach or detach answers: one task's labels, each task's labels, or the project's labels. */
+export type LabelChangeResult = { task: LabelRecord[] } | { tasks: TaskLabels[] } | { project: ProjectLabel[] };
+
 /**
  * Attach or detach as the API does it: resolve the label and project (404 when either is unknown
- * in the workspace), apply the change to each task, then answer with the tasks' labels.
- * A single `task_uuid` answers with that task's labels; `task_uuids` with one entry per task.
+ * in the workspace), apply the change, then answer with what changed. A single `task_uuid` answers
+ * with that task's labels; `task_uuids` with one entry per task; no task at all changes the
+ * project's label set and answers the project's labels.
  */
-export async function changeTaskLabels(
-  change: 'attach' | 'detach',
-  ws: string,
-  req: TaskLabelChange,
-): Promise<LabelRecord[] | TaskLabels[]> {
+export async function changeLabels(change: 'attach' | 'detach', ws: string, req: TaskLabelChange): Promise<LabelChangeResult> {
+  if (req.taskUuid === undefined && req.taskUuids === undefined)
+    return { project: await changeProjectLabels(change, ws, req.labelSlug, req.projectSlug) };
   const [label, project] = await Promise.all([getLabel(ws, req.labelSlug), getProject(ws, req.projectSlug)]);
   // Nothing new may be attached to what is being deleted; its delete removes every link anyway.
   if (change === 'attach' && label.deleting) throw labelNotFound(label.slug);
@@ -77,7 +80,28 @@ export async function changeTaskLabels(
       : error;
   }
   const result = await labelsOfTasks(ws, states);
-  return req.taskUuids ? result : result[0]!.labels;
+  return req.taskUuids ? { tasks: result } : { task: result[0]!.labels };
+}
+
+/**
+ * Toggles a label on one task: attached when absent, detached when present, in one optimistic
+ * round on what was read, so concurrent toggles serialise (two of them leave the task as it was)
+ * and never make a duplicate link. Answers the task's labels.
+ */
+export async function toggleTaskLabel(ws: string, labelSlug: string, projectSlug: string, task: string): Promise<LabelRecord[]> {
+  const [label, project] = await Promise.all([getLabel(ws, labelSlug), getProject(ws, projectSlug)]);
+  const projectRef = { id: project.id, slug: project.slug };
+  const labelRef = { id: label.id, slug: label.slug };
+  const [state] = await withOptimisticRetry(async () => {
+    // One read decides and conditions the write: a concurrent toggle makes it fail and run again.
+    const [states, use] = await readTasks(projectRef, labelRef, [task]);
+    if (carries(states[0]!, labelRef)) return detachRead(ws, projectRef, labelRef, states, use);
+    if (label.deleting) throw labelNotFound(label.slug);
+    if (project.deleting) throw projectNotFound(project.slug);
+    return attachRead(ws, projectRef, labelRef, states, use, 'task_uuid');
+  });
+  const [result] = await labelsOfTasks(ws, [state!]);
+  return result!.labels;
 }
 
 async function readTasks(project: ProjectRef, label: LabelRef, tasks: string[]) {
@@ -105,6 +129,18 @@ function partiallyApplied(error: unknown, applied: string[]): unknown {
 /** Attaches the label to each task of one chunk; idempotent. Returns each task's links after the call. */
 async function attachChunk(ws: string, project: ProjectRef, label: LabelRef, tasks: string[], field: string): Promise<TaskState[]> {
   const [states, use] = await readTasks(project, label, tasks);
+  return attachRead(ws, project, label, states, use, field);
+}
+
+/** Attaches the label to the tasks of `states` as read (writes conditional on that read). */
+async function attachRead(
+  ws: string,
+  project: ProjectRef,
+  label: LabelRef,
+  states: TaskState[],
+  use: number | undefined,
+  field: string,
+): Promise<TaskState[]> {
   const adding = states.filter((s) => !carries(s, label));
   const full = adding.filter((s) => s.links.length >= MAX_LABELS_PER_TASK);
   if (full.length) throw labelLimitReached(full, field);
@@ -112,9 +148,7 @@ async function attachChunk(ws: string, project: ProjectRef, label: LabelRef, tas
   try {
     await writeAttach(ws, project, label, adding, use);
   } catch (error) {
-    if (error instanceof TransactionCancelled && error.conditionFailed('label')) throw labelNotFound(label.slug);
-    if (error instanceof TransactionCancelled && error.conditionFailed('project')) throw projectNotFound(project.slug);
-    throw error;
+    throw goneReference(error, label.slug, project.slug);
   }
   return states.map((s) => (adding.includes(s) ? { ...s, links: [...s.links, label] } : s));
 }
@@ -122,6 +156,17 @@ async function attachChunk(ws: string, project: ProjectRef, label: LabelRef, tas
 /** Detaches the label from each task of one chunk; idempotent. Returns each task's links after the call. */
 async function detachChunk(ws: string, project: ProjectRef, label: LabelRef, tasks: string[]): Promise<TaskState[]> {
   const [states, use] = await readTasks(project, label, tasks);
+  return detachRead(ws, project, label, states, use);
+}
+
+/** Detaches the label from the tasks of `states` as read (writes conditional on that read). */
+async function detachRead(
+  ws: string,
+  project: ProjectRef,
+  label: LabelRef,
+  states: TaskState[],
+  use: number | undefined,
+): Promise<TaskState[]> {
   const removing = states.filter((s) => carries(s, label));
   if (removing.length === 0) return states;
   try {

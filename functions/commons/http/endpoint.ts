@@ -13,13 +13,16 @@ import { parseInput, workspaceSlug } from './validation';
 const MAX_BODY_BYTES = 64 * 1024;
 
 interface RequestContext {
+  /** The workspace the request names (`company_slug`); empty on an `anyWorkspace` route that names none. */
   workspace: string;
+  /** The workspaces the request may read: the named one, or every one the token is granted. */
+  workspaces: string[];
   principal: Principal;
   requestId: string;
 }
 
 export interface Reply {
-  status: 200 | 201 | 204;
+  status: 200 | 201;
   data?: unknown;
   meta?: Record<string, unknown>;
   headers?: Record<string, string>;
@@ -27,7 +30,6 @@ export interface Reply {
 
 export const ok = (data: unknown, meta?: Record<string, unknown>): Reply => ({ status: 200, data, ...(meta ? { meta } : {}) });
 export const created = (data: unknown, location: string): Reply => ({ status: 201, data, headers: { Location: location } });
-export const noContent = (): Reply => ({ status: 204 });
 
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>;
 
@@ -116,6 +118,8 @@ export interface EndpointSpec<S extends z.ZodMiniType> {
   scope: Scope;
   /** Validates `{ path, query, body }`; its output is what `run` receives. */
   input: S;
+  /** `company_slug` may be left out: the request then reads every workspace the token is granted. */
+  anyWorkspace?: boolean;
   run: (input: z.output<S>, ctx: RequestContext) => Promise<Reply>;
 }
 
@@ -141,17 +145,19 @@ export function endpoint<S extends z.ZodMiniType>(spec: EndpointSpec<S>) {
       }
       const query = event.queryStringParameters ?? {};
       // One rule for every route: from the query, or the body; both and different is a 422.
-      const workspace = workspaceSlug(query.company_slug, (body as Record<string, unknown> | undefined)?.company_slug);
-      requireWorkspace(principal, workspace);
+      const bodyWorkspace = (body as Record<string, unknown> | undefined)?.company_slug;
+      const named = !spec.anyWorkspace || query.company_slug !== undefined || bodyWorkspace !== undefined;
+      const workspace = named ? workspaceSlug(query.company_slug, bodyWorkspace) : '';
+      if (named) requireWorkspace(principal, workspace);
       const input = parseInput(spec.input, { path: event.pathParameters ?? {}, query, body: body ?? {} });
-      const reply = await spec.run(input, { workspace, principal, requestId: context.awsRequestId });
+      const workspaces = named ? [workspace] : principal.workspaces;
+      const reply = await spec.run(input, { workspace, workspaces, principal, requestId: context.awsRequestId });
       return render(reply);
     });
   return Object.assign(handler, { inputSchema: spec.input });
 }
 
 function render(reply: Reply): APIGatewayProxyResult {
-  if (reply.status === 204) return { statusCode: 204, headers: { ...reply.headers }, body: '' };
   return {
     statusCode: reply.status,
     headers: { 'Content-Type': 'application/json', ...reply.headers },

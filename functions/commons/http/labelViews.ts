@@ -1,16 +1,22 @@
 import type { LabelRecord } from '#domain/labels';
-import type { TaskLabels } from '#domain/taskLabels';
+import type { ProjectLabel } from '#domain/projectLabels';
+import type { LabelChangeResult } from '#domain/taskLabels';
 
 /** What the API returns for a label. */
 export function labelView(l: LabelRecord) {
   return { id: l.id, slug: l.slug, title: l.title, color: l.color };
 }
 
-/** Attach/detach answers: one task's labels, or `[{ task_uuid, labels }]` for a bulk request. */
-export function taskLabelsView(result: LabelRecord[] | TaskLabels[]) {
-  return result.map((entry) =>
-    'task_uuid' in entry ? { task_uuid: entry.task_uuid, labels: entry.labels.map(labelView) } : labelView(entry),
-  );
+/** A label of a project: the label and how many of the project's tasks carry it. */
+export function projectLabelView(l: ProjectLabel) {
+  return { ...labelView(l), tasks_count: l.tasks_count };
+}
+
+/** Attach/detach answers: one task's labels, `[{ task_uuid, labels }]` for a bulk request, or the project's labels. */
+export function labelChangeView(result: LabelChangeResult) {
+  if ('task' in result) return result.task.map(labelView);
+  if ('tasks' in result) return result.tasks.map((t) => ({ task_uuid: t.task_uuid, labels: t.labels.map(labelView) }));
+  return result.project.map(projectLabelView);
 }
 
 export function labelLocation(ws: string, slug: string): string {

@@ -4,7 +4,7 @@ import { PROBLEMS, TYPE_BASE, type Problem } from '#domain/problems';
 
 /** The problem+json body of a Problem: one shape for handlers, the local gateway and the deployed gateway. */
 export function problemBody(p: Problem, requestId: string): string {
-  const { status, title } = PROBLEMS[p.code];
+  const { status, title, errorCode } = PROBLEMS[p.code];
   const body: Record<string, unknown> = {
     ...p.extensions,
     type: TYPE_BASE + p.code,
@@ -13,6 +13,7 @@ export function problemBody(p: Problem, requestId: string): string {
     detail: p.detail,
     message: p.detail,
     code: p.code,
+    error_code: p.errorCode ?? errorCode,
     request_id: requestId,
   };
   if (p.errors) body.errors = p.errors;

@@ -50,3 +50,8 @@ export function projectCreateView(p: ProjectRecord) {
 export function projectLocation(ws: string, slug: string): string {
   return `/projects/${encodeURIComponent(slug)}?company_slug=${encodeURIComponent(ws)}`;
 }
+
+/** A search hit as GitScrum's clients read it: `title`, and `route` `/{company_slug}/projects/{slug}`. */
+export function projectSearchItem(p: ProjectRecord) {
+  return { ...projectListView(p), title: p.name, company_slug: p.workspace, route: `/${p.workspace}/projects/${p.slug}` };
+}

@@ -132,6 +132,38 @@ export const routes: readonly Route[] = [
     scope: 'labels:read',
     access: 'read',
   },
+  {
+    name: 'search',
+    method: 'GET',
+    path: '/search',
+    handler: 'functions/projects/search.ts',
+    scope: 'projects:read',
+    access: 'read',
+  },
+  {
+    name: 'get-label',
+    method: 'GET',
+    path: '/projects-labels/{slug}',
+    handler: 'functions/labels/get.ts',
+    scope: 'labels:read',
+    access: 'read',
+  },
+  {
+    name: 'project-labels',
+    method: 'GET',
+    path: '/task-labels',
+    handler: 'functions/labels/project.ts',
+    scope: 'labels:read',
+    access: 'read',
+  },
+  {
+    name: 'toggle-task-label',
+    method: 'POST',
+    path: '/task-labels/{slug}/toggle',
+    handler: 'functions/labels/toggle.ts',
+    scope: 'labels:write',
+    access: 'write',
+  },
 ];
 
 /** The token authorizer is not a route: API Gateway calls it before every route. */

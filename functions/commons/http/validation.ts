@@ -70,28 +70,63 @@ export const taskUuid = z
   .string()
   .check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, 'must be 1-128 letters, digits, ".", "_", ":" or "-"'));
 
-/** `limit` (1-100, default 50; `per_page` is an alias) and `cursor`, as every list route takes them. */
-const pageSizeParam = () =>
+/** Deepest a page number may reach (page x per_page): further, cursors are the way (they cost one page each). */
+const MAX_PAGE_DEPTH = 10_000;
+
+const positiveInt = (max: number) =>
   z.optional(
     z.pipe(
-      z.pipe(z.string().check(z.regex(/^\d{1,6}$/, `must be an integer from 1 to ${MAX_PAGE_SIZE}`)), z.transform(Number)),
-      z.number().check(z.gte(1, 'must be at least 1'), z.lte(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`)),
+      z.pipe(z.string().check(z.regex(/^\d{1,6}$/, `must be an integer from 1 to ${max}`)), z.transform(Number)),
+      z.number().check(z.gte(1, 'must be at least 1'), z.lte(max, `must be at most ${max}`)),
     ),
   );
 
+/**
+ * `limit` (1-100, default 50; `per_page` is an alias), `cursor` and `page` (1-based, for GitScrum
+ * clients), as every list route takes them; `pagingRules` checks how they combine.
+ */
 export const pagination = {
-  limit: pageSizeParam(),
-  per_page: pageSizeParam(),
+  limit: positiveInt(MAX_PAGE_SIZE),
+  per_page: positiveInt(MAX_PAGE_SIZE),
   cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048, 'is not a valid cursor'))),
+  page: positiveInt(MAX_PAGE_DEPTH),
 };
 
-/** `limit` and `per_page` name the same thing: both given, they must agree. */
-type PageSizes = { limit?: number | undefined; per_page?: number | undefined };
-export const samePageSize = z.refine<PageSizes>((q) => q.limit === undefined || q.per_page === undefined || q.limit === q.per_page, {
-  message: 'must equal limit when both are given',
-  path: ['per_page'],
+type Paging = { limit?: number | undefined; per_page?: number | undefined; cursor?: string | undefined; page?: number | undefined };
+
+/** `limit` and `per_page` agree; `page` is not combined with `cursor` and stays within MAX_PAGE_DEPTH items. */
+export const pagingRules = z.superRefine<Paging>((q, ctx) => {
+  if (q.limit !== undefined && q.per_page !== undefined && q.limit !== q.per_page) {
+    ctx.addIssue({ code: 'custom', message: 'must equal limit when both are given', path: ['per_page'], input: q.per_page });
+  }
+  if (q.page !== undefined && q.cursor !== undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'cannot be combined with cursor: follow meta.next_cursor instead',
+      path: ['page'],
+      input: q.page,
+    });
+  }
+  if (q.page !== undefined && q.page * pageSize(q) > MAX_PAGE_DEPTH) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `page x per_page must be at most ${MAX_PAGE_DEPTH}: page further with the cursor (meta.next_cursor)`,
+      path: ['page'],
+      input: q.page,
+    });
+  }
 });
 
-export function pageSize(q: { limit?: number | undefined; per_page?: number | undefined }): number {
+function pageSize(q: Paging): number {
   return q.limit ?? q.per_page ?? DEFAULT_PAGE_SIZE;
+}
+
+/** The page a list query asks for. */
+export function pageRequest(q: Paging) {
+  return { limit: pageSize(q), cursor: q.cursor, page: q.page };
+}
+
+/** A list's `meta`: `limit` and `next_cursor`, and with a page number `current_page` and `per_page`. */
+export function pageMeta(req: ReturnType<typeof pageRequest>, nextCursor: string | null) {
+  return { limit: req.limit, next_cursor: nextCursor, ...(req.page !== undefined ? { current_page: req.page, per_page: req.limit } : {}) };
 }

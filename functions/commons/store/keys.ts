@@ -17,6 +17,7 @@ const LABEL = 'LABEL#';
 const TITLE = 'LABELTITLE#';
 const TASK = 'TASK#';
 const USE = 'USE#';
+const LABELSET = 'LABELSET#';
 
 export const keys = {
   workspace: (ws: string) => `${WS}${ws}`,
@@ -62,6 +63,16 @@ export const keys = {
   labelCollection: (ws: string, labelId: number) => labelCollection(ws, labelId),
   labelLinkProjectPrefix: (projectId: string) => `${PROJECT}${projectId}#${TASK}`,
 
+  /** A label in a project's label set (attached to the project, not to a task): the project's side. */
+  projectLabel: (projectId: string, labelId: number): Key => ({ PK: `${PROJECT}${projectId}`, SK: `${LABELSET}${labelId}` }),
+  projectLabelSkPrefix: LABELSET,
+  /** The same membership from the label's side, so a label's delete finds every set it is in. */
+  labelProject: (ws: string, labelId: number, projectId: string): Key => ({
+    PK: labelCollection(ws, labelId),
+    SK: `${PROJECT}${projectId}#SET`,
+  }),
+  labelUseSkPrefix: USE,
+
   token: (tokenId: string): Key => ({ PK: `TOKEN#${tokenId}`, SK: 'TOKEN' }),
   tokenPkPrefix: 'TOKEN#',
 } as const;
@@ -87,5 +98,7 @@ export const ItemType = {
   labelLink: 'label_link',
   taskVersion: 'task_version',
   labelUse: 'label_use',
+  projectLabel: 'project_label',
+  labelProject: 'label_project',
   token: 'token',
 } as const;

@@ -192,6 +192,72 @@ export async function writeDetach(
   await transact(parts);
 }
 
+/**
+ * Adds the label to the project's label set (both sides, conditional on label and project being
+ * live); false when it was in the set already. Parts: `label`, `project`, `member`, `labelSide`.
+ */
+export async function writeProjectLabel(ws: string, project: ProjectRef, label: LabelRef): Promise<boolean> {
+  const now = new Date().toISOString();
+  const base = {
+    workspace: ws,
+    project_id: project.id,
+    project_slug: project.slug,
+    label_id: label.id,
+    label_slug: label.slug,
+    created_at: now,
+  };
+  try {
+    await transact([
+      ['label', tx.check(keys.label(ws, label.slug), { condition: LABEL_LIVE, values: { ':id': label.id } })],
+      ['project', tx.check(keys.project(ws, project.slug), { condition: PROJECT_LIVE, values: { ':pid': project.id } })],
+      [
+        'member',
+        tx.put(
+          { ...keys.projectLabel(project.id, label.id), type: ItemType.projectLabel, ...base },
+          { condition: 'attribute_not_exists(PK)' },
+        ),
+      ],
+      [
+        'labelSide',
+        tx.put(
+          { ...keys.labelProject(ws, label.id, project.id), type: ItemType.labelProject, ...base },
+          { condition: 'attribute_not_exists(PK)' },
+        ),
+      ],
+    ]);
+    return true;
+  } catch (error) {
+    if (
+      error instanceof TransactionCancelled &&
+      !error.conditionFailed('label') &&
+      !error.conditionFailed('project') &&
+      error.conditionFailed('member')
+    )
+      return false;
+    throw error;
+  }
+}
+
+/** Removes the label from the project's label set (both sides; nothing when it was not in it). */
+export async function deleteProjectLabel(ws: string, project: ProjectRef, label: LabelRef): Promise<void> {
+  await transact([
+    ['member', tx.delete(keys.projectLabel(project.id, label.id))],
+    ['labelSide', tx.delete(keys.labelProject(ws, label.id, project.id))],
+  ]);
+}
+
+/** The label ids of the project's label set. */
+export async function readProjectLabelIds(projectId: string): Promise<number[]> {
+  const items = await queryAll({ partition: keys.projectCollection(projectId), sortPrefix: keys.projectLabelSkPrefix });
+  return items.map((i) => num(i, 'label_id'));
+}
+
+/** For every label some task of the project carries, how many tasks carry it (the use counters). */
+export async function readLabelUses(projectId: string): Promise<Map<number, number>> {
+  const items = await queryAll({ partition: keys.projectCollection(projectId), sortPrefix: keys.labelUseSkPrefix });
+  return new Map(items.map((i) => [num(i, 'label_id'), num(i, 'n')]));
+}
+
 /** The label-side links of one project, in task order (the tasks carrying the label there). */
 export function tasksWithLabelRange(ws: string, labelId: number, projectId: string): KeyRange {
   return { partition: keys.labelCollection(ws, labelId), sortPrefix: keys.labelLinkProjectPrefix(projectId) };
@@ -211,21 +277,30 @@ export function readLabelLinks(ws: string, labelId: number): Promise<Item[]> {
   return queryAll({ partition: keys.labelCollection(ws, labelId) });
 }
 
-/** The label-side halves of the task-side links among `items` (a project collection). */
+/** The label-side halves of the links and label-set memberships among `items` (a project collection). */
 export function labelSidesOf(ws: string, projectId: string, items: Item[]): Key[] {
-  return items
-    .filter((item) => item.type === ItemType.taskLink)
-    .map((item) => keys.labelLink(ws, num(item, 'label_id'), projectId, str(item, 'task_uuid')));
+  return items.flatMap((item) =>
+    item.type === ItemType.taskLink
+      ? [keys.labelLink(ws, num(item, 'label_id'), projectId, str(item, 'task_uuid'))]
+      : item.type === ItemType.projectLabel
+        ? [keys.labelProject(ws, num(item, 'label_id'), projectId)]
+        : [],
+  );
 }
 
-/** The task-side halves of label-side links. */
-export function taskSidesOf(labelId: number, labelLinks: Item[]): Key[] {
-  return labelLinks.map((link) => keys.taskLink(str(link, 'project_id'), str(link, 'task_uuid'), labelId));
+/** The project-side halves of label-side items: task links and label-set memberships. */
+export function taskSidesOf(labelId: number, labelItems: Item[]): Key[] {
+  return labelItems.map((item) =>
+    item.type === ItemType.labelProject
+      ? keys.projectLabel(str(item, 'project_id'), labelId)
+      : keys.taskLink(str(item, 'project_id'), str(item, 'task_uuid'), labelId),
+  );
 }
 
-/** The projects (id and slug) the label-side links belong to. */
-export function projectsOf(labelLinks: Item[]): ProjectRef[] {
-  return [...new Map(labelLinks.map((link) => [str(link, 'project_id'), str(link, 'project_slug')])).entries()].map(([id, slug]) => ({
+/** The projects (id and slug) where tasks carry the label, from its label-side items. */
+export function projectsOf(labelItems: Item[]): ProjectRef[] {
+  const links = labelItems.filter((item) => item.type === ItemType.labelLink);
+  return [...new Map(links.map((link) => [str(link, 'project_id'), str(link, 'project_slug')])).entries()].map(([id, slug]) => ({
     id,
     slug,
   }));

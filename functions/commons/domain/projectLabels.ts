@@ -1,0 +1,52 @@
+import { TransactionCancelled } from '#store/errors';
+import type { LabelRecord } from '#store/labels';
+import { deleteProjectLabel, readLabelUses, readProjectLabelIds, writeProjectLabel } from '#store/links';
+import { labelNotFound, projectNotFound } from './errors';
+import { getLabel, listLabels } from './labels';
+import { getProject } from './projects';
+
+/** A label as a project sees it: with how many of the project's tasks carry it. */
+export type ProjectLabel = LabelRecord & { tasks_count: number };
+
+/**
+ * The project's labels: its label set (labels attached to the project itself, as GitScrum's client
+ * does) and every label one of its tasks carries, each with `tasks_count`, ordered by title.
+ * `tasks_count` comes from the project's use counters, exact like `labels_count`.
+ */
+export async function projectLabels(ws: string, projectSlug: string): Promise<ProjectLabel[]> {
+  const project = await getProject(ws, projectSlug);
+  const [uses, set, labels] = await Promise.all([readLabelUses(project.id), readProjectLabelIds(project.id), listLabels(ws)]);
+  const members = new Set(set);
+  return labels.filter((l) => uses.has(l.id) || members.has(l.id)).map((l) => ({ ...l, tasks_count: uses.get(l.id) ?? 0 }));
+}
+
+/**
+ * Adds the label to the project's label set or removes it (idempotent both ways), then answers the
+ * project's labels. A label or project being deleted takes nothing new; its delete empties the set.
+ */
+export async function changeProjectLabels(
+  change: 'attach' | 'detach',
+  ws: string,
+  labelSlug: string,
+  projectSlug: string,
+): Promise<ProjectLabel[]> {
+  const [label, project] = await Promise.all([getLabel(ws, labelSlug), getProject(ws, projectSlug)]);
+  const projectRef = { id: project.id, slug: project.slug };
+  const labelRef = { id: label.id, slug: label.slug };
+  if (change === 'detach') await deleteProjectLabel(ws, projectRef, labelRef);
+  else {
+    if (label.deleting) throw labelNotFound(label.slug);
+    if (project.deleting) throw projectNotFound(project.slug);
+    await writeProjectLabel(ws, projectRef, labelRef).catch((error: unknown) => {
+      throw goneReference(error, label.slug, project.slug);
+    });
+  }
+  return projectLabels(ws, projectSlug);
+}
+
+/** A cancelled write whose label or project condition failed: that resource went away meanwhile. */
+export function goneReference(error: unknown, labelSlug: string, projectSlug: string): unknown {
+  if (error instanceof TransactionCancelled && error.conditionFailed('label')) return labelNotFound(labelSlug);
+  if (error instanceof TransactionCancelled && error.conditionFailed('project')) return projectNotFound(projectSlug);
+  return error;
+}

@@ -1,0 +1,31 @@
+import { readProject } from '#store/projects';
+import { findProjectsByName, type ProjectRecord } from './projects';
+import { WORKSPACE_SLUG } from './slugs';
+
+/** The categories GitScrum's search answers; this service holds projects, the rest answer empty. */
+export const SEARCH_CATEGORIES = ['projects', 'tasks', 'user_stories', 'sprints', 'wiki', 'notes'] as const;
+
+/** Workspaces one search reads at most when the request names none (the token's first ones). */
+const MAX_SEARCHED_WORKSPACES = 10;
+
+/**
+ * Projects matching `q`, at most `limit`: a project whose slug is `q` first, then the name matches
+ * of find-by-name (folded prefix, exact match first, the same index), across the given workspaces.
+ */
+export async function searchProjects(workspaces: string[], q: string, limit: number): Promise<ProjectRecord[]> {
+  const found: ProjectRecord[] = [];
+  const seen = new Set<string>();
+  const add = (p: ProjectRecord | undefined) => {
+    if (!p || p.deleting || seen.has(`${p.workspace}/${p.slug}`) || found.length >= limit) return;
+    seen.add(`${p.workspace}/${p.slug}`);
+    found.push(p);
+  };
+  const searched = workspaces.slice(0, MAX_SEARCHED_WORKSPACES);
+  const bySlug = WORKSPACE_SLUG.test(q) ? await Promise.all(searched.map((ws) => readProject(ws, q))) : [];
+  bySlug.forEach(add);
+  for (const ws of searched) {
+    if (found.length >= limit) break;
+    (await findProjectsByName(ws, q, { limit })).items.forEach(add);
+  }
+  return found;
+}

@@ -1,0 +1,18 @@
+import * as z from 'zod/mini';
+import { toggleTaskLabel } from '#domain/taskLabels';
+import { endpoint, ok } from '#http/endpoint';
+import { labelView } from '#http/labelViews';
+import { slugParam, taskUuid } from '#http/validation';
+
+const input = z.object({
+  path: z.object({ slug: slugParam }),
+  query: z.object({ project_slug: slugParam, task_uuid: taskUuid }),
+});
+
+/** POST /task-labels/{slug}/toggle: attaches the label to the task when absent, detaches it when present; 200 with the task's labels. */
+export const handler = endpoint({
+  scope: 'labels:write',
+  input,
+  run: async ({ path, query }, { workspace }) =>
+    ok((await toggleTaskLabel(workspace, path.slug, query.project_slug, query.task_uuid)).map(labelView)),
+});

@@ -1,0 +1,54 @@
+import * as z from 'zod/mini';
+import { MAX_PAGE_SIZE } from '#domain/limits';
+import { SEARCH_CATEGORIES, searchProjects } from '#domain/search';
+import { endpoint, ok } from '#http/endpoint';
+import { projectSearchItem } from '#http/projectViews';
+import { name } from '#http/validation';
+
+/** Category names as GitScrum's clients send them, plural or singular. */
+const category = z.pipe(
+  z.string().check(z.regex(/^[a-z_]{1,32}$/, 'must be category names separated by commas')),
+  z.transform((c: string) => (c.endsWith('s') || c === 'wiki' ? c : `${c}s`)),
+);
+
+const input = z.object({
+  query: z.object({
+    q: name(1, 255),
+    categories: z.optional(
+      z.pipe(
+        z.string(),
+        z.pipe(
+          z.transform((s: string) => s.split(',').map((c) => c.trim())),
+          z.array(category),
+        ),
+      ),
+    ),
+    limit: z.optional(
+      z.pipe(
+        z.pipe(z.string().check(z.regex(/^\d{1,6}$/, `must be an integer from 1 to ${MAX_PAGE_SIZE}`)), z.transform(Number)),
+        z.number().check(z.gte(1, 'must be at least 1'), z.lte(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`)),
+      ),
+    ),
+  }),
+});
+
+/**
+ * GET /search?q=&categories=projects&limit=5: GitScrum's search, answered for projects (by slug, then
+ * by name as GET /projects?name= matches); other categories answer empty. Without company_slug it
+ * searches every workspace the token is granted. `{ data: { projects: { items: [...] }, ... } }`.
+ */
+export const handler = endpoint({
+  scope: 'projects:read',
+  input,
+  anyWorkspace: true,
+  run: async ({ query }, { workspaces }) => {
+    const categories = new Set<string>(query.categories ?? SEARCH_CATEGORIES);
+    const data: Record<string, { items: unknown[]; total: number }> = {};
+    for (const c of categories) data[c] = { items: [], total: 0 };
+    if (categories.has('projects')) {
+      const items = (await searchProjects(workspaces, query.q, query.limit ?? 5)).map(projectSearchItem);
+      data.projects = { items, total: items.length };
+    }
+    return ok(data);
+  },
+});
