@@ -19,7 +19,7 @@ test(`a randomized workload of ${OPERATIONS} writes, ${CONCURRENCY} in flight, l
   const statuses = Object.values(result.outcomes).flatMap((b) => Object.keys(b).map(Number));
   expect(statuses.filter((s) => s >= 500 && s !== 503)).toEqual([]);
   // Every kind of operation really ran, and links were really made.
-  expect(Object.keys(result.outcomes)).toHaveLength(11);
+  expect(Object.keys(result.outcomes)).toHaveLength(14);
   expect(result.outcomes.attach?.[200]).toBeGreaterThan(0);
   expect(result.outcomes['delete label']?.[200]).toBeGreaterThan(0);
 });

@@ -29,7 +29,7 @@ const TASKS = Array.from({ length: 20 }, (_, i) => `task-${i}`);
 
 /**
  * A randomized mix of every write the API offers (create/rename/delete/duplicate projects,
- * create/rename/delete labels, attach/detach single and bulk) with `concurrency` requests in
+ * create/rename/delete labels, attach/detach single and bulk, project label sets, toggles) with `concurrency` requests in
  * flight against one workspace, so that many of them touch the same label, task and project.
  */
 export async function runWorkload(opts: {
@@ -102,6 +102,17 @@ export async function runWorkload(opts: {
         token: opts.token,
         body: { task_uuids: tasks() },
       }),
+    'label project': () =>
+      call('POST', q(`/projects-labels/${some(labels, 'ghost')}/attach`, { project_slug: some(projects, 'ghost') }), { token: opts.token }),
+    'unlabel project': () =>
+      call('DELETE', q(`/projects-labels/${some(labels, 'ghost')}/detach`, { project_slug: some(projects, 'ghost') }), {
+        token: opts.token,
+      }),
+    toggle: () =>
+      call('POST', q(`/task-labels/${some(labels, 'ghost')}/toggle`, { project_slug: some(projects, 'ghost'), task_uuid: r.pick(TASKS) }), {
+        token: opts.token,
+        body: {},
+      }),
   };
   // Weights: mostly link traffic, with enough creates and deletes to keep resources churning.
   const mix: [string, number][] = [
@@ -116,6 +127,9 @@ export async function runWorkload(opts: {
     ['detach', 15],
     ['bulk attach', 8],
     ['bulk detach', 5],
+    ['label project', 4],
+    ['unlabel project', 2],
+    ['toggle', 6],
   ];
   const total = mix.reduce((s, [, w]) => s + w, 0);
   const chooseOp = () => {
