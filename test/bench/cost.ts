@@ -98,6 +98,24 @@ export async function measureCosts(): Promise<CostRow[]> {
         }),
       ),
   );
+  for (const page of [2, 3]) {
+    await row(
+      'list-projects',
+      `page=${page}&per_page=20 (page numbers: no offset in DynamoDB)`,
+      `1 Query, Limit ${page * 20} (read through the pages before it)`,
+      () => w.invoke('list-projects', { query: { page: String(page), per_page: '20' } }),
+      () =>
+        send(
+          new QueryCommand({
+            TableName: T(),
+            KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
+            ExpressionAttributeValues: { ':pk': keys.workspace(ws), ':p': keys.projectSkPrefix },
+            ConsistentRead: true,
+            Limit: page * 20,
+          }),
+        ),
+    );
+  }
   await row(
     'list-projects',
     'status=in_progress, page of 50',
