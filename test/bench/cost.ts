@@ -182,7 +182,7 @@ export async function measureCosts(): Promise<CostRow[]> {
   await row(
     'duplicate-project',
     'first copy',
-    'GetItem + Query GSI2 (taken copy names) + PutItem',
+    'GetItem + Query GSI2 (taken copy names) + conditional PutItem (copy-name claim: race-free names) + PutItem',
     () => w.invoke('duplicate-project', { path: { slug: apollo.slug } }),
     async () => {
       await getProjectMin();
@@ -193,6 +193,14 @@ export async function measureCosts(): Promise<CostRow[]> {
           KeyConditionExpression: 'GSI2PK = :pk AND begins_with(GSI2SK, :p)',
           ExpressionAttributeValues: { ':pk': keys.projectNamePartition(ws), ':p': nameKey('Apollo Mission (copy') },
           Limit: 101,
+        }),
+      );
+      await send(
+        new PutCommand({
+          TableName: T(),
+          Item: { ...keys.copyNameClaim(ws, 'apollo mission (copy 9)'), type: 'copy_name_claim', workspace: ws, claimed_until: 1, ttl: 1 },
+          ConditionExpression: 'attribute_not_exists(PK) OR claimed_until < :now',
+          ExpressionAttributeValues: { ':now': 2 },
         }),
       );
       await send(

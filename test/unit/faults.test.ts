@@ -8,8 +8,8 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
-import { FRESH_STATS, storedProjectItem, type ProjectRecord } from '#domain/projects';
 import { routes } from '#http/routes';
+import { sampleProject, sampleProjectItem } from '#support/items';
 import { invokeRoute, principalFor } from '#support/invoke';
 import { sampleRequest } from '#support/requests';
 
@@ -20,21 +20,7 @@ afterAll(() => ddb.restore());
 
 const fixture = { ws: 'acme-corp', project: 'website-redesign', label: 'bug', task: 'task-1' };
 /** Stored items as the service writes them (reads decode them strictly). */
-const project: ProjectRecord = {
-  id: 'p-1',
-  workspace: 'acme-corp',
-  slug: 'website-redesign',
-  name: 'Website Redesign',
-  description: '',
-  visibility: 'public',
-  recurring: false,
-  owner: { name: 'Seed', username: 'seed' },
-  status: 'in_progress',
-  settings: { default_workflow: 'kanban', task_prefix: 'WR' },
-  ...FRESH_STATS,
-  created_at: '2026-01-01T00:00:00.000Z',
-  updated_at: '2026-01-01T00:00:00.000Z',
-};
+const project = sampleProject();
 const label = { id: 1, slug: 'bug', title: 'Bug', color: 'D73A4A', created_at: project.created_at, updated_at: project.created_at };
 const awsError = (name: string, extra: object = {}) =>
   Object.assign(new Error(`${name}: internal detail WS#acme-corp`), { name, $metadata: {}, ...extra });
@@ -58,7 +44,7 @@ describe.each(routes.map((r) => [r.name, r] as const))('%s', (_name, route) => {
 
 describe('partially processed batches', () => {
   test('a delete whose batch items stay unprocessed answers 503, never 200', async () => {
-    ddb.on(UpdateCommand).resolves({ Attributes: { ...storedProjectItem(project), deleting: true } });
+    ddb.on(UpdateCommand).resolves({ Attributes: { ...sampleProjectItem(), deleting: true } });
     ddb.on(QueryCommand).resolves({ Items: [{ PK: 'PROJECT#p-1', SK: 'USE#1', type: 'label_use' }] });
     ddb.on(BatchWriteCommand).callsFake((input) => ({ UnprocessedItems: input.RequestItems }));
     const route = routes.find((r) => r.name === 'delete-project')!;
@@ -68,7 +54,7 @@ describe('partially processed batches', () => {
   });
 
   test('items left unprocessed once are sent again and the delete succeeds', async () => {
-    ddb.on(UpdateCommand).resolves({ Attributes: { ...storedProjectItem(project), deleting: true } });
+    ddb.on(UpdateCommand).resolves({ Attributes: { ...sampleProjectItem(), deleting: true } });
     ddb
       .on(QueryCommand)
       .resolvesOnce({ Items: [{ PK: 'PROJECT#p-1', SK: 'USE#1', type: 'label_use' }] })
@@ -87,7 +73,7 @@ describe('partially processed batches', () => {
 describe('transaction conflicts', () => {
   test('an attach that keeps losing to concurrent writers answers 503', async () => {
     ddb.on(GetCommand).callsFake((input) => ({
-      Item: input.Key.SK.startsWith('USE#') ? undefined : input.Key.SK.startsWith('LABEL#') ? label : storedProjectItem(project),
+      Item: input.Key.SK.startsWith('USE#') ? undefined : input.Key.SK.startsWith('LABEL#') ? label : sampleProjectItem(),
     }));
     ddb.on(QueryCommand).resolves({ Items: [] });
     ddb.on(TransactWriteCommand).rejects(

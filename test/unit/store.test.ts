@@ -1,27 +1,13 @@
 import { describe, expect, test } from 'vitest';
 import { toProblem } from '#domain/failures';
-import { FRESH_STATS, storedProjectItem } from '#domain/projects';
+import { sampleProjectItem } from '#support/items';
 import { decodeProject } from '#store/projects';
 import { CorruptItem, TransactionCancelled } from '#store/errors';
 import { AGAIN, withRetries } from '#store/retry';
 
 describe('typed reads', () => {
   test('a stored item without a promised attribute is a CorruptItem naming item and attribute, answered as a 500 that says nothing of it', () => {
-    const stored = storedProjectItem({
-      id: 'p-1',
-      workspace: 'acme',
-      slug: 'web',
-      name: 'Web',
-      description: '',
-      visibility: 'public',
-      recurring: false,
-      owner: { name: 'A', username: 'a' },
-      status: 'in_progress',
-      settings: { default_workflow: 'kanban', task_prefix: 'WEB' },
-      ...FRESH_STATS,
-      created_at: 'now',
-      updated_at: 'now',
-    });
+    const stored = sampleProjectItem({ workspace: 'acme', slug: 'web', name: 'Web' });
     expect(decodeProject(stored).name).toBe('Web');
     const item = { ...stored, name: 42 };
     expect(() => decodeProject(item)).toThrow(CorruptItem);

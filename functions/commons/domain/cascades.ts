@@ -1,5 +1,5 @@
 import { deleteKeys } from '#store/batches';
-import { keyOf, labelSidesOf, projectsOf, readLabelLinks, readProjectCollection, releaseLabelUse, taskSidesOf } from '#store/links';
+import { keyOf, labelSidesOf, projectsOf, readLabelLinks, readProjectCollection, releaseLabelUse, taskSidesOf } from '#store/collections';
 import { withOptimisticRetry } from '#store/transactions';
 
 /**

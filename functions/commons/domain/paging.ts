@@ -1,4 +1,4 @@
-import { keyNamesOf, queryPage, skipItems, type Item, type KeyRange } from '#store/query';
+import { keyNamesOf, queryPage, type Item, type KeyRange } from '#store/query';
 import { decodeCursor, encodeCursor, type CursorScope } from './cursors';
 
 export interface Page<T> {
@@ -26,13 +26,8 @@ export async function readPage<T>(range: KeyRange, fingerprint: string[], req: P
     partition: { name: names.partitionKey, value: range.partition },
     ...(range.sortPrefix !== undefined ? { sortPrefix: { name: names.sortKey, prefix: range.sortPrefix } } : {}),
   };
-  let start = decodeCursor(scope, req.cursor);
-  if (req.page !== undefined && req.page > 1) {
-    // DynamoDB has no offset: page N reads past the (N-1) pages before it (keys only).
-    const skipped = await skipItems(range, (req.page - 1) * req.limit);
-    if (skipped === 'end') return { items: [], nextCursor: null };
-    start = skipped as Record<string, string>;
-  }
-  const page = await queryPage(range, req.limit, start);
-  return { items: page.items.map(decode), nextCursor: encodeCursor(scope, page.lastKey) };
+  // DynamoDB has no offset: page N reads through the N-1 pages before it and keeps the last one.
+  const skip = req.page !== undefined ? (req.page - 1) * req.limit : 0;
+  const page = await queryPage(range, skip + req.limit, decodeCursor(scope, req.cursor));
+  return { items: page.items.slice(skip).map(decode), nextCursor: encodeCursor(scope, page.lastKey) };
 }

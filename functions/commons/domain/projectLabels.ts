@@ -1,6 +1,7 @@
 import { TransactionCancelled } from '#store/errors';
 import type { LabelRecord } from '#store/labels';
-import { deleteProjectLabel, readLabelUses, readProjectLabelIds, writeProjectLabel } from '#store/links';
+import { deleteProjectLabel, readProjectLabelIds, writeProjectLabel } from '#store/labelSets';
+import { readLabelUses } from '#store/links';
 import { labelNotFound, projectNotFound } from './errors';
 import { getLabel, listLabels } from './labels';
 import { getProject } from './projects';

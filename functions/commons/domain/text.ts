@@ -35,7 +35,8 @@ export function isBlank(text: string): boolean {
   return text.replace(INVISIBLE, '') === '';
 }
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+// Created on first use: building a segmenter loads ICU data, which no cold start should pay for.
+let graphemes: Intl.Segmenter | undefined;
 
 /**
  * Length in characters as a reader counts them (grapheme clusters), which normalisation does not
@@ -43,6 +44,7 @@ const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
  */
 export function charCount(text: string): number {
   let n = 0;
+  graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   for (const { segment } of graphemes.segment(text)) n += Math.max(1, Math.ceil(segment.length / 8));
   return n;
 }

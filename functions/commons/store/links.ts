@@ -1,11 +1,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { deleteKeys } from './batches';
 import { db } from './client';
 import { num, str } from './codec';
-import { ItemType, keys, type Key } from './keys';
+import { ItemType, keys } from './keys';
 import { queryAll, type Item, type KeyRange } from './query';
 import { tableName } from './table';
-import { TransactionCancelled } from './errors';
 import { transact, tx, type TransactItem } from './transactions';
 
 /**
@@ -103,8 +101,8 @@ export async function readLabelUse(projectId: string, labelId: number): Promise<
 }
 
 /** An attach needs the label and the project to exist, be the same ones (not namesakes) and not be under deletion. */
-const LABEL_LIVE = 'id = :id AND attribute_not_exists(deleting)';
-const PROJECT_LIVE = 'id = :pid AND attribute_not_exists(deleting)';
+export const LABEL_LIVE = 'id = :id AND attribute_not_exists(deleting)';
+export const PROJECT_LIVE = 'id = :pid AND attribute_not_exists(deleting)';
 
 /**
  * Links the label to the tasks of `adding` (none of which carries it) in one transaction,
@@ -192,66 +190,6 @@ export async function writeDetach(
   await transact(parts);
 }
 
-/**
- * Adds the label to the project's label set (both sides, conditional on label and project being
- * live); false when it was in the set already. Parts: `label`, `project`, `member`, `labelSide`.
- */
-export async function writeProjectLabel(ws: string, project: ProjectRef, label: LabelRef): Promise<boolean> {
-  const now = new Date().toISOString();
-  const base = {
-    workspace: ws,
-    project_id: project.id,
-    project_slug: project.slug,
-    label_id: label.id,
-    label_slug: label.slug,
-    created_at: now,
-  };
-  try {
-    await transact([
-      ['label', tx.check(keys.label(ws, label.slug), { condition: LABEL_LIVE, values: { ':id': label.id } })],
-      ['project', tx.check(keys.project(ws, project.slug), { condition: PROJECT_LIVE, values: { ':pid': project.id } })],
-      [
-        'member',
-        tx.put(
-          { ...keys.projectLabel(project.id, label.id), type: ItemType.projectLabel, ...base },
-          { condition: 'attribute_not_exists(PK)' },
-        ),
-      ],
-      [
-        'labelSide',
-        tx.put(
-          { ...keys.labelProject(ws, label.id, project.id), type: ItemType.labelProject, ...base },
-          { condition: 'attribute_not_exists(PK)' },
-        ),
-      ],
-    ]);
-    return true;
-  } catch (error) {
-    if (
-      error instanceof TransactionCancelled &&
-      !error.conditionFailed('label') &&
-      !error.conditionFailed('project') &&
-      error.conditionFailed('member')
-    )
-      return false;
-    throw error;
-  }
-}
-
-/** Removes the label from the project's label set (both sides; nothing when it was not in it). */
-export async function deleteProjectLabel(ws: string, project: ProjectRef, label: LabelRef): Promise<void> {
-  await transact([
-    ['member', tx.delete(keys.projectLabel(project.id, label.id))],
-    ['labelSide', tx.delete(keys.labelProject(ws, label.id, project.id))],
-  ]);
-}
-
-/** The label ids of the project's label set. */
-export async function readProjectLabelIds(projectId: string): Promise<number[]> {
-  const items = await queryAll({ partition: keys.projectCollection(projectId), sortPrefix: keys.projectLabelSkPrefix });
-  return items.map((i) => num(i, 'label_id'));
-}
-
 /** For every label some task of the project carries, how many tasks carry it (the use counters). */
 export async function readLabelUses(projectId: string): Promise<Map<number, number>> {
   const items = await queryAll({ partition: keys.projectCollection(projectId), sortPrefix: keys.labelUseSkPrefix });
@@ -265,72 +203,4 @@ export function tasksWithLabelRange(ws: string, labelId: number, projectId: stri
 
 export function taskOfLabelLink(item: Item): string {
   return str(item, 'task_uuid');
-}
-
-/** Everything keyed to a project's internal id: links (task side), use counters, task versions. */
-export function readProjectCollection(projectId: string): Promise<Item[]> {
-  return queryAll({ partition: keys.projectCollection(projectId) });
-}
-
-/** Every label-side link of a label, across projects. */
-export function readLabelLinks(ws: string, labelId: number): Promise<Item[]> {
-  return queryAll({ partition: keys.labelCollection(ws, labelId) });
-}
-
-/** The label-side halves of the links and label-set memberships among `items` (a project collection). */
-export function labelSidesOf(ws: string, projectId: string, items: Item[]): Key[] {
-  return items.flatMap((item) =>
-    item.type === ItemType.taskLink
-      ? [keys.labelLink(ws, num(item, 'label_id'), projectId, str(item, 'task_uuid'))]
-      : item.type === ItemType.projectLabel
-        ? [keys.labelProject(ws, num(item, 'label_id'), projectId)]
-        : [],
-  );
-}
-
-/** The project-side halves of label-side items: task links and label-set memberships. */
-export function taskSidesOf(labelId: number, labelItems: Item[]): Key[] {
-  return labelItems.map((item) =>
-    item.type === ItemType.labelProject
-      ? keys.projectLabel(str(item, 'project_id'), labelId)
-      : keys.taskLink(str(item, 'project_id'), str(item, 'task_uuid'), labelId),
-  );
-}
-
-/** The projects (id and slug) where tasks carry the label, from its label-side items. */
-export function projectsOf(labelItems: Item[]): ProjectRef[] {
-  const links = labelItems.filter((item) => item.type === ItemType.labelLink);
-  return [...new Map(links.map((link) => [str(link, 'project_id'), str(link, 'project_slug')])).entries()].map(([id, slug]) => ({
-    id,
-    slug,
-  }));
-}
-
-export function keyOf(item: Item): Key {
-  return { PK: str(item, 'PK'), SK: str(item, 'SK') };
-}
-
-/**
- * Releases a label under deletion from a project: removes its use counter and decrements the
- * project's `labels_count` together. The counter already gone means a detach released it; the
- * project gone means its own cleanup owns the counter (removed here too, so nothing waits on it).
- */
-export async function releaseLabelUse(ws: string, project: ProjectRef, labelId: number): Promise<void> {
-  try {
-    await transact([
-      ['use', tx.delete(keys.labelUse(project.id, labelId), { condition: 'attribute_exists(PK)' })],
-      [
-        'project',
-        tx.update(keys.project(ws, project.slug), 'ADD labels_count :minus', {
-          condition: 'id = :pid',
-          values: { ':minus': -1, ':pid': project.id },
-        }),
-      ],
-    ]);
-  } catch (error) {
-    if (!(error instanceof TransactionCancelled)) throw error;
-    if (error.conditionFailed('use')) return;
-    if (error.conditionFailed('project')) return deleteKeys([keys.labelUse(project.id, labelId)]);
-    throw error;
-  }
 }

@@ -63,27 +63,6 @@ export async function queryPage(range: KeyRange, limit: number, startKey?: Item)
   return { items: pageItems, lastKey: Object.fromEntries(keyNamesOf(range).continuationKey.map((k) => [k, last[k]])) };
 }
 
-/**
- * The continuation key after the first `count` items of a range (read in runs of up to 1,000, keys
- * only), or 'end' when the range holds no more than `count` items: how a page number becomes a start.
- */
-export async function skipItems(range: KeyRange, count: number): Promise<Item | 'end'> {
-  const names = keyNamesOf(range).continuationKey;
-  const input = { ...queryInput(range), ProjectionExpression: names.map((_, i) => `#k${i}`).join(', ') };
-  input.ExpressionAttributeNames = { ...input.ExpressionAttributeNames, ...Object.fromEntries(names.map((n, i) => [`#k${i}`, n])) };
-  let start: Item | undefined;
-  let left = count;
-  while (left > 0) {
-    const out = await db.send(new QueryCommand({ ...input, Limit: Math.min(left, 1_000), ExclusiveStartKey: start }));
-    const items = out.Items ?? [];
-    left -= items.length;
-    const last = items[items.length - 1];
-    if (!out.LastEvaluatedKey || !last) return 'end';
-    start = left === 0 ? Object.fromEntries(names.map((k) => [k, last[k]])) : out.LastEvaluatedKey;
-  }
-  return start ?? 'end';
-}
-
 /** Every item of a base-table range, strongly consistent, all pages. */
 export async function queryAll(range: Omit<KeyRange, 'index'>): Promise<Item[]> {
   const input = queryInput(range);

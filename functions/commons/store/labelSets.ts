@@ -1,0 +1,72 @@
+import { num } from './codec';
+import { TransactionCancelled } from './errors';
+import { ItemType, keys } from './keys';
+import { LABEL_LIVE, PROJECT_LIVE, type LabelRef, type ProjectRef } from './links';
+import { queryAll } from './query';
+import { transact, tx } from './transactions';
+
+/**
+ * Project label sets: labels attached to a project itself, not to a task (GitScrum's model). A
+ * membership is two items written together, like a link: the project's side in its collection,
+ * the label's side in the label's, so a label's delete finds every set it is in.
+ */
+
+/**
+ * Adds the label to the project's label set (both sides, conditional on label and project being
+ * live); false when it was in the set already. Parts: `label`, `project`, `member`, `labelSide`.
+ */
+export async function writeProjectLabel(ws: string, project: ProjectRef, label: LabelRef): Promise<boolean> {
+  const now = new Date().toISOString();
+  const base = {
+    workspace: ws,
+    project_id: project.id,
+    project_slug: project.slug,
+    label_id: label.id,
+    label_slug: label.slug,
+    created_at: now,
+  };
+  try {
+    await transact([
+      ['label', tx.check(keys.label(ws, label.slug), { condition: LABEL_LIVE, values: { ':id': label.id } })],
+      ['project', tx.check(keys.project(ws, project.slug), { condition: PROJECT_LIVE, values: { ':pid': project.id } })],
+      [
+        'member',
+        tx.put(
+          { ...keys.projectLabel(project.id, label.id), type: ItemType.projectLabel, ...base },
+          { condition: 'attribute_not_exists(PK)' },
+        ),
+      ],
+      [
+        'labelSide',
+        tx.put(
+          { ...keys.labelProject(ws, label.id, project.id), type: ItemType.labelProject, ...base },
+          { condition: 'attribute_not_exists(PK)' },
+        ),
+      ],
+    ]);
+    return true;
+  } catch (error) {
+    if (
+      error instanceof TransactionCancelled &&
+      !error.conditionFailed('label') &&
+      !error.conditionFailed('project') &&
+      error.conditionFailed('member')
+    )
+      return false;
+    throw error;
+  }
+}
+
+/** Removes the label from the project's label set (both sides; nothing when it was not in it). */
+export async function deleteProjectLabel(ws: string, project: ProjectRef, label: LabelRef): Promise<void> {
+  await transact([
+    ['member', tx.delete(keys.projectLabel(project.id, label.id))],
+    ['labelSide', tx.delete(keys.labelProject(ws, label.id, project.id))],
+  ]);
+}
+
+/** The label ids of the project's label set. */
+export async function readProjectLabelIds(projectId: string): Promise<number[]> {
+  const items = await queryAll({ partition: keys.projectCollection(projectId), sortPrefix: keys.projectLabelSkPrefix });
+  return items.map((i) => num(i, 'label_id'));
+}
