@@ -1,14 +1,20 @@
 import * as z from 'zod/mini';
-import { MAX_PAGE_SIZE } from '#domain/limits';
 import { SEARCH_CATEGORIES, searchProjects } from '#domain/search';
 import { endpoint, ok } from '#http/endpoint';
 import { projectSearchItem } from '#http/projectViews';
-import { name } from '#http/validation';
+import { name, pagination } from '#http/validation';
 
-/** Category names as GitScrum's clients send them, plural or singular. */
+/** Category names as GitScrum's clients send them, plural or singular (`project`, `user_story`). */
+const SINGULAR: Record<string, string> = {
+  project: 'projects',
+  task: 'tasks',
+  user_story: 'user_stories',
+  sprint: 'sprints',
+  note: 'notes',
+};
 const category = z.pipe(
   z.string().check(z.regex(/^[a-z_]{1,32}$/, 'must be category names separated by commas')),
-  z.transform((c: string) => (c.endsWith('s') || c === 'wiki' ? c : `${c}s`)),
+  z.transform((c: string) => SINGULAR[c] ?? c),
 );
 
 const input = z.object({
@@ -23,19 +29,14 @@ const input = z.object({
         ),
       ),
     ),
-    limit: z.optional(
-      z.pipe(
-        z.pipe(z.string().check(z.regex(/^\d{1,6}$/, `must be an integer from 1 to ${MAX_PAGE_SIZE}`)), z.transform(Number)),
-        z.number().check(z.gte(1, 'must be at least 1'), z.lte(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`)),
-      ),
-    ),
+    limit: pagination.limit,
   }),
 });
 
 /**
  * GET /search?q=&categories=projects&limit=5: GitScrum's search, answered for projects (by slug, then
  * by name as GET /projects?name= matches); other categories answer empty. Without company_slug it
- * searches every workspace the token is granted. `{ data: { projects: { items: [...] }, ... } }`.
+ * searches the workspaces the token is granted (the first 10). `{ data: { projects: { items: [...] }, ... } }`.
  */
 export const handler = endpoint({
   scope: 'projects:read',

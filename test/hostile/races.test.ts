@@ -1,5 +1,8 @@
 import { describe, expect, test } from 'vitest';
-import { checkTable } from '#checker/invariants';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { checkTable, scanTable } from '#checker/invariants';
+import { db } from '#store/client';
+import { tableName } from '#store/table';
 import { workspaceClient } from '#support/api';
 
 describe('races that used to produce duplicates or partial writes', () => {
@@ -32,5 +35,33 @@ describe('races that used to produce duplicates or partial writes', () => {
     expect((await c.get(`/projects-labels/${doomed.slug}/tasks`, { project_slug: 'web' })).body.data).toEqual([]);
     expect((await c.get('/projects/web/stats')).body.data.labels_count).toBe(100);
     expect((await checkTable([c.ws])).violations).toEqual([]);
+  });
+});
+
+describe('copy names of long and astral names', () => {
+  test('a name of emoji is shortened between characters: well-formed, within 255 characters', async () => {
+    const c = await workspaceClient('race');
+    const { slug } = await c.createProject(`a${'😀'.repeat(200)}`);
+    for (const suffix of [' (copy)', ' (copy 2)']) {
+      const res = await c.post(`/projects/${slug}/duplicate`);
+      expect(res.status, res.text).toBe(201);
+      const name = res.body.data.name as string;
+      expect(name.isWellFormed()).toBe(true);
+      expect(name.endsWith(suffix)).toBe(true);
+      expect(name.startsWith(`a${'😀'.repeat(180)}`)).toBe(true);
+    }
+  });
+
+  test('copies of a 255-character name are numbered on after the claims expire (the stems differ)', async () => {
+    const c = await workspaceClient('race');
+    const { slug } = await c.createProject('L'.repeat(255));
+    const names = [];
+    for (let i = 0; i < 3; i++) names.push((await c.post(`/projects/${slug}/duplicate`)).body.data.name as string);
+    // Claims are short-lived: drop them, as their expiry would, so only the name index decides.
+    const claims = (await scanTable()).filter((i) => i.workspace === c.ws && i.type === 'copy_name_claim');
+    await Promise.all(claims.map((i) => db.send(new DeleteCommand({ TableName: tableName(), Key: { PK: i.PK, SK: i.SK } }))));
+    await new Promise((r) => setTimeout(r, 500)); // the name index catches up
+    names.push((await c.post(`/projects/${slug}/duplicate`)).body.data.name as string);
+    expect(names.map((n) => n.slice(n.lastIndexOf(' ('))).sort()).toEqual([' (copy 2)', ' (copy 3)', ' (copy 4)', ' (copy)']);
   });
 });

@@ -1,5 +1,11 @@
 import fc from 'fast-check';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, test } from 'vitest';
+import { checkTable } from '#checker/invariants';
+import { titleKey } from '#domain/text';
+import { db } from '#store/client';
+import { keys } from '#store/keys';
+import { tableName } from '#store/table';
 import { workspaceClient } from '#support/api';
 import { hostileText } from '#support/hostile';
 
@@ -117,5 +123,47 @@ describe('generated hostile text never makes a 5xx, and what is accepted reads b
     );
     console.log(`hostile text: 60 generated names, ${accepted} accepted`);
     expect(accepted).toBeGreaterThan(0);
+  });
+});
+
+describe('labels written under the earlier folding (lower case after NFC)', () => {
+  test('are renamed and deleted cleanly, releasing their old title guard', async () => {
+    const c = await workspaceClient('fold');
+    const label = await c.createLabel('Größe');
+    // Put the label back as the service stored it before: title_norm and guard keyed 'größe'.
+    const oldKey = 'größe';
+    const now = await db.send(new GetCommand({ TableName: tableName(), Key: keys.labelTitleGuard(c.ws, titleKey('Größe')) }));
+    await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.labelTitleGuard(c.ws, titleKey('Größe')) }));
+    await db.send(new PutCommand({ TableName: tableName(), Item: { ...now.Item, ...keys.labelTitleGuard(c.ws, oldKey) } }));
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.label(c.ws, label.slug),
+        UpdateExpression: 'SET title_norm = :k',
+        ExpressionAttributeValues: { ':k': oldKey },
+      }),
+    );
+    expect((await c.put(`/projects-labels/${label.slug}`, { title: 'Size' })).status).toBe(200);
+    expect((await checkTable([c.ws])).violations).toEqual([]);
+    expect((await c.post('/projects-labels', { title: 'größe', color: '000000' })).status).toBe(201);
+    expect((await c.del(`/projects-labels/${label.slug}`)).status).toBe(200);
+    expect((await checkTable([c.ws])).violations).toEqual([]);
+  });
+});
+
+describe('the label list', () => {
+  test('pages by number like every list, and past the end is empty; it has no cursors', async () => {
+    const c = await workspaceClient('fold');
+    for (const t of ['a', 'b', 'c', 'd', 'e']) await c.createLabel(t);
+    const pages = [];
+    for (let page = 1; page <= 3; page++) {
+      const res = await c.get('/projects-labels', { page: String(page), per_page: '2' });
+      expect(res.body.meta).toEqual({ limit: 2, next_cursor: null, current_page: page, per_page: 2 });
+      pages.push(res.body.data.map((l: { title: string }) => l.title));
+    }
+    expect(pages).toEqual([['a', 'b'], ['c', 'd'], ['e']]);
+    expect((await c.get('/projects-labels', { page: '4', per_page: '2' })).body.data).toEqual([]);
+    expect((await c.get('/projects-labels', { cursor: 'abc' })).status).toBe(422);
+    expect((await c.get('/projects-labels')).body.data).toHaveLength(5);
   });
 });

@@ -1,5 +1,4 @@
-import { StoreUnavailable } from '#store/errors';
-import { TransactionCancelled } from '#store/errors';
+import { StoreUnavailable, TransactionCancelled } from '#store/errors';
 import { ServiceError, ServiceUnavailable } from './errors';
 import type { Problem } from './problems';
 

@@ -22,7 +22,7 @@ import { projectNotFound } from './errors';
 import { MAX_PROJECT_NAME } from './limits';
 import { readPage, type Page, type PageRequest } from './paging';
 import { claimSlug, slugify } from './slugs';
-import { foldKey, nameKey, titleKey } from './text';
+import { cutToChars, foldKey, nameKey, titleKey } from './text';
 
 export { PROJECT_STATUSES, VISIBILITIES, WORKFLOWS } from '#store/projects';
 export type { ProjectPatch, ProjectRecord, ProjectStatus };
@@ -166,15 +166,20 @@ const COPY_NAME_CLAIM_SECONDS = 30;
 /** `<name> (copy)`, or `(copy 2)`, `(copy 3)`, ... when a project of the workspace already has that name. */
 export function copyNameCandidate(name: string, n: number): string {
   const suffix = n <= 1 ? ' (copy)' : ` (copy ${n})`;
-  return `${name.slice(0, MAX_PROJECT_NAME - suffix.length).trimEnd()}${suffix}`;
+  return `${cutToChars(name, MAX_PROJECT_NAME - suffix.length).trimEnd()}${suffix}`;
 }
 
+/** The longest suffix a copy name can get (` (copy 99999)`): its stem is the shortest any candidate keeps. */
+const LONGEST_COPY_SUFFIX = 13;
+
 async function copyName(ws: string, name: string): Promise<string> {
-  const stem = copyNameCandidate(name, 1).slice(0, -' (copy)'.length);
+  // Every taken candidate starts with the shortest stem; a short name narrows the search further.
+  const shortest = cutToChars(name, MAX_PROJECT_NAME - LONGEST_COPY_SUFFIX).trimEnd();
+  const prefix = shortest === name.trimEnd() ? `${shortest} (copy` : shortest;
   const taken = new Set<string>();
   let cursor: string | undefined;
   do {
-    const page = await findProjectsByName(ws, `${stem} (copy`, { limit: 100, cursor });
+    const page = await findProjectsByName(ws, prefix, { limit: 100, cursor });
     page.items.forEach((p) => taken.add(foldKey(p.name)));
     cursor = page.nextCursor ?? undefined;
   } while (cursor);

@@ -11,8 +11,9 @@ import {
   type ProjectRef,
   type TaskState,
 } from '#store/links';
-import { StoreUnavailable, TransactionCancelled } from '#store/errors';
+import { TransactionCancelled } from '#store/errors';
 import { withOptimisticRetry } from '#store/transactions';
+import { toProblem } from './failures';
 import { labelNotFound, projectNotFound, ServiceError, ServiceUnavailable, ValidationFailed } from './errors';
 import { byTitle, getLabel } from './labels';
 import { MAX_LABELS_PER_TASK } from './limits';
@@ -118,7 +119,13 @@ function labelLimitReached(full: TaskState[], field: string): ValidationFailed {
 
 /** The error of a bulk change that stopped after some chunks were applied, naming the tasks they changed. */
 function partiallyApplied(error: unknown, applied: string[]): unknown {
-  const reported = error instanceof StoreUnavailable ? new ServiceUnavailable(error.message, error.retryAfterSeconds) : error;
+  let reported = error;
+  if (!(error instanceof ServiceError)) {
+    // A busy database in any form (store retries exhausted, SDK throttling, a conflict) is a 503 to say it on.
+    const problem = toProblem(error);
+    if (problem.code === 'service_unavailable')
+      reported = new ServiceUnavailable(problem.detail, Number(problem.headers?.['Retry-After'] ?? 1));
+  }
   if (reported instanceof ServiceError) {
     reported.extensions.applied_task_uuids = applied;
     reported.message += ` The request was applied to ${applied.length} of its tasks (applied_task_uuids); repeating it is safe.`;

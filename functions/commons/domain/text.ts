@@ -38,15 +38,29 @@ export function isBlank(text: string): boolean {
 // Created on first use: building a segmenter loads ICU data, which no cold start should pay for.
 let graphemes: Intl.Segmenter | undefined;
 
-/**
- * Length in characters as a reader counts them (grapheme clusters), which normalisation does not
- * change; a character of more than four code points (stacked combining marks) counts as several.
- */
+function* characters(text: string): Generator<{ segment: string; weight: number }> {
+  graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  // A character of more than four code points (stacked combining marks) counts as several.
+  for (const { segment } of graphemes.segment(text)) yield { segment, weight: Math.max(1, Math.ceil(segment.length / 8)) };
+}
+
+/** Length in characters as a reader counts them (grapheme clusters), which normalisation does not change. */
 export function charCount(text: string): number {
   let n = 0;
-  graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-  for (const { segment } of graphemes.segment(text)) n += Math.max(1, Math.ceil(segment.length / 8));
+  for (const { weight } of characters(text)) n += weight;
   return n;
+}
+
+/** The longest start of `text` of at most `max` characters, cut between characters (never inside one). */
+export function cutToChars(text: string, max: number): string {
+  let n = 0;
+  let out = '';
+  for (const { segment, weight } of characters(text)) {
+    if (n + weight > max) break;
+    n += weight;
+    out += segment;
+  }
+  return out;
 }
 
 /**

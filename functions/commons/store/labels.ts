@@ -1,7 +1,7 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getItems } from './batches';
 import { db } from './client';
-import { num, str } from './codec';
+import { num, optStr, str } from './codec';
 import { markDeleting } from './deleting';
 import { isConditionFailure } from './errors';
 import { ItemType, keys } from './keys';
@@ -19,13 +19,24 @@ export interface LabelRecord {
   updated_at: string;
   /** Set while a delete is under way (or was interrupted and awaits a retried DELETE). */
   deleting?: boolean;
+  /** The title key as stored (`title_norm`, the guard's key): what a rename or delete must release. */
+  titleNorm?: string;
 }
 
 /** A label's case-insensitive title: the key of its title guard (the domain's titleKey: folded, bounded in bytes). */
 type TitleKey = (title: string) => string;
 
 function labelItem(ws: string, l: LabelRecord, titleKey: TitleKey): Item {
-  return { ...keys.label(ws, l.slug), type: ItemType.label, workspace: ws, title_norm: titleKey(l.title), ...l };
+  const { titleNorm: _stored, ...fields } = l;
+  return { ...keys.label(ws, l.slug), type: ItemType.label, workspace: ws, title_norm: titleKey(l.title), ...fields };
+}
+
+/**
+ * The key the label's guard is stored under: as read, so a label written under an earlier folding
+ * is still renamed and deleted cleanly (and its old guard released), not stuck.
+ */
+function storedTitleKey(l: LabelRecord, titleKey: TitleKey): string {
+  return l.titleNorm ?? titleKey(l.title);
 }
 
 function titleGuardItem(ws: string, title: string, label: { id: number; slug: string }, titleKey: TitleKey): Item {
@@ -48,6 +59,8 @@ function decodeLabel(item: Item): LabelRecord {
     updated_at: str(item, 'updated_at'),
   };
   if (item.deleting === true) label.deleting = true;
+  const titleNorm = optStr(item, 'title_norm');
+  if (titleNorm !== undefined) label.titleNorm = titleNorm;
   return label;
 }
 
@@ -112,16 +125,19 @@ export async function rewriteLabel(ws: string, current: LabelRecord, next: Label
           ':color': next.color,
           ':now': next.updated_at,
           ':id': current.id,
-          ':oldNorm': titleKey(current.title),
+          ':oldNorm': storedTitleKey(current, titleKey),
         },
       }),
     ],
   ];
-  if (titleKey(next.title) !== titleKey(current.title)) {
+  if (titleKey(next.title) !== storedTitleKey(current, titleKey)) {
     parts.push(
       [
         'oldGuard',
-        tx.delete(keys.labelTitleGuard(ws, titleKey(current.title)), { condition: 'label_id = :id', values: { ':id': current.id } }),
+        tx.delete(keys.labelTitleGuard(ws, storedTitleKey(current, titleKey)), {
+          condition: 'label_id = :id',
+          values: { ':id': current.id },
+        }),
       ],
       ['newGuard', tx.put(titleGuardItem(ws, next.title, next, titleKey), { condition: 'attribute_not_exists(PK)' })],
     );
@@ -162,7 +178,10 @@ export async function markLabelDeleting(ws: string, slug: string): Promise<Label
 export async function deleteLabelItems(ws: string, label: LabelRecord, titleKey: TitleKey): Promise<void> {
   await transact([
     ['label', tx.delete(keys.label(ws, label.slug), { condition: 'id = :id', values: { ':id': label.id } })],
-    ['guard', tx.delete(keys.labelTitleGuard(ws, titleKey(label.title)), { condition: 'label_id = :id', values: { ':id': label.id } })],
+    [
+      'guard',
+      tx.delete(keys.labelTitleGuard(ws, storedTitleKey(label, titleKey)), { condition: 'label_id = :id', values: { ':id': label.id } }),
+    ],
   ]);
 }
 
