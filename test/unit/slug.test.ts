@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { freeSuffix, slugify, slugWithSuffix } from '#domain/slugs';
+import { freeSuffix, slugFamilyPrefix, slugify, slugWithSuffix } from '#domain/slugs';
 import { foldKey } from '#domain/text';
 import { taskPrefixFor } from '#domain/projects';
 import { copyNameCandidate } from '#domain/projects';
@@ -34,6 +34,13 @@ describe('slug suffixes', () => {
     expect(slugWithSuffix('roadmap', 2)).toBe('roadmap-2');
     const long = slugWithSuffix('a'.repeat(64), 12);
     expect(long).toBe(`${'a'.repeat(61)}-12`);
+  });
+
+  test('every suffixed slug of a long base starts with the family prefix the taken slugs are read by', () => {
+    for (const base of ['a'.repeat(64), `${'a'.repeat(58)}-bcdef`, `${'ab-'.repeat(21)}x`, 'web']) {
+      for (const n of [1, 2, 9, 10, 99, 100, 12345])
+        expect(slugWithSuffix(base, n).startsWith(slugFamilyPrefix(base)), `${base} ${n}`).toBe(true);
+    }
   });
 
   test('picks the smallest free suffix without contention', () => {

@@ -46,9 +46,13 @@ export function freeSuffix(base: string, taken: Iterable<string>, contention = 0
   }
 }
 
-/** The prefix every slug derived from `base` starts with (for a Query that lists the taken ones). */
-function slugFamilyPrefix(base: string): string {
-  return base.slice(0, MAX_SLUG_LENGTH - 2);
+/**
+ * The prefix every slug derived from `base` starts with (for a Query that lists the taken ones):
+ * the base as cut for the longest suffix a claim can reach (`-99999`), so `-10` and beyond are
+ * seen as taken too.
+ */
+export function slugFamilyPrefix(base: string): string {
+  return trimHyphens(base.slice(0, MAX_SLUG_LENGTH - '-99999'.length));
 }
 
 function trimHyphens(s: string): string {
