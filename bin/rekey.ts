@@ -1,0 +1,16 @@
+/**
+ * npm run rekey [-- --dry-run]: brings the keys built from user text (project name index, label
+ * title guards) up to the current folding, for tables written before it changed. Prints what it
+ * changed and any label whose folded title another label already holds (rename one of them).
+ * Local database unless TABLE_NAME names a deployed table.
+ */
+import { isLocalDatabase, useLocalDatabase } from '#local/database';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+if (isLocalDatabase()) useLocalDatabase();
+const { rekeyTable } = await import('#checker/rekey');
+const dryRun = process.argv.includes('--dry-run');
+const { projects, labels, conflicts } = await rekeyTable({ dryRun });
+console.log(`${dryRun ? 'would rekey' : 'rekeyed'} ${projects} projects and ${labels} labels`);
+for (const c of conflicts) console.log(`CONFLICT ${c}`);
+process.exit(conflicts.length ? 1 : 0);

@@ -1,0 +1,66 @@
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { expect, test } from 'vitest';
+import { checkTable } from '#checker/invariants';
+import { rekeyTable } from '#checker/rekey';
+import { titleKey } from '#domain/text';
+import { db } from '#store/client';
+import { keys } from '#store/keys';
+import { tableName } from '#store/table';
+import { workspaceClient } from '#support/api';
+
+/** The keys an earlier version derived from user text: NFC, trimmed, lower case. */
+const earlierKey = (text: string) => text.normalize('NFC').trim().toLowerCase();
+
+test('npm run rekey brings a table written under the earlier folding up to date, and names what it cannot', async () => {
+  const c = await workspaceClient('rekey');
+  const { slug } = await c.createProject('Straße Nord');
+  const label = await c.createLabel('Größe');
+  // As the earlier version stored them: name index and title guard under the lower-cased form,
+  // and two labels that only the new folding makes one title.
+  await db.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.project(c.ws, slug),
+      UpdateExpression: 'SET GSI2SK = :k',
+      ExpressionAttributeValues: { ':k': earlierKey('Straße Nord') },
+    }),
+  );
+  const relabel = async (l: { id: number; slug: string; title: string }, title: string) => {
+    await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.labelTitleGuard(c.ws, titleKey(l.title)) }));
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.label(c.ws, l.slug),
+        UpdateExpression: 'SET title_norm = :k, title = :t',
+        ExpressionAttributeValues: { ':k': earlierKey(title), ':t': title },
+      }),
+    );
+    await db.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.labelTitleGuard(c.ws, earlierKey(title)),
+          type: 'label_title',
+          workspace: c.ws,
+          label_id: l.id,
+          label_slug: l.slug,
+        },
+      }),
+    );
+  };
+  await relabel(label, 'Größe');
+  const twinA = await c.createLabel('Bug');
+  const twinB = await c.createLabel('Beetle');
+  await relabel(twinB, 'ＢＵＧ');
+  expect((await checkTable([c.ws])).violations.length).toBeGreaterThan(0);
+
+  expect(await rekeyTable({ dryRun: true, workspaces: [c.ws] })).toEqual({ projects: 1, labels: 2, conflicts: [] });
+  const result = await rekeyTable({ workspaces: [c.ws] });
+  expect(result).toEqual({ projects: 1, labels: 1, conflicts: [expect.stringContaining(`${c.ws}/${twinB.slug}`)] });
+  // Everything but the twin titles is consistent now; find-by-name folds again.
+  const left = (await checkTable([c.ws])).violations;
+  expect(left).toHaveLength(4);
+  for (const v of left)
+    expect(v.includes(`/${twinB.slug}`) || v.includes(`${twinB.slug} and`) || v.includes('LABELTITLE#ｂｕｇ'), v).toBe(true);
+  expect((await c.get('/projects', { name: 'STRASSE' })).body.data.map((p: { slug: string }) => p.slug)).toEqual([slug]);
+});
