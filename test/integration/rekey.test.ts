@@ -49,7 +49,7 @@ test('npm run rekey brings a table written under the earlier folding up to date,
     );
   };
   await relabel(label, 'Größe');
-  const twinA = await c.createLabel('Bug');
+  await c.createLabel('Bug');
   const twinB = await c.createLabel('Beetle');
   await relabel(twinB, 'ＢＵＧ');
   expect((await checkTable([c.ws])).violations.length).toBeGreaterThan(0);
