@@ -228,3 +228,11 @@ describe('what GitScrum clients rely on beyond one method', () => {
     }
   });
 });
+
+test('a list of tasks in one place and the same single task in the other answers in the bulk shape', async () => {
+  const { c } = await setup();
+  await c.createProject('Web');
+  await c.createLabel('Bug');
+  const res = await c.post('/projects-labels/bug/attach', { task_uuids: ['t1'] }, { project_slug: 'web', task_uuid: 't1' });
+  expect(res.body.data).toEqual([{ task_uuid: 't1', labels: [expect.objectContaining({ slug: 'bug' })] }]);
+});

@@ -65,7 +65,7 @@ export function linkTasks({ query, body }: z.output<typeof linkInput>): {
   taskUuid?: string | undefined;
   taskUuids?: string[] | undefined;
 } {
-  const taskUuid = body.task_uuid ?? query.task_uuid;
+  // A list anywhere asks for the bulk answer, even when the other place names the same single task.
   const taskUuids = body.task_uuids ?? query.task_uuids;
-  return taskUuid !== undefined ? { taskUuid } : { taskUuids };
+  return taskUuids !== undefined ? { taskUuids } : { taskUuid: body.task_uuid ?? query.task_uuid };
 }
