@@ -16,7 +16,7 @@ export async function searchProjects(workspaces: string[], q: string, limit: num
   const found: ProjectRecord[] = [];
   const seen = new Set<string>();
   const add = (p: ProjectRecord | undefined) => {
-    if (!p || p.deleting || seen.has(`${p.workspace}/${p.slug}`) || found.length >= limit) return;
+    if (!p || seen.has(`${p.workspace}/${p.slug}`) || found.length >= limit) return;
     seen.add(`${p.workspace}/${p.slug}`);
     found.push(p);
   };
