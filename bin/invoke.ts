@@ -28,8 +28,6 @@ if (!name || values.help) {
   process.exit(2);
 }
 
-// This machine runs Node 20; the SDK's notice about it would bury the result.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 if (isLocalDatabase()) useLocalDatabase();
 // Imported only now: the shared DocumentClient reads its endpoint from the environment at load.
 const { authorizerHandler } = await import('#http/routes');

@@ -6,7 +6,6 @@
  */
 import { isLocalDatabase, useLocalDatabase } from '#local/database';
 
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 if (isLocalDatabase()) useLocalDatabase();
 const { rekeyTable } = await import('#checker/rekey');
 const dryRun = process.argv.includes('--dry-run');

@@ -15,6 +15,10 @@ import { TABLE } from '#store/table';
 
 const require = createRequire(import.meta.url);
 
+// Every local entry point (start, token, invoke, check-table, rekey, soak, bench) imports this
+// module first: the AWS SDK's notice about Node 20 would bury their output, so it is off for them.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 const DEFAULT_DYNAMODB_PORT = 8000;
 
 /** Where `npm start` keeps DynamoDB Local's data (DATA_DIR overrides; tests use a temporary one). */
