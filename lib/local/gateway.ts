@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { isUtf8 } from 'node:buffer';
 import { pathToFileURL } from 'node:url';
@@ -11,7 +11,7 @@ import type {
   APIGatewayTokenAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import { PROBLEMS, type ProblemCode } from '#domain/problems';
+import type { ProblemCode } from '#domain/problems';
 import { BEARER_HEADER } from '#domain/tokens';
 import { CORS_PREFLIGHT } from '#http/cors';
 import { problemResponse } from '#http/problem';
@@ -173,13 +173,11 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
     socket.destroy();
     return;
   }
-  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  const result = gatewayProblem(
-    tooLarge ? 'request_header_fields_too_large' : 'bad_request',
-    tooLarge ? 'The request headers are too large.' : 'The request could not be parsed.',
-    randomUUID(),
-  );
-  const head = [`HTTP/1.1 ${result.statusCode} ${PROBLEMS[tooLarge ? 'request_header_fields_too_large' : 'bad_request'].title}`];
+  const result =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? gatewayProblem('request_header_fields_too_large', 'The request headers are too large.', randomUUID())
+      : gatewayProblem('bad_request', 'The request could not be parsed.', randomUUID());
+  const head = [`HTTP/1.1 ${result.statusCode} ${STATUS_CODES[result.statusCode]}`];
   for (const [k, v] of Object.entries(result.headers ?? {})) head.push(`${k}: ${v}`);
   head.push(`Content-Length: ${Buffer.byteLength(result.body)}`, 'Connection: close');
   socket.end(`${head.join('\r\n')}\r\n\r\n${result.body}`);

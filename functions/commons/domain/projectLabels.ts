@@ -1,9 +1,8 @@
-import { TransactionCancelled } from '#store/errors';
 import type { LabelRecord } from '#store/labels';
 import { deleteProjectLabel, readProjectLabelIds, writeProjectLabel } from '#store/labelSets';
 import { readLabelUses } from '#store/links';
-import { labelNotFound, projectNotFound } from './errors';
-import { getLabel, listLabels } from './labels';
+import { listLabels } from './labels';
+import { goneReference, linkTargets, refuseDeleting } from './linkTargets';
 import { getProject } from './projects';
 
 /** A label as a project sees it: with how many of the project's tasks carry it. */
@@ -31,23 +30,13 @@ export async function changeProjectLabels(
   labelSlug: string,
   projectSlug: string,
 ): Promise<ProjectLabel[]> {
-  const [label, project] = await Promise.all([getLabel(ws, labelSlug), getProject(ws, projectSlug)]);
-  const projectRef = { id: project.id, slug: project.slug };
-  const labelRef = { id: label.id, slug: label.slug };
-  if (change === 'detach') await deleteProjectLabel(ws, projectRef, labelRef);
+  const targets = await linkTargets(ws, labelSlug, projectSlug);
+  if (change === 'detach') await deleteProjectLabel(ws, targets.projectRef, targets.labelRef);
   else {
-    if (label.deleting) throw labelNotFound(label.slug);
-    if (project.deleting) throw projectNotFound(project.slug);
-    await writeProjectLabel(ws, projectRef, labelRef).catch((error: unknown) => {
-      throw goneReference(error, label.slug, project.slug);
+    refuseDeleting(targets);
+    await writeProjectLabel(ws, targets.projectRef, targets.labelRef).catch((error: unknown) => {
+      throw goneReference(error, labelSlug, projectSlug);
     });
   }
   return projectLabels(ws, projectSlug);
-}
-
-/** A cancelled write whose label or project condition failed: that resource went away meanwhile. */
-export function goneReference(error: unknown, labelSlug: string, projectSlug: string): unknown {
-  if (error instanceof TransactionCancelled && error.conditionFailed('label')) return labelNotFound(labelSlug);
-  if (error instanceof TransactionCancelled && error.conditionFailed('project')) return projectNotFound(projectSlug);
-  return error;
 }

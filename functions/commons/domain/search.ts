@@ -1,6 +1,6 @@
 import { readProject } from '#store/projects';
 import { findProjectsByName, type ProjectRecord } from './projects';
-import { WORKSPACE_SLUG } from './slugs';
+import { SLUG } from './slugs';
 
 /** The categories GitScrum's search answers; this service holds projects, the rest answer empty. */
 export const SEARCH_CATEGORIES = ['projects', 'tasks', 'user_stories', 'sprints', 'wiki', 'notes'] as const;
@@ -21,7 +21,7 @@ export async function searchProjects(workspaces: string[], q: string, limit: num
     found.push(p);
   };
   const searched = workspaces.slice(0, MAX_SEARCHED_WORKSPACES);
-  const bySlug = WORKSPACE_SLUG.test(q) ? await Promise.all(searched.map((ws) => readProject(ws, q))) : [];
+  const bySlug = SLUG.test(q) ? await Promise.all(searched.map((ws) => readProject(ws, q))) : [];
   bySlug.forEach(add);
   for (const ws of searched) {
     if (found.length >= limit) break;

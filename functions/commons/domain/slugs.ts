@@ -2,8 +2,8 @@ import { AGAIN, RETRY, withRetries } from '#store/retry';
 
 const MAX_SLUG_LENGTH = 64;
 
-/** A workspace slug: lowercase letters, digits and inner hyphens, at most 64 characters. */
-export const WORKSPACE_SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
+/** A slug (workspace, project or label): lowercase letters, digits and inner hyphens, at most 64 characters. */
+export const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 
 /**
  * Lowercase ASCII slug: diacritics folded, every other run of characters one hyphen, trimmed,

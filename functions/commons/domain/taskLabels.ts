@@ -14,11 +14,12 @@ import {
 import { TransactionCancelled } from '#store/errors';
 import { withOptimisticRetry } from '#store/transactions';
 import { toProblem } from './failures';
-import { labelNotFound, projectNotFound, ServiceError, ServiceUnavailable, ValidationFailed } from './errors';
-import { byTitle, getLabel } from './labels';
+import { projectNotFound, ServiceError, ServiceUnavailable, ValidationFailed } from './errors';
+import { byTitle } from './labels';
 import { MAX_LABELS_PER_TASK } from './limits';
 import { readPage, type Page, type PageRequest } from './paging';
-import { changeProjectLabels, goneReference, type ProjectLabel } from './projectLabels';
+import { goneReference, linkTargets, refuseDeleting } from './linkTargets';
+import { changeProjectLabels, type ProjectLabel } from './projectLabels';
 import { getProject } from './projects';
 
 /** Tasks per transaction: attach writes 3 items per task plus 3, detach 2 plus 2 (limit 100). */
@@ -49,13 +50,10 @@ export type LabelChangeResult = { task: LabelRecord[] } | { tasks: TaskLabels[] 
 export async function changeLabels(change: 'attach' | 'detach', ws: string, req: TaskLabelChange): Promise<LabelChangeResult> {
   if (req.taskUuid === undefined && req.taskUuids === undefined)
     return { project: await changeProjectLabels(change, ws, req.labelSlug, req.projectSlug) };
-  const [label, project] = await Promise.all([getLabel(ws, req.labelSlug), getProject(ws, req.projectSlug)]);
-  // Nothing new may be attached to what is being deleted; its delete removes every link anyway.
-  if (change === 'attach' && label.deleting) throw labelNotFound(label.slug);
-  if (change === 'attach' && project.deleting) throw projectNotFound(project.slug);
+  const targets = await linkTargets(ws, req.labelSlug, req.projectSlug);
+  if (change === 'attach') refuseDeleting(targets);
+  const { projectRef, labelRef } = targets;
   const tasks = [...new Set(req.taskUuids ?? [req.taskUuid!])];
-  const projectRef = { id: project.id, slug: project.slug };
-  const labelRef = { id: label.id, slug: label.slug };
   const field = req.taskUuids ? 'task_uuids' : 'task_uuid';
   const chunks = chunk(tasks, change === 'attach' ? ATTACH_CHUNK : DETACH_CHUNK);
   // Several chunks are several transactions: check every task's limit before writing any.
@@ -90,15 +88,13 @@ export async function changeLabels(change: 'attach' | 'detach', ws: string, req:
  * and never make a duplicate link. Answers the task's labels.
  */
 export async function toggleTaskLabel(ws: string, labelSlug: string, projectSlug: string, task: string): Promise<LabelRecord[]> {
-  const [label, project] = await Promise.all([getLabel(ws, labelSlug), getProject(ws, projectSlug)]);
-  const projectRef = { id: project.id, slug: project.slug };
-  const labelRef = { id: label.id, slug: label.slug };
+  const targets = await linkTargets(ws, labelSlug, projectSlug);
+  const { projectRef, labelRef } = targets;
   const [state] = await withOptimisticRetry(async () => {
     // One read decides and conditions the write: a concurrent toggle makes it fail and run again.
     const [states, use] = await readTasks(projectRef, labelRef, [task]);
     if (carries(states[0]!, labelRef)) return detachRead(ws, projectRef, labelRef, states, use);
-    if (label.deleting) throw labelNotFound(label.slug);
-    if (project.deleting) throw projectNotFound(project.slug);
+    refuseDeleting(targets);
     return attachRead(ws, projectRef, labelRef, states, use, 'task_uuid');
   });
   const [result] = await labelsOfTasks(ws, [state!]);
@@ -209,6 +205,6 @@ export async function labelsOfTask(ws: string, projectSlug: string, task: string
 
 /** The tasks of a project that carry a label, a page at a time. */
 export async function tasksWithLabel(ws: string, labelSlug: string, projectSlug: string, req: PageRequest): Promise<Page<string>> {
-  const [label, project] = await Promise.all([getLabel(ws, labelSlug), getProject(ws, projectSlug)]);
-  return readPage(tasksWithLabelRange(ws, label.id, project.id), ['label-tasks'], req, taskOfLabelLink);
+  const { labelRef, projectRef } = await linkTargets(ws, labelSlug, projectSlug);
+  return readPage(tasksWithLabelRange(ws, labelRef.id, projectRef.id), ['label-tasks'], req, taskOfLabelLink);
 }

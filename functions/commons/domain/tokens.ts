@@ -3,7 +3,7 @@ import { putNewToken, readToken, revokeTokenItem, scanTokens, type TokenRecord }
 import { ValidationFailed } from './errors';
 import type { FieldError } from './problems';
 import { isScope, type Scope } from './scopes';
-import { WORKSPACE_SLUG } from './slugs';
+import { SLUG } from './slugs';
 import { textProblem } from './text';
 
 /**
@@ -60,7 +60,7 @@ function tokenProblems(input: NewToken, now: number): FieldError[] {
   const errors: FieldError[] = [];
   if (input.workspaces.length === 0) errors.push({ field: 'workspaces', message: 'must name at least one workspace' });
   for (const ws of input.workspaces) {
-    if (!WORKSPACE_SLUG.test(ws))
+    if (!SLUG.test(ws))
       errors.push({ field: 'workspaces', message: `"${ws}" is not a workspace slug (lowercase letters, digits and hyphens)` });
   }
   if (input.scopes.length === 0) errors.push({ field: 'scopes', message: 'must grant at least one scope' });

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
 import { ValidationFailed } from '#domain/errors';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '#domain/limits';
-import { WORKSPACE_SLUG } from '#domain/slugs';
+import { SLUG } from '#domain/slugs';
 import type { FieldError } from '#domain/problems';
 import { charCount, cleanText, isBlank, textProblem } from '#domain/text';
 
@@ -27,7 +27,7 @@ export function workspaceSlug(fromQuery: unknown, fromBody: unknown): string {
   }
   const value = fromQuery ?? fromBody;
   if (value === undefined || value === '') throw ValidationFailed.of('company_slug', 'is required');
-  if (typeof value !== 'string' || !WORKSPACE_SLUG.test(value)) {
+  if (typeof value !== 'string' || !SLUG.test(value)) {
     throw ValidationFailed.of('company_slug', 'must be a workspace slug (lowercase letters, digits and hyphens)');
   }
   return value;
@@ -36,18 +36,19 @@ export function workspaceSlug(fromQuery: unknown, fromBody: unknown): string {
 /**
  * User text under the service's text rules (domain/text.ts): NFC-normalised and trimmed; control
  * characters, bidirectional controls and unpaired surrogates refused; only invisible characters
- * counts as empty; length counted in characters (code points).
+ * counts as empty; length counted in characters as a reader counts them (grapheme clusters).
  */
 function userText(min: number, max: number, multiline: boolean) {
   return z.pipe(
     z.pipe(z.string(), z.transform(cleanText)),
     z.string().check(
       z.superRefine((s: string, ctx) => {
+        const length = charCount(s);
         const problem =
           textProblem(s, multiline) ??
           (min > 0 && isBlank(s) ? 'must not be empty' : undefined) ??
-          (charCount(s) < min ? `must have at least ${min} characters` : undefined) ??
-          (charCount(s) > max ? `must have at most ${max} characters` : undefined);
+          (length < min ? `must have at least ${min} characters` : undefined) ??
+          (length > max ? `must have at most ${max} characters` : undefined);
         if (problem) ctx.addIssue({ code: 'custom', message: problem, input: s });
       }),
     ),
@@ -64,7 +65,7 @@ export function text(min: number, max: number) {
   return userText(min, max, true);
 }
 
-export const slugParam = z.string().check(z.regex(/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/, 'is not a valid slug'));
+export const slugParam = z.string().check(z.regex(SLUG, 'is not a valid slug'));
 
 export const taskUuid = z
   .string()

@@ -1,0 +1,34 @@
+import { TransactionCancelled } from '#store/errors';
+import type { LabelRecord } from '#store/labels';
+import type { LabelRef, ProjectRef } from '#store/links';
+import type { ProjectRecord } from '#store/projects';
+import { labelNotFound, projectNotFound } from './errors';
+import { getLabel } from './labels';
+import { getProject } from './projects';
+
+/** The label and project a link change (attach, detach, toggle, label sets) acts on. */
+export interface LinkTargets {
+  label: LabelRecord;
+  project: ProjectRecord;
+  labelRef: LabelRef;
+  projectRef: ProjectRef;
+}
+
+/** Reads the label and the project of the workspace together; 404 when either is unknown. */
+export async function linkTargets(ws: string, labelSlug: string, projectSlug: string): Promise<LinkTargets> {
+  const [label, project] = await Promise.all([getLabel(ws, labelSlug), getProject(ws, projectSlug)]);
+  return { label, project, labelRef: { id: label.id, slug: label.slug }, projectRef: { id: project.id, slug: project.slug } };
+}
+
+/** Nothing new may be attached to what is being deleted; its delete removes every link anyway. */
+export function refuseDeleting({ label, project }: LinkTargets): void {
+  if (label.deleting) throw labelNotFound(label.slug);
+  if (project.deleting) throw projectNotFound(project.slug);
+}
+
+/** A cancelled write whose label or project condition failed: that resource went away meanwhile. */
+export function goneReference(error: unknown, labelSlug: string, projectSlug: string): unknown {
+  if (error instanceof TransactionCancelled && error.conditionFailed('label')) return labelNotFound(labelSlug);
+  if (error instanceof TransactionCancelled && error.conditionFailed('project')) return projectNotFound(projectSlug);
+  return error;
+}
