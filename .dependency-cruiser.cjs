@@ -4,6 +4,7 @@
  *   functions/commons/http/   may use domain, never store or the AWS SDK
  *   functions/commons/domain/ may use store, never http
  *   functions/commons/store/  uses nothing above it
+ *   functions/commons/events/ the stream side: may use http views, domain and store; nothing else uses it but handlers
  *   functions/                never lib/, bin/ or test/
  *   lib/cdk/                  never the local emulator or the checker
  * `npm test` runs `depcruise` with this file; any violation fails it.
@@ -39,6 +40,13 @@ module.exports = {
       comment: 'The store depends on nothing above it.',
       from: { path: '^functions/commons/store/' },
       to: { path: ['^functions/commons/(http|domain)/', '^functions/(?!commons/)[^/]+/', '^node_modules/(@middy|zod)/'] },
+    },
+    {
+      name: 'events-are-the-stream-side',
+      severity: 'error',
+      comment: 'Outbound events are made from the stream, never from a request: no other room reaches them.',
+      from: { path: '^functions/commons/(http|domain|store)/' },
+      to: { path: '^functions/commons/events/' },
     },
     {
       name: 'functions-are-self-contained',

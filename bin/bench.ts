@@ -53,7 +53,7 @@ try {
   const { measureCosts } = await import('#bench/cost');
   const { measureWarm } = await import('#bench/warm');
   const { measureEndToEnd } = await import('#bench/e2e');
-  const { measureBigDeletes, measureListScale } = await import('#bench/scale');
+  const { measureBigDeletes, measureHotLabel, measureListScale } = await import('#bench/scale');
   const { benchWorkspace, seedProjects } = await import('#bench/harness');
 
   log('section 1: DynamoDB cost per request');
@@ -72,11 +72,16 @@ try {
     seconds: settings.e2eSeconds,
     connections: settings.e2eConnections,
   });
+  log('section 1: the stream processor, per change');
+  const { measureStreamCosts } = await import('#bench/stream');
+  const streamCost = await measureStreamCosts();
+  log('section 5: one label attached to many tasks at once');
+  const hot = await measureHotLabel(api.url, [50, 100]);
   log('section 5: big deletes');
-  const deletes = await measureBigDeletes();
+  const deletes = await measureBigDeletes({ hundredThousand: !quick });
   log('section 5: list and find at 100 vs 10,000 projects');
   const scale = await measureListScale(settings.scaleIterations);
-  results = { cold, cost, warm, e2e, deletes, scale };
+  results = { cold, cost, streamCost, warm, e2e, hot, deletes, scale };
 } finally {
   await api.stop();
 }

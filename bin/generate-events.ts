@@ -5,6 +5,8 @@
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+// Loaded first: it turns off the AWS SDK's Node 20 notice (the samples use the service's item builders).
+import '#local/database';
 import { repoRoot } from '#lib/paths';
 import { sampleEvents } from '#local/samples';
 

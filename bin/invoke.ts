@@ -2,8 +2,10 @@
  * npm run invoke -- <function> [event file] [--seed] [--token <token>] [--workspace <slug>]
  *
  * Runs one function's handler in this process with a sample event, like `sam local invoke`, and
- * prints what it returns. <function> is a route name from functions/commons/http/routes.ts or
- * `authorizer`; the event defaults to events/<function>.json.
+ * prints what it returns. <function> is a route name from functions/commons/http/routes.ts,
+ * `authorizer` or `stream-processor`; the event defaults to events/<function>.json. The stream
+ * processor publishes to the local event file (EVENTS_FILE, default .data/events.jsonl) instead of
+ * EventBridge, as under `npm start`.
  *   --seed       first create what the sample events act on (projects website-redesign and
  *                legacy-site, labels bug and obsolete; removes label feature so create-label can run
  *                again) and a token, which replaces {{TOKEN}} in the event
@@ -30,13 +32,17 @@ if (!name || values.help) {
 
 if (isLocalDatabase()) useLocalDatabase();
 // Imported only now: the shared DocumentClient reads its endpoint from the environment at load.
-const { authorizerHandler } = await import('#http/routes');
+const { authorizerHandler, streamProcessorHandler } = await import('#http/routes');
 const { lambdaContext, loadHandler } = await import('#local/gateway');
 const samples = await import('#local/samples');
 const { seedFixtures } = await import('#local/fixtures');
 
 const isAuthorizer = name === samples.AUTHORIZER_EVENT;
-const handlerFile = isAuthorizer ? authorizerHandler : samples.routeNamed(name).handler;
+const handlerFile = isAuthorizer
+  ? authorizerHandler
+  : name === samples.STREAM_EVENT
+    ? streamProcessorHandler
+    : samples.routeNamed(name).handler;
 const workspace = values.workspace ?? samples.SAMPLE_WORKSPACE;
 let token = values.token ?? process.env.TOKEN;
 
@@ -54,6 +60,20 @@ if (isAuthorizer && !token)
   console.error(`No token given: the authorizer will refuse ${samples.TOKEN_PLACEHOLDER}. Use --seed, --token or TOKEN.`);
 
 const file = eventFile ?? join(repoRoot, 'events', `${name}.json`);
+if (name === samples.STREAM_EVENT) {
+  // The Lambda handler's code with the local bus in place of EventBridge.
+  const { processStreamBatch } = await import('#events/processor');
+  const { fileBus } = await import('#local/eventFile');
+  const { dataDir } = await import('#local/database');
+  const eventsFile = process.env.EVENTS_FILE || join(dataDir, 'events.jsonl');
+  const started = process.hrtime.bigint();
+  const outcome = await processStreamBatch(JSON.parse(readFileSync(file, 'utf8')).Records, fileBus(eventsFile));
+  console.error(
+    `${name} handled the batch in ${(Number(process.hrtime.bigint() - started) / 1e6).toFixed(1)} ms; events in ${eventsFile}:`,
+  );
+  console.log(JSON.stringify(outcome, null, 2));
+  process.exit(0);
+}
 const event = samples.prepareEvent(JSON.parse(readFileSync(file, 'utf8')), { workspace, ...(token ? { token } : {}) });
 const handler = await loadHandler<(event: unknown, context: unknown) => Promise<unknown>>(repoRoot, handlerFile);
 

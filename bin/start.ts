@@ -3,8 +3,12 @@
  *   - DynamoDB Local on 127.0.0.1:DYNAMODB_PORT (default 8000), data kept in .data/ (--in-memory: throwaway)
  *   - the table created if missing
  *   - the route table served on 127.0.0.1:PORT (default 3000) behind a local API Gateway emulator
+ *   - the stream processor on the table's stream (the Lambda handler's code), writing outbound events
+ *     to EVENTS_FILE (default .data/events.jsonl; follow them with `npm run events:follow`)
  * With TABLE_NAME set (and no --embedded), it serves that real DynamoDB table with your AWS credentials.
  */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { repoRoot } from '#lib/paths';
 import { localCursorKey } from '#local/secrets';
@@ -17,6 +21,7 @@ const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
 
 let database: EmbeddedDatabase | undefined;
+let stream: { stop(): Promise<void> } | undefined;
 // DynamoDB Local is a child process: never leave it running when this process ends, however it ends.
 process.on('exit', () => database?.process.kill('SIGKILL'));
 process.on('uncaughtException', (error) => {
@@ -60,6 +65,24 @@ const actualPort = typeof address === 'object' && address ? address.port : port;
 const base = `http://${host}:${actualPort}`;
 console.log(`API listening on ${base} (table ${tableName()}${embedded ? ', DynamoDB Local' : ', AWS'})`);
 
+if (embedded) {
+  // The same code as the stream processor Lambda, fed by DynamoDB Local's stream; events go to a file.
+  const { processStreamBatch } = await import('#events/processor');
+  const { fileBus } = await import('#local/eventFile');
+  const { runTableStream } = await import('#local/streams');
+  const eventsFile = eventsFilePath();
+  const bus = fileBus(eventsFile);
+  stream = await runTableStream({
+    endpoint: database!.endpoint,
+    tableName: tableName(),
+    handle: (records) => processStreamBatch(records, bus),
+    checkpointFile: inMemory ? undefined : join(dataDir, 'stream-checkpoints.json'),
+    failureFile: process.env.STREAM_FAILURES_FILE || `${eventsFile.replace(/\.jsonl$/, '')}.failures.jsonl`,
+    statusFile: process.env.STREAM_STATUS_FILE || `${eventsFile.replace(/\.jsonl$/, '')}.stream-status.json`,
+  });
+  console.log(`Stream processor running; outbound events in ${eventsFile} (follow them: npm run events:follow)`);
+}
+
 if (embedded && (await listTokens('acme-corp')).length === 0) {
   const { token } = await createToken({
     workspaces: ['acme-corp'],
@@ -77,9 +100,16 @@ console.log(`READY ${base}`);
 
 const shutdown = async () => {
   server.close();
+  await stream?.stop();
   await database?.stop();
   process.exit(0);
 };
 process.on('SIGINT', shutdown);
 process.on('SIGTERM', shutdown);
 process.on('SIGHUP', shutdown);
+
+/** EVENTS_FILE, or .data/events.jsonl beside the data (a throwaway file for an in-memory run). */
+function eventsFilePath(): string {
+  if (process.env.EVENTS_FILE) return process.env.EVENTS_FILE;
+  return inMemory ? join(tmpdir(), `project-label-service-events-${process.pid}.jsonl`) : join(dataDir, 'events.jsonl');
+}

@@ -10,8 +10,8 @@ const input = z.object({ body: z.object({ title: labelFields.title, color: label
 export const handler = endpoint({
   scope: 'labels:write',
   input,
-  run: async ({ body }, { workspace }) => {
-    const label = await createLabel(workspace, body);
+  run: async ({ body }, { workspace, principal }) => {
+    const label = await createLabel(workspace, body, principal.owner);
     return created(labelView(label), labelLocation(workspace, label.slug));
   },
 });

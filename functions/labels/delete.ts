@@ -9,8 +9,8 @@ const input = z.object({ path: z.object({ slug: slugParam }) });
 export const handler = endpoint({
   scope: 'labels:write',
   input,
-  run: async ({ path }, { workspace }) => {
-    const label = await deleteLabel(workspace, path.slug);
+  run: async ({ path }, { workspace, principal }) => {
+    const label = await deleteLabel(workspace, path.slug, principal.owner);
     return ok({ id: label.id, slug: label.slug, deleted: true });
   },
 });

@@ -11,10 +11,15 @@ import { labelChangeView } from '#http/labelViews';
 export const handler = endpoint({
   scope: 'labels:write',
   input: linkInput,
-  run: async (input, { workspace }) =>
+  run: async (input, { workspace, principal }) =>
     ok(
       labelChangeView(
-        await changeLabels('detach', workspace, { labelSlug: input.path.slug, projectSlug: input.query.project_slug, ...linkTasks(input) }),
+        await changeLabels(
+          'detach',
+          workspace,
+          { labelSlug: input.path.slug, projectSlug: input.query.project_slug, ...linkTasks(input) },
+          principal.owner,
+        ),
       ),
     ),
 });

@@ -13,6 +13,6 @@ const input = z.object({
 export const handler = endpoint({
   scope: 'labels:write',
   input,
-  run: async ({ path, query }, { workspace }) =>
-    ok((await toggleTaskLabel(workspace, path.slug, query.project_slug, query.task_uuid)).map(labelView)),
+  run: async ({ path, query }, { workspace, principal }) =>
+    ok((await toggleTaskLabel(workspace, path.slug, query.project_slug, query.task_uuid, principal.owner)).map(labelView)),
 });

@@ -14,5 +14,5 @@ const input = z.object({
 export const handler = endpoint({
   scope: 'labels:write',
   input,
-  run: async ({ path, body }, { workspace }) => ok(labelView(await updateLabel(workspace, path.slug, body))),
+  run: async ({ path, body }, { workspace, principal }) => ok(labelView(await updateLabel(workspace, path.slug, body, principal.owner))),
 });

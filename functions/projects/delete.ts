@@ -9,8 +9,8 @@ const input = z.object({ path: z.object({ slug: slugParam }) });
 export const handler = endpoint({
   scope: 'projects:write',
   input,
-  run: async ({ path }, { workspace }) => {
-    const project = await deleteProject(workspace, path.slug);
+  run: async ({ path }, { workspace, principal }) => {
+    const project = await deleteProject(workspace, path.slug, principal.owner);
     return ok({ slug: project.slug, deleted: true });
   },
 });

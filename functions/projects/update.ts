@@ -20,5 +20,6 @@ const input = z.object({
 export const handler = endpoint({
   scope: 'projects:write',
   input,
-  run: async ({ path, body }, { workspace }) => ok(projectFullView(await updateProject(workspace, path.slug, body))),
+  run: async ({ path, body }, { workspace, principal }) =>
+    ok(projectFullView(await updateProject(workspace, path.slug, body, principal.owner))),
 });

@@ -25,11 +25,13 @@ export function buildApp(opts: BuildAppOptions = {}): { app: App; stack: Service
   const stage = stageConfig(app.node.tryGetContext('stage') ?? 'dev');
   const alarmEmail = app.node.tryGetContext('alarmEmail') as string | undefined;
   const corsOrigins = app.node.tryGetContext('corsOrigins') as string | undefined;
+  const eventBusName = app.node.tryGetContext('eventBusName') as string | undefined;
   const stack = new ServiceStack(app, `ProjectLabelService-${stage.name}`, {
     stage,
     description: `Project and Label Management Service (${stage.name})`,
     ...(alarmEmail ? { alarmEmail } : {}),
     ...(corsOrigins ? { corsOrigins: corsOrigins.split(',').map((o) => o.trim()) } : {}),
+    ...(eventBusName ? { eventBusName } : {}),
   });
   Tags.of(app).add('service', 'project-label-service');
   Tags.of(app).add('stage', stage.name);
@@ -87,6 +89,11 @@ function acknowledgeAcceptedFindings(stack: ServiceStack): void {
         'The cursor HMAC key is resolved into function configuration at deploy time, so automatic rotation would not reach running functions; rotate it by redeploying with a new secret (outstanding cursors then answer 422).',
     },
   );
+  Validations.of(stack.streamFailures).acknowledge({
+    id: 'AwsSolutions-SQS3',
+    reason:
+      "This queue is itself the stream processor's on-failure destination (a dead-letter queue): it holds descriptions of failed stream batches for an operator, with an alarm on its depth; nothing consumes it.",
+  });
   // CORS preflight (OPTIONS) requests carry no Authorization header by the CORS standard.
   for (const method of stack.api.methods.filter((m) => m.httpMethod === 'OPTIONS')) {
     Validations.of(method).acknowledge({

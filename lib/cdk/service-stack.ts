@@ -12,7 +12,11 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import { Alarm, ComparisonOperator, MathExpression, TreatMissingData, type IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { AttributeType, BillingMode, Table, TableEncryption, ProjectionType } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, StreamViewType, Table, TableEncryption, ProjectionType } from 'aws-cdk-lib/aws-dynamodb';
+import { EventBus, type IEventBus } from 'aws-cdk-lib/aws-events';
+import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Alias } from 'aws-cdk-lib/aws-kms';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
@@ -20,7 +24,8 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
-import { authorizerHandler, routes, type Route } from '#http/routes';
+import { authorizerHandler, routes, streamProcessorHandler, type Route } from '#http/routes';
+import { ItemType } from '#store/keys';
 import { TABLE } from '#store/table';
 import { keys } from '#store/keys';
 import { BEARER_HEADER } from '#domain/tokens';
@@ -38,7 +43,23 @@ export interface ServiceStackProps extends StackProps {
   alarmEmail?: string;
   /** Origins allowed by CORS; the API uses bearer tokens, not cookies, so `*` is safe by default. */
   corsOrigins?: string[];
+  /** Publish outbound events to this existing EventBridge bus instead of a bus of the stack's own. */
+  eventBusName?: string;
 }
+
+/** Stream records the processor acts on: public items appearing or changing, and task links going. */
+const STREAM_TYPES = [
+  ItemType.project,
+  ItemType.label,
+  ItemType.taskLink,
+  ItemType.projectLabel,
+  ItemType.detachNote,
+  ItemType.projectDeletion,
+  ItemType.labelDeletion,
+];
+
+/** How long the oldest unprocessed stream record may wait before the iterator-age alarm fires. */
+const ITERATOR_AGE_ALARM = Duration.minutes(1);
 
 /**
  * The whole service, built from the route table (functions/commons/http/routes.ts) and the table definition
@@ -47,6 +68,8 @@ export interface ServiceStackProps extends StackProps {
 export class ServiceStack extends Stack {
   readonly table: Table;
   readonly api: RestApi;
+  readonly bus: IEventBus;
+  readonly streamFailures: Queue;
   readonly functions = new Map<string, ServiceFunction>();
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
@@ -58,12 +81,17 @@ export class ServiceStack extends Stack {
     this.api = this.createApi(stage, authorizerFn, corsOrigins);
     const cursorKey = this.createCursorKey(stage);
     for (const route of routes) this.addRoute(route, stage, corsOrigins, cursorKey);
+    this.bus = props.eventBusName
+      ? EventBus.fromEventBusName(this, 'Bus', props.eventBusName)
+      : new EventBus(this, 'Bus', { eventBusName: stage.prefix, description: 'Outbound change events of projects and labels' });
+    this.streamFailures = this.createStreamProcessor(stage);
     this.createAlarms(stage, props.alarmEmail);
 
     // RestApi adds its own `Endpoint` output; ApiUrl below replaces it under a stable, documented name.
     this.api.node.tryRemoveChild('Endpoint');
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API (stage included)' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'TABLE_NAME for `npm run token` against this stack' });
+    new CfnOutput(this, 'EventBusName', { value: this.bus.eventBusName, description: 'The bus outbound change events are published on' });
   }
 
   private createTable(stage: StageConfig): Table {
@@ -78,6 +106,7 @@ export class ServiceStack extends Stack {
       deletionProtection: stage.deletionProtection,
       removalPolicy: stage.removalPolicy,
       timeToLiveAttribute: TABLE.timeToLive,
+      stream: StreamViewType[TABLE.stream],
     });
     for (const index of Object.values(TABLE.indexes)) {
       table.addGlobalSecondaryIndex({
@@ -213,6 +242,64 @@ export class ServiceStack extends Stack {
     this.resourceFor(route.path).addMethod(route.method, new LambdaIntegration(fn, { allowTestInvoke: false }));
   }
 
+  /**
+   * The stream processor: the table's stream (filtered to the records it acts on) in batches, retried
+   * with bisection on error, a bounded number of times; a batch that still fails is described on the
+   * failure queue (which alarms). It reads the stream, writes the table, and puts events on one bus.
+   */
+  private createStreamProcessor(stage: StageConfig): Queue {
+    const failures = new Queue(this, 'StreamFailures', {
+      queueName: `${stage.prefix}-stream-failures`,
+      enforceSSL: true,
+      encryption: QueueEncryption.SQS_MANAGED,
+      retentionPeriod: Duration.days(14),
+    });
+    const fn = new ServiceFunction(this, 'StreamProcessor', {
+      name: 'stream-processor',
+      handler: streamProcessorHandler,
+      description: "The table's stream: outbound events, derived counters, delete cascades",
+      stage,
+      table: this.table,
+      timeout: Duration.minutes(1),
+    });
+    fn.addEnvironment('EVENT_BUS_NAME', this.bus.eventBusName);
+    this.table.grantStreamRead(fn);
+    // Only what counters and cascades use: key reads, queries of the base table, item writes (no Scan, no indexes).
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: [
+          'dynamodb:GetItem',
+          'dynamodb:BatchGetItem',
+          'dynamodb:Query',
+          'dynamodb:ConditionCheckItem',
+          'dynamodb:PutItem',
+          'dynamodb:UpdateItem',
+          'dynamodb:DeleteItem',
+          'dynamodb:BatchWriteItem',
+        ],
+        resources: [this.table.tableArn],
+      }),
+    );
+    this.bus.grantPutEventsTo(fn);
+    const string = (values: string[]) => ({ S: FilterRule.or(...values) });
+    fn.addEventSource(
+      new DynamoEventSource(this.table, {
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        batchSize: 100,
+        bisectBatchOnError: true,
+        retryAttempts: 10,
+        maxRecordAge: Duration.hours(24),
+        onFailure: new SqsDlq(failures),
+        filters: [
+          FilterCriteria.filter({ dynamodb: { NewImage: { type: string(STREAM_TYPES) } } }),
+          FilterCriteria.filter({ eventName: FilterRule.isEqual('REMOVE'), dynamodb: { OldImage: { type: string([ItemType.taskLink]) } } }),
+        ],
+      }),
+    );
+    this.functions.set('stream-processor', fn);
+    return failures;
+  }
+
   private resourceFor(path: string): IResource {
     return path
       .split('/')
@@ -252,6 +339,18 @@ export class ServiceStack extends Stack {
         threshold: 1,
       });
     }
+    alarm('StreamFailuresAlarm', {
+      alarmName: `${stage.prefix}-stream-failures`,
+      alarmDescription: 'Stream batches failed every retry and were set aside on the failure queue: events or counters are missing.',
+      metric: this.streamFailures.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+      threshold: 1,
+    });
+    alarm('StreamIteratorAgeAlarm', {
+      alarmName: `${stage.prefix}-stream-iterator-age`,
+      alarmDescription: 'The stream processor is falling behind: events, counters and cascades are late.',
+      metric: this.functions.get('stream-processor')!.metric('IteratorAge', { period: Duration.minutes(5), statistic: 'Maximum' }),
+      threshold: ITERATOR_AGE_ALARM.toMilliseconds(),
+    });
     alarm('TableThrottlesAlarm', {
       alarmName: `${stage.prefix}-table-throttles`,
       alarmDescription: 'DynamoDB throttled reads or writes on the table.',

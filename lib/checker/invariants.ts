@@ -24,7 +24,13 @@ export async function scanTable(): Promise<Item[]> {
 /**
  * Every violation of the data model in a set of items: orphan or half links, links to deleted
  * labels or projects, use counters and `labels_count` that differ from the links, tasks over the
- * label limit, duplicate label titles or slugs, title guards without their label, stale index keys.
+ * label limit, duplicate label titles or slugs, title guards without their label, stale index keys,
+ * deletion jobs whose project or label still exists.
+ *
+ * Two states are not violations: what a deletion job has yet to remove (a deleted project's or
+ * label's links, counters and versions, while its cascade drains), and the items that expire by
+ * themselves (detach notes, stream receipts, copy-name claims). Counters are derived from the
+ * table's stream: they match the links once the stream has drained (callers wait for that).
  */
 function findViolations(items: Item[]): string[] {
   const v: string[] = [];
@@ -37,10 +43,13 @@ function findViolations(items: Item[]): string[] {
 
   const projectById = new Map(projects.map((p) => [p.id as string, p]));
   const labelByWsId = new Map(labels.map((l) => [`${l.workspace}#${l.id}`, l]));
-  // A delete under way (or interrupted, awaiting a retried DELETE) may have removed part of what
-  // belongs to its project or label; only that part of the model is exempt, and only for them.
-  const inDeletion = (i: Item) =>
-    projectById.get(i.project_id)?.deleting === true || labelByWsId.get(`${i.workspace}#${i.label_id}`)?.deleting === true;
+  // A cascade under way has removed part of what belongs to its deleted project or label; only that
+  // part of the model is exempt, and only while the deletion job exists.
+  const projectJobs = new Set(of(ItemType.projectDeletion).map((j) => j.project_id as string));
+  const labelJobs = new Set(of(ItemType.labelDeletion).map((j) => `${j.workspace}#${j.label_id}`));
+  const inDeletion = (i: Item) => projectJobs.has(i.project_id) || labelJobs.has(`${i.workspace}#${i.label_id}`);
+  for (const id of projectJobs) if (projectById.has(id)) v.push(`project ${id} has a deletion job but still exists`);
+  for (const id of labelJobs) if (labelByWsId.has(id)) v.push(`label ${id} has a deletion job but still exists`);
   const linkId = (i: Item) => `${i.workspace}|${i.project_id}|${i.task_uuid}|${i.label_id}`;
 
   const known = new Set<string>(Object.values(ItemType));
@@ -60,6 +69,7 @@ function findViolations(items: Item[]): string[] {
   const taskSideIds = new Set(taskLinks.map(linkId));
   for (const l of taskLinks) {
     if (!labelSideIds.has(linkId(l)) && !inDeletion(l)) v.push(`task link ${linkId(l)} has no label-side half`);
+    if (inDeletion(l)) continue;
     const project = projectById.get(l.project_id);
     if (!project || project.workspace !== l.workspace) v.push(`task link ${linkId(l)} belongs to a missing project`);
     const label = labelByWsId.get(`${l.workspace}#${l.label_id}`);
@@ -84,7 +94,8 @@ function findViolations(items: Item[]): string[] {
     const links = linksPerUse.get(id) ?? 0;
     if (u.n !== links && !inDeletion(u))
       v.push(`use counter of label ${u.label_id} in project ${u.project_id} says ${u.n}, links say ${links}`);
-    if (!projectById.has(u.project_id)) v.push(`use counter of label ${u.label_id} belongs to a missing project ${u.project_id}`);
+    if (!projectById.has(u.project_id) && !inDeletion(u))
+      v.push(`use counter of label ${u.label_id} belongs to a missing project ${u.project_id}`);
     usesPerProject.set(u.project_id, (usesPerProject.get(u.project_id) ?? 0) + 1);
   }
   const useIds = new Set(uses.map((u) => `${u.project_id}#${u.label_id}`));
@@ -94,8 +105,7 @@ function findViolations(items: Item[]): string[] {
   }
   for (const p of projects) {
     const truth = usesPerProject.get(p.id) ?? 0;
-    if (p.labels_count !== truth && !p.deleting)
-      v.push(`project ${p.workspace}/${p.slug}: labels_count is ${p.labels_count}, links say ${truth}`);
+    if (p.labels_count !== truth) v.push(`project ${p.workspace}/${p.slug}: labels_count is ${p.labels_count}, links say ${truth}`);
   }
   // Label-set memberships: both sides present, their project and label alive.
   const memberId = (i: Item) => `${i.workspace}|${i.project_id}|${i.label_id}`;
@@ -105,6 +115,7 @@ function findViolations(items: Item[]): string[] {
   const labelMembers = new Set(labelSides.map(memberId));
   for (const m of projectSides) {
     if (!labelMembers.has(memberId(m)) && !inDeletion(m)) v.push(`label-set member ${memberId(m)} has no label-side half`);
+    if (inDeletion(m)) continue;
     if (!projectById.has(m.project_id)) v.push(`label-set member ${memberId(m)} belongs to a missing project`);
     if (!labelByWsId.has(`${m.workspace}#${m.label_id}`)) v.push(`label-set member ${memberId(m)} names a deleted label`);
   }
@@ -113,7 +124,8 @@ function findViolations(items: Item[]): string[] {
   for (const [task, n] of labelsPerTask)
     if (n > MAX_LABELS_PER_TASK) v.push(`task ${task} carries ${n} labels (limit ${MAX_LABELS_PER_TASK})`);
   for (const t of of(ItemType.taskVersion))
-    if (!projectById.has(t.project_id)) v.push(`task version ${t.PK} / ${t.SK} belongs to a missing project`);
+    if (!projectById.has(t.project_id) && !projectJobs.has(t.project_id))
+      v.push(`task version ${t.PK} / ${t.SK} belongs to a missing project`);
 
   const guards = of(ItemType.labelTitleGuard);
   const guardByKey = new Map(guards.map((g) => [`${g.PK}|${g.SK}`, g]));

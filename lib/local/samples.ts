@@ -1,4 +1,8 @@
-import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { storedProjectItem } from '#domain/projects';
+import { ItemType, keys } from '#store/keys';
+import { detachNoteItem, taskLinkItem } from '#store/links';
 import { matchPath, routes, type Route } from '#http/routes';
 import { toAuthorizerContext } from '#http/principal';
 import { SCOPES } from '#domain/scopes';
@@ -13,6 +17,8 @@ export const SAMPLE_WORKSPACE = 'acme-corp';
 /** Replaced by a real token when the authorizer event is invoked (`--seed`, `--token` or TOKEN). */
 export const TOKEN_PLACEHOLDER = '{{TOKEN}}';
 export const AUTHORIZER_EVENT = 'authorizer';
+/** The stream processor's sample: a batch of the table's stream records (events/stream-processor.json). */
+export const STREAM_EVENT = 'stream-processor';
 
 /** What the events act on; `seedFixtures()` makes each exist (or, for `absentLabel`, not exist). */
 export const FIXTURES = {
@@ -166,11 +172,127 @@ function sampleAuthorizerEvent(): APIGatewayTokenAuthorizerEvent {
   return { type: 'TOKEN', authorizationToken: `Bearer ${TOKEN_PLACEHOLDER}`, methodArn: methodArn('GET', sample.path) };
 }
 
-/** Every sample event by file stem: one per route plus the authorizer's. */
-export function sampleEvents(): Record<string, APIGatewayProxyEvent | APIGatewayTokenAuthorizerEvent> {
+/**
+ * A batch of the table's stream as Lambda delivers it to the stream processor: a project created, a
+ * label attached to a task and another detached, a label renamed, a label deleted (its deletion job),
+ * and records the processor ignores (a task version, a counter). Items are built by the service's own
+ * item builders. The project id is fixed, so invoking it against seeded data publishes the events and
+ * leaves the real project's counters alone (its records name another project id).
+ */
+function sampleStreamEvent(): DynamoDBStreamEvent {
+  const ws = SAMPLE_WORKSPACE;
+  const at = new Date(FIXED_EPOCH).toISOString();
+  const actor = SAMPLE_PRINCIPAL.owner;
+  const project = {
+    id: '5a3c1e8e-0000-4000-8000-000000000001',
+    workspace: ws,
+    slug: 'sample-stream-project',
+    name: 'Sample Stream Project',
+    description: '',
+    visibility: 'public' as const,
+    recurring: false,
+    owner: actor,
+    status: 'in_progress' as const,
+    settings: { default_workflow: 'kanban' as const, task_prefix: 'SSP' },
+    tasks_count: 0,
+    completed_count: 0,
+    members_count: 1,
+    sprints_count: 0,
+    labels_count: 0,
+    created_at: at,
+    updated_at: at,
+    updated_by: actor,
+  };
+  const ref = { id: project.id, slug: project.slug };
+  const bug = { id: 1, slug: FIXTURES.label.slug };
+  const label = {
+    id: 1,
+    slug: FIXTURES.label.slug,
+    title: FIXTURES.label.title,
+    color: FIXTURES.label.color,
+    created_at: at,
+    updated_at: at,
+  };
+  const labelItem = (title: string, updatedAt: string) => ({
+    ...keys.label(ws, label.slug),
+    type: ItemType.label,
+    workspace: ws,
+    ...label,
+    title,
+    updated_at: updatedAt,
+    updated_by: actor,
+  });
+  const note = {
+    ...detachNoteItem(ws, ref, bug, 'task-2', actor),
+    SK: 'DETACHED#00000000-0000-4000-8000-000000000002',
+    at,
+    ttl: Math.floor(FIXED_EPOCH / 1000) + 86_400,
+  };
+  const doomed = {
+    id: 2,
+    slug: FIXTURES.doomedLabel.slug,
+    title: FIXTURES.doomedLabel.title,
+    color: FIXTURES.doomedLabel.color,
+    created_at: at,
+    updated_at: at,
+  };
+  const job = {
+    ...keys.labelDeletion(ws, doomed.id),
+    type: ItemType.labelDeletion,
+    workspace: ws,
+    label_id: doomed.id,
+    label_slug: doomed.slug,
+    label: doomed,
+    actor,
+    deleted_at: at,
+    round: 0,
+  };
+  const version = {
+    ...keys.taskVersion(project.id, FIXTURES.task),
+    type: ItemType.taskVersion,
+    workspace: ws,
+    project_id: project.id,
+    task_uuid: FIXTURES.task,
+    v: 1,
+  };
+  const changes: [DynamoDBRecord['eventName'], Record<string, unknown> | undefined, Record<string, unknown> | undefined][] = [
+    ['INSERT', undefined, storedProjectItem(project)],
+    ['INSERT', undefined, version],
+    ['INSERT', undefined, taskLinkItem(ws, ref, bug, FIXTURES.task, at, actor)],
+    ['INSERT', undefined, note],
+    ['MODIFY', labelItem(label.title, at), labelItem('Defect', new Date(FIXED_EPOCH + 60_000).toISOString())],
+    ['INSERT', undefined, job],
+  ];
+  return {
+    Records: changes.map(([eventName, before, after], i) => {
+      const item = (after ?? before)!;
+      return {
+        eventID: `0000000000000000000000000000000${i.toString(16)}`,
+        eventName,
+        eventVersion: '1.1',
+        eventSource: 'aws:dynamodb',
+        awsRegion: 'us-east-1',
+        dynamodb: {
+          ApproximateCreationDateTime: FIXED_EPOCH / 1000,
+          Keys: marshall({ PK: item.PK, SK: item.SK }),
+          ...(after ? { NewImage: marshall(after) } : {}),
+          ...(before ? { OldImage: marshall(before) } : {}),
+          SequenceNumber: String(1000 + i).padStart(21, '0'),
+          SizeBytes: 256,
+          StreamViewType: 'NEW_AND_OLD_IMAGES',
+        },
+        eventSourceARN: 'arn:aws:dynamodb:us-east-1:123456789012:table/project-label-service/stream/2026-01-15T09:30:00.000',
+      } as DynamoDBRecord;
+    }),
+  };
+}
+
+/** Every sample event by file stem: one per route, the authorizer's, and the stream processor's. */
+export function sampleEvents(): Record<string, APIGatewayProxyEvent | APIGatewayTokenAuthorizerEvent | DynamoDBStreamEvent> {
   return {
     ...Object.fromEntries(routes.map((r) => [r.name, sampleProxyEvent(r.name)])),
     [AUTHORIZER_EVENT]: sampleAuthorizerEvent(),
+    [STREAM_EVENT]: sampleStreamEvent(),
   };
 }
 

@@ -10,12 +10,13 @@ import {
 import { db } from '#store/client';
 import { ItemType, keys } from '#store/keys';
 import { createLabel } from '#domain/labels';
-import { labelLinkItem, labelUseItem, taskLinkItem, taskVersionItem } from '#store/links';
+import { detachNoteItem, labelLinkItem, taskLinkItem, taskVersionItem } from '#store/links';
+import { labelUseItem } from '#store/counters';
 import { getProject, storedProjectItem } from '#domain/projects';
 import { nameKey, titleKey } from '#domain/text';
 import { TABLE, tableName } from '#store/table';
 import { metered, type Usage } from './capacity.ts';
-import { benchWorkspace, handlers, projectRecord, seedProjects } from './harness.ts';
+import { BENCH_ACTOR, benchWorkspace, handlers, projectRecord, seedProjects } from './harness.ts';
 import { log } from './stats.ts';
 
 /**
@@ -43,9 +44,9 @@ export async function measureCosts(): Promise<CostRow[]> {
   const apollo = (await w.invoke('create-project', { body: { company_slug: ws, name: 'Apollo Mission', description: 'Moon landing' } }))
     .body.data;
   const apolloRecord = await getProject(ws, apollo.slug);
-  for (let i = 0; i < 10; i++) await createLabel(ws, { title: `Topic ${i}`, color: 'AABBCC' });
-  const bug = await createLabel(ws, { title: 'Bug', color: 'FF0000' });
-  const feature = await createLabel(ws, { title: 'Feature', color: '00FF00' });
+  for (let i = 0; i < 10; i++) await createLabel(ws, { title: `Topic ${i}`, color: 'AABBCC' }, BENCH_ACTOR);
+  const bug = await createLabel(ws, { title: 'Bug', color: 'FF0000' }, BENCH_ACTOR);
+  const feature = await createLabel(ws, { title: 'Feature', color: '00FF00' }, BENCH_ACTOR);
   const project = { id: apolloRecord.id, slug: apolloRecord.slug };
   // Tasks 1, 2 and 4 carry Bug and task-3 carries Feature: attaching Feature to task 1 (handler) and
   // task 2 (minimum) is the same case (a task with a label already, a label already used in the project).
@@ -217,24 +218,39 @@ export async function measureCosts(): Promise<CostRow[]> {
   await send(new PutCommand({ TableName: T(), Item: storedProjectItem(doomedMin) }));
   await row(
     'delete-project',
-    'no links',
-    'DeleteItem (ALL_OLD, gives the id) + 1 Query of its collection',
+    'no links (any size answers the same: the cascade runs from the stream)',
+    'GetItem + TransactWrite(Delete project, Put deletion job)',
     () => w.invoke('delete-project', { path: { slug: doomed.slug } }),
     async () => {
-      const { Attributes } = await send(
-        new DeleteCommand({
-          TableName: T(),
-          Key: keys.project(ws, doomedMin.slug),
-          ConditionExpression: 'attribute_exists(PK)',
-          ReturnValues: 'ALL_OLD',
-        }),
-      );
+      const { Item } = await send(new GetCommand({ TableName: T(), Key: keys.project(ws, doomedMin.slug), ConsistentRead: true }));
       await send(
-        new QueryCommand({
-          TableName: T(),
-          KeyConditionExpression: 'PK = :pk',
-          ExpressionAttributeValues: { ':pk': keys.projectCollection(Attributes.id) },
-          ConsistentRead: true,
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Delete: {
+                TableName: T(),
+                Key: keys.project(ws, doomedMin.slug),
+                ConditionExpression: 'id = :id',
+                ExpressionAttributeValues: { ':id': Item.id },
+              },
+            },
+            {
+              Put: {
+                TableName: T(),
+                Item: {
+                  ...keys.projectDeletion(Item.id),
+                  type: ItemType.projectDeletion,
+                  workspace: ws,
+                  project_id: Item.id,
+                  project_slug: Item.slug,
+                  project: Item,
+                  actor: BENCH_ACTOR,
+                  deleted_at: new Date().toISOString(),
+                  round: 0,
+                },
+              },
+            },
+          ],
         }),
       );
     },
@@ -384,58 +400,26 @@ export async function measureCosts(): Promise<CostRow[]> {
       );
     },
   );
-  const attachMin = async (task: string, label: { id: number; slug: string }, existingVersion: number | undefined, useExists: boolean) => {
+  const attachMin = async (task: string, label: { id: number; slug: string }, existingVersion: number | undefined) => {
     await Promise.all([send(new GetCommand({ TableName: T(), Key: keys.label(ws, label.slug), ConsistentRead: true })), getProjectMin()]);
-    await Promise.all([
-      send(
-        new QueryCommand({
-          TableName: T(),
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
-          ExpressionAttributeValues: { ':pk': keys.projectCollection(project.id), ':p': keys.taskSkPrefix(task) },
-          ConsistentRead: true,
-        }),
-      ),
-      send(new GetCommand({ TableName: T(), Key: keys.labelUse(project.id, label.id), ConsistentRead: true })),
-    ]);
+    await send(
+      new QueryCommand({
+        TableName: T(),
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
+        ExpressionAttributeValues: { ':pk': keys.projectCollection(project.id), ':p': keys.taskSkPrefix(task) },
+        ConsistentRead: true,
+      }),
+    );
     const now = new Date().toISOString();
+    const check = (key: { PK: string; SK: string }, id: unknown) => ({
+      ConditionCheck: { TableName: T(), Key: key, ConditionExpression: 'id = :id', ExpressionAttributeValues: { ':id': id } },
+    });
+    // The use counter and labels_count are the stream processor's (measured per event below), not the request's.
     await send(
       new TransactWriteCommand({
         TransactItems: [
-          {
-            ConditionCheck: {
-              TableName: T(),
-              Key: keys.label(ws, label.slug),
-              ConditionExpression: 'id = :id',
-              ExpressionAttributeValues: { ':id': label.id },
-            },
-          },
-          useExists
-            ? {
-                ConditionCheck: {
-                  TableName: T(),
-                  Key: keys.project(ws, project.slug),
-                  ConditionExpression: 'id = :p',
-                  ExpressionAttributeValues: { ':p': project.id },
-                },
-              }
-            : {
-                Update: {
-                  TableName: T(),
-                  Key: keys.project(ws, project.slug),
-                  UpdateExpression: 'ADD labels_count :one',
-                  ExpressionAttributeValues: { ':one': 1 },
-                },
-              },
-          useExists
-            ? {
-                Update: {
-                  TableName: T(),
-                  Key: keys.labelUse(project.id, label.id),
-                  UpdateExpression: 'SET n = n + :one',
-                  ExpressionAttributeValues: { ':one': 1 },
-                },
-              }
-            : { Put: { TableName: T(), Item: labelUseItem(ws, project.id, label.id, 1) } },
+          check(keys.label(ws, label.slug), label.id),
+          check(keys.project(ws, project.slug), project.id),
           { Put: { TableName: T(), Item: taskVersionItem(ws, project.id, task, (existingVersion ?? 0) + 1) } },
           { Put: { TableName: T(), Item: taskLinkItem(ws, project, label, task, now) } },
           { Put: { TableName: T(), Item: labelLinkItem(ws, project, label, task, now) } },
@@ -451,45 +435,35 @@ export async function measureCosts(): Promise<CostRow[]> {
   await row(
     'attach-label',
     'second label on a task; label used in the project',
-    'GetItem label + GetItem project + Query task + GetItem use + TransactWrite(6) + BatchGetItem',
+    'GetItem label + GetItem project + Query task + TransactWrite(2 checks, 3 Put) + BatchGetItem',
     () => w.invoke('attach-label', { path: { slug: feature.slug }, query: { project_slug: apollo.slug }, body: { task_uuid: 'task-1' } }),
-    () => attachMin('task-2', { id: feature.id, slug: feature.slug }, 1, true),
+    () => attachMin('task-2', { id: feature.id, slug: feature.slug }, 1),
   );
 
   await row(
     'detach-label',
     'one of two labels; label stays used in the project',
-    'GetItem label + GetItem project + Query task + GetItem use + TransactWrite(Update use, 2 Delete) + BatchGetItem',
+    'GetItem label + GetItem project + Query task + TransactWrite(2 Delete, Put note naming the actor) + BatchGetItem',
     () => w.invoke('detach-label', { path: { slug: feature.slug }, query: { project_slug: apollo.slug }, body: { task_uuid: 'task-1' } }),
     async () => {
       await Promise.all([
         send(new GetCommand({ TableName: T(), Key: keys.label(ws, feature.slug), ConsistentRead: true })),
         getProjectMin(),
       ]);
-      await Promise.all([
-        send(
-          new QueryCommand({
-            TableName: T(),
-            KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
-            ExpressionAttributeValues: { ':pk': keys.projectCollection(project.id), ':p': keys.taskSkPrefix('task-2') },
-            ConsistentRead: true,
-          }),
-        ),
-        send(new GetCommand({ TableName: T(), Key: keys.labelUse(project.id, feature.id), ConsistentRead: true })),
-      ]);
+      await send(
+        new QueryCommand({
+          TableName: T(),
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
+          ExpressionAttributeValues: { ':pk': keys.projectCollection(project.id), ':p': keys.taskSkPrefix('task-2') },
+          ConsistentRead: true,
+        }),
+      );
       await send(
         new TransactWriteCommand({
           TransactItems: [
-            {
-              Update: {
-                TableName: T(),
-                Key: keys.labelUse(project.id, feature.id),
-                UpdateExpression: 'SET n = n - :one',
-                ExpressionAttributeValues: { ':one': 1 },
-              },
-            },
             { Delete: { TableName: T(), Key: keys.taskLink(project.id, 'task-2', feature.id) } },
             { Delete: { TableName: T(), Key: keys.labelLink(ws, feature.id, project.id, 'task-2') } },
+            { Put: { TableName: T(), Item: detachNoteItem(ws, project, feature, 'task-2', BENCH_ACTOR) } },
           ],
         }),
       );
@@ -516,8 +490,8 @@ export async function measureCosts(): Promise<CostRow[]> {
   );
   await row(
     'delete-label',
-    'no links',
-    'GetItem (title) + TransactWrite(2 Delete) + 1 Query of its link collection',
+    'no links (any size answers the same: the cascade runs from the stream)',
+    'GetItem + TransactWrite(Delete label, Delete title guard, Put deletion job)',
     () => w.invoke('delete-label', { path: { slug: topic(5) } }),
     async () => {
       const { Item } = await send(new GetCommand({ TableName: T(), Key: keys.label(ws, topic(6)), ConsistentRead: true }));
@@ -533,15 +507,23 @@ export async function measureCosts(): Promise<CostRow[]> {
               },
             },
             { Delete: { TableName: T(), Key: keys.labelTitleGuard(ws, titleKey(Item.title)) } },
+            {
+              Put: {
+                TableName: T(),
+                Item: {
+                  ...keys.labelDeletion(ws, Item.id),
+                  type: ItemType.labelDeletion,
+                  workspace: ws,
+                  label_id: Item.id,
+                  label_slug: Item.slug,
+                  label: Item,
+                  actor: BENCH_ACTOR,
+                  deleted_at: new Date().toISOString(),
+                  round: 0,
+                },
+              },
+            },
           ],
-        }),
-      );
-      await send(
-        new QueryCommand({
-          TableName: T(),
-          KeyConditionExpression: 'PK = :pk',
-          ExpressionAttributeValues: { ':pk': keys.labelCollection(ws, Item.id) },
-          ConsistentRead: true,
         }),
       );
     },

@@ -76,6 +76,9 @@ export async function benchWorkspace(prefix: string): Promise<Workspace> {
 }
 
 /** A project record as createProject would build it, for seeding without the handler. */
+/** The actor of the benchmarks' own writes. */
+export const BENCH_ACTOR = { name: 'Bench', username: 'bench' };
+
 export function projectRecord(ws: string, name: string, fields: Partial<ProjectRecord> = {}): ProjectRecord {
   const now = new Date().toISOString();
   return {

@@ -1,16 +1,16 @@
 import type { Server } from 'node:http';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '#store/client';
 import { ItemType, keys } from '#store/keys';
 import { createLabel, type LabelRecord } from '#domain/labels';
-import { labelLinkItem, labelUseItem, taskLinkItem, taskVersionItem } from '#store/links';
+import { labelLinkItem, taskLinkItem, taskVersionItem } from '#store/links';
 import { storedProjectItem, type ProjectRecord } from '#domain/projects';
 import { nameKey } from '#domain/text';
 import { TABLE, tableName } from '#store/table';
 import { checkTable } from '#checker/invariants';
 import { createGateway } from '#local/gateway';
 import { metered, type Usage } from './capacity.ts';
-import { batchPut, benchWorkspace, handlers, projectRecord, seedProjects, type Workspace } from './harness.ts';
+import { BENCH_ACTOR, batchPut, benchWorkspace, handlers, projectRecord, seedProjects, type Workspace } from './harness.ts';
 import { log, median, timed } from './stats.ts';
 
 /**
@@ -28,10 +28,16 @@ export interface ScaleRow {
 
 export interface DeleteRow {
   scenario: string;
+  links: number;
   items: number;
+  /** How long the stream processor took to derive the seeded links' counters (link records per second). */
+  seedDrainMs: number;
+  /** The DELETE request itself. */
   ms: number;
   usage: Usage;
   status: number;
+  /** From the DELETE's answer until the cascade and the counters it moves have drained. */
+  drainMs: number;
   leftovers: number;
   violationsBefore: number;
   violationsAfter: number;
@@ -157,8 +163,9 @@ async function deleteThroughApi(url: string, w: Workspace, path: string) {
 }
 
 /**
- * Links seeded straight into the table with the same item builders attach uses: both halves of
- * every link, one version per task, one use counter per project and label, and labels_count.
+ * Links seeded straight into the table with the same item builders attach uses: both halves of every
+ * link and one version per task. Use counters and labels_count are left to the stream processor, which
+ * derives them from the seeded links' stream records, as it does for attaches.
  */
 function linkItems(ws: string, project: ProjectRecord, labels: LabelRecord[], tasks: string[], now: string) {
   const ref = { id: project.id, slug: project.slug };
@@ -167,41 +174,73 @@ function linkItems(ws: string, project: ProjectRecord, labels: LabelRecord[], ta
     items.push(taskVersionItem(ws, project.id, task, labels.length));
     for (const l of labels) items.push(taskLinkItem(ws, ref, l, task, now), labelLinkItem(ws, ref, l, task, now));
   }
-  for (const l of labels) items.push(labelUseItem(ws, project.id, l.id, tasks.length));
   return items;
 }
 
 const taskIds = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}-${String(i).padStart(5, '0')}`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function measureBigDeletes(): Promise<DeleteRow[]> {
+/** Polls until `done` (every 100 ms, up to `limitMs`); the time it took. */
+async function until(done: () => Promise<boolean>, limitMs: number): Promise<number> {
+  const started = performance.now();
+  while (!(await done())) {
+    if (performance.now() - started > limitMs) throw new Error(`not drained within ${limitMs / 1000} s`);
+    await sleep(100);
+  }
+  return performance.now() - started;
+}
+
+const itemExists = async (key: { PK: string; SK: string }) =>
+  (await db.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item !== undefined;
+const useCount = async (projectId: string, labelId: number) =>
+  (await db.send(new GetCommand({ TableName: tableName(), Key: keys.labelUse(projectId, labelId), ConsistentRead: true }))).Item?.n ?? 0;
+
+export async function measureBigDeletes(opts: { hundredThousand: boolean }): Promise<DeleteRow[]> {
   const { url, server } = await serveGateway();
   const rows: DeleteRow[] = [];
   const now = new Date().toISOString();
   const run = async (
     scenario: string,
     w: Workspace,
-    items: Record<string, unknown>[],
-    path: string,
+    shape: { projects: ProjectRecord[]; labels: LabelRecord[]; tasks: number },
+    target: { path: string; job: { PK: string; SK: string } },
     partitions: { pk: string; linksOnly?: boolean }[],
   ) => {
+    const tasks = taskIds(shape.tasks, 't');
+    const items = shape.projects.flatMap((p) => [storedProjectItem(p), ...linkItems(w.ws, p, shape.labels, tasks, now)]);
+    const links = shape.projects.length * shape.labels.length * shape.tasks;
+    const pairs = shape.projects.flatMap((p) => shape.labels.map((l) => [p.id, l.id] as const));
     const seeded = await timed(() => batchPut(items));
-    log(`scale: seeded ${items.length} items in ${(seeded.ms / 1000).toFixed(1)} s for "${scenario}"`);
+    const seedDrainMs =
+      seeded.ms +
+      (await until(async () => (await Promise.all(pairs.map(([p, l]) => useCount(p, l)))).every((n) => n === shape.tasks), 1_800_000));
+    log(
+      `scale: seeded ${items.length} items (${links} links) for "${scenario}"; counters derived from the stream ${(seedDrainMs / 1000).toFixed(1)} s after seeding began`,
+    );
     const before = await checkTable([w.ws]);
-    const { usage, ms, status } = await deleteThroughApi(url, w, path);
+    const { usage, ms, status } = await deleteThroughApi(url, w, target.path);
+    const started = performance.now();
+    await until(async () => !(await itemExists(target.job)), 1_800_000);
+    // A label's cascade moves counters through the links' own records: drained once they are gone too.
+    await until(async () => (await Promise.all(pairs.map(([p, l]) => useCount(p, l)))).every((n) => n === 0), 1_800_000);
+    const drainMs = performance.now() - started;
     const after = await checkTable([w.ws]);
     const leftovers = (await Promise.all(partitions.map(countPartition))).reduce((a, b) => a + b, 0);
     rows.push({
       scenario,
+      links,
       items: items.length,
+      seedDrainMs,
       ms,
       usage,
       status,
+      drainMs,
       leftovers,
       violationsBefore: before.violations.length,
       violationsAfter: after.violations.length,
     });
     log(
-      `scale: ${scenario}: ${status} in ${(ms / 1000).toFixed(1)} s, ${usage.calls} calls, ${leftovers} leftovers, ${after.violations.length} violations`,
+      `scale: ${scenario}: ${status} in ${ms.toFixed(0)} ms (${usage.calls} calls), drained in ${(drainMs / 1000).toFixed(1)} s, ${leftovers} leftovers, ${after.violations.length} violations`,
     );
     for (const v of [...before.violations, ...after.violations].slice(0, 5)) log(`  violation: ${v}`);
   };
@@ -210,28 +249,84 @@ export async function measureBigDeletes(): Promise<DeleteRow[]> {
       // A project with 10,000 links: 2,500 tasks carrying 4 labels each.
       const w = await benchWorkspace('bigproject');
       const labels: LabelRecord[] = [];
-      for (let i = 0; i < 4; i++) labels.push(await createLabel(w.ws, { title: `Label ${i}`, color: 'AA00AA' }));
-      const project = projectRecord(w.ws, 'Big Project', { labels_count: labels.length });
-      const items = [storedProjectItem(project), ...linkItems(w.ws, project, labels, taskIds(2_500, 't'), now)];
-      await run('project with 10,000 links (2,500 tasks x 4 labels)', w, items, `/projects/${project.slug}`, [
-        { pk: keys.projectCollection(project.id) },
-        ...labels.map((l) => ({ pk: keys.labelCollection(w.ws, l.id) })),
-      ]);
+      for (let i = 0; i < 4; i++) labels.push(await createLabel(w.ws, { title: `Label ${i}`, color: 'AA00AA' }, BENCH_ACTOR));
+      const project = projectRecord(w.ws, 'Big Project');
+      await run(
+        'project with 10,000 links (2,500 tasks x 4 labels)',
+        w,
+        { projects: [project], labels, tasks: 2_500 },
+        { path: `/projects/${project.slug}`, job: keys.projectDeletion(project.id) },
+        [{ pk: keys.projectCollection(project.id) }, ...labels.map((l) => ({ pk: keys.labelCollection(w.ws, l.id) }))],
+      );
     }
-    {
-      // A label with 10,000 links: 10 projects x 1,000 tasks.
-      const w = await benchWorkspace('biglabel');
-      const label = await createLabel(w.ws, { title: 'Everywhere', color: '00AAAA' });
-      const projects = Array.from({ length: 10 }, (_, i) => projectRecord(w.ws, `Carrier ${i}`, { labels_count: 1 }));
-      const items = projects.flatMap((p) => [storedProjectItem(p), ...linkItems(w.ws, p, [label], taskIds(1_000, 't'), now)]);
-      await run('label with 10,000 links (10 projects x 1,000 tasks)', w, items, `/projects-labels/${label.slug}`, [
-        { pk: keys.labelCollection(w.ws, label.id) },
-        // Task versions stay (a task outlives its labels); links and use counters must not.
-        ...projects.map((p) => ({ pk: keys.projectCollection(p.id), linksOnly: true })),
-      ]);
+    for (const [links, perProject] of (opts.hundredThousand
+      ? [
+          [10_000, 1_000],
+          [100_000, 10_000],
+        ]
+      : [[10_000, 1_000]]) as [number, number][]) {
+      // A label on every task of 10 projects.
+      const w = await benchWorkspace(`biglabel${links}`);
+      const label = await createLabel(w.ws, { title: 'Everywhere', color: '00AAAA' }, BENCH_ACTOR);
+      const projects = Array.from({ length: 10 }, (_, i) => projectRecord(w.ws, `Carrier ${i}`));
+      await run(
+        `label with ${links.toLocaleString('en-US')} links (10 projects x ${perProject.toLocaleString('en-US')} tasks)`,
+        w,
+        { projects, labels: [label], tasks: perProject },
+        { path: `/projects-labels/${label.slug}`, job: keys.labelDeletion(w.ws, label.id) },
+        [
+          { pk: keys.labelCollection(w.ws, label.id) },
+          // Task versions stay (a task outlives its labels); links and use counters must not.
+          ...projects.map((p) => ({ pk: keys.projectCollection(p.id), linksOnly: true })),
+        ],
+      );
     }
   } finally {
     server.close();
+  }
+  return rows;
+}
+
+/**
+ * The hot path the stream backbone took off the request: `n` parallel attaches of one label to `n`
+ * distinct tasks of one project, through the local API. Counts answers by status (the goal: no 503),
+ * then waits for the stream to derive the counters and checks them.
+ */
+export interface HotLabelRow {
+  parallel: number;
+  statuses: Record<string, number>;
+  ms: number;
+  drainMs: number;
+  useCount: number;
+  labelsCount: number;
+}
+
+export async function measureHotLabel(apiUrl: string, sizes: number[]): Promise<HotLabelRow[]> {
+  const rows: HotLabelRow[] = [];
+  for (const n of sizes) {
+    const w = await benchWorkspace(`hot${n}`);
+    const label = await createLabel(w.ws, { title: 'Triage', color: 'FF8800' }, BENCH_ACTOR);
+    const [project] = await seedProjects(w.ws, 1, () => 'Inbox');
+    const statuses: Record<string, number> = {};
+    const attach = async (i: number) => {
+      const res = await fetch(`${apiUrl}/projects-labels/${label.slug}/attach?company_slug=${w.ws}&project_slug=${project!.slug}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${w.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ task_uuid: `task-${i}` }),
+      });
+      await res.text();
+      statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+    };
+    const burst = await timed(() => Promise.all(Array.from({ length: n }, (_, i) => attach(i))));
+    const drainMs = await until(async () => (await useCount(project!.id, label.id)) === (statuses['200'] ?? 0), 120_000);
+    const stats = await fetch(`${apiUrl}/projects/${project!.slug}/stats?company_slug=${w.ws}`, {
+      headers: { authorization: `Bearer ${w.token}` },
+    });
+    const labelsCount = ((await stats.json()) as { data: { labels_count: number } }).data.labels_count;
+    rows.push({ parallel: n, statuses, ms: burst.ms, drainMs, useCount: await useCount(project!.id, label.id), labelsCount });
+    log(
+      `hot label: ${n} parallel attaches: ${JSON.stringify(statuses)} in ${burst.ms.toFixed(0)} ms; counters drained in ${drainMs.toFixed(0)} ms`,
+    );
   }
   return rows;
 }

@@ -105,8 +105,8 @@ describe('routes', () => {
 });
 
 describe('functions', () => {
-  test('one function per route plus the authorizer', () => {
-    expect(ofType('AWS::Lambda::Function')).toHaveLength(routes.length + 1);
+  test('one function per route plus the authorizer and the stream processor', () => {
+    expect(ofType('AWS::Lambda::Function')).toHaveLength(routes.length + 2);
   });
 
   test('every function runs nodejs22.x on arm64 with active tracing, source maps and the table name', () => {
@@ -172,6 +172,8 @@ describe('table', () => {
     expect(table.Properties.KeySchema).toEqual(local.KeySchema);
     expect([...table.Properties.AttributeDefinitions].sort(byName)).toEqual([...local.AttributeDefinitions!].sort(byName));
     expect(table.Properties.GlobalSecondaryIndexes).toEqual(local.GlobalSecondaryIndexes);
+    expect(table.Properties.StreamSpecification).toEqual({ StreamViewType: local.StreamSpecification!.StreamViewType });
+    expect(local.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' });
   });
 
   test('on demand, point-in-time recovery, encrypted; disposable in dev', () => {
@@ -184,6 +186,91 @@ describe('table', () => {
       }),
       DeletionPolicy: 'Delete',
     });
+  });
+});
+
+describe('stream backbone', () => {
+  const mapping = () => ofType('AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties);
+
+  test("the processor reads the table's stream in bisected, bounded retries, with an SQS on-failure destination", () => {
+    const [m, ...others] = mapping();
+    expect(others).toEqual([]);
+    expect(ref(m!.FunctionName)).toBe(functionLogicalId('stream-processor'));
+    expect(JSON.stringify(m!.EventSourceArn)).toContain('StreamArn');
+    expect(m).toMatchObject({
+      StartingPosition: 'TRIM_HORIZON',
+      BatchSize: 100,
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 10,
+      MaximumRecordAgeInSeconds: 86_400,
+    });
+    const queue = m!.DestinationConfig.OnFailure.Destination;
+    expect(resources[queue['Fn::GetAtt'][0]]!.Type).toBe('AWS::SQS::Queue');
+  });
+
+  test('only the records the processor acts on reach it (public items, and task links going)', () => {
+    const patterns = mapping()[0]!.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern));
+    expect(patterns).toEqual([
+      {
+        dynamodb: {
+          NewImage: {
+            type: { S: ['project', 'label', 'task_link', 'project_label', 'detach_note', 'project_deletion', 'label_deletion'] },
+          },
+        },
+      },
+      { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['task_link'] } } } },
+    ]);
+  });
+
+  test('least privilege: read the stream, write the table, PutEvents on the service bus only', () => {
+    const statements = statementsOf('stream-processor');
+    const events = statements.filter((s) => [s.Action].flat().some((a) => a.startsWith('events:')));
+    expect(events).toEqual([
+      { Effect: 'Allow', Action: 'events:PutEvents', Resource: { 'Fn::GetAtt': [expect.stringMatching(/^Bus/), 'Arn'] } },
+    ]);
+    const actions = actionsOf('stream-processor');
+    expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:DescribeStream']));
+    expect(actions).toEqual(
+      expect.arrayContaining([
+        'dynamodb:Query',
+        'dynamodb:ConditionCheckItem',
+        'dynamodb:PutItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:BatchWriteItem',
+      ]),
+    );
+    expect(actions.filter((a) => a === '*' || a === 'dynamodb:*' || a === 'events:*' || a === 'dynamodb:Scan')).toEqual([]);
+    const tableStatements = statements.filter((s) => [s.Action].flat().includes('dynamodb:PutItem'));
+    expect(tableStatements.map((s) => s.Resource)).toEqual([{ 'Fn::GetAtt': [expect.stringMatching(/^Table/), 'Arn'] }]);
+    const env = resources[functionLogicalId('stream-processor')]!.Properties.Environment.Variables;
+    expect(ref(env.EVENT_BUS_NAME)).toMatch(/^Bus/);
+    expect(env.CURSOR_KEY).toBeUndefined();
+    // No route function may publish events: they come from the stream only.
+    for (const route of routes)
+      expect(
+        actionsOf(route.name).filter((a) => a.startsWith('events:')),
+        route.name,
+      ).toEqual([]);
+  });
+
+  test('the failure queue is encrypted and TLS-only; alarms on its depth and on the iterator age', () => {
+    synth.template.hasResourceProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true, MessageRetentionPeriod: 1_209_600 });
+    const policy = JSON.stringify(ofType('AWS::SQS::QueuePolicy')[0]![1].Properties);
+    expect(policy).toContain('aws:SecureTransport');
+    const alarms = ofType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
+    expect(alarms.some((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible' && a.Threshold === 1)).toBe(true);
+    expect(alarms.some((a) => a.MetricName === 'IteratorAge' && a.Threshold === 60_000)).toBe(true);
+  });
+
+  test('an existing bus by context: no bus of its own, PutEvents on that bus', () => {
+    const other = synthesize({ stage: 'dev', bundle: false, nag: false, context: { eventBusName: 'company-bus' } });
+    try {
+      const res = other.template.toJSON().Resources as Record<string, Resource>;
+      expect(Object.values(res).filter((r) => r.Type === 'AWS::Events::EventBus')).toEqual([]);
+      expect(JSON.stringify(res)).toContain(':event-bus/company-bus');
+    } finally {
+      other.cleanup();
+    }
   });
 });
 
@@ -242,12 +329,13 @@ describe('operations', () => {
     const alarms = ofType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
     expect(alarms.some((a) => a.MetricName === '5XXError' && a.Namespace === 'AWS/ApiGateway')).toBe(true);
     const errorAlarms = alarms.filter((a) => a.MetricName === 'Errors' && a.Namespace === 'AWS/Lambda');
-    expect(errorAlarms).toHaveLength(routes.length + 1);
+    expect(errorAlarms).toHaveLength(routes.length + 2);
     expect(alarms.some((a) => JSON.stringify(a.Metrics ?? []).includes('ThrottleEvents'))).toBe(true);
   });
 
-  test('outputs the API URL and the table name', () => {
+  test('outputs the API URL, the table name and the event bus', () => {
     synth.template.hasOutput('ApiUrl', {});
     synth.template.hasOutput('TableName', {});
+    synth.template.hasOutput('EventBusName', {});
   });
 });

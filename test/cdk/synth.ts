@@ -17,12 +17,14 @@ export interface Synthesized {
  * `bundle: false` skips esbuild (CDK's `aws:cdk:bundling-stacks` context): the template is the same
  * apart from asset hashes, which is all cfn-lint and cdk-nag look at.
  */
-export function synthesize(opts: { stage?: 'dev' | 'prod'; bundle?: boolean; nag?: boolean } = {}): Synthesized {
+export function synthesize(
+  opts: { stage?: 'dev' | 'prod'; bundle?: boolean; nag?: boolean; context?: Record<string, unknown> } = {},
+): Synthesized {
   const outdir = mkdtempSync(join(tmpdir(), 'pls-cdk-'));
   const { app, stack } = buildApp({
     outdir,
     nag: opts.nag ?? true,
-    context: { stage: opts.stage ?? 'dev', ...(opts.bundle === false ? { 'aws:cdk:bundling-stacks': [] } : {}) },
+    context: { stage: opts.stage ?? 'dev', ...(opts.bundle === false ? { 'aws:cdk:bundling-stacks': [] } : {}), ...opts.context },
   });
   const artifact = app.synth().getStackByName(stack.stackName);
   return {

@@ -1,6 +1,5 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
-import { markLabelDeleting } from '#store/labels';
 import { call, workspaceClient } from '#support/api';
 
 /** Bodies in odd encodings, and one rule for every route. */
@@ -107,14 +106,18 @@ describe('one rule for every route', () => {
     expect((await c.get('/projects-labels', { limit: '5' })).status).toBe(200);
   });
 
-  test('no update of a label that is being deleted, color-only included (409, nothing changes)', async () => {
+  test('a deleted label is gone for every change at once, while its cascade may still be draining (404, nothing comes back)', async () => {
     const c = await workspaceClient('rule');
     const label = await c.createLabel('Doomed');
-    await markLabelDeleting(c.ws, label.slug);
+    const project = await c.createProject('Board');
+    expect((await c.post(`/projects-labels/${label.slug}/attach`, { task_uuid: 't1' }, { project_slug: project.slug })).status).toBe(200);
+    expect((await c.del(`/projects-labels/${label.slug}`)).status).toBe(200);
     for (const body of [{ color: '000000' }, { title: 'Renamed' }, { title: 'Renamed', color: '000000' }, {}]) {
       const res = await c.put(`/projects-labels/${label.slug}`, body);
-      expect(res.status, JSON.stringify(body)).toBe(409);
+      expect(res.status, JSON.stringify(body)).toBe(404);
     }
-    expect((await c.get('/projects-labels')).body.data).toEqual([{ id: label.id, slug: label.slug, title: 'Doomed', color: 'FF5733' }]);
+    expect((await c.post(`/projects-labels/${label.slug}/attach`, { task_uuid: 't2' }, { project_slug: project.slug })).status).toBe(404);
+    expect((await c.get('/projects-labels')).body.data).toEqual([]);
+    expect((await c.get('/projects-labels', { project_slug: project.slug, task_uuid: 't1' })).body.data).toEqual([]);
   });
 });

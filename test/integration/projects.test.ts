@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import { settledViolations } from '#support/settle';
 import { call, workspaceClient } from '#support/api';
 
 const LIST_FIELDS = [
@@ -354,6 +355,9 @@ describe('delete project', () => {
     expect(again.slug).toBe('temp');
     expect((await c.get('/projects/temp/stats')).body.data.labels_count).toBe(0);
     expect((await c.get('/projects-labels', { project_slug: 'temp', task_uuid: 't1' })).body.data).toEqual([]);
+    // Nor does the old project's cascade, draining through the stream, ever reach the new one.
+    expect(await settledViolations([c.ws])).toEqual([]);
+    expect((await c.get('/projects/temp/stats')).body.data.labels_count).toBe(0);
   });
 });
 

@@ -10,10 +10,11 @@ import type { Fixture } from './requests.ts';
  */
 export async function seedFixture(prefix = 'fx'): Promise<Fixture> {
   const ws = uniqueWorkspace(prefix);
-  const project = await createProject(ws, { name: 'Fixture Project', owner: { name: 'Seed', username: 'seed' } });
-  const label = await createLabel(ws, { title: 'Fixture Label', color: 'FF0000' });
-  const other = await createLabel(ws, { title: 'Other Label', color: '00FF00' });
-  await changeLabels('attach', ws, { labelSlug: label.slug, projectSlug: project.slug, taskUuids: ['task-1', 'task-2', 'task-3'] });
-  await changeLabels('attach', ws, { labelSlug: other.slug, projectSlug: project.slug, taskUuids: ['task-1'] });
+  const seed = { name: 'Seed', username: 'seed' };
+  const project = await createProject(ws, { name: 'Fixture Project', owner: seed });
+  const label = await createLabel(ws, { title: 'Fixture Label', color: 'FF0000' }, seed);
+  const other = await createLabel(ws, { title: 'Other Label', color: '00FF00' }, seed);
+  await changeLabels('attach', ws, { labelSlug: label.slug, projectSlug: project.slug, taskUuids: ['task-1', 'task-2', 'task-3'] }, seed);
+  await changeLabels('attach', ws, { labelSlug: other.slug, projectSlug: project.slug, taskUuids: ['task-1'] }, seed);
   return { ws, project: project.slug, label: label.slug, task: 'task-1' };
 }

@@ -1,14 +1,16 @@
 import {
   BatchWriteCommand,
+  DeleteCommand,
   DynamoDBDocumentClient,
   GetCommand,
   QueryCommand,
   TransactWriteCommand,
-  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
+import { projectCascadeRound } from '#domain/cascades';
 import { routes } from '#http/routes';
+import { StoreUnavailable } from '#store/errors';
 import { sampleProject, sampleProjectItem } from '#support/items';
 import { invokeRoute, principalFor } from '#support/invoke';
 import { sampleRequest } from '#support/requests';
@@ -43,30 +45,27 @@ describe.each(routes.map((r) => [r.name, r] as const))('%s', (_name, route) => {
 });
 
 describe('partially processed batches', () => {
-  test('a delete whose batch items stay unprocessed answers 503, never 200', async () => {
-    ddb.on(UpdateCommand).resolves({ Attributes: { ...sampleProjectItem(), deleting: true } });
-    ddb.on(QueryCommand).resolves({ Items: [{ PK: 'PROJECT#p-1', SK: 'USE#1', type: 'label_use' }] });
+  // A cascade round runs in the stream processor: failing, it throws, and the stream delivers it again.
+  const job = { ws: 'acme-corp', projectId: 'p-1', round: 0 };
+  const counter = { PK: 'PROJECT#p-1', SK: 'USE#1', type: 'label_use' };
+
+  test('a cascade round whose batch items stay unprocessed fails (to be redelivered), never reports done', async () => {
+    ddb.on(QueryCommand).resolves({ Items: [counter] });
     ddb.on(BatchWriteCommand).callsFake((input) => ({ UnprocessedItems: input.RequestItems }));
-    const route = routes.find((r) => r.name === 'delete-project')!;
-    const res = await invokeRoute(route, sampleRequest(route, fixture), principalFor(fixture.ws));
-    expect(res.statusCode).toBe(503);
+    await expect(projectCascadeRound(job)).rejects.toThrow(StoreUnavailable);
     expect(ddb.commandCalls(BatchWriteCommand).length).toBeGreaterThan(1);
+    expect(ddb.commandCalls(DeleteCommand)).toHaveLength(0);
   });
 
-  test('items left unprocessed once are sent again and the delete succeeds', async () => {
-    ddb.on(UpdateCommand).resolves({ Attributes: { ...sampleProjectItem(), deleting: true } });
-    ddb
-      .on(QueryCommand)
-      .resolvesOnce({ Items: [{ PK: 'PROJECT#p-1', SK: 'USE#1', type: 'label_use' }] })
-      .resolves({ Items: [] });
+  test('items left unprocessed once are sent again and the round finishes the job', async () => {
+    ddb.on(QueryCommand).resolves({ Items: [counter] });
     ddb
       .on(BatchWriteCommand)
       .callsFakeOnce((input) => ({ UnprocessedItems: input.RequestItems }))
       .resolves({ UnprocessedItems: {} });
-    const route = routes.find((r) => r.name === 'delete-project')!;
-    const res = await invokeRoute(route, sampleRequest(route, fixture), principalFor(fixture.ws));
-    expect(res.statusCode).toBe(200);
+    expect(await projectCascadeRound(job)).toBe('done');
     expect(ddb.commandCalls(BatchWriteCommand)).toHaveLength(2);
+    expect(ddb.commandCalls(DeleteCommand)[0]!.args[0].input.Key).toEqual({ PK: 'PROJECT#p-1', SK: 'DELETION' });
   });
 });
 

@@ -1,34 +1,57 @@
 import { deleteKeys } from '#store/batches';
-import { keyOf, labelSidesOf, projectsOf, readLabelLinks, readProjectCollection, releaseLabelUse, taskSidesOf } from '#store/collections';
-import { withOptimisticRetry } from '#store/transactions';
+import {
+  finishJob,
+  keyOf,
+  labelSidesOf,
+  nextRound,
+  readLabelCollectionPage,
+  readProjectCollectionPage,
+  taskSidesOf,
+} from '#store/collections';
+import { keys } from '#store/keys';
 
 /**
- * What a delete takes with it. Both run after their project or label is marked `deleting`, so no
- * new link can appear, and read until nothing is left. Far halves go first and the deleted
- * resource's own collection last, so an interruption anywhere leaves every remaining item findable
- * from it: a retried DELETE finishes the job.
+ * What a delete takes with it, outside the request. The delete removed the project or label item and
+ * wrote its deletion job in one transaction; the job's stream record runs a round, each round removes
+ * up to CASCADE_ROUND items and bumps the job, whose new stream record runs the next round, until
+ * nothing is left and the job goes. A round is short (one stream record's work), so a cascade of any
+ * size interleaves with the other changes of its stream shard instead of holding them up.
+ *
+ * Resumable and idempotent: far halves go before near ones, so an interruption anywhere leaves every
+ * remaining item findable from the collection the next round reads; a redelivered round deletes
+ * what is already gone (nothing) and finds the job moved on.
  */
+const CASCADE_ROUND = 400;
 
-/** Everything keyed to a project's internal id: both halves of its links, use counters, task versions. */
-export async function removeProjectData(ws: string, projectId: string): Promise<void> {
-  for (;;) {
-    const items = await readProjectCollection(projectId);
-    if (items.length === 0) return;
-    await deleteKeys(labelSidesOf(ws, projectId, items));
-    await deleteKeys(items.map(keyOf));
-  }
+export interface DeletionJob {
+  ws: string;
+  round: number;
+}
+
+/** One round of a deleted project's cascade: both halves of its links, label sets, counters, versions, notes, receipts. */
+export async function projectCascadeRound(job: DeletionJob & { projectId: string }): Promise<'next' | 'done'> {
+  const { items, more } = await readProjectCollectionPage(job.projectId, CASCADE_ROUND);
+  await deleteKeys(labelSidesOf(job.ws, job.projectId, items));
+  await deleteKeys(items.map(keyOf));
+  return finishRound(keys.projectDeletion(job.projectId), job.round, more);
 }
 
 /**
- * A label from every task of every project. Per round: release each affected project's use counter
- * (with its `labels_count` decrement), delete the task-side halves, then the label-side halves.
+ * One round of a deleted label's cascade: off every task and label set of every project. The use
+ * counters and `labels_count` follow from the links' own stream records, like any detach.
  */
-export async function removeLabelData(ws: string, labelId: number): Promise<void> {
-  for (;;) {
-    const links = await readLabelLinks(ws, labelId);
-    if (links.length === 0) return;
-    await Promise.all(projectsOf(links).map((project) => withOptimisticRetry(() => releaseLabelUse(ws, project, labelId))));
-    await deleteKeys(taskSidesOf(labelId, links));
-    await deleteKeys(links.map(keyOf));
+export async function labelCascadeRound(job: DeletionJob & { labelId: number }): Promise<'next' | 'done'> {
+  const { items, more } = await readLabelCollectionPage(job.ws, job.labelId, CASCADE_ROUND);
+  await deleteKeys(taskSidesOf(job.labelId, items));
+  await deleteKeys(items.map(keyOf));
+  return finishRound(keys.labelDeletion(job.ws, job.labelId), job.round, more);
+}
+
+async function finishRound(job: ReturnType<typeof keys.projectDeletion>, round: number, more: boolean): Promise<'next' | 'done'> {
+  if (more) {
+    await nextRound(job, round);
+    return 'next';
   }
+  await finishJob(job);
+  return 'done';
 }

@@ -1,7 +1,6 @@
 import {
   deleteLabelItems,
   labelSlugsRange,
-  markLabelDeleting,
   nextLabelId,
   putNewLabel,
   readLabel,
@@ -13,7 +12,7 @@ import {
 } from '#store/labels';
 import { queryAll } from '#store/query';
 import { TransactionCancelled } from '#store/errors';
-import { removeLabelData } from './cascades';
+import type { Actor } from '#store/codec';
 import { Conflict, labelNotFound } from './errors';
 import { claimSlug, slugify } from './slugs';
 import { foldKey, titleKey } from './text';
@@ -27,7 +26,6 @@ export function byTitle(a: LabelRecord, b: LabelRecord): number {
   return an < bn ? -1 : an > bn ? 1 : a.title < b.title ? -1 : a.title > b.title ? 1 : a.id - b.id;
 }
 
-const beingDeleted = () => new Conflict('The label is being deleted; it can no longer be changed.');
 const titleTaken = (title: string) => new Conflict(`A label titled "${title}" already exists in this workspace.`);
 
 export async function listLabels(ws: string): Promise<LabelRecord[]> {
@@ -46,7 +44,7 @@ export async function getLabel(ws: string, slug: string): Promise<LabelRecord> {
  * its title claimed through a guard item so that two labels can never share a title
  * case-insensitively, even when created at the same moment.
  */
-export async function createLabel(ws: string, input: { title: string; color: string }): Promise<LabelRecord> {
+export async function createLabel(ws: string, input: { title: string; color: string }, actor: Actor): Promise<LabelRecord> {
   const id = await nextLabelId(ws);
   const now = new Date().toISOString();
   const takenSlugs = async (prefix: string) => (await queryAll(labelSlugsRange(ws, prefix))).map(slugOfLabelItem);
@@ -54,7 +52,7 @@ export async function createLabel(ws: string, input: { title: string; color: str
     slugify(input.title, 'label'),
     takenSlugs,
     async (slug) => {
-      const label: LabelRecord = { id, slug, title: input.title, color: input.color, created_at: now, updated_at: now };
+      const label: LabelRecord = { id, slug, title: input.title, color: input.color, created_at: now, updated_at: now, updated_by: actor };
       try {
         await putNewLabel(ws, label, titleKey);
         return label;
@@ -74,16 +72,21 @@ export async function updateLabel(
   ws: string,
   slug: string,
   patch: { title?: string | undefined; color?: string | undefined },
+  actor: Actor,
 ): Promise<LabelRecord> {
   if (patch.title === undefined) {
-    const recolored = await recolorLabel(ws, slug, patch.color);
+    const recolored = await recolorLabel(ws, slug, patch.color, actor);
     if (recolored) return recolored;
-    if ((await getLabel(ws, slug)).deleting) throw beingDeleted();
-    throw new Conflict('The label was changed by another request; retry.');
+    throw labelNotFound(slug);
   }
   const current = await getLabel(ws, slug);
-  if (current.deleting) throw beingDeleted();
-  const next: LabelRecord = { ...current, title: patch.title, color: patch.color ?? current.color, updated_at: new Date().toISOString() };
+  const next: LabelRecord = {
+    ...current,
+    title: patch.title,
+    color: patch.color ?? current.color,
+    updated_at: new Date().toISOString(),
+    updated_by: actor,
+  };
   try {
     await rewriteLabel(ws, current, next, titleKey);
     return next;
@@ -100,18 +103,15 @@ export async function updateLabel(
 }
 
 /**
- * Deletes a label in three resumable steps: mark it `deleting` (from then on no attach can
- * succeed), remove it from every task of every project, then delete the label and its title
- * guard in one transaction. If a step fails the request answers 503 and the label stays, marked:
- * a retried DELETE finishes the job. No link ever points to a label that is gone.
+ * Deletes a label at once, whatever the number of tasks carrying it: the label and its title guard
+ * go and its deletion job comes in one transaction, so every read answers 404 and the title and slug
+ * are free before this returns; no attach can succeed after it (attaches check the label). The
+ * job's stream record starts the cascade that takes the label off every task and label set.
  */
-export async function deleteLabel(ws: string, slug: string): Promise<LabelRecord> {
-  const label = await markLabelDeleting(ws, slug);
-  if (!label) throw labelNotFound(slug);
-  await removeLabelData(ws, label.id);
-  // A label under deletion cannot be renamed (see rewriteLabel), so its title guard is the marked one.
+export async function deleteLabel(ws: string, slug: string, actor: Actor): Promise<LabelRecord> {
+  const label = await getLabel(ws, slug);
   try {
-    await deleteLabelItems(ws, label, titleKey);
+    await deleteLabelItems(ws, label, titleKey, actor);
   } catch (error) {
     // A concurrent DELETE of the same label finished first.
     if (error instanceof TransactionCancelled && error.anyConditionFailed) throw labelNotFound(slug);

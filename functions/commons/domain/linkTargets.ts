@@ -20,12 +20,6 @@ export async function linkTargets(ws: string, labelSlug: string, projectSlug: st
   return { label, project, labelRef: { id: label.id, slug: label.slug }, projectRef: { id: project.id, slug: project.slug } };
 }
 
-/** Nothing new may be attached to what is being deleted; its delete removes every link anyway. */
-export function refuseDeleting({ label, project }: LinkTargets): void {
-  if (label.deleting) throw labelNotFound(label.slug);
-  if (project.deleting) throw projectNotFound(project.slug);
-}
-
 /** A cancelled write whose label or project condition failed: that resource went away meanwhile. */
 export function goneReference(error: unknown, labelSlug: string, projectSlug: string): unknown {
   if (error instanceof TransactionCancelled && error.conditionFailed('label')) return labelNotFound(labelSlug);

@@ -2,7 +2,8 @@ import type { LabelRecord } from '#store/labels';
 import { deleteProjectLabel, readProjectLabelIds, writeProjectLabel } from '#store/labelSets';
 import { readLabelUses } from '#store/links';
 import { listLabels } from './labels';
-import { goneReference, linkTargets, refuseDeleting } from './linkTargets';
+import type { Actor } from '#store/codec';
+import { goneReference, linkTargets } from './linkTargets';
 import { getProject } from './projects';
 
 /** A label as a project sees it: with how many of the project's tasks carry it. */
@@ -11,7 +12,8 @@ export type ProjectLabel = LabelRecord & { tasks_count: number };
 /**
  * The project's labels: its label set (labels attached to the project itself, as GitScrum's client
  * does) and every label one of its tasks carries, each with `tasks_count`, ordered by title.
- * `tasks_count` comes from the project's use counters, exact like `labels_count`.
+ * `tasks_count` comes from the project's use counters: like `labels_count`, exact once the table's
+ * stream has drained (within seconds of a change).
  */
 export async function projectLabels(ws: string, projectSlug: string): Promise<ProjectLabel[]> {
   const project = await getProject(ws, projectSlug);
@@ -22,19 +24,19 @@ export async function projectLabels(ws: string, projectSlug: string): Promise<Pr
 
 /**
  * Adds the label to the project's label set or removes it (idempotent both ways), then answers the
- * project's labels. A label or project being deleted takes nothing new; its delete empties the set.
+ * project's labels. A deleted label or project takes nothing new; its cascade empties the set.
  */
 export async function changeProjectLabels(
   change: 'attach' | 'detach',
   ws: string,
   labelSlug: string,
   projectSlug: string,
+  actor: Actor,
 ): Promise<ProjectLabel[]> {
   const targets = await linkTargets(ws, labelSlug, projectSlug);
-  if (change === 'detach') await deleteProjectLabel(ws, targets.projectRef, targets.labelRef);
+  if (change === 'detach') await deleteProjectLabel(ws, targets.projectRef, targets.labelRef, actor);
   else {
-    refuseDeleting(targets);
-    await writeProjectLabel(ws, targets.projectRef, targets.labelRef).catch((error: unknown) => {
+    await writeProjectLabel(ws, targets.projectRef, targets.labelRef, actor).catch((error: unknown) => {
       throw goneReference(error, labelSlug, projectSlug);
     });
   }

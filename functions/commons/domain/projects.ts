@@ -4,7 +4,6 @@ import {
   claimCopyName,
   decodeProject,
   deleteProjectItem,
-  markProjectDeleting,
   projectRanges,
   projectItem,
   putNewProject,
@@ -17,7 +16,7 @@ import {
   type Visibility,
   type Workflow,
 } from '#store/projects';
-import { removeProjectData } from './cascades';
+import type { Actor } from '#store/codec';
 import { projectNotFound } from './errors';
 import { MAX_PROJECT_NAME } from './limits';
 import { readPage, type Page, type PageRequest } from './paging';
@@ -25,7 +24,7 @@ import { claimSlug, slugify } from './slugs';
 import { cutToChars, foldKey, nameKey, titleKey } from './text';
 
 export { PROJECT_STATUSES, VISIBILITIES, WORKFLOWS } from '#store/projects';
-export type { ProjectPatch, ProjectRecord, ProjectStatus };
+export type { Actor, ProjectPatch, ProjectRecord, ProjectStatus };
 
 export interface NewProject {
   name: string;
@@ -92,8 +91,12 @@ export function createProject(ws: string, input: NewProject): Promise<ProjectRec
     ...FRESH_STATS,
     created_at: now,
     updated_at: now,
+    updated_by: actorOf(input.owner),
   });
 }
+
+/** The actor of a change: the token's owner. */
+const actorOf = (owner: ProjectRecord['owner']): Actor => ({ username: owner.username, name: owner.name });
 
 /** A project of the workspace, read strongly consistent (callers expect to see their own writes). */
 export async function getProject(ws: string, slug: string): Promise<ProjectRecord> {
@@ -120,23 +123,21 @@ export async function findProjectsByName(ws: string, name: string, req: PageRequ
   return prefix === folded ? page : { ...page, items: page.items.filter((p) => foldKey(p.name).startsWith(folded)) };
 }
 
-export async function updateProject(ws: string, slug: string, patch: ProjectPatch): Promise<ProjectRecord> {
-  const updated = await updateProjectItem(ws, slug, patch, nameKey);
+export async function updateProject(ws: string, slug: string, patch: ProjectPatch, actor: Actor): Promise<ProjectRecord> {
+  const updated = await updateProjectItem(ws, slug, patch, nameKey, actor);
   if (!updated) throw projectNotFound(slug);
   return updated;
 }
 
 /**
- * Deletes a project in three resumable steps: mark it `deleting` (from then on no label can be
- * attached to it), remove everything keyed to its internal id, then delete the project item. If a
- * step fails the request answers 503 and the project stays, marked, with part of its links gone:
- * a retried DELETE finds the mark and finishes the job. Nothing is left orphaned in between.
+ * Deletes a project at once, whatever its size: the project item goes and its deletion job comes in
+ * one transaction, so every read answers 404 and the slug is free for a new project (with a new
+ * internal id, so it starts empty) before this returns. The job's stream record starts the cascade,
+ * which removes everything keyed to the old id outside the request (domain/cascades.ts).
  */
-export async function deleteProject(ws: string, slug: string): Promise<ProjectRecord> {
-  const project = await markProjectDeleting(ws, slug);
-  if (!project) throw projectNotFound(slug);
-  await removeProjectData(ws, project.id);
-  if (!(await deleteProjectItem(project))) throw projectNotFound(slug);
+export async function deleteProject(ws: string, slug: string, actor: Actor): Promise<ProjectRecord> {
+  const project = await getProject(ws, slug);
+  if (!(await deleteProjectItem(project, actor))) throw projectNotFound(slug);
   return project;
 }
 
@@ -157,6 +158,8 @@ export async function duplicateProject(ws: string, slug: string, owner: ProjectR
     ...FRESH_STATS,
     created_at: now,
     updated_at: now,
+    updated_by: actorOf(owner),
+    source_slug: source.slug,
   });
 }
 

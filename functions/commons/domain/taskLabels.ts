@@ -1,7 +1,7 @@
 import { chunk } from '#store/batches';
 import { readLabelsBySlug, type LabelRecord } from '#store/labels';
+import type { Actor } from '#store/codec';
 import {
-  readLabelUse,
   readTask,
   taskOfLabelLink,
   tasksWithLabelRange,
@@ -11,20 +11,19 @@ import {
   type ProjectRef,
   type TaskState,
 } from '#store/links';
-import { TransactionCancelled } from '#store/errors';
 import { withOptimisticRetry } from '#store/transactions';
 import { toProblem } from './failures';
-import { projectNotFound, ServiceError, ServiceUnavailable, ValidationFailed } from './errors';
+import { ServiceError, ServiceUnavailable, ValidationFailed } from './errors';
 import { byTitle } from './labels';
 import { MAX_LABELS_PER_TASK } from './limits';
 import { readPage, type Page, type PageRequest } from './paging';
-import { goneReference, linkTargets, refuseDeleting } from './linkTargets';
+import { goneReference, linkTargets } from './linkTargets';
 import { changeProjectLabels, type ProjectLabel } from './projectLabels';
 import { getProject } from './projects';
 
-/** Tasks per transaction: attach writes 3 items per task plus 3, detach 2 plus 2 (limit 100). */
+/** Tasks per transaction: attach writes 3 items per task plus 2 checks, detach 3 per task (limit 100). */
 const ATTACH_CHUNK = 32;
-const DETACH_CHUNK = 48;
+const DETACH_CHUNK = 33;
 
 interface TaskLabels {
   task_uuid: string;
@@ -47,18 +46,21 @@ export type LabelChangeResult = { task: LabelRecord[] } | { tasks: TaskLabels[] 
  * with that task's labels; `task_uuids` with one entry per task; no task at all changes the
  * project's label set and answers the project's labels.
  */
-export async function changeLabels(change: 'attach' | 'detach', ws: string, req: TaskLabelChange): Promise<LabelChangeResult> {
+export async function changeLabels(
+  change: 'attach' | 'detach',
+  ws: string,
+  req: TaskLabelChange,
+  actor: Actor,
+): Promise<LabelChangeResult> {
   if (req.taskUuid === undefined && req.taskUuids === undefined)
-    return { project: await changeProjectLabels(change, ws, req.labelSlug, req.projectSlug) };
-  const targets = await linkTargets(ws, req.labelSlug, req.projectSlug);
-  if (change === 'attach') refuseDeleting(targets);
-  const { projectRef, labelRef } = targets;
+    return { project: await changeProjectLabels(change, ws, req.labelSlug, req.projectSlug, actor) };
+  const { projectRef, labelRef } = await linkTargets(ws, req.labelSlug, req.projectSlug);
   const tasks = [...new Set(req.taskUuids ?? [req.taskUuid!])];
   const field = req.taskUuids ? 'task_uuids' : 'task_uuid';
   const chunks = chunk(tasks, change === 'attach' ? ATTACH_CHUNK : DETACH_CHUNK);
   // Several chunks are several transactions: check every task's limit before writing any.
   if (change === 'attach' && chunks.length > 1) {
-    const before = await Promise.all(tasks.map((t) => readTask(projectRef.id, t)));
+    const before = await readTasks(projectRef, tasks);
     const full = before.filter((s) => !carries(s, labelRef) && s.links.length >= MAX_LABELS_PER_TASK);
     if (full.length) throw labelLimitReached(full, field);
   }
@@ -66,7 +68,9 @@ export async function changeLabels(change: 'attach' | 'detach', ws: string, req:
   try {
     for (const part of chunks) {
       const step = () =>
-        change === 'attach' ? attachChunk(ws, projectRef, labelRef, part, field) : detachChunk(ws, projectRef, labelRef, part);
+        change === 'attach'
+          ? attachChunk(ws, projectRef, labelRef, part, field, actor)
+          : detachChunk(ws, projectRef, labelRef, part, actor);
       states.push(...(await withOptimisticRetry(step)));
     }
   } catch (error) {
@@ -87,22 +91,26 @@ export async function changeLabels(change: 'attach' | 'detach', ws: string, req:
  * round on what was read, so concurrent toggles serialise (two of them leave the task as it was)
  * and never make a duplicate link. Answers the task's labels.
  */
-export async function toggleTaskLabel(ws: string, labelSlug: string, projectSlug: string, task: string): Promise<LabelRecord[]> {
-  const targets = await linkTargets(ws, labelSlug, projectSlug);
-  const { projectRef, labelRef } = targets;
+export async function toggleTaskLabel(
+  ws: string,
+  labelSlug: string,
+  projectSlug: string,
+  task: string,
+  actor: Actor,
+): Promise<LabelRecord[]> {
+  const { projectRef, labelRef } = await linkTargets(ws, labelSlug, projectSlug);
   const [state] = await withOptimisticRetry(async () => {
     // One read decides and conditions the write: a concurrent toggle makes it fail and run again.
-    const [states, use] = await readTasks(projectRef, labelRef, [task]);
-    if (carries(states[0]!, labelRef)) return detachRead(ws, projectRef, labelRef, states, use);
-    refuseDeleting(targets);
-    return attachRead(ws, projectRef, labelRef, states, use, 'task_uuid');
+    const states = await readTasks(projectRef, [task]);
+    if (carries(states[0]!, labelRef)) return detachRead(ws, projectRef, labelRef, states, actor);
+    return attachRead(ws, projectRef, labelRef, states, 'task_uuid', actor);
   });
   const [result] = await labelsOfTasks(ws, [state!]);
   return result!.labels;
 }
 
-async function readTasks(project: ProjectRef, label: LabelRef, tasks: string[]) {
-  return Promise.all([Promise.all(tasks.map((t) => readTask(project.id, t))), readLabelUse(project.id, label.id)]);
+function readTasks(project: ProjectRef, tasks: string[]): Promise<TaskState[]> {
+  return Promise.all(tasks.map((t) => readTask(project.id, t)));
 }
 
 const carries = (s: TaskState, label: LabelRef) => s.links.some((l) => l.id === label.id);
@@ -130,9 +138,15 @@ function partiallyApplied(error: unknown, applied: string[]): unknown {
 }
 
 /** Attaches the label to each task of one chunk; idempotent. Returns each task's links after the call. */
-async function attachChunk(ws: string, project: ProjectRef, label: LabelRef, tasks: string[], field: string): Promise<TaskState[]> {
-  const [states, use] = await readTasks(project, label, tasks);
-  return attachRead(ws, project, label, states, use, field);
+async function attachChunk(
+  ws: string,
+  project: ProjectRef,
+  label: LabelRef,
+  tasks: string[],
+  field: string,
+  actor: Actor,
+): Promise<TaskState[]> {
+  return attachRead(ws, project, label, await readTasks(project, tasks), field, actor);
 }
 
 /** Attaches the label to the tasks of `states` as read (writes conditional on that read). */
@@ -141,15 +155,15 @@ async function attachRead(
   project: ProjectRef,
   label: LabelRef,
   states: TaskState[],
-  use: number | undefined,
   field: string,
+  actor: Actor,
 ): Promise<TaskState[]> {
   const adding = states.filter((s) => !carries(s, label));
   const full = adding.filter((s) => s.links.length >= MAX_LABELS_PER_TASK);
   if (full.length) throw labelLimitReached(full, field);
   if (adding.length === 0) return states;
   try {
-    await writeAttach(ws, project, label, adding, use);
+    await writeAttach(ws, project, label, adding, actor);
   } catch (error) {
     throw goneReference(error, label.slug, project.slug);
   }
@@ -157,27 +171,15 @@ async function attachRead(
 }
 
 /** Detaches the label from each task of one chunk; idempotent. Returns each task's links after the call. */
-async function detachChunk(ws: string, project: ProjectRef, label: LabelRef, tasks: string[]): Promise<TaskState[]> {
-  const [states, use] = await readTasks(project, label, tasks);
-  return detachRead(ws, project, label, states, use);
+async function detachChunk(ws: string, project: ProjectRef, label: LabelRef, tasks: string[], actor: Actor): Promise<TaskState[]> {
+  return detachRead(ws, project, label, await readTasks(project, tasks), actor);
 }
 
 /** Detaches the label from the tasks of `states` as read (writes conditional on that read). */
-async function detachRead(
-  ws: string,
-  project: ProjectRef,
-  label: LabelRef,
-  states: TaskState[],
-  use: number | undefined,
-): Promise<TaskState[]> {
+async function detachRead(ws: string, project: ProjectRef, label: LabelRef, states: TaskState[], actor: Actor): Promise<TaskState[]> {
   const removing = states.filter((s) => carries(s, label));
   if (removing.length === 0) return states;
-  try {
-    await writeDetach(ws, project, label, removing, use);
-  } catch (error) {
-    if (error instanceof TransactionCancelled && error.conditionFailed('project')) throw projectNotFound(project.slug);
-    throw error;
-  }
+  await writeDetach(ws, project, label, removing, actor);
   return states.map((s) => (removing.includes(s) ? { ...s, links: s.links.filter((l) => l.id !== label.id) } : s));
 }
 

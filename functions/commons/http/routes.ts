@@ -169,6 +169,9 @@ export const routes: readonly Route[] = [
 /** The token authorizer is not a route: API Gateway calls it before every route. */
 export const authorizerHandler = 'functions/authorizer/handler.ts';
 
+/** The table's stream processor: outbound events, derived counters, delete cascades (not a route). */
+export const streamProcessorHandler = 'functions/stream/processor.ts';
+
 /** Matches a concrete path against a route template; returns the path parameters or null. */
 export function matchPath(template: string, path: string): Record<string, string> | null {
   const t = template.split('/');

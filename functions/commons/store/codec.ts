@@ -45,3 +45,16 @@ export function map(from: Item, attr: string, of: Item = from): Item {
   const v = from[attr];
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Item) : fail(of, attr, 'a map');
 }
+
+/** Who made a change: the token owner, recorded on what they write so events can name them. */
+export interface Actor {
+  username: string;
+  name: string;
+}
+
+/** The actor stored under `attr`, or undefined on items written before actors were recorded. */
+export function optActor(from: Item, attr: string): Actor | undefined {
+  if (from[attr] === undefined) return undefined;
+  const m = map(from, attr);
+  return { username: str(m, 'username', from), name: str(m, 'name', from) };
+}

@@ -1,21 +1,31 @@
-import { deleteKeys } from './batches';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from './client';
 import { num, str } from './codec';
-import { TransactionCancelled } from './errors';
+import { isConditionFailure } from './errors';
 import { ItemType, keys, type Key } from './keys';
-import type { ProjectRef } from './links';
-import { queryAll, type Item } from './query';
-import { transact, tx } from './transactions';
+import { queryPage, type Item } from './query';
+import { tableName } from './table';
 
-/** Whole collections, read and taken apart by the cascades of project and label deletes. */
+/**
+ * Whole collections, read a page at a time and taken apart by the cascades of project and label
+ * deletes, and the deletion jobs that drive them (one item per deleted project or label).
+ */
 
-/** Everything keyed to a project's internal id: links (task side), use counters, task versions. */
-export function readProjectCollection(projectId: string): Promise<Item[]> {
-  return queryAll({ partition: keys.projectCollection(projectId) });
+/** Up to `limit` items keyed to a project's internal id, the deletion job left out; `more` when others follow. */
+export async function readProjectCollectionPage(projectId: string, limit: number): Promise<{ items: Item[]; more: boolean }> {
+  return pageWithoutJob(keys.projectCollection(projectId), limit);
 }
 
-/** Every label-side link of a label, across projects. */
-export function readLabelLinks(ws: string, labelId: number): Promise<Item[]> {
-  return queryAll({ partition: keys.labelCollection(ws, labelId) });
+/** Up to `limit` label-side items of a label (links and label-set memberships), the deletion job left out. */
+export async function readLabelCollectionPage(ws: string, labelId: number, limit: number): Promise<{ items: Item[]; more: boolean }> {
+  return pageWithoutJob(keys.labelCollection(ws, labelId), limit);
+}
+
+async function pageWithoutJob(partition: string, limit: number): Promise<{ items: Item[]; more: boolean }> {
+  // One more than asked: the job itself may be among them.
+  const { items, lastKey } = await queryPage({ partition }, limit + 1);
+  const rest = items.filter((i) => i.type !== ItemType.projectDeletion && i.type !== ItemType.labelDeletion);
+  return { items: rest, more: lastKey !== undefined };
 }
 
 /** The label-side halves of the links and label-set memberships among `items` (a project collection). */
@@ -38,40 +48,33 @@ export function taskSidesOf(labelId: number, labelItems: Item[]): Key[] {
   );
 }
 
-/** The projects (id and slug) where tasks carry the label, from its label-side items. */
-export function projectsOf(labelItems: Item[]): ProjectRef[] {
-  const links = labelItems.filter((item) => item.type === ItemType.labelLink);
-  return [...new Map(links.map((link) => [str(link, 'project_id'), str(link, 'project_slug')])).entries()].map(([id, slug]) => ({
-    id,
-    slug,
-  }));
-}
-
 export function keyOf(item: Item): Key {
   return { PK: str(item, 'PK'), SK: str(item, 'SK') };
 }
 
 /**
- * Releases a label under deletion from a project: removes its use counter and decrements the
- * project's `labels_count` together. The counter already gone means a detach released it; the
- * project gone means its own cleanup owns the counter (removed here too, so nothing waits on it).
+ * Schedules a job's next round: bumping `round` writes a stream record that runs it. False when the
+ * job is no longer at `round` (a redelivered record of an older round: the newer one drives).
  */
-export async function releaseLabelUse(ws: string, project: ProjectRef, labelId: number): Promise<void> {
+export async function nextRound(job: Key, round: number): Promise<boolean> {
   try {
-    await transact([
-      ['use', tx.delete(keys.labelUse(project.id, labelId), { condition: 'attribute_exists(PK)' })],
-      [
-        'project',
-        tx.update(keys.project(ws, project.slug), 'ADD labels_count :minus', {
-          condition: 'id = :pid',
-          values: { ':minus': -1, ':pid': project.id },
-        }),
-      ],
-    ]);
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: job,
+        UpdateExpression: 'SET round = :next',
+        ConditionExpression: 'round = :round',
+        ExpressionAttributeValues: { ':next': round + 1, ':round': round },
+      }),
+    );
+    return true;
   } catch (error) {
-    if (!(error instanceof TransactionCancelled)) throw error;
-    if (error.conditionFailed('use')) return;
-    if (error.conditionFailed('project')) return deleteKeys([keys.labelUse(project.id, labelId)]);
+    if (isConditionFailure(error)) return false;
     throw error;
   }
+}
+
+/** The cascade is done: the job goes (idempotent). */
+export async function finishJob(job: Key): Promise<void> {
+  await db.send(new DeleteCommand({ TableName: tableName(), Key: job }));
 }

@@ -3,8 +3,9 @@
  *
  * Item collections:
  *   WS#<workspace>            project items, label items, label title guards, the label id counter
- *   PROJECT#<projectId>       a project's task-side links, task versions and per-label use counters
- *   LABEL#<workspace>#<id>    a label's label-side links (one per task carrying it)
+ *   PROJECT#<projectId>       a project's task-side links, task versions, per-label use counters, label set,
+ *                             detach notes, stream receipts, and its deletion job while its cascade drains
+ *   LABEL#<workspace>#<id>    a label's label-side links (one per task carrying it), and its deletion job
  *   TOKEN#<tokenId>           an API token
  * Project data is keyed by the project's immutable internal id, never by its slug, so a new project
  * that reuses a deleted project's slug starts empty.
@@ -18,6 +19,7 @@ const TITLE = 'LABELTITLE#';
 const TASK = 'TASK#';
 const USE = 'USE#';
 const LABELSET = 'LABELSET#';
+const DELETION = 'DELETION';
 
 export const keys = {
   workspace: (ws: string) => `${WS}${ws}`,
@@ -73,6 +75,15 @@ export const keys = {
   }),
   labelUseSkPrefix: USE,
 
+  /** A deleted project's cascade, until it has removed everything keyed to the project's id. */
+  projectDeletion: (projectId: string): Key => ({ PK: `${PROJECT}${projectId}`, SK: DELETION }),
+  /** A deleted label's cascade, until it has removed the label from every task and label set. */
+  labelDeletion: (ws: string, labelId: number): Key => ({ PK: labelCollection(ws, labelId), SK: DELETION }),
+  /** Who detached what: written with a detach, read from the stream as its `Label Detached` event, expires. */
+  detachNote: (projectId: string, noteId: string): Key => ({ PK: `${PROJECT}${projectId}`, SK: `DETACHED#${noteId}` }),
+  /** A stream record already applied to the project's counters (redelivery changes nothing); expires. */
+  streamReceipt: (projectId: string, eventId: string): Key => ({ PK: `${PROJECT}${projectId}`, SK: `APPLIED#${eventId}` }),
+
   token: (tokenId: string): Key => ({ PK: `TOKEN#${tokenId}`, SK: 'TOKEN' }),
   tokenPkPrefix: 'TOKEN#',
 } as const;
@@ -100,5 +111,9 @@ export const ItemType = {
   labelUse: 'label_use',
   projectLabel: 'project_label',
   labelProject: 'label_project',
+  projectDeletion: 'project_deletion',
+  labelDeletion: 'label_deletion',
+  detachNote: 'detach_note',
+  streamReceipt: 'stream_receipt',
   token: 'token',
 } as const;

@@ -1,7 +1,7 @@
-import { num } from './codec';
+import { num, type Actor } from './codec';
 import { TransactionCancelled } from './errors';
 import { ItemType, keys } from './keys';
-import { LABEL_LIVE, PROJECT_LIVE, type LabelRef, type ProjectRef } from './links';
+import { detachNoteItem, LABEL_LIVE, PROJECT_LIVE, type LabelRef, type ProjectRef } from './links';
 import { queryAll } from './query';
 import { transact, tx } from './transactions';
 
@@ -15,7 +15,7 @@ import { transact, tx } from './transactions';
  * Adds the label to the project's label set (both sides, conditional on label and project being
  * live); false when it was in the set already. Parts: `label`, `project`, `member`, `labelSide`.
  */
-export async function writeProjectLabel(ws: string, project: ProjectRef, label: LabelRef): Promise<boolean> {
+export async function writeProjectLabel(ws: string, project: ProjectRef, label: LabelRef, actor: Actor): Promise<boolean> {
   const now = new Date().toISOString();
   const base = {
     workspace: ws,
@@ -32,7 +32,7 @@ export async function writeProjectLabel(ws: string, project: ProjectRef, label: 
       [
         'member',
         tx.put(
-          { ...keys.projectLabel(project.id, label.id), type: ItemType.projectLabel, ...base },
+          { ...keys.projectLabel(project.id, label.id), type: ItemType.projectLabel, ...base, created_by: actor },
           { condition: 'attribute_not_exists(PK)' },
         ),
       ],
@@ -57,12 +57,22 @@ export async function writeProjectLabel(ws: string, project: ProjectRef, label: 
   }
 }
 
-/** Removes the label from the project's label set (both sides; nothing when it was not in it). */
-export async function deleteProjectLabel(ws: string, project: ProjectRef, label: LabelRef): Promise<void> {
-  await transact([
-    ['member', tx.delete(keys.projectLabel(project.id, label.id))],
-    ['labelSide', tx.delete(keys.labelProject(ws, label.id, project.id))],
-  ]);
+/**
+ * Removes the label from the project's label set (both sides, and a note for its event); false,
+ * and nothing written, when it was not in the set. Parts: `member`, `labelSide`, `note`.
+ */
+export async function deleteProjectLabel(ws: string, project: ProjectRef, label: LabelRef, actor: Actor): Promise<boolean> {
+  try {
+    await transact([
+      ['member', tx.delete(keys.projectLabel(project.id, label.id), { condition: 'attribute_exists(PK)' })],
+      ['labelSide', tx.delete(keys.labelProject(ws, label.id, project.id))],
+      ['note', tx.put(detachNoteItem(ws, project, label, undefined, actor))],
+    ]);
+    return true;
+  } catch (error) {
+    if (error instanceof TransactionCancelled && error.conditionFailed('member')) return false;
+    throw error;
+  }
 }
 
 /** The label ids of the project's label set. */

@@ -1,8 +1,7 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getItems } from './batches';
 import { db } from './client';
-import { num, optStr, str } from './codec';
-import { markDeleting } from './deleting';
+import { num, optActor, optStr, str, type Actor } from './codec';
 import { isConditionFailure } from './errors';
 import { ItemType, keys } from './keys';
 import { queryAll, type Item, type KeyRange } from './query';
@@ -17,8 +16,8 @@ export interface LabelRecord {
   color: string;
   created_at: string;
   updated_at: string;
-  /** Set while a delete is under way (or was interrupted and awaits a retried DELETE). */
-  deleting?: boolean;
+  /** Who made the last change (absent on items written before actors were recorded). */
+  updated_by?: Actor;
   /** The title key as stored (`title_norm`, the guard's key): what a rename or delete must release. */
   titleNorm?: string;
 }
@@ -49,7 +48,7 @@ function titleGuardItem(ws: string, title: string, label: { id: number; slug: st
   };
 }
 
-function decodeLabel(item: Item): LabelRecord {
+export function decodeLabel(item: Item): LabelRecord {
   const label: LabelRecord = {
     id: num(item, 'id'),
     slug: str(item, 'slug'),
@@ -58,7 +57,8 @@ function decodeLabel(item: Item): LabelRecord {
     created_at: str(item, 'created_at'),
     updated_at: str(item, 'updated_at'),
   };
-  if (item.deleting === true) label.deleting = true;
+  const by = optActor(item, 'updated_by');
+  if (by !== undefined) label.updated_by = by;
   const titleNorm = optStr(item, 'title_norm');
   if (titleNorm !== undefined) label.titleNorm = titleNorm;
   return label;
@@ -111,23 +111,28 @@ export async function putNewLabel(ws: string, label: LabelRecord, titleKey: Titl
 /**
  * Writes a new title and color over `current`, moving the title guard when the title changes
  * case-insensitively. Parts: `label` (still this label, same title, not under deletion), `oldGuard`,
- * `newGuard` (the new title is free).
+ * `newGuard` (the new title is free). `next.updated_by` is recorded as the actor.
  */
 export async function rewriteLabel(ws: string, current: LabelRecord, next: LabelRecord, titleKey: TitleKey): Promise<void> {
   const parts: [string, ReturnType<typeof tx.put>][] = [
     [
       'label',
-      tx.update(keys.label(ws, current.slug), 'SET title = :title, title_norm = :norm, color = :color, updated_at = :now', {
-        condition: 'id = :id AND title_norm = :oldNorm AND attribute_not_exists(deleting)',
-        values: {
-          ':title': next.title,
-          ':norm': titleKey(next.title),
-          ':color': next.color,
-          ':now': next.updated_at,
-          ':id': current.id,
-          ':oldNorm': storedTitleKey(current, titleKey),
+      tx.update(
+        keys.label(ws, current.slug),
+        'SET title = :title, title_norm = :norm, color = :color, updated_at = :now, updated_by = :by',
+        {
+          condition: 'id = :id AND title_norm = :oldNorm',
+          values: {
+            ':title': next.title,
+            ':norm': titleKey(next.title),
+            ':color': next.color,
+            ':now': next.updated_at,
+            ':by': next.updated_by,
+            ':id': current.id,
+            ':oldNorm': storedTitleKey(current, titleKey),
+          },
         },
-      }),
+      ),
     ],
   ];
   if (titleKey(next.title) !== storedTitleKey(current, titleKey)) {
@@ -148,17 +153,17 @@ export async function rewriteLabel(ws: string, current: LabelRecord, next: Label
 /**
  * A change that leaves the title alone touches only the label item: one conditional UpdateItem,
  * no read before it and no transaction (which would bill every write twice). Undefined when there
- * is no such label or it is being deleted (read it to tell which).
+ * is no such label.
  */
-export async function recolorLabel(ws: string, slug: string, color: string | undefined): Promise<LabelRecord | undefined> {
+export async function recolorLabel(ws: string, slug: string, color: string | undefined, actor: Actor): Promise<LabelRecord | undefined> {
   try {
     const { Attributes } = await db.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.label(ws, slug),
-        UpdateExpression: color === undefined ? 'SET updated_at = :now' : 'SET color = :color, updated_at = :now',
-        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(deleting)',
-        ExpressionAttributeValues: { ':now': new Date().toISOString(), ...(color === undefined ? {} : { ':color': color }) },
+        UpdateExpression: `SET ${color === undefined ? '' : 'color = :color, '}updated_at = :now, updated_by = :by`,
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':now': new Date().toISOString(), ':by': actor, ...(color === undefined ? {} : { ':color': color }) },
         ReturnValues: 'ALL_NEW',
       }),
     );
@@ -169,18 +174,36 @@ export async function recolorLabel(ws: string, slug: string, color: string | und
   }
 }
 
-export async function markLabelDeleting(ws: string, slug: string): Promise<LabelRecord | undefined> {
-  const marked = await markDeleting(keys.label(ws, slug));
-  return marked ? decodeLabel(marked) : undefined;
-}
-
-/** Deletes the label and its title guard if they are still this label's (parts `label`, `guard`). */
-export async function deleteLabelItems(ws: string, label: LabelRecord, titleKey: TitleKey): Promise<void> {
+/**
+ * Deletes the label and its title guard (if they are still this label's) and writes its deletion
+ * job in the same transaction: the label is gone from every read at once, its title and slug are
+ * free, and the job's stream record starts the cascade that takes it off every task and label set.
+ * Parts: `label`, `guard`, `job`.
+ */
+export async function deleteLabelItems(ws: string, label: LabelRecord, titleKey: TitleKey, actor: Actor): Promise<void> {
+  const { titleNorm: _stored, ...record } = label;
   await transact([
     ['label', tx.delete(keys.label(ws, label.slug), { condition: 'id = :id', values: { ':id': label.id } })],
     [
       'guard',
       tx.delete(keys.labelTitleGuard(ws, storedTitleKey(label, titleKey)), { condition: 'label_id = :id', values: { ':id': label.id } }),
+    ],
+    [
+      'job',
+      tx.put(
+        {
+          ...keys.labelDeletion(ws, label.id),
+          type: ItemType.labelDeletion,
+          workspace: ws,
+          label_id: label.id,
+          label_slug: label.slug,
+          label: record,
+          actor,
+          deleted_at: new Date().toISOString(),
+          round: 0,
+        },
+        { condition: 'attribute_not_exists(PK)' },
+      ),
     ],
   ]);
 }

@@ -1,19 +1,18 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from './client';
-import { num, str } from './codec';
+import { randomUUID } from 'node:crypto';
+import { num, str, type Actor } from './codec';
 import { ItemType, keys } from './keys';
 import { queryAll, type Item, type KeyRange } from './query';
-import { tableName } from './table';
 import { transact, tx, type TransactItem } from './transactions';
 
 /**
  * Task-label links. A link is two items written and deleted together in one transaction:
  *   task side   PROJECT#<projectId> / TASK#<task>#LABEL#<labelId>   (a task's labels: one Query)
  *   label side  LABEL#<ws>#<labelId> / PROJECT#<projectId>#TASK#<task> (a label's tasks: one Query)
- * Both are base-table items, so every read that decides a write is strongly consistent.
- * Beside them, per project: one use counter per label (how many of its tasks carry the label),
- * which exists exactly while that count is positive and keeps `labels_count` exact; per task, a
- * version item that every attach bumps, so concurrent attaches cannot take a task past the limit.
+ * Both are base-table items, so every read that decides a write is strongly consistent. Per task, a
+ * version item that every attach bumps keeps concurrent attaches from taking a task past the limit.
+ * Nothing else is on the request path: per-label use counters and `labels_count` follow from the
+ * table's stream (store/counters.ts), so attaches of one label to many tasks never contend.
+ * A detach also writes a short-lived note naming who detached what: its `Label Detached` event.
  */
 export interface ProjectRef {
   id: string;
@@ -33,7 +32,7 @@ export interface TaskState {
 }
 
 /** The items of a link and its bookkeeping, as attach writes them (benchmarks seed with these too). */
-export function taskLinkItem(ws: string, project: ProjectRef, label: LabelRef, task: string, createdAt: string): Item {
+export function taskLinkItem(ws: string, project: ProjectRef, label: LabelRef, task: string, createdAt: string, actor?: Actor): Item {
   return {
     ...keys.taskLink(project.id, task, label.id),
     type: ItemType.taskLink,
@@ -44,6 +43,7 @@ export function taskLinkItem(ws: string, project: ProjectRef, label: LabelRef, t
     label_id: label.id,
     label_slug: label.slug,
     created_at: createdAt,
+    ...(actor ? { created_by: actor } : {}),
   };
 }
 
@@ -72,18 +72,6 @@ export function taskVersionItem(ws: string, projectId: string, task: string, ver
   };
 }
 
-/** Stored attribute `n` is the number of the project's tasks carrying the label. */
-export function labelUseItem(ws: string, projectId: string, labelId: number, count: number): Item {
-  return {
-    ...keys.labelUse(projectId, labelId),
-    type: ItemType.labelUse,
-    workspace: ws,
-    project_id: projectId,
-    label_id: labelId,
-    n: count,
-  };
-}
-
 export async function readTask(projectId: string, task: string): Promise<TaskState> {
   const items = await queryAll({ partition: keys.projectCollection(projectId), sortPrefix: keys.taskSkPrefix(task) });
   const version = items.find((i) => i.type === ItemType.taskVersion);
@@ -94,49 +82,26 @@ export async function readTask(projectId: string, task: string): Promise<TaskSta
   };
 }
 
-/** How many of the project's tasks carry the label (undefined: none, the counter does not exist). */
-export async function readLabelUse(projectId: string, labelId: number): Promise<number | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key: keys.labelUse(projectId, labelId), ConsistentRead: true }));
-  return Item ? num(Item, 'n') : undefined;
-}
+/**
+ * An attach needs the label and the project to exist and be the same ones (not namesakes): a delete
+ * removes the item at once, so no link can be written once its label or project is deleted.
+ */
+export const LABEL_LIVE = 'id = :id';
+export const PROJECT_LIVE = 'id = :pid';
 
-/** An attach needs the label and the project to exist, be the same ones (not namesakes) and not be under deletion. */
-export const LABEL_LIVE = 'id = :id AND attribute_not_exists(deleting)';
-export const PROJECT_LIVE = 'id = :pid AND attribute_not_exists(deleting)';
+/** How long a detach note outlives its detach: the stream hands it on within seconds; a day is ample. */
+const NOTE_TTL_SECONDS = 24 * 3600;
 
 /**
  * Links the label to the tasks of `adding` (none of which carries it) in one transaction,
- * conditional on what was read: each task's version, the project's use counter `use`. Parts:
- * `label` and `project` (still live), `use`, and per task `version:`, `link:`, `labelLink:`.
+ * conditional on what was read: each task's version. Parts: `label` and `project` (still live),
+ * and per task `version:`, `link:`, `labelLink:`.
  */
-export async function writeAttach(
-  ws: string,
-  project: ProjectRef,
-  label: LabelRef,
-  adding: TaskState[],
-  use: number | undefined,
-): Promise<void> {
+export async function writeAttach(ws: string, project: ProjectRef, label: LabelRef, adding: TaskState[], actor: Actor): Promise<void> {
   const now = new Date().toISOString();
   const parts: [string, TransactItem][] = [
     ['label', tx.check(keys.label(ws, label.slug), { condition: LABEL_LIVE, values: { ':id': label.id } })],
-    [
-      'project',
-      use === undefined
-        ? tx.update(keys.project(ws, project.slug), 'ADD labels_count :one', {
-            condition: PROJECT_LIVE,
-            values: { ':one': 1, ':pid': project.id },
-          })
-        : tx.check(keys.project(ws, project.slug), { condition: PROJECT_LIVE, values: { ':pid': project.id } }),
-    ],
-    [
-      'use',
-      use === undefined
-        ? tx.put(labelUseItem(ws, project.id, label.id, adding.length), { condition: 'attribute_not_exists(PK)' })
-        : tx.update(keys.labelUse(project.id, label.id), 'SET n = n + :k', {
-            condition: 'n = :n',
-            values: { ':k': adding.length, ':n': use },
-          }),
-    ],
+    ['project', tx.check(keys.project(ws, project.slug), { condition: PROJECT_LIVE, values: { ':pid': project.id } })],
   ];
   for (const s of adding) {
     parts.push(
@@ -147,44 +112,42 @@ export async function writeAttach(
           s.version === undefined ? { condition: 'attribute_not_exists(PK)' } : { condition: 'v = :v', values: { ':v': s.version } },
         ),
       ],
-      [`link:${s.task}`, tx.put(taskLinkItem(ws, project, label, s.task, now), { condition: 'attribute_not_exists(PK)' })],
+      [`link:${s.task}`, tx.put(taskLinkItem(ws, project, label, s.task, now, actor), { condition: 'attribute_not_exists(PK)' })],
       [`labelLink:${s.task}`, tx.put(labelLinkItem(ws, project, label, s.task, now), { condition: 'attribute_not_exists(PK)' })],
     );
   }
   await transact(parts);
 }
 
+/** The note a detach leaves for its event (`task` absent: the label left the project's label set). */
+export function detachNoteItem(ws: string, project: ProjectRef, label: LabelRef, task: string | undefined, actor: Actor): Item {
+  const now = Date.now();
+  return {
+    ...keys.detachNote(project.id, randomUUID()),
+    type: ItemType.detachNote,
+    workspace: ws,
+    project_id: project.id,
+    project_slug: project.slug,
+    label_id: label.id,
+    label_slug: label.slug,
+    ...(task === undefined ? {} : { task_uuid: task }),
+    actor,
+    at: new Date(now).toISOString(),
+    ttl: Math.floor(now / 1000) + NOTE_TTL_SECONDS,
+  };
+}
+
 /**
- * Unlinks the label from the tasks of `removing` (each carries it) in one transaction, conditional
- * on the use counter `use`; the last use releases the label from `labels_count`. Parts: `use`,
- * `project` (only on release: still this project), and per task `link:`, `labelLink:`.
+ * Unlinks the label from the tasks of `removing` (each carries it) in one transaction, with a note
+ * per task for its event. Parts per task: `link:` (still there), `labelLink:`, `note:`.
  */
-export async function writeDetach(
-  ws: string,
-  project: ProjectRef,
-  label: LabelRef,
-  removing: TaskState[],
-  use: number | undefined,
-): Promise<void> {
-  const k = removing.length;
-  const n = use ?? 0;
-  const parts: [string, TransactItem][] =
-    n === k
-      ? [
-          ['use', tx.delete(keys.labelUse(project.id, label.id), { condition: 'n = :n', values: { ':n': n } })],
-          [
-            'project',
-            tx.update(keys.project(ws, project.slug), 'ADD labels_count :minus', {
-              condition: 'id = :pid',
-              values: { ':minus': -1, ':pid': project.id },
-            }),
-          ],
-        ]
-      : [['use', tx.update(keys.labelUse(project.id, label.id), 'SET n = n - :k', { condition: 'n = :n', values: { ':k': k, ':n': n } })]];
+export async function writeDetach(ws: string, project: ProjectRef, label: LabelRef, removing: TaskState[], actor: Actor): Promise<void> {
+  const parts: [string, TransactItem][] = [];
   for (const s of removing) {
     parts.push(
       [`link:${s.task}`, tx.delete(keys.taskLink(project.id, s.task, label.id), { condition: 'attribute_exists(PK)' })],
       [`labelLink:${s.task}`, tx.delete(keys.labelLink(ws, label.id, project.id, s.task))],
+      [`note:${s.task}`, tx.put(detachNoteItem(ws, project, label, s.task, actor))],
     );
   }
   await transact(parts);

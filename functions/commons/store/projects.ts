@@ -1,11 +1,11 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
-import { bool, map, num, oneOf, optStr, str } from './codec';
-import { isConditionFailure } from './errors';
-import { markDeleting } from './deleting';
+import { bool, map, num, oneOf, optActor, optStr, str, type Actor } from './codec';
+import { isConditionFailure, TransactionCancelled } from './errors';
 import { ItemType, keys } from './keys';
 import type { Item, KeyRange } from './query';
 import { tableName } from './table';
+import { transact, tx } from './transactions';
 
 /** The project item: its attributes, keys and index keys, and every read and write of it. */
 export const PROJECT_STATUSES = ['in_progress', 'completed', 'archived'] as const;
@@ -36,8 +36,10 @@ export interface ProjectRecord {
   labels_count: number;
   created_at: string;
   updated_at: string;
-  /** Set while a delete is under way (or was interrupted and awaits a retried DELETE). */
-  deleting?: boolean;
+  /** Who made the last change (absent on items written before actors were recorded). */
+  updated_by?: Actor;
+  /** The project this one is a copy of, for its `Project Duplicated` event. */
+  source_slug?: string;
 }
 
 export type ProjectPatch = Partial<Pick<ProjectRecord, 'name' | 'description' | 'visibility' | 'status'>> & {
@@ -85,7 +87,10 @@ export function decodeProject(item: Item): ProjectRecord {
   if (logo !== undefined) record.logo = logo;
   const client = optStr(item, 'client_uuid');
   if (client !== undefined) record.client_uuid = client;
-  if (item.deleting === true) record.deleting = true;
+  const by = optActor(item, 'updated_by');
+  if (by !== undefined) record.updated_by = by;
+  const source = optStr(item, 'source_slug');
+  if (source !== undefined) record.source_slug = source;
   return record;
 }
 
@@ -114,10 +119,11 @@ export async function updateProjectItem(
   slug: string,
   patch: ProjectPatch,
   nameKey: NameKey,
+  actor: Actor,
 ): Promise<ProjectRecord | undefined> {
-  const sets: string[] = ['updated_at = :now'];
+  const sets: string[] = ['updated_at = :now', 'updated_by = :by'];
   const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':now': new Date().toISOString() };
+  const values: Record<string, unknown> = { ':now': new Date().toISOString(), ':by': actor };
   const set = (attr: string, value: unknown) => {
     const id = attr.replace(/\W/g, '_');
     names[`#${id}`] = attr;
@@ -164,28 +170,37 @@ export async function updateProjectItem(
 }
 
 /**
- * Marks a project `deleting`, the first step of a resumable delete, and returns it as marked (so no
- * read is needed before it), or undefined when there is no such project.
+ * Deletes the project item (if it is still this project, not a namesake) and writes its deletion job
+ * in the same transaction: from then on every read answers 404, its slug is free, and the job's
+ * stream record starts the cascade that removes everything keyed to its id. False when the project
+ * was gone already (a concurrent delete won). Parts: `project`, `job`.
  */
-export async function markProjectDeleting(ws: string, slug: string): Promise<ProjectRecord | undefined> {
-  const marked = await markDeleting(keys.project(ws, slug));
-  return marked ? decodeProject(marked) : undefined;
-}
-
-/** Deletes the project item if it is still this project (not a namesake); false when it is not. */
-export async function deleteProjectItem(project: Pick<ProjectRecord, 'workspace' | 'slug' | 'id'>): Promise<boolean> {
+export async function deleteProjectItem(project: ProjectRecord, actor: Actor): Promise<boolean> {
+  const deletedAt = new Date().toISOString();
   try {
-    await db.send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: keys.project(project.workspace, project.slug),
-        ConditionExpression: 'id = :id',
-        ExpressionAttributeValues: { ':id': project.id },
-      }),
-    );
+    await transact([
+      ['project', tx.delete(keys.project(project.workspace, project.slug), { condition: 'id = :id', values: { ':id': project.id } })],
+      [
+        'job',
+        tx.put(
+          {
+            ...keys.projectDeletion(project.id),
+            type: ItemType.projectDeletion,
+            workspace: project.workspace,
+            project_id: project.id,
+            project_slug: project.slug,
+            project,
+            actor,
+            deleted_at: deletedAt,
+            round: 0,
+          },
+          { condition: 'attribute_not_exists(PK)' },
+        ),
+      ],
+    ]);
     return true;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (error instanceof TransactionCancelled && error.anyConditionFailed) return false;
     throw error;
   }
 }

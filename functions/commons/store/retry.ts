@@ -19,6 +19,8 @@ export const RETRY = {
   unprocessed: { attempts: 8, baseMs: 25, capMs: 1_000, retryAfterSeconds: 2 },
   /** Optimistic read-then-write rounds on items other writers change too. */
   conflicts: { attempts: 12, baseMs: 10, capMs: 200, retryAfterSeconds: 1 },
+  /** The stream processor's counter rounds: off the request path, so they may wait longer. */
+  counters: { attempts: 20, baseMs: 10, capMs: 500, retryAfterSeconds: 1 },
   /** Conditional claims of a free name (slug) among concurrent creates. */
   claims: { attempts: 10, baseMs: 5, capMs: 100, retryAfterSeconds: 1 },
 } as const satisfies Record<string, RetryPolicy>;

@@ -5,8 +5,10 @@
 export const TABLE = {
   partitionKey: 'PK',
   sortKey: 'SK',
-  /** Items with this attribute (epoch seconds) expire: short-lived claims. */
+  /** Items with this attribute (epoch seconds) expire: short-lived claims, detach notes, stream receipts. */
   timeToLive: 'ttl',
+  /** The table's stream: every change with its before and after images, read by the stream processor. */
+  stream: 'NEW_AND_OLD_IMAGES',
   indexes: {
     /** Projects by status within a workspace. */
     byStatus: { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },

@@ -1,0 +1,75 @@
+import { num, str } from '#store/codec';
+import { applyLinkDeltas, type LinkDelta } from '#store/counters';
+import { ItemType } from '#store/keys';
+import type { Item } from '#store/query';
+import type { Change } from '#store/streamRecords';
+import { labelCascadeRound, projectCascadeRound } from './cascades';
+
+/**
+ * What the stream processor keeps besides events: the counters derived from links, and the cascades
+ * of deletes. Both are idempotent, so a redelivered or bisected batch changes nothing twice.
+ */
+
+/** (project, label) groups worked on at once. */
+const GROUPS_IN_FLIGHT = 8;
+
+interface LinkGroup {
+  ws: string;
+  project: { id: string; slug: string };
+  labelId: number;
+  deltas: LinkDelta[];
+}
+
+/** A task-side link appearing (+1) or going (-1); other changes move no counter. */
+function linkDelta(change: Change): { item: Item; delta: 1 | -1 } | undefined {
+  if (change.type !== ItemType.taskLink) return undefined;
+  if (change.kind === 'INSERT' && change.after) return { item: change.after, delta: 1 };
+  if (change.kind === 'REMOVE' && change.before) return { item: change.before, delta: -1 };
+  return undefined;
+}
+
+/** The use counters and `labels_count` after the batch's link changes. Returns the records that changed them. */
+export async function applyCounters(changes: Change[]): Promise<number> {
+  const groups = new Map<string, LinkGroup>();
+  for (const change of changes) {
+    const link = linkDelta(change);
+    if (!link) continue;
+    const ws = str(link.item, 'workspace');
+    const projectId = str(link.item, 'project_id');
+    const labelId = num(link.item, 'label_id');
+    const id = `${ws}\u0000${projectId}\u0000${labelId}`;
+    let group = groups.get(id);
+    if (!group) {
+      group = { ws, project: { id: projectId, slug: str(link.item, 'project_slug') }, labelId, deltas: [] };
+      groups.set(id, group);
+    }
+    group.deltas.push({ eventId: change.id, delta: link.delta });
+  }
+  const queue = [...groups.values()];
+  let applied = 0;
+  const worker = async () => {
+    for (let g = queue.shift(); g; g = queue.shift()) {
+      const outcome = await applyLinkDeltas(g.ws, g.project, g.labelId, g.deltas);
+      if (outcome !== 'project gone') applied += outcome;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(GROUPS_IN_FLIGHT, queue.length) }, worker));
+  return applied;
+}
+
+/** Runs one round of each deletion job the batch wrote (created, or moved to its next round). Returns the rounds run. */
+export async function runCascades(changes: Change[]): Promise<number> {
+  let rounds = 0;
+  for (const change of changes) {
+    const job = change.kind === 'REMOVE' ? undefined : change.after;
+    if (!job) continue;
+    if (change.type === ItemType.projectDeletion) {
+      await projectCascadeRound({ ws: str(job, 'workspace'), projectId: str(job, 'project_id'), round: num(job, 'round') });
+      rounds++;
+    } else if (change.type === ItemType.labelDeletion) {
+      await labelCascadeRound({ ws: str(job, 'workspace'), labelId: num(job, 'label_id'), round: num(job, 'round') });
+      rounds++;
+    }
+  }
+  return rounds;
+}

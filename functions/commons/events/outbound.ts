@@ -1,0 +1,148 @@
+import { labelView } from '#http/labelViews';
+import { projectFullView } from '#http/projectViews';
+import { getItems } from '#store/batches';
+import { map, num, optActor, str, type Actor } from '#store/codec';
+import { ItemType, keys } from '#store/keys';
+import { decodeLabel, type LabelRecord } from '#store/labels';
+import { decodeProject } from '#store/projects';
+import type { Item } from '#store/query';
+import type { Change } from '#store/streamRecords';
+
+/**
+ * The service's outbound events (DESIGN.md, "Events"), derived from the table's stream: one per
+ * public change, none for internal items (counters, guards, versions, receipts, tokens) and none for a
+ * refused request (it wrote nothing). `event_id` is the stream record's id, the same on redelivery.
+ */
+export const EVENT_SOURCE = 'project-label-service';
+
+export interface OutboundEvent {
+  detailType: string;
+  /** When the change happened (ISO 8601): the event's `occurred_at` and EventBridge `Time`. */
+  time: string;
+  detail: Record<string, unknown> & { event_id: string; company_slug: string; occurred_at: string };
+}
+
+type LabelLookup = (ws: string, id: number, slug: string) => Record<string, unknown>;
+
+const actorView = (actor: Actor | undefined) => (actor ? { username: actor.username } : null);
+
+function event(change: Change, detailType: string, ws: string, time: string, rest: Record<string, unknown>): OutboundEvent {
+  return { detailType, time, detail: { event_id: change.id, company_slug: ws, occurred_at: time, ...rest } };
+}
+
+function projectEvent(change: Change): OutboundEvent | undefined {
+  const { before, after } = change;
+  if (change.kind === 'INSERT' && after) {
+    const p = decodeProject(after);
+    const data = { actor: actorView(p.updated_by), data: projectFullView(p) };
+    return p.source_slug === undefined
+      ? event(change, 'Project Created', p.workspace, p.created_at, data)
+      : event(change, 'Project Duplicated', p.workspace, p.created_at, { ...data, source_slug: p.source_slug });
+  }
+  // A user's change moves updated_at; the stream processor's counter updates do not.
+  if (change.kind === 'MODIFY' && before && after && before.updated_at !== after.updated_at) {
+    const p = decodeProject(after);
+    return event(change, 'Project Updated', p.workspace, p.updated_at, {
+      actor: actorView(p.updated_by),
+      data: projectFullView(p),
+      previous: projectFullView(decodeProject(before)),
+    });
+  }
+  return undefined;
+}
+
+function labelEvent(change: Change): OutboundEvent | undefined {
+  const { before, after } = change;
+  if (change.kind === 'INSERT' && after) {
+    const l = decodeLabel(after);
+    return event(change, 'Label Created', str(after, 'workspace'), l.created_at, { actor: actorView(l.updated_by), data: labelView(l) });
+  }
+  if (change.kind === 'MODIFY' && before && after && before.updated_at !== after.updated_at) {
+    const l = decodeLabel(after);
+    return event(change, 'Label Updated', str(after, 'workspace'), l.updated_at, {
+      actor: actorView(l.updated_by),
+      data: labelView(l),
+      previous: labelView(decodeLabel(before)),
+    });
+  }
+  return undefined;
+}
+
+/** A deletion job appearing is the delete (the item itself went in the same transaction). */
+function deletionEvent(change: Change): OutboundEvent | undefined {
+  const job = change.kind === 'INSERT' ? change.after : undefined;
+  if (!job) return undefined;
+  const ws = str(job, 'workspace');
+  const actor = actorView(optActor(job, 'actor'));
+  const time = str(job, 'deleted_at');
+  if (change.type === ItemType.projectDeletion) {
+    const data = projectFullView(decodeProject(map(job, 'project')));
+    return event(change, 'Project Deleted', ws, time, { actor, data, previous: data });
+  }
+  const data = labelView(decodeLabel(map(job, 'label')));
+  return event(change, 'Label Deleted', ws, time, { actor, data, previous: data });
+}
+
+function linkEvent(change: Change, label: LabelLookup): OutboundEvent | undefined {
+  const item = change.kind === 'INSERT' ? change.after : undefined;
+  if (!item) return undefined;
+  const ws = str(item, 'workspace');
+  const detached = change.type === ItemType.detachNote;
+  const task = item.task_uuid;
+  return event(change, detached ? 'Label Detached' : 'Label Attached', ws, str(item, detached ? 'at' : 'created_at'), {
+    actor: actorView(optActor(item, detached ? 'actor' : 'created_by')),
+    project_slug: str(item, 'project_slug'),
+    ...(typeof task === 'string' ? { task_uuid: task } : {}),
+    label: label(ws, num(item, 'label_id'), str(item, 'label_slug')),
+  });
+}
+
+const LINK_TYPES: ReadonlySet<unknown> = new Set([ItemType.taskLink, ItemType.projectLabel, ItemType.detachNote]);
+
+/**
+ * The labels link events name, as they are now, or as they were deleted (from the label's deletion
+ * job), or, when even the job is gone, by id and slug. One batch read for the whole stream batch.
+ */
+async function labelsOf(changes: Change[]): Promise<LabelLookup> {
+  const wanted = new Map<string, { ws: string; id: number; slug: string }>();
+  for (const c of changes) {
+    const item = c.kind === 'INSERT' && LINK_TYPES.has(c.type) ? c.after : undefined;
+    if (!item) continue;
+    const ref = { ws: str(item, 'workspace'), id: num(item, 'label_id'), slug: str(item, 'label_slug') };
+    wanted.set(`${ref.ws}#${ref.id}`, ref);
+  }
+  const found = new Map<string, LabelRecord>();
+  if (wanted.size) {
+    const refs = [...wanted.values()];
+    const items = await getItems(refs.flatMap((r) => [keys.label(r.ws, r.slug), keys.labelDeletion(r.ws, r.id)]));
+    for (const item of items as Item[]) {
+      const ws = str(item, 'workspace');
+      const label = item.type === ItemType.labelDeletion ? decodeLabel(map(item, 'label')) : decodeLabel(item);
+      if (wanted.has(`${ws}#${label.id}`)) found.set(`${ws}#${label.id}`, label);
+    }
+  }
+  return (ws, id, slug) => {
+    const label = found.get(`${ws}#${id}`);
+    return label ? labelView(label) : { id, slug };
+  };
+}
+
+/** The events of a batch of changes, in stream order. */
+export async function eventsOf(changes: Change[]): Promise<OutboundEvent[]> {
+  const label = await labelsOf(changes);
+  const events: OutboundEvent[] = [];
+  for (const change of changes) {
+    const e =
+      change.type === ItemType.project
+        ? projectEvent(change)
+        : change.type === ItemType.label
+          ? labelEvent(change)
+          : change.type === ItemType.projectDeletion || change.type === ItemType.labelDeletion
+            ? deletionEvent(change)
+            : LINK_TYPES.has(change.type)
+              ? linkEvent(change, label)
+              : undefined;
+    if (e) events.push(e);
+  }
+  return events;
+}

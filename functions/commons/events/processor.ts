@@ -1,0 +1,29 @@
+import type { DynamoDBRecord } from 'aws-lambda';
+import { applyCounters, runCascades } from '#domain/derived';
+import { changeOf } from '#store/streamRecords';
+import type { EventBus } from './bus';
+import { eventsOf } from './outbound';
+
+export interface BatchOutcome {
+  records: number;
+  events: number;
+  counted: number;
+  rounds: number;
+}
+
+/**
+ * Everything the service does with a batch of its table's stream, in order: build its events (before
+ * a cascade round can remove a deletion job they read a label from), apply its link records to the
+ * counters, run a round of each deletion job it carries, then publish the events (so when a
+ * subscriber sees `Label Attached`, the stats already count it). Every step is idempotent, so when
+ * one fails the whole batch can be delivered again (Lambda retries and bisects it; the local runner
+ * retries it) and ends the same.
+ */
+export async function processStreamBatch(records: DynamoDBRecord[], bus: EventBus): Promise<BatchOutcome> {
+  const changes = records.map(changeOf);
+  const events = await eventsOf(changes);
+  const counted = await applyCounters(changes);
+  const rounds = await runCascades(changes);
+  await bus.publish(events);
+  return { records: records.length, events: events.length, counted, rounds };
+}

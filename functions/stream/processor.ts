@@ -1,0 +1,14 @@
+import type { DynamoDBStreamEvent } from 'aws-lambda';
+import { eventBridgeBus } from '#events/bus';
+import { processStreamBatch } from '#events/processor';
+
+/**
+ * The table's stream processor (DynamoDB event source): outbound events to the service's bus,
+ * derived counters, and delete cascades. A thrown error makes Lambda retry the batch, bisecting it,
+ * up to the mapping's retry limit; what still fails goes to the on-failure queue.
+ */
+const bus = eventBridgeBus(process.env.EVENT_BUS_NAME ?? 'default');
+
+export const handler = async (event: DynamoDBStreamEvent): Promise<void> => {
+  await processStreamBatch(event.Records, bus);
+};

@@ -1,0 +1,34 @@
+import { appendFile, mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { EventBus } from '#events/bus';
+import { EVENT_SOURCE } from '#events/outbound';
+
+/**
+ * The local stand-in for the service's EventBridge bus: each event appended to a JSON Lines file as
+ * EventBridge would deliver it (envelope and `detail`), so `npm run events:follow` (or `tail -f`)
+ * shows what subscribers would receive.
+ */
+export function fileBus(path: string): EventBus {
+  let ready: Promise<unknown> | undefined;
+  return {
+    async publish(events) {
+      if (events.length === 0) return;
+      ready ??= mkdir(dirname(path), { recursive: true });
+      await ready;
+      const lines = events.map((e) =>
+        JSON.stringify({
+          version: '0',
+          id: e.detail.event_id,
+          'detail-type': e.detailType,
+          source: EVENT_SOURCE,
+          account: 'local',
+          time: e.time,
+          region: 'local',
+          resources: [],
+          detail: e.detail,
+        }),
+      );
+      await appendFile(path, `${lines.join('\n')}\n`);
+    },
+  };
+}

@@ -1,0 +1,234 @@
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type _Record as StreamRecord,
+} from '@aws-sdk/client-dynamodb-streams';
+import type { DynamoDBRecord } from 'aws-lambda';
+
+/**
+ * The local stand-in for Lambda's DynamoDB event source: reads the table's stream on DynamoDB Local
+ * shard by shard, in order, and hands each batch to the same code the Lambda handler runs. Failures
+ * are handled as the deployed event source mapping does: a failing batch is bisected, a single
+ * failing record is retried a bounded number of times with backoff and then set aside in the failure
+ * file (the local on-failure destination) with its error, so one poison record never blocks the
+ * stream. With a checkpoint file, a restart resumes after the last batch handled.
+ */
+export interface StreamRunnerOptions {
+  endpoint: string;
+  tableName: string;
+  handle: (records: DynamoDBRecord[]) => Promise<unknown>;
+  /** Where to keep the last sequence number handled per shard (none: start at the oldest record). */
+  checkpointFile?: string | undefined;
+  /** Records per batch (Lambda's default for DynamoDB is 100). */
+  batchSize?: number;
+  /** Where records that failed every retry are appended, one JSON line each (none: only logged). */
+  failureFile?: string | undefined;
+  /**
+   * Where to note progress: `caughtUpTo`, the start time of the latest read of every shard that found
+   * nothing new, so everything written before it has been handled (tests and benchmarks wait on it).
+   */
+  statusFile?: string | undefined;
+  log?: (line: string) => void;
+}
+
+export interface StreamRunner {
+  /** Batches handled and records in them since start. */
+  stats: { batches: number; records: number; failures: number; deadLettered: number };
+  stop(): Promise<void>;
+}
+
+const IDLE_MS = 40;
+/** Retries of a single record before it is set aside (the stack's mapping allows 10, with longer waits). */
+const RECORD_RETRIES = 5;
+const MAX_BACKOFF_MS = 2_000;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A stream record as Lambda passes it (creation time in epoch seconds). */
+function lambdaRecord(r: StreamRecord): DynamoDBRecord {
+  const d = r.dynamodb ?? {};
+  return {
+    ...r,
+    dynamodb: {
+      ...d,
+      ...(d.ApproximateCreationDateTime ? { ApproximateCreationDateTime: Math.floor(d.ApproximateCreationDateTime.getTime() / 1000) } : {}),
+    },
+  } as DynamoDBRecord;
+}
+
+export async function runTableStream(opts: StreamRunnerOptions): Promise<StreamRunner> {
+  const config = { endpoint: opts.endpoint, region: process.env.AWS_REGION ?? 'us-east-1' };
+  const table = new DynamoDBClient(config);
+  const { Table } = await table.send(new DescribeTableCommand({ TableName: opts.tableName }));
+  table.destroy();
+  const streamArn = Table?.LatestStreamArn;
+  if (!streamArn) throw new Error(`table ${opts.tableName} has no stream`);
+  const streams = new DynamoDBStreamsClient(config);
+  const log = opts.log ?? ((line: string) => console.error(line));
+  const checkpoints: Record<string, string> =
+    opts.checkpointFile && existsSync(opts.checkpointFile) ? JSON.parse(readFileSync(opts.checkpointFile, 'utf8')) : {};
+  const iterators = new Map<string, string>();
+  const closed = new Set<string>();
+  const stats = { batches: 0, records: 0, failures: 0, deadLettered: 0 };
+  let stopping = false;
+
+  const iteratorFor = async (shardId: string) => {
+    const after = checkpoints[shardId];
+    const out = await streams.send(
+      new GetShardIteratorCommand({
+        StreamArn: streamArn,
+        ShardId: shardId,
+        ...(after ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after } : { ShardIteratorType: 'TRIM_HORIZON' }),
+      }),
+    );
+    return out.ShardIterator;
+  };
+
+  /** Handles a batch; on failure bisects it, retries a lone record, and sets aside what keeps failing. */
+  const deliver = async (records: DynamoDBRecord[]): Promise<void> => {
+    for (let attempt = 0; !stopping; attempt++) {
+      try {
+        await opts.handle(records);
+        return;
+      } catch (error) {
+        stats.failures++;
+        if (records.length > 1) {
+          const half = Math.ceil(records.length / 2);
+          await deliver(records.slice(0, half));
+          await deliver(records.slice(half));
+          return;
+        }
+        if (attempt >= RECORD_RETRIES) {
+          stats.deadLettered++;
+          const record = records[0]!;
+          log(`stream record ${record.eventID} (${record.eventName}) failed ${attempt + 1} times, set aside: ${(error as Error).message}`);
+          if (opts.failureFile)
+            appendFileSync(
+              opts.failureFile,
+              `${JSON.stringify({ error: (error as Error).message, failedAt: new Date().toISOString(), record })}\n`,
+            );
+          return;
+        }
+        await sleep(Math.min(MAX_BACKOFF_MS, 100 * 2 ** attempt));
+      }
+    }
+  };
+
+  const pollShard = async (shardId: string): Promise<number> => {
+    const iterator = iterators.get(shardId) ?? (await iteratorFor(shardId));
+    if (!iterator) {
+      closed.add(shardId);
+      return 0;
+    }
+    let out;
+    try {
+      out = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: opts.batchSize ?? 100 }));
+    } catch (error) {
+      if ((error as Error).name !== 'ExpiredIteratorException') throw error;
+      iterators.delete(shardId);
+      return 0;
+    }
+    const records = (out.Records ?? []).map(lambdaRecord);
+    if (records.length) {
+      await deliver(records);
+      if (stopping) return 0;
+      stats.batches++;
+      stats.records += records.length;
+      checkpoints[shardId] = records[records.length - 1]!.dynamodb!.SequenceNumber!;
+      if (opts.checkpointFile) writeFileSync(opts.checkpointFile, JSON.stringify(checkpoints));
+    }
+    if (out.NextShardIterator) iterators.set(shardId, out.NextShardIterator);
+    else {
+      iterators.delete(shardId);
+      closed.add(shardId);
+    }
+    return records.length;
+  };
+
+  const loop = (async () => {
+    while (!stopping) {
+      try {
+        const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
+        const shards = (StreamDescription?.Shards ?? []).filter((s) => s.ShardId && !closed.has(s.ShardId));
+        // Parents before children, as Lambda does: a child shard's records come after its parent's.
+        const open = shards.filter(
+          (s) => !s.ParentShardId || closed.has(s.ParentShardId) || !shards.some((p) => p.ShardId === s.ParentShardId),
+        );
+        const roundStart = new Date().toISOString();
+        let read = 0;
+        for (const shard of open) read += await pollShard(shard.ShardId!);
+        if (read === 0) {
+          if (opts.statusFile) writeFileSync(opts.statusFile, JSON.stringify({ caughtUpTo: roundStart, ...stats }));
+          await sleep(IDLE_MS);
+        }
+      } catch (error) {
+        if (stopping) break;
+        log(`stream read failed, retrying: ${(error as Error).message}`);
+        await sleep(500);
+      }
+    }
+  })();
+
+  return {
+    stats,
+    stop: async () => {
+      stopping = true;
+      await loop;
+      streams.destroy();
+    },
+  };
+}
+
+/**
+ * Reads a table's stream from `checkpoints` (per shard; empty: from the oldest record) until it is
+ * caught up, handing each batch to `handle`, and moves the checkpoints past what was handled. A batch
+ * whose handler throws stops the drain with that error, its checkpoint unmoved (so the next drain
+ * delivers it again, as Lambda would). For tests and tools working on a table of their own.
+ */
+export async function drainTableStream(opts: {
+  endpoint: string;
+  tableName: string;
+  handle: (records: DynamoDBRecord[]) => Promise<unknown>;
+  checkpoints: Record<string, string>;
+}): Promise<number> {
+  const config = { endpoint: opts.endpoint, region: process.env.AWS_REGION ?? 'us-east-1' };
+  const table = new DynamoDBClient(config);
+  const streams = new DynamoDBStreamsClient(config);
+  try {
+    const { Table } = await table.send(new DescribeTableCommand({ TableName: opts.tableName }));
+    const streamArn = Table?.LatestStreamArn;
+    if (!streamArn) throw new Error(`table ${opts.tableName} has no stream`);
+    const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
+    let handled = 0;
+    for (const shard of StreamDescription?.Shards ?? []) {
+      const shardId = shard.ShardId!;
+      const after = opts.checkpoints[shardId];
+      let iterator = (
+        await streams.send(
+          new GetShardIteratorCommand({
+            StreamArn: streamArn,
+            ShardId: shardId,
+            ...(after ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after } : { ShardIteratorType: 'TRIM_HORIZON' }),
+          }),
+        )
+      ).ShardIterator;
+      while (iterator) {
+        const out = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 100 }));
+        const records = (out.Records ?? []).map(lambdaRecord);
+        if (records.length === 0) break;
+        await opts.handle(records);
+        handled += records.length;
+        opts.checkpoints[shardId] = records[records.length - 1]!.dynamodb!.SequenceNumber!;
+        iterator = out.NextShardIterator;
+      }
+    }
+    return handled;
+  } finally {
+    table.destroy();
+    streams.destroy();
+  }
+}

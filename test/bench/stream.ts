@@ -1,0 +1,83 @@
+import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { createLabel } from '#domain/labels';
+import { createProject } from '#domain/projects';
+import { changeLabels } from '#domain/taskLabels';
+import type { OutboundEvent } from '#events/outbound';
+import { processStreamBatch } from '#events/processor';
+import { ensureTable } from '#local/database';
+import { drainTableStream } from '#local/streams';
+import { metered, type Usage } from './capacity.ts';
+import { BENCH_ACTOR } from './harness.ts';
+import { log } from './stats.ts';
+
+/**
+ * What the stream processor costs per change, off the request path: the processor's own DynamoDB
+ * calls for the stream records of one attach, one detach, and a batch of 100 attaches of one label
+ * (one project), measured on a table of its own so that only these records are on its stream.
+ */
+export interface StreamCostRow {
+  scenario: string;
+  records: number;
+  events: number;
+  usage: Usage;
+  minimum: string;
+  minimumCalls: number;
+}
+
+const TABLE = 'bench-stream-cost';
+
+export async function measureStreamCosts(): Promise<StreamCostRow[]> {
+  const admin = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT });
+  const previous = process.env.TABLE_NAME;
+  process.env.TABLE_NAME = TABLE;
+  await ensureTable(admin, TABLE);
+  const checkpoints: Record<string, string> = {};
+  const events: OutboundEvent[] = [];
+  const bus = { publish: async (e: OutboundEvent[]) => void events.push(...e) };
+  const rows: StreamCostRow[] = [];
+  /** Collects the stream records `work` produced, then runs the processor over them as one batch, metered. */
+  const measure = async (scenario: string, work: () => Promise<unknown>, minimum: string, minimumCalls: number) => {
+    await work();
+    const records: DynamoDBRecord[] = [];
+    await drainTableStream({ endpoint: process.env.DYNAMODB_ENDPOINT!, tableName: TABLE, handle: async (b) => void records.push(...b), checkpoints });
+    events.length = 0;
+    const { usage } = await metered(() => processStreamBatch(records, bus));
+    // What the processor wrote is on the stream too (counters, receipts): moved past, as the processor would skip it.
+    await drainTableStream({ endpoint: process.env.DYNAMODB_ENDPOINT!, tableName: TABLE, handle: async () => undefined, checkpoints });
+    rows.push({ scenario, records: records.length, events: events.length, usage, minimum, minimumCalls });
+    log(`stream cost: ${scenario}: ${records.length} records, ${events.length} events, ${usage.calls} calls, ${usage.rcu} RCU, ${usage.wcu} WCU`);
+  };
+  try {
+    const ws = 'bench-stream';
+    const project = await createProject(ws, { name: 'Stream Project', owner: BENCH_ACTOR });
+    const label = await createLabel(ws, { title: 'Stream Label', color: '123456' }, BENCH_ACTOR);
+    await drainTableStream({ endpoint: process.env.DYNAMODB_ENDPOINT!, tableName: TABLE, handle: async () => undefined, checkpoints });
+    const change = (kind: 'attach' | 'detach', tasks: string[]) =>
+      changeLabels(kind, ws, { labelSlug: label.slug, projectSlug: project.slug, taskUuids: tasks }, BENCH_ACTOR);
+    await measure(
+      'one attach (first use of the label in the project)',
+      () => change('attach', ['t-0']),
+      'BatchGetItem (label for the event) + GetItem use counter + TransactWrite(receipt, use counter, labels_count)',
+      3,
+    );
+    await measure(
+      'one detach (last use: the counter goes)',
+      () => change('detach', ['t-0']),
+      'BatchGetItem (label for the event) + GetItem use counter + TransactWrite(receipt, use counter, labels_count)',
+      3,
+    );
+    const tasks = Array.from({ length: 100 }, (_, i) => `t-${i + 1}`);
+    await measure(
+      '100 attaches of one label in one project (one batch)',
+      () => change('attach', tasks),
+      'BatchGetItem + 2 x (GetItem use counter + TransactWrite with up to 90 receipts)',
+      5,
+    );
+  } finally {
+    await admin.send(new DeleteTableCommand({ TableName: TABLE }));
+    admin.destroy();
+    process.env.TABLE_NAME = previous ?? '';
+  }
+  return rows;
+}

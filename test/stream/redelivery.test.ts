@@ -1,0 +1,133 @@
+import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
+import fc from 'fast-check';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { checkTable, scanTable } from '#checker/invariants';
+import { createLabel, deleteLabel } from '#domain/labels';
+import { createProject, deleteProject } from '#domain/projects';
+import { changeLabels, toggleTaskLabel } from '#domain/taskLabels';
+import type { OutboundEvent } from '#events/outbound';
+import { processStreamBatch } from '#events/processor';
+import { drainTableStream } from '#local/streams';
+import { ensureTable } from '#local/database';
+import { uniqueWorkspace } from '#support/api';
+
+/**
+ * Lambda delivers a shard's records in order but may deliver a batch again (retries, bisection), and
+ * records of different items travel on different shards, so their relative order is not guaranteed.
+ * Property: however a workload's stream records are interleaved (each item's own records in order),
+ * cut into batches and redelivered, the processor ends with the same counters (equal to a recount)
+ * and the same set of events as one in-order delivery.
+ */
+const actor = { name: 'Prop', username: 'prop' };
+const admin = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT });
+const TABLE = 'stream-redelivery';
+
+beforeAll(async () => {
+  process.env.TABLE_NAME = TABLE;
+  await ensureTable(admin, TABLE);
+});
+afterAll(async () => {
+  await admin.send(new DeleteTableCommand({ TableName: TABLE }));
+  process.env.TABLE_NAME = '';
+  admin.destroy();
+});
+
+const drain = (handle: (records: DynamoDBRecord[]) => Promise<unknown>, checkpoints: Record<string, string>) =>
+  drainTableStream({ endpoint: process.env.DYNAMODB_ENDPOINT!, tableName: TABLE, handle, checkpoints });
+
+/** A workload of attaches, detaches, toggles, label-set changes and deletes, written through the domain. */
+async function workload(ws: string, seed: number): Promise<void> {
+  const rnd = fc.sample(fc.array(fc.nat(1000), { minLength: 60, maxLength: 60 }), { seed, numRuns: 1 })[0]!;
+  const projects = [await createProject(ws, { name: 'One', owner: actor }), await createProject(ws, { name: 'Two', owner: actor })];
+  const labels = [];
+  for (const t of ['A', 'B', 'C']) labels.push(await createLabel(ws, { title: t, color: '112233' }, actor));
+  for (let i = 0; i < 40; i++) {
+    const r = rnd[i]!;
+    const project = projects[r % 2]!.slug;
+    const label = labels[(r >> 1) % 3]!.slug;
+    const task = `t${(r >> 3) % 4}`;
+    const kind = (r >> 5) % 5;
+    if (kind === 0) await changeLabels('attach', ws, { labelSlug: label, projectSlug: project, taskUuids: ['t0', 't1', task] }, actor);
+    else if (kind === 1) await changeLabels('detach', ws, { labelSlug: label, projectSlug: project, taskUuid: task }, actor);
+    else if (kind === 2) await toggleTaskLabel(ws, label, project, task, actor);
+    else if (kind === 3) await changeLabels(r % 2 ? 'attach' : 'detach', ws, { labelSlug: label, projectSlug: project }, actor);
+    else await changeLabels('attach', ws, { labelSlug: label, projectSlug: project, taskUuid: task }, actor);
+  }
+  await deleteLabel(ws, labels[2]!.slug, actor);
+  await deleteProject(ws, projects[1]!.slug, actor);
+}
+
+/** A random interleaving that keeps each item's records in order, cut into batches, some delivered twice. */
+function schedule(records: DynamoDBRecord[], rnd: () => number): DynamoDBRecord[][] {
+  const byItem = new Map<string, DynamoDBRecord[]>();
+  for (const r of records) {
+    const key = JSON.stringify(r.dynamodb!.Keys);
+    byItem.set(key, [...(byItem.get(key) ?? []), r]);
+  }
+  const queues = [...byItem.values()];
+  const order: DynamoDBRecord[] = [];
+  while (queues.length) {
+    const i = Math.floor(rnd() * queues.length);
+    order.push(queues[i]!.shift()!);
+    if (queues[i]!.length === 0) queues.splice(i, 1);
+  }
+  const batches: DynamoDBRecord[][] = [];
+  for (let at = 0; at < order.length; ) {
+    const size = 1 + Math.floor(rnd() * 12);
+    const batch = order.slice(at, at + size);
+    batches.push(batch);
+    // A retried batch is delivered again whole; a bisected one in halves.
+    if (rnd() < 0.3) batches.push(batch);
+    if (rnd() < 0.15) batches.push(batch.slice(0, Math.ceil(batch.length / 2)));
+    at += size;
+  }
+  return batches;
+}
+
+test('redelivered and reordered stream batches end with exact counters and the same events', async () => {
+  let runs = 0;
+  await fc.assert(
+    fc.asyncProperty(fc.integer({ min: 1, max: 1_000_000 }), async (seed) => {
+      // The workload's records, collected without processing them.
+      const tip: Record<string, string> = {};
+      await drain(async () => undefined, tip);
+      const ws = uniqueWorkspace('prop');
+      await workload(ws, seed);
+      const records: DynamoDBRecord[] = [];
+      const after = { ...tip };
+      await drain(async (batch) => void records.push(...batch), after);
+
+      const published: OutboundEvent[] = [];
+      const bus = { publish: async (events: OutboundEvent[]) => void published.push(...events) };
+      let state = seed;
+      const rnd = () => {
+        state = (state * 1103515245 + 12345) % 2 ** 31;
+        return state / 2 ** 31;
+      };
+      for (const batch of schedule(records, rnd)) await processStreamBatch(batch, bus);
+      // What processing wrote (cascade rounds, counters) is itself on the stream: deliver it in order.
+      await drain((batch) => processStreamBatch(batch, bus), after);
+
+      expect((await checkTable([ws])).violations).toEqual([]);
+      const left = (await scanTable()).filter(
+        (i) => i.workspace === ws && ['project_deletion', 'label_deletion'].includes(i.type as string),
+      );
+      expect(left).toEqual([]);
+      const expectedIds = new Set(
+        records
+          .filter((r) =>
+            ['project', 'label', 'task_link', 'project_label', 'detach_note', 'project_deletion', 'label_deletion'].includes(
+              (r.dynamodb?.NewImage?.type?.S as string) ?? '',
+            ),
+          )
+          .filter((r) => r.eventName === 'INSERT' || r.dynamodb?.NewImage?.updated_at?.S !== r.dynamodb?.OldImage?.updated_at?.S)
+          .map((r) => r.eventID),
+      );
+      expect(new Set(published.map((e) => e.detail.event_id))).toEqual(expectedIds);
+      runs++;
+    }),
+    { numRuns: 6, seed: 20261122, endOnFailure: true },
+  );
+  expect(runs).toBe(6);
+});
