@@ -23,7 +23,7 @@ export interface StreamRunnerOptions {
   handle: (records: DynamoDBRecord[]) => Promise<unknown>;
   /** Where to keep the last sequence number handled per shard (none: start at the oldest record). */
   checkpointFile?: string | undefined;
-  /** Records per batch (Lambda's default for DynamoDB is 100). */
+  /** Records per batch (default LOCAL_BATCH). */
   batchSize?: number;
   /** Where records that failed every retry are appended, one JSON line each (none: only logged). */
   failureFile?: string | undefined;
@@ -42,6 +42,11 @@ export interface StreamRunner {
 }
 
 const IDLE_MS = 40;
+/**
+ * GetRecords' maximum: one local shard carries what many shards carry on AWS, so the local runner
+ * takes big batches to keep up (the deployed mapping uses 100; the processor is the same for both).
+ */
+const LOCAL_BATCH = 1_000;
 /** Retries of a single record before it is set aside (the stack's mapping allows 10, with longer waits). */
 const RECORD_RETRIES = 5;
 const MAX_BACKOFF_MS = 2_000;
@@ -126,7 +131,7 @@ export async function runTableStream(opts: StreamRunnerOptions): Promise<StreamR
     }
     let out;
     try {
-      out = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: opts.batchSize ?? 100 }));
+      out = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: opts.batchSize ?? LOCAL_BATCH }));
     } catch (error) {
       if ((error as Error).name !== 'ExpiredIteratorException') throw error;
       iterators.delete(shardId);

@@ -1,17 +1,8 @@
-import {
-  BatchGetCommand,
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '#store/client';
 import { ItemType, keys } from '#store/keys';
 import { createLabel } from '#domain/labels';
 import { detachNoteItem, labelLinkItem, taskLinkItem, taskVersionItem } from '#store/links';
-import { labelUseItem } from '#store/counters';
 import { getProject, storedProjectItem } from '#domain/projects';
 import { nameKey, titleKey } from '#domain/text';
 import { TABLE, tableName } from '#store/table';

@@ -89,7 +89,14 @@ invocations of a handler (plus the same again for the authorizer on requests tha
 | every handler's cold init <= 1.0x the CJS floor | worst ${ratio(worstInit)} | ${yes(worstInit <= 1.0)} |
 | warm overhead <= 1.5x a bare handler | worst ${fmt(worstWarm, 3)}x | ${yes(worstWarm <= 1.5)} |
 | list / find cost flat from 100 to 10,000 projects | calls and capacity ${r.scale.every((s) => s.large.usage.rcu === s.small.usage.rcu && s.large.usage.calls === s.small.usage.calls) ? 'identical' : '**differ**'}; latency ratios ${r.scale.map((s) => ratio(s.ratio)).join(', ')} (same raw Query: ${r.scale.map((s) => (s.rawRatio === undefined ? '-' : ratio(s.rawRatio))).join(', ')}) | ${yes(r.scale.every((s) => s.large.usage.calls === s.small.usage.calls && s.large.usage.rcu === s.small.usage.rcu && (s.ratio < 1.5 || (s.rawRatio !== undefined && s.ratio / s.rawRatio < 1.5))))} |
-| 100 parallel attaches of one label to distinct tasks of one project: no 503 | ${r.hot.map((h) => `${h.parallel} parallel: ${Object.entries(h.statuses).map(([k, v]) => `${v} x ${k}`).join(', ')}`).join('; ')} | ${yes(r.hot.every((h) => !h.statuses['503'] && h.statuses['200'] === h.parallel))} |
+| 100 parallel attaches of one label to distinct tasks of one project: no 503 | ${r.hot
+    .map(
+      (h) =>
+        `${h.parallel} parallel: ${Object.entries(h.statuses)
+          .map(([k, v]) => `${v} x ${k}`)
+          .join(', ')}`,
+    )
+    .join('; ')} | ${yes(r.hot.every((h) => !h.statuses['503'] && h.statuses['200'] === h.parallel))} |
 | a delete answers in < 1 s at any size (the cascade drains from the stream) | ${r.deletes.map((d) => `${d.links.toLocaleString('en-US')} links: ${fmt(d.ms, 0)} ms`).join('; ')} | ${yes(r.deletes.every((d) => d.ms < 1000 && d.status === 200))} |
 | big deletes leave nothing behind once drained | ${r.deletes.map((d) => `${d.leftovers} leftovers, ${d.violationsAfter} violations`).join('; ')} | ${yes(r.deletes.every((d) => d.leftovers === 0 && d.violationsAfter === 0 && d.status === 200))} |
 | the stream processor at its minimum calls per change | ${r.streamCost.map((c) => `${c.usage.calls} / ${c.minimumCalls}`).join(', ')} | ${yes(r.streamCost.every((c) => c.usage.calls <= c.minimumCalls))} |
@@ -389,7 +396,7 @@ function renderFindings(r: Results, costAbove: CostRow[]): string {
       '(one GetItem and one transaction: the item goes, its deletion job comes). The cascade then drains from the stream in rounds of at most ' +
       `400 items, each round one stream record, so it interleaves with other changes instead of holding its shard: ` +
       `${r.deletes.map((d) => `${fmt(d.drainMs / 1000, 1)} s for ${d.links.toLocaleString('en-US')} links`).join(', ')} here, on DynamoDB Local and one shard, ` +
-      'counters included (a label delete moves every affected project\'s use counter through the links\' own records). ' +
+      "counters included (a label delete moves every affected project's use counter through the links' own records). " +
       `Correct once drained: ${r.deletes.map((d) => `${d.leftovers} leftovers and ${d.violationsAfter} violations`).join('; ')}.`,
   );
   const hot = r.hot.find((h) => h.parallel === 100);
@@ -397,7 +404,9 @@ function renderFindings(r: Results, costAbove: CostRow[]): string {
     lines.push(
       `- **One hot label.** ${hot.parallel} parallel attaches of one label to distinct tasks answered ${Object.entries(hot.statuses)
         .map(([k, v]) => `${v} x ${k}`)
-        .join(', ')} (before the stream backbone: 59 x 200 and 41 x 503); the stream processor had the counters exact ${fmt(hot.drainMs, 0)} ms after the last answer.`,
+        .join(
+          ', ',
+        )} (before the stream backbone: 59 x 200 and 41 x 503); the stream processor had the counters exact ${fmt(hot.drainMs, 0)} ms after the last answer.`,
     );
   lines.push(
     '- **End to end.** The local API pays the authorizer on every request (one more GetItem, 0.5 RCU) because the emulator does not cache ' +

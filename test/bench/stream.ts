@@ -40,13 +40,20 @@ export async function measureStreamCosts(): Promise<StreamCostRow[]> {
   const measure = async (scenario: string, work: () => Promise<unknown>, minimum: string, minimumCalls: number) => {
     await work();
     const records: DynamoDBRecord[] = [];
-    await drainTableStream({ endpoint: process.env.DYNAMODB_ENDPOINT!, tableName: TABLE, handle: async (b) => void records.push(...b), checkpoints });
+    await drainTableStream({
+      endpoint: process.env.DYNAMODB_ENDPOINT!,
+      tableName: TABLE,
+      handle: async (b) => void records.push(...b),
+      checkpoints,
+    });
     events.length = 0;
     const { usage } = await metered(() => processStreamBatch(records, bus));
     // What the processor wrote is on the stream too (counters, receipts): moved past, as the processor would skip it.
     await drainTableStream({ endpoint: process.env.DYNAMODB_ENDPOINT!, tableName: TABLE, handle: async () => undefined, checkpoints });
     rows.push({ scenario, records: records.length, events: events.length, usage, minimum, minimumCalls });
-    log(`stream cost: ${scenario}: ${records.length} records, ${events.length} events, ${usage.calls} calls, ${usage.rcu} RCU, ${usage.wcu} WCU`);
+    log(
+      `stream cost: ${scenario}: ${records.length} records, ${events.length} events, ${usage.calls} calls, ${usage.rcu} RCU, ${usage.wcu} WCU`,
+    );
   };
   try {
     const ws = 'bench-stream';

@@ -31,7 +31,7 @@ export interface LinkDelta {
 }
 
 /** Stored attribute `n` is the number of the project's tasks carrying the label. */
-export function labelUseItem(ws: string, projectId: string, labelId: number, count: number): Item {
+function labelUseItem(ws: string, projectId: string, labelId: number, count: number): Item {
   return {
     ...keys.labelUse(projectId, labelId),
     type: ItemType.labelUse,
