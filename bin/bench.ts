@@ -73,15 +73,17 @@ try {
     connections: settings.e2eConnections,
   });
   log('section 1: the stream processor, per change');
-  const { measureStreamCosts } = await import('#bench/stream');
+  const { measureInbound, measureStreamCosts } = await import('#bench/stream');
   const streamCost = await measureStreamCosts();
+  log('section 1: inbound events');
+  const inbound = await measureInbound();
   log('section 5: one label attached to many tasks at once');
   const hot = await measureHotLabel(api.url, [50, 100]);
   log('section 5: big deletes');
   const deletes = await measureBigDeletes({ hundredThousand: !quick });
   log('section 5: list and find at 100 vs 10,000 projects');
   const scale = await measureListScale(settings.scaleIterations);
-  results = { cold, cost, streamCost, warm, e2e, hot, deletes, scale };
+  results = { cold, cost, streamCost, inbound, warm, e2e, hot, deletes, scale };
 } finally {
   await api.stop();
 }

@@ -3,9 +3,10 @@
  *
  * Runs one function's handler in this process with a sample event, like `sam local invoke`, and
  * prints what it returns. <function> is a route name from functions/commons/http/routes.ts,
- * `authorizer` or `stream-processor`; the event defaults to events/<function>.json. The stream
- * processor publishes to the local event file (EVENTS_FILE, default .data/events.jsonl) instead of
- * EventBridge, as under `npm start`.
+ * `authorizer`, `stream-processor` or `inbound-consumer`; the event defaults to events/<function>.json.
+ * The stream processor publishes to the local event file (EVENTS_FILE, default .data/events.jsonl)
+ * instead of EventBridge, and the inbound consumer dead-letters to a local file instead of SQS, as
+ * under `npm start`.
  *   --seed       first create what the sample events act on (projects website-redesign and
  *                legacy-site, labels bug and obsolete; removes label feature so create-label can run
  *                again) and a token, which replaces {{TOKEN}} in the event
@@ -32,7 +33,7 @@ if (!name || values.help) {
 
 if (isLocalDatabase()) useLocalDatabase();
 // Imported only now: the shared DocumentClient reads its endpoint from the environment at load.
-const { authorizerHandler, streamProcessorHandler } = await import('#http/routes');
+const { authorizerHandler, inboundConsumerHandler, streamProcessorHandler } = await import('#http/routes');
 const { lambdaContext, loadHandler } = await import('#local/gateway');
 const samples = await import('#local/samples');
 const { seedFixtures } = await import('#local/fixtures');
@@ -42,7 +43,9 @@ const handlerFile = isAuthorizer
   ? authorizerHandler
   : name === samples.STREAM_EVENT
     ? streamProcessorHandler
-    : samples.routeNamed(name).handler;
+    : name === samples.INBOUND_EVENT
+      ? inboundConsumerHandler
+      : samples.routeNamed(name).handler;
 const workspace = values.workspace ?? samples.SAMPLE_WORKSPACE;
 let token = values.token ?? process.env.TOKEN;
 
@@ -73,6 +76,20 @@ if (name === samples.STREAM_EVENT) {
   );
   console.log(JSON.stringify(outcome, null, 2));
   process.exit(0);
+}
+if (name === samples.INBOUND_EVENT) {
+  // The Lambda handler's code with the local dead-letter file in place of the SQS dead-letter queue.
+  const { consumeInbound } = await import('#events/inbound');
+  const { appendFile } = await import('node:fs/promises');
+  const { dataDir } = await import('#local/database');
+  const deadLetterFile = process.env.INBOUND_DLQ_FILE || join(dataDir, 'events.inbound-dead-letters.jsonl');
+  const event = samples.prepareEvent(JSON.parse(readFileSync(file, 'utf8')), { workspace });
+  const outcome = await consumeInbound(event.Records, {
+    put: (body, reason) => appendFile(deadLetterFile, `${JSON.stringify({ reason, at: new Date().toISOString(), body })}\n`),
+  });
+  console.error(`${name} handled ${event.Records.length} messages; malformed ones in ${deadLetterFile}:`);
+  console.log(JSON.stringify(outcome, null, 2));
+  process.exit(outcome.batchItemFailures.length ? 1 : 0);
 }
 const event = samples.prepareEvent(JSON.parse(readFileSync(file, 'utf8')), { workspace, ...(token ? { token } : {}) });
 const handler = await loadHandler<(event: unknown, context: unknown) => Promise<unknown>>(repoRoot, handlerFile);

@@ -5,8 +5,11 @@
  *   - the route table served on 127.0.0.1:PORT (default 3000) behind a local API Gateway emulator
  *   - the stream processor on the table's stream (the Lambda handler's code), writing outbound events
  *     to EVENTS_FILE (default .data/events.jsonl; follow them with `npm run events:follow`)
+ *   - the inbound path (rule, queue, consumer) in-process: `npm run emit` posts task, member and sprint
+ *     events to POST /__local/events on the same port
  * With TABLE_NAME set (and no --embedded), it serves that real DynamoDB table with your AWS credentials.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -22,6 +25,7 @@ const host = process.env.HOST ?? '127.0.0.1';
 
 let database: EmbeddedDatabase | undefined;
 let stream: { stop(): Promise<void> } | undefined;
+let inbound: { stop(): Promise<void> } | undefined;
 // DynamoDB Local is a child process: never leave it running when this process ends, however it ends.
 process.on('exit', () => database?.process.kill('SIGKILL'));
 process.on('uncaughtException', (error) => {
@@ -81,6 +85,21 @@ if (embedded) {
     statusFile: process.env.STREAM_STATUS_FILE || `${eventsFile.replace(/\.jsonl$/, '')}.stream-status.json`,
   });
   console.log(`Stream processor running; outbound events in ${eventsFile} (follow them: npm run events:follow)`);
+
+  // The inbound queue and its consumer: the Lambda handler's code behind a local rule and queue.
+  const { consumeInbound } = await import('#events/inbound');
+  const { startLocalInbound } = await import('#local/inboundQueue');
+  const local = startLocalInbound({
+    consume: consumeInbound,
+    deadLetterFile: process.env.INBOUND_DLQ_FILE || `${eventsFile.replace(/\.jsonl$/, '')}.inbound-dead-letters.jsonl`,
+  });
+  inbound = local;
+  const gateway = server.listeners('request')[0] as (req: IncomingMessage, res: ServerResponse) => void;
+  server.removeAllListeners('request');
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (!local.serve(req, res)) gateway(req, res);
+  });
+  console.log(`Inbound events: npm run emit -- "Task Created" '{"company_slug":"acme-corp","project_slug":"...","task_uuid":"t-1"}'`);
 }
 
 if (embedded && (await listTokens('acme-corp')).length === 0) {
@@ -101,6 +120,7 @@ console.log(`READY ${base}`);
 const shutdown = async () => {
   server.close();
   await stream?.stop();
+  await inbound?.stop();
   await database?.stop();
   process.exit(0);
 };

@@ -13,9 +13,10 @@ import {
 import { Alarm, ComparisonOperator, MathExpression, TreatMissingData, type IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { AttributeType, BillingMode, StreamViewType, Table, TableEncryption, ProjectionType } from 'aws-cdk-lib/aws-dynamodb';
-import { EventBus, type IEventBus } from 'aws-cdk-lib/aws-events';
+import { EventBus, Match as EventMatch, Rule, type IEventBus } from 'aws-cdk-lib/aws-events';
+import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Alias } from 'aws-cdk-lib/aws-kms';
@@ -24,7 +25,8 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
-import { authorizerHandler, routes, streamProcessorHandler, type Route } from '#http/routes';
+import { authorizerHandler, inboundConsumerHandler, routes, streamProcessorHandler, type Route } from '#http/routes';
+import { EVENT_SOURCE, INBOUND_TYPES } from '#domain/eventNames';
 import { ItemType } from '#store/keys';
 import { TABLE } from '#store/table';
 import { keys } from '#store/keys';
@@ -60,6 +62,8 @@ const STREAM_TYPES = [
 
 /** How long the oldest unprocessed stream record may wait before the iterator-age alarm fires. */
 const ITERATOR_AGE_ALARM = Duration.minutes(1);
+/** Deliveries of an inbound message before SQS moves it to the dead-letter queue. */
+const INBOUND_MAX_RECEIVES = 5;
 
 /**
  * The whole service, built from the route table (functions/commons/http/routes.ts) and the table definition
@@ -70,6 +74,8 @@ export class ServiceStack extends Stack {
   readonly api: RestApi;
   readonly bus: IEventBus;
   readonly streamFailures: Queue;
+  readonly inboundQueue: Queue;
+  readonly inboundDeadLetters: Queue;
   readonly functions = new Map<string, ServiceFunction>();
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
@@ -85,6 +91,7 @@ export class ServiceStack extends Stack {
       ? EventBus.fromEventBusName(this, 'Bus', props.eventBusName)
       : new EventBus(this, 'Bus', { eventBusName: stage.prefix, description: 'Outbound change events of projects and labels' });
     this.streamFailures = this.createStreamProcessor(stage);
+    [this.inboundQueue, this.inboundDeadLetters] = this.createInbound(stage);
     this.createAlarms(stage, props.alarmEmail);
 
     // RestApi adds its own `Endpoint` output; ApiUrl below replaces it under a stable, documented name.
@@ -264,22 +271,7 @@ export class ServiceStack extends Stack {
     });
     fn.addEnvironment('EVENT_BUS_NAME', this.bus.eventBusName);
     this.table.grantStreamRead(fn);
-    // Only what counters and cascades use: key reads, queries of the base table, item writes (no Scan, no indexes).
-    fn.addToRolePolicy(
-      new PolicyStatement({
-        actions: [
-          'dynamodb:GetItem',
-          'dynamodb:BatchGetItem',
-          'dynamodb:Query',
-          'dynamodb:ConditionCheckItem',
-          'dynamodb:PutItem',
-          'dynamodb:UpdateItem',
-          'dynamodb:DeleteItem',
-          'dynamodb:BatchWriteItem',
-        ],
-        resources: [this.table.tableArn],
-      }),
-    );
+    fn.addToRolePolicy(this.itemAccess());
     this.bus.grantPutEventsTo(fn);
     const string = (values: string[]) => ({ S: FilterRule.or(...values) });
     fn.addEventSource(
@@ -298,6 +290,63 @@ export class ServiceStack extends Stack {
     );
     this.functions.set('stream-processor', fn);
     return failures;
+  }
+
+  /** What the stream processor and the inbound consumer use: key reads, base-table queries, item writes (no Scan, no index). */
+  private itemAccess(): PolicyStatement {
+    return new PolicyStatement({
+      actions: [
+        'dynamodb:GetItem',
+        'dynamodb:BatchGetItem',
+        'dynamodb:Query',
+        'dynamodb:ConditionCheckItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:BatchWriteItem',
+      ],
+      resources: [this.table.tableArn],
+    });
+  }
+
+  /**
+   * The inbound path: a rule on the bus takes the task, member and sprint events of the rest of the
+   * product (any source but this service) to a queue; its consumer applies them in batches of 10 with
+   * partial batch responses; a message that fails 5 deliveries, or is malformed (sent at once, with its
+   * reason), lands on the dead-letter queue, which alarms.
+   */
+  private createInbound(stage: StageConfig): [Queue, Queue] {
+    const secure = { enforceSSL: true, encryption: QueueEncryption.SQS_MANAGED, retentionPeriod: Duration.days(14) };
+    const deadLetters = new Queue(this, 'InboundDeadLetters', { queueName: `${stage.prefix}-inbound-dead-letters`, ...secure });
+    const consumerTimeout = Duration.seconds(30);
+    const queue = new Queue(this, 'InboundEvents', {
+      queueName: `${stage.prefix}-inbound`,
+      ...secure,
+      retentionPeriod: Duration.days(4),
+      // AWS's advice for Lambda consumers: at least six times the function's timeout.
+      visibilityTimeout: Duration.seconds(consumerTimeout.toSeconds() * 6),
+      deadLetterQueue: { queue: deadLetters, maxReceiveCount: INBOUND_MAX_RECEIVES },
+    });
+    new Rule(this, 'InboundRule', {
+      eventBus: this.bus,
+      description: 'Task, member and sprint events of the rest of the product, to the inbound queue',
+      eventPattern: { source: EventMatch.anythingBut(EVENT_SOURCE), detailType: [...INBOUND_TYPES] },
+      targets: [new SqsQueue(queue)],
+    });
+    const fn = new ServiceFunction(this, 'InboundConsumer', {
+      name: 'inbound-consumer',
+      handler: inboundConsumerHandler,
+      description: 'Inbound task, member and sprint events: the projects stats',
+      stage,
+      table: this.table,
+      timeout: consumerTimeout,
+    });
+    fn.addEnvironment('DEAD_LETTER_QUEUE_URL', deadLetters.queueUrl);
+    fn.addToRolePolicy(this.itemAccess());
+    deadLetters.grantSendMessages(fn);
+    fn.addEventSource(new SqsEventSource(queue, { batchSize: 10, reportBatchItemFailures: true }));
+    this.functions.set('inbound-consumer', fn);
+    return [queue, deadLetters];
   }
 
   private resourceFor(path: string): IResource {
@@ -350,6 +399,18 @@ export class ServiceStack extends Stack {
       alarmDescription: 'The stream processor is falling behind: events, counters and cascades are late.',
       metric: this.functions.get('stream-processor')!.metric('IteratorAge', { period: Duration.minutes(5), statistic: 'Maximum' }),
       threshold: ITERATOR_AGE_ALARM.toMilliseconds(),
+    });
+    alarm('InboundDeadLettersAlarm', {
+      alarmName: `${stage.prefix}-inbound-dead-letters`,
+      alarmDescription: 'Inbound events were malformed or kept failing: the stats they concern are missing them.',
+      metric: this.inboundDeadLetters.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+      threshold: 1,
+    });
+    alarm('InboundQueueAgeAlarm', {
+      alarmName: `${stage.prefix}-inbound-age`,
+      alarmDescription: 'Inbound events wait in the queue: the consumer is failing or falling behind.',
+      metric: this.inboundQueue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(5), statistic: 'Maximum' }),
+      threshold: Duration.minutes(5).toSeconds(),
     });
     alarm('TableThrottlesAlarm', {
       alarmName: `${stage.prefix}-table-throttles`,

@@ -107,6 +107,28 @@ function findViolations(items: Item[]): string[] {
     const truth = usesPerProject.get(p.id) ?? 0;
     if (p.labels_count !== truth) v.push(`project ${p.workspace}/${p.slug}: labels_count is ${p.labels_count}, links say ${truth}`);
   }
+  // Stats fed by inbound events: each counter equals what the task, member and sprint states say.
+  const things = of(ItemType.thingState);
+  const thingsOf = new Map<string, Item[]>();
+  for (const t of things) {
+    if (!projectById.has(t.project_id) && !projectJobs.has(t.project_id))
+      v.push(`${t.thing} state ${t.PK} / ${t.SK} belongs to a missing project`);
+    thingsOf.set(t.project_id, [...(thingsOf.get(t.project_id) ?? []), t]);
+  }
+  for (const p of projects) {
+    const mine = thingsOf.get(p.id) ?? [];
+    const live = (t: Item) => t.created === true && t.deleted !== true;
+    const tasks = mine.filter((t) => t.thing === 'task' && live(t));
+    const truth = {
+      tasks_count: tasks.length,
+      completed_count: tasks.filter((t) => t.flag?.value === true).length,
+      members_count: 1 + mine.filter((t) => t.thing === 'member' && t.flag?.value === true && t.subject !== p.owner?.username).length,
+      sprints_count: mine.filter((t) => t.thing === 'sprint' && live(t)).length,
+    };
+    for (const [name, value] of Object.entries(truth))
+      if (p[name] !== value) v.push(`project ${p.workspace}/${p.slug}: ${name} is ${p[name]}, the inbound states say ${value}`);
+  }
+
   // Label-set memberships: both sides present, their project and label alive.
   const memberId = (i: Item) => `${i.workspace}|${i.project_id}|${i.label_id}`;
   const projectSides = of(ItemType.projectLabel);

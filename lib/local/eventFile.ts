@@ -1,7 +1,7 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { EventBus } from '#events/bus';
-import { EVENT_SOURCE } from '#events/outbound';
+import { EVENT_SOURCE } from '#domain/eventNames';
 
 /**
  * The local stand-in for the service's EventBridge bus: each event appended to a JSON Lines file as

@@ -1,5 +1,5 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
-import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent, DynamoDBRecord, DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
 import { storedProjectItem } from '#domain/projects';
 import { ItemType, keys } from '#store/keys';
 import { detachNoteItem, taskLinkItem } from '#store/links';
@@ -19,6 +19,8 @@ export const TOKEN_PLACEHOLDER = '{{TOKEN}}';
 export const AUTHORIZER_EVENT = 'authorizer';
 /** The stream processor's sample: a batch of the table's stream records (events/stream-processor.json). */
 export const STREAM_EVENT = 'stream-processor';
+/** The inbound consumer's sample: an SQS batch of EventBridge events (events/inbound-consumer.json). */
+export const INBOUND_EVENT = 'inbound-consumer';
 
 /** What the events act on; `seedFixtures()` makes each exist (or, for `absentLabel`, not exist). */
 export const FIXTURES = {
@@ -287,12 +289,60 @@ function sampleStreamEvent(): DynamoDBStreamEvent {
   };
 }
 
-/** Every sample event by file stem: one per route, the authorizer's, and the stream processor's. */
-export function sampleEvents(): Record<string, APIGatewayProxyEvent | APIGatewayTokenAuthorizerEvent | DynamoDBStreamEvent> {
+/**
+ * A batch of the inbound queue as Lambda delivers it to the consumer: EventBridge events of the rest
+ * of the product about the sample project (a task created and completed, a member, a sprint), and one
+ * malformed event (no task_uuid), which the consumer dead-letters with its reason.
+ */
+function sampleInboundEvent(): SQSEvent {
+  const at = (i: number) => new Date(FIXED_EPOCH + i * 1000).toISOString();
+  const events: [string, Record<string, string>][] = [
+    ['Task Created', { task_uuid: FIXTURES.task }],
+    ['Task Completed', { task_uuid: FIXTURES.task }],
+    ['Member Added', { username: 'alice' }],
+    ['Sprint Created', { sprint_uuid: 'sprint-1' }],
+    ['Task Created', {}],
+  ];
+  return {
+    Records: events.map(([type, subject], i) => {
+      const id = `5a3c1e8e-0000-4000-9000-${String(i + 1).padStart(12, '0')}`;
+      return {
+        messageId: `c0ffee00-0000-4000-9000-${String(i + 1).padStart(12, '0')}`,
+        receiptHandle: `sample-receipt-${i + 1}`,
+        body: JSON.stringify({
+          version: '0',
+          id,
+          'detail-type': type,
+          source: 'tasks-service',
+          account: '123456789012',
+          time: at(i),
+          region: 'us-east-1',
+          resources: [],
+          detail: { event_id: id, company_slug: SAMPLE_WORKSPACE, project_slug: FIXTURES.project.slug, occurred_at: at(i), ...subject },
+        }),
+        attributes: {
+          ApproximateReceiveCount: '1',
+          SentTimestamp: String(FIXED_EPOCH + i * 1000),
+          SenderId: 'AIDAEVENTBRIDGE',
+          ApproximateFirstReceiveTimestamp: String(FIXED_EPOCH + i * 1000 + 5),
+        },
+        messageAttributes: {},
+        md5OfBody: '',
+        eventSource: 'aws:sqs',
+        eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:project-label-service-dev-inbound',
+        awsRegion: 'us-east-1',
+      };
+    }),
+  };
+}
+
+/** Every sample event by file stem: one per route, the authorizer's, the stream processor's and the inbound consumer's. */
+export function sampleEvents(): Record<string, APIGatewayProxyEvent | APIGatewayTokenAuthorizerEvent | DynamoDBStreamEvent | SQSEvent> {
   return {
     ...Object.fromEntries(routes.map((r) => [r.name, sampleProxyEvent(r.name)])),
     [AUTHORIZER_EVENT]: sampleAuthorizerEvent(),
     [STREAM_EVENT]: sampleStreamEvent(),
+    [INBOUND_EVENT]: sampleInboundEvent(),
   };
 }
 

@@ -1,5 +1,6 @@
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBRecord } from 'aws-lambda';
+import type { DynamoDBRecord, SQSRecord } from 'aws-lambda';
+import { consumeInbound } from '#events/inbound';
 import { createLabel } from '#domain/labels';
 import { createProject } from '#domain/projects';
 import { changeLabels } from '#domain/taskLabels';
@@ -87,4 +88,74 @@ export async function measureStreamCosts(): Promise<StreamCostRow[]> {
     process.env.TABLE_NAME = previous ?? '';
   }
   return rows;
+}
+
+/**
+ * Inbound events applied per second locally, and what each costs: 400 events of one project (tasks
+ * created and completed, members, sprints) through the consumer in SQS batches of 10, on a table of
+ * its own. The minimum per event: the project read (its id and owner), the thing's state read, one
+ * transaction writing the new state with the counter difference.
+ */
+export interface InboundBenchRow {
+  events: number;
+  seconds: number;
+  perSecond: number;
+  usage: Usage;
+  minimum: string;
+  minimumCalls: number;
+}
+
+export async function measureInbound(): Promise<InboundBenchRow> {
+  const admin = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT });
+  const previous = process.env.TABLE_NAME;
+  process.env.TABLE_NAME = 'bench-inbound';
+  await ensureTable(admin, process.env.TABLE_NAME);
+  try {
+    const ws = 'bench-inbound';
+    const project = await createProject(ws, { name: 'Inbound Project', owner: BENCH_ACTOR });
+    const at = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
+    const bodies: string[] = [];
+    const add = (type: string, subject: Record<string, string>) =>
+      bodies.push(
+        JSON.stringify({
+          'detail-type': type,
+          source: 'bench',
+          detail: {
+            company_slug: ws,
+            project_slug: project.slug,
+            event_id: `e${bodies.length}`,
+            occurred_at: at(bodies.length),
+            ...subject,
+          },
+        }),
+      );
+    for (let i = 0; i < 150; i++) add('Task Created', { task_uuid: `t${i}` });
+    for (let i = 0; i < 150; i++) add('Task Completed', { task_uuid: `t${i}` });
+    for (let i = 0; i < 50; i++) add('Member Added', { username: `member-${i}` });
+    for (let i = 0; i < 50; i++) add('Sprint Created', { sprint_uuid: `s${i}` });
+    const records = bodies.map((body, i) => ({ messageId: `m${i}`, body }) as unknown as SQSRecord);
+    const deadLetters = { put: async () => undefined };
+    const started = performance.now();
+    const { usage, value } = await metered(async () => {
+      let failures = 0;
+      for (let i = 0; i < records.length; i += 10)
+        failures += (await consumeInbound(records.slice(i, i + 10), deadLetters)).batchItemFailures.length;
+      return failures;
+    });
+    const seconds = (performance.now() - started) / 1000;
+    if (value) throw new Error(`${value} inbound events failed in the benchmark`);
+    log(`inbound: ${records.length} events in ${seconds.toFixed(1)} s, ${usage.calls} calls, ${usage.rcu} RCU, ${usage.wcu} WCU`);
+    return {
+      events: records.length,
+      seconds,
+      perSecond: records.length / seconds,
+      usage,
+      minimum: 'GetItem project + GetItem state + TransactWrite(state, project counters)',
+      minimumCalls: 3,
+    };
+  } finally {
+    await admin.send(new DeleteTableCommand({ TableName: process.env.TABLE_NAME }));
+    admin.destroy();
+    process.env.TABLE_NAME = previous ?? '';
+  }
 }

@@ -105,8 +105,8 @@ describe('routes', () => {
 });
 
 describe('functions', () => {
-  test('one function per route plus the authorizer and the stream processor', () => {
-    expect(ofType('AWS::Lambda::Function')).toHaveLength(routes.length + 2);
+  test('one function per route plus the authorizer, the stream processor and the inbound consumer', () => {
+    expect(ofType('AWS::Lambda::Function')).toHaveLength(routes.length + 3);
   });
 
   test('every function runs nodejs22.x on arm64 with active tracing, source maps and the table name', () => {
@@ -193,7 +193,7 @@ describe('stream backbone', () => {
   const mapping = () => ofType('AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties);
 
   test("the processor reads the table's stream in bisected, bounded retries, with an SQS on-failure destination", () => {
-    const [m, ...others] = mapping();
+    const [m, ...others] = mapping().filter((x) => ref(x.FunctionName) === functionLogicalId('stream-processor'));
     expect(others).toEqual([]);
     expect(ref(m!.FunctionName)).toBe(functionLogicalId('stream-processor'));
     expect(JSON.stringify(m!.EventSourceArn)).toContain('StreamArn');
@@ -209,7 +209,9 @@ describe('stream backbone', () => {
   });
 
   test('only the records the processor acts on reach it (public items, and task links going)', () => {
-    const patterns = mapping()[0]!.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern));
+    const patterns = mapping()
+      .find((x) => ref(x.FunctionName) === functionLogicalId('stream-processor'))!
+      .FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern));
     expect(patterns).toEqual([
       {
         dynamodb: {
@@ -255,10 +257,15 @@ describe('stream backbone', () => {
 
   test('the failure queue is encrypted and TLS-only; alarms on its depth and on the iterator age', () => {
     synth.template.hasResourceProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true, MessageRetentionPeriod: 1_209_600 });
-    const policy = JSON.stringify(ofType('AWS::SQS::QueuePolicy')[0]![1].Properties);
-    expect(policy).toContain('aws:SecureTransport');
+    // Every queue of the stack refuses plain HTTP.
+    const queues = ofType('AWS::SQS::Queue').map(([id]) => id);
+    const policies = ofType('AWS::SQS::QueuePolicy').map(([, p]) => p.Properties);
+    for (const id of queues) {
+      const policy = policies.find((p) => p.Queues.some((q: unknown) => ref(q) === id));
+      expect(JSON.stringify(policy), id).toContain('aws:SecureTransport');
+    }
     const alarms = ofType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
-    expect(alarms.some((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible' && a.Threshold === 1)).toBe(true);
+    expect(alarms.filter((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible' && a.Threshold === 1).length).toBeGreaterThan(0);
     expect(alarms.some((a) => a.MetricName === 'IteratorAge' && a.Threshold === 60_000)).toBe(true);
   });
 
@@ -271,6 +278,59 @@ describe('stream backbone', () => {
     } finally {
       other.cleanup();
     }
+  });
+});
+
+describe('inbound events', () => {
+  test("a rule takes the product's task, member and sprint events (any source but ours) to the inbound queue", () => {
+    const rules = ofType('AWS::Events::Rule').map(([, r]) => r.Properties);
+    expect(rules).toHaveLength(1);
+    expect(rules[0]!.EventPattern).toEqual({
+      source: [{ 'anything-but': ['project-label-service'] }],
+      'detail-type': [
+        'Task Created',
+        'Task Completed',
+        'Task Reopened',
+        'Task Deleted',
+        'Member Added',
+        'Member Removed',
+        'Sprint Created',
+        'Sprint Deleted',
+      ],
+    });
+    expect(ref(rules[0]!.EventBusName)).toMatch(/^Bus/);
+    const target = rules[0]!.Targets[0].Arn;
+    expect(resources[ref(target)!]!.Properties.QueueName).toBe('project-label-service-dev-inbound');
+  });
+
+  test('the queue dead-letters after 5 deliveries; the consumer reports partial batch failures, 10 at a time', () => {
+    const [, queue] = ofType('AWS::SQS::Queue').find(([, q]) => q.Properties.QueueName === 'project-label-service-dev-inbound')!;
+    expect(queue.Properties.RedrivePolicy.maxReceiveCount).toBe(5);
+    expect(queue.Properties.VisibilityTimeout).toBe(180);
+    const dlq = resources[ref(queue.Properties.RedrivePolicy.deadLetterTargetArn)!]!;
+    expect(dlq.Properties).toMatchObject({ QueueName: 'project-label-service-dev-inbound-dead-letters', SqsManagedSseEnabled: true });
+    const mapping = ofType('AWS::Lambda::EventSourceMapping')
+      .map(([, m]) => m.Properties)
+      .find((m) => ref(m.FunctionName) === functionLogicalId('inbound-consumer'))!;
+    expect(mapping).toMatchObject({ BatchSize: 10, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+  });
+
+  test('least privilege: table items, SendMessage to its dead-letter queue only, no events', () => {
+    const actions = actionsOf('inbound-consumer');
+    expect(actions).toEqual(
+      expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'sqs:SendMessage']),
+    );
+    expect(actions.filter((a) => a === '*' || a.endsWith(':*') || a === 'dynamodb:Scan' || a.startsWith('events:'))).toEqual([]);
+    const send = statementsOf('inbound-consumer').filter((s) => [s.Action].flat().includes('sqs:SendMessage'));
+    expect(send.map((s) => ref(s.Resource))).toEqual([expect.stringMatching(/^InboundDeadLetters/)]);
+    const env = resources[functionLogicalId('inbound-consumer')]!.Properties.Environment.Variables;
+    expect(ref(env.DEAD_LETTER_QUEUE_URL)).toMatch(/^InboundDeadLetters/);
+  });
+
+  test('alarms on the dead-letter queue and on the age of the oldest waiting event', () => {
+    const alarms = ofType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
+    expect(alarms.filter((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible')).toHaveLength(2);
+    expect(alarms.some((a) => a.MetricName === 'ApproximateAgeOfOldestMessage' && a.Threshold === 300)).toBe(true);
   });
 });
 
@@ -329,7 +389,7 @@ describe('operations', () => {
     const alarms = ofType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
     expect(alarms.some((a) => a.MetricName === '5XXError' && a.Namespace === 'AWS/ApiGateway')).toBe(true);
     const errorAlarms = alarms.filter((a) => a.MetricName === 'Errors' && a.Namespace === 'AWS/Lambda');
-    expect(errorAlarms).toHaveLength(routes.length + 2);
+    expect(errorAlarms).toHaveLength(routes.length + 3);
     expect(alarms.some((a) => JSON.stringify(a.Metrics ?? []).includes('ThrottleEvents'))).toBe(true);
   });
 

@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { inject } from 'vitest';
-import { authorizerHandler, routes, streamProcessorHandler } from '#http/routes';
+import { authorizerHandler, inboundConsumerHandler, routes, streamProcessorHandler } from '#http/routes';
 import { DEFAULT_TABLE_NAME } from '#store/table';
 import { buildBundles } from '#cdk/bundling';
 import { seedFixtures } from '#local/fixtures';
 import { repoRoot } from '#lib/paths';
-import { AUTHORIZER_EVENT, STREAM_EVENT, SAMPLE_REQUESTS, prepareEvent } from '#local/samples';
+import { AUTHORIZER_EVENT, INBOUND_EVENT, STREAM_EVENT, SAMPLE_REQUESTS, prepareEvent } from '#local/samples';
 import { uniqueWorkspace } from '#support/api';
 
 const run = promisify(execFile);
@@ -47,6 +47,8 @@ const functions = [
   { name: AUTHORIZER_EVENT, handler: authorizerHandler },
   // Loaded only: invoked, it would publish to EventBridge, which has no local stand-in outside npm start.
   { name: STREAM_EVENT, handler: streamProcessorHandler, loadOnly: true },
+  // Loaded only: its sample's malformed message would go to an SQS queue.
+  { name: INBOUND_EVENT, handler: inboundConsumerHandler, loadOnly: true },
 ];
 const dir = mkdtempSync(join(tmpdir(), 'pls-bundles-'));
 let outcomes: Record<string, Outcome>;
@@ -97,6 +99,12 @@ test('the authorizer bundle loads in a fresh Node process and allows its sample 
 
 test('the stream processor bundle loads in a fresh Node process', () => {
   const outcome = outcomes[STREAM_EVENT]!;
+  expect(outcome.error).toBeUndefined();
+  expect(outcome.result?.loaded).toBe('function');
+});
+
+test('the inbound consumer bundle loads in a fresh Node process', () => {
+  const outcome = outcomes[INBOUND_EVENT]!;
   expect(outcome.error).toBeUndefined();
   expect(outcome.result?.loaded).toBe('function');
 });

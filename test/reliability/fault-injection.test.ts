@@ -16,6 +16,11 @@ import { changeLabels } from '#domain/taskLabels';
 import { deleteLabel } from '#domain/labels';
 import { deleteProject } from '#domain/projects';
 import { scanTable } from '#checker/invariants';
+import type { SQSRecord } from 'aws-lambda';
+import { consumeInbound } from '#events/inbound';
+import { getProject } from '#domain/projects';
+import { labelsOfTask } from '#domain/taskLabels';
+import type { Fixture } from '#support/requests';
 
 /**
  * Fault injection at every DynamoDB call site: for every route, the n-th DynamoDB call of its
@@ -227,5 +232,100 @@ describe('stream processor', () => {
       }
     }
     console.log(`stream processor: ${dryCalls.length} DynamoDB calls per run, ${runs} faulted runs`);
+  });
+});
+
+/**
+ * The inbound consumer: a batch of task, member and sprint events, the n-th DynamoDB call failing for
+ * every n it makes; SQS then delivers the messages reported failed again (as often as needed). It
+ * must end with the exact counters, the deleted task's labels gone, and the checker clean.
+ */
+describe('inbound consumer', () => {
+  beforeEach(async () => {
+    process.env.TABLE_NAME = 'fault-injection-inbound';
+    await ensureTable(admin, process.env.TABLE_NAME);
+    checkpoints = {};
+  });
+  afterEach(async () => {
+    await admin.send(new DeleteTableCommand({ TableName: process.env.TABLE_NAME }));
+    process.env.TABLE_NAME = '';
+  });
+
+  async function scenario() {
+    const f = await seedFixture('fin');
+    await drain();
+    const message = (type: string, detail: Record<string, unknown>, i: number) => ({
+      messageId: `m${i}`,
+      body: JSON.stringify({
+        'detail-type': type,
+        source: 'tasks',
+        detail: {
+          company_slug: f.ws,
+          project_slug: f.project,
+          event_id: `e${i}`,
+          occurred_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+          ...detail,
+        },
+      }),
+    });
+    const records = [
+      message('Task Created', { task_uuid: 'task-1' }, 1),
+      message('Task Created', { task_uuid: 'task-2' }, 2),
+      message('Task Completed', { task_uuid: 'task-1' }, 3),
+      message('Member Added', { username: 'alice' }, 4),
+      message('Sprint Created', { sprint_uuid: 's1' }, 5),
+      // task-2 carries the fixture's label: its delete takes it off.
+      message('Task Deleted', { task_uuid: 'task-2' }, 6),
+      message('Task Created', { task_uuid: 'task-2' }, 7),
+    ] as unknown as SQSRecord[];
+    return { f, records };
+  }
+
+  const deadLetters = { put: async () => undefined };
+  const expected = { tasks_count: 1, completed_count: 1, members_count: 2, sprints_count: 1 };
+
+  async function check(f: Fixture, where: string) {
+    await drain();
+    const project = await getProject(f.ws, f.project);
+    expect(
+      {
+        tasks_count: project.tasks_count,
+        completed_count: project.completed_count,
+        members_count: project.members_count,
+        sprints_count: project.sprints_count,
+      },
+      where,
+    ).toEqual(expected);
+    expect(await labelsOfTask(f.ws, f.project, 'task-2'), where).toEqual([]);
+    expect((await checkTable([f.ws])).violations, where).toEqual([]);
+  }
+
+  test('a fault at any call, then redelivery of the failed messages, ends exact', async () => {
+    const dry = await scenario();
+    calls = [];
+    plan = { failAt: 0 };
+    expect((await consumeInbound(dry.records, deadLetters)).batchItemFailures).toEqual([]);
+    const dryCalls = [...calls];
+    await check(dry.f, 'clean run');
+    let runs = 0;
+    for (let n = 1; n <= dryCalls.length; n++) {
+      for (const fault of faults.filter((f) => f.applies(dryCalls[n - 1]!))) {
+        const { f, records } = await scenario();
+        calls = [];
+        plan = { failAt: n, fault };
+        let pending = records;
+        let out = await consumeInbound(pending, deadLetters);
+        plan = { failAt: 0 };
+        for (let delivery = 0; out.batchItemFailures.length && delivery < 5; delivery++) {
+          const failed = new Set(out.batchItemFailures.map((b) => b.itemIdentifier));
+          pending = pending.filter((r) => failed.has(r.messageId));
+          out = await consumeInbound(pending, deadLetters);
+        }
+        expect(out.batchItemFailures).toEqual([]);
+        await check(f, `${fault.name} at consumer call ${n} (${dryCalls[n - 1]})`);
+        runs++;
+      }
+    }
+    console.log(`inbound consumer: ${dryCalls.length} DynamoDB calls per batch, ${runs} faulted runs`);
   });
 });

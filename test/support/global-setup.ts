@@ -16,13 +16,20 @@ export async function setup(project: TestProject) {
   dir = mkdtempSync(join(tmpdir(), 'pls-test-'));
   const eventsFile = join(dir, 'events.jsonl');
   const streamStatusFile = join(dir, 'stream-status.json');
+  const inboundDeadLetterFile = join(dir, 'inbound-dead-letters.jsonl');
   api = await startLocalApi({
-    env: { EVENTS_FILE: eventsFile, STREAM_FAILURES_FILE: join(dir, 'stream-failures.jsonl'), STREAM_STATUS_FILE: streamStatusFile },
+    env: {
+      EVENTS_FILE: eventsFile,
+      STREAM_FAILURES_FILE: join(dir, 'stream-failures.jsonl'),
+      STREAM_STATUS_FILE: streamStatusFile,
+      INBOUND_DLQ_FILE: inboundDeadLetterFile,
+    },
   });
   project.provide('apiUrl', api.url);
   project.provide('dynamodbPort', api.dynamodbPort);
   project.provide('eventsFile', eventsFile);
   project.provide('streamStatusFile', streamStatusFile);
+  project.provide('inboundDeadLetterFile', inboundDeadLetterFile);
 }
 
 export async function teardown() {
@@ -41,5 +48,6 @@ declare module 'vitest' {
     dynamodbPort: number;
     eventsFile: string;
     streamStatusFile: string;
+    inboundDeadLetterFile: string;
   }
 }

@@ -2,6 +2,7 @@ import { chunk } from '#store/batches';
 import { readLabelsBySlug, type LabelRecord } from '#store/labels';
 import type { Actor } from '#store/codec';
 import {
+  deleteTaskVersion,
   readTask,
   taskOfLabelLink,
   tasksWithLabelRange,
@@ -209,4 +210,21 @@ export async function labelsOfTask(ws: string, projectSlug: string, task: string
 export async function tasksWithLabel(ws: string, labelSlug: string, projectSlug: string, req: PageRequest): Promise<Page<string>> {
   const { labelRef, projectRef } = await linkTargets(ws, labelSlug, projectSlug);
   return readPage(tasksWithLabelRange(ws, labelRef.id, projectRef.id), ['label-tasks'], req, taskOfLabelLink);
+}
+
+/** The actor of changes the service makes on the product's behalf (a task deleted elsewhere). */
+const SYSTEM_ACTOR = { username: 'system', name: 'Project and Label Service' };
+
+/**
+ * Takes every label off a task that was deleted elsewhere, through detach's own writes (the links'
+ * both halves and a note per label, so `Label Detached` events and the counters follow from the
+ * stream as for any detach), then its version item (the per-task limit guard). Idempotent.
+ */
+export async function removeTaskLabels(ws: string, project: ProjectRef, task: string): Promise<void> {
+  await withOptimisticRetry(async () => {
+    const state = await readTask(project.id, task);
+    for (const label of state.links) await writeDetach(ws, project, label, [state], SYSTEM_ACTOR);
+    return undefined;
+  });
+  await deleteTaskVersion(project.id, task);
 }

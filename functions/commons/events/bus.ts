@@ -1,7 +1,8 @@
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { chunk } from '#store/batches';
 import { AGAIN, RETRY, withRetries } from '#store/retry';
-import { EVENT_SOURCE, type OutboundEvent } from './outbound';
+import { EVENT_SOURCE } from '#domain/eventNames';
+import type { OutboundEvent } from './outbound';
 
 /** Where outbound events go: EventBridge on AWS; locally a file (lib/local/eventFile.ts), behind the same interface. */
 export interface EventBus {

@@ -13,7 +13,6 @@ import type { Change } from '#store/streamRecords';
  * public change, none for internal items (counters, guards, versions, receipts, tokens) and none for a
  * refused request (it wrote nothing). `event_id` is the stream record's id, the same on redelivery.
  */
-export const EVENT_SOURCE = 'project-label-service';
 
 export interface OutboundEvent {
   detailType: string;

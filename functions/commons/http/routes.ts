@@ -172,6 +172,9 @@ export const authorizerHandler = 'functions/authorizer/handler.ts';
 /** The table's stream processor: outbound events, derived counters, delete cascades (not a route). */
 export const streamProcessorHandler = 'functions/stream/processor.ts';
 
+/** The inbound queue's consumer: task, member and sprint events from the rest of the product (not a route). */
+export const inboundConsumerHandler = 'functions/inbound/consumer.ts';
+
 /** Matches a concrete path against a route template; returns the path parameters or null. */
 export function matchPath(template: string, path: string): Record<string, string> | null {
   const t = template.split('/');

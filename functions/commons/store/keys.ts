@@ -4,7 +4,8 @@
  * Item collections:
  *   WS#<workspace>            project items, label items, label title guards, the label id counter
  *   PROJECT#<projectId>       a project's task-side links, task versions, per-label use counters, label set,
- *                             detach notes, stream receipts, and its deletion job while its cascade drains
+ *                             detach notes, stream receipts, task/member/sprint states (inbound events),
+ *                             and its deletion job while its cascade drains
  *   LABEL#<workspace>#<id>    a label's label-side links (one per task carrying it), and its deletion job
  *   TOKEN#<tokenId>           an API token
  * Project data is keyed by the project's immutable internal id, never by its slug, so a new project
@@ -20,6 +21,7 @@ const TASK = 'TASK#';
 const USE = 'USE#';
 const LABELSET = 'LABELSET#';
 const DELETION = 'DELETION';
+const THING_PREFIX = { task: 'TASKSTATE#', member: 'MEMBER#', sprint: 'SPRINTSTATE#' } as const;
 
 export const keys = {
   workspace: (ws: string) => `${WS}${ws}`,
@@ -81,6 +83,12 @@ export const keys = {
   labelDeletion: (ws: string, labelId: number): Key => ({ PK: labelCollection(ws, labelId), SK: DELETION }),
   /** Who detached what: written with a detach, read from the stream as its `Label Detached` event, expires. */
   detachNote: (projectId: string, noteId: string): Key => ({ PK: `${PROJECT}${projectId}`, SK: `DETACHED#${noteId}` }),
+  /** What the rest of the product told us of one task, member or sprint of the project (inbound events). */
+  thingState: (projectId: string, thing: 'task' | 'member' | 'sprint', subject: string): Key => ({
+    PK: `${PROJECT}${projectId}`,
+    SK: `${THING_PREFIX[thing]}${subject}`,
+  }),
+  thingStatePrefix: (thing: 'task' | 'member' | 'sprint') => THING_PREFIX[thing],
   /** A stream record already applied to the project's counters (redelivery changes nothing); expires. */
   streamReceipt: (projectId: string, eventId: string): Key => ({ PK: `${PROJECT}${projectId}`, SK: `APPLIED#${eventId}` }),
 
@@ -115,5 +123,6 @@ export const ItemType = {
   labelDeletion: 'label_deletion',
   detachNote: 'detach_note',
   streamReceipt: 'stream_receipt',
+  thingState: 'thing_state',
   token: 'token',
 } as const;

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { deleteKeys } from './batches';
 import { num, str, type Actor } from './codec';
 import { ItemType, keys } from './keys';
 import { queryAll, type Item, type KeyRange } from './query';
@@ -166,4 +167,9 @@ export function tasksWithLabelRange(ws: string, labelId: number, projectId: stri
 
 export function taskOfLabelLink(item: Item): string {
   return str(item, 'task_uuid');
+}
+
+/** Removes a task's version item (its labels are gone: the task was deleted elsewhere). */
+export async function deleteTaskVersion(projectId: string, task: string): Promise<void> {
+  await deleteKeys([keys.taskVersion(projectId, task)]);
 }

@@ -1,0 +1,50 @@
+/**
+ * npm run emit -- "<detail-type>" '<detail json>' [--source <source>]
+ *
+ * Sends one inbound event (DESIGN.md, "Events", inbound: Task Created, Task Completed, Task Reopened,
+ * Task Deleted, Member Added, Member Removed, Sprint Created, Sprint Deleted) to the local service
+ * `npm start` runs on PORT (default 3000), as the rest of the product would put it on EventBridge.
+ * `event_id` and `occurred_at` are filled in when the detail has none. Example:
+ *   npm run emit -- "Task Completed" '{"company_slug":"acme-corp","project_slug":"website-redesign","task_uuid":"t-1"}'
+ */
+import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: { source: { type: 'string', default: 'local.emit' }, help: { type: 'boolean', short: 'h' } },
+});
+const [detailType, detailJson] = positionals;
+const usage = 'usage: npm run emit -- "<detail-type>" \'<detail json>\' [--source <source>]';
+if (values.help || !detailType || !detailJson || positionals.length > 2) {
+  console.error(usage);
+  process.exit(2);
+}
+let detail: Record<string, unknown>;
+try {
+  detail = JSON.parse(detailJson) as Record<string, unknown>;
+  if (typeof detail !== 'object' || detail === null || Array.isArray(detail)) throw new Error('not an object');
+} catch (error) {
+  console.error(`The detail must be a JSON object (${(error as Error).message}).\n${usage}`);
+  process.exit(2);
+}
+detail.event_id ??= randomUUID();
+detail.occurred_at ??= new Date().toISOString();
+
+const url = `http://127.0.0.1:${Number(process.env.PORT ?? 3000)}/__local/events`;
+try {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ Entries: [{ Source: values.source, DetailType: detailType, Detail: JSON.stringify(detail) }] }),
+  });
+  const answer = await res.text();
+  if (!res.ok) {
+    console.error(`${res.status}: ${answer}`);
+    process.exit(1);
+  }
+  console.log(JSON.stringify({ detailType, detail, answer: JSON.parse(answer) }, null, 2));
+} catch (error) {
+  console.error(`Could not reach the local service at ${url} (${(error as Error).message}). Is npm start running?`);
+  process.exit(1);
+}

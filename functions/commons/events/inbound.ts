@@ -1,0 +1,110 @@
+import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
+import * as z from 'zod/mini';
+import { INBOUND_TYPES, type InboundType } from '#domain/eventNames';
+import { applyInboundEvent, type InboundEvent, type InboundOutcome } from '#domain/inbound';
+import { slugParam, taskUuid } from '#http/validation';
+
+/**
+ * The inbound side: task, member and sprint events from the rest of the product, as an EventBridge
+ * rule delivers them through SQS. Each message is parsed and validated; a malformed one goes to the
+ * dead letters at once with its reason (retrying cannot fix it) and never holds up the rest of its
+ * batch; an event for an unknown workspace or project is dropped and counted; any other failure
+ * (the database busy, say) is reported as that message's failure, so only it is delivered again.
+ */
+export interface DeadLetters {
+  put(body: string, reason: string): Promise<void>;
+}
+
+class MalformedEvent extends Error {
+  override readonly name = 'MalformedEvent';
+}
+
+/** An id of the other services: a task or sprint uuid, or a username. */
+const subjectId = taskUuid;
+const SUBJECT: Record<InboundType, 'task_uuid' | 'username' | 'sprint_uuid'> = {
+  'Task Created': 'task_uuid',
+  'Task Completed': 'task_uuid',
+  'Task Reopened': 'task_uuid',
+  'Task Deleted': 'task_uuid',
+  'Member Added': 'username',
+  'Member Removed': 'username',
+  'Sprint Created': 'sprint_uuid',
+  'Sprint Deleted': 'sprint_uuid',
+};
+
+const envelope = z.object({
+  id: z.optional(z.string()),
+  time: z.optional(z.string()),
+  'detail-type': z.enum(INBOUND_TYPES),
+  detail: z.object({
+    event_id: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+    occurred_at: z.optional(z.iso.datetime({ offset: true })),
+    company_slug: slugParam,
+    project_slug: slugParam,
+    task_uuid: z.optional(subjectId),
+    username: z.optional(subjectId),
+    sprint_uuid: z.optional(subjectId),
+  }),
+});
+
+/** The event in an SQS message body (an EventBridge event), or MalformedEvent saying why not. */
+function parseInbound(body: string): InboundEvent {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    throw new MalformedEvent('the message body is not JSON');
+  }
+  const parsed = envelope.safeParse(json);
+  if (!parsed.success)
+    throw new MalformedEvent(parsed.error.issues.map((i) => `${i.path.join('.') || '(event)'}: ${i.message}`).join('; '));
+  const { detail, 'detail-type': type } = parsed.data;
+  const subject = detail[SUBJECT[type]];
+  if (subject === undefined) throw new MalformedEvent(`detail.${SUBJECT[type]}: required for ${type}`);
+  const eventId = detail.event_id ?? parsed.data.id;
+  const occurredAt = detail.occurred_at ?? parsed.data.time;
+  if (!eventId) throw new MalformedEvent('detail.event_id: required');
+  if (!occurredAt || Number.isNaN(Date.parse(occurredAt))) throw new MalformedEvent('detail.occurred_at: required (ISO 8601)');
+  return {
+    type,
+    eventId,
+    ws: detail.company_slug,
+    projectSlug: detail.project_slug,
+    occurredAt: new Date(occurredAt).toISOString(),
+    subject,
+  };
+}
+
+export interface ConsumeOutcome extends SQSBatchResponse {
+  counts: Record<InboundOutcome | 'malformed' | 'failed', number>;
+}
+
+/** One SQS batch: each message applied on its own; the failures listed for redelivery. */
+export async function consumeInbound(records: SQSRecord[], deadLetters: DeadLetters): Promise<ConsumeOutcome> {
+  const counts = { applied: 0, unchanged: 0, 'unknown project': 0, malformed: 0, failed: 0 };
+  const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
+  for (const record of records) {
+    try {
+      let event: InboundEvent;
+      try {
+        event = parseInbound(record.body);
+      } catch (error) {
+        if (!(error instanceof MalformedEvent)) throw error;
+        await deadLetters.put(record.body, error.message);
+        counts.malformed++;
+        continue;
+      }
+      counts[await applyInboundEvent(event)]++;
+    } catch (error) {
+      counts.failed++;
+      batchItemFailures.push({ itemIdentifier: record.messageId });
+      if (process.env.LOG_LEVEL !== 'silent')
+        console.error(
+          JSON.stringify({ level: 'warn', messageId: record.messageId, error: (error as Error).name, message: (error as Error).message }),
+        );
+    }
+  }
+  if (process.env.LOG_LEVEL !== 'silent' && (counts['unknown project'] || counts.malformed))
+    console.log(JSON.stringify({ level: 'info', inbound: counts }));
+  return { batchItemFailures, counts };
+}

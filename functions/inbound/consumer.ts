@@ -1,0 +1,16 @@
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { sqsDeadLetters } from '#events/deadLetters';
+import { consumeInbound } from '#events/inbound';
+
+/**
+ * The inbound queue's consumer (SQS event source, partial batch responses): task, member and sprint
+ * events from the rest of the product, applied to the projects' stats. A failed message is delivered
+ * again by SQS and, after the queue's few attempts, lands on the dead-letter queue; a malformed one
+ * goes there at once, with its reason.
+ */
+const deadLetters = sqsDeadLetters(process.env.DEAD_LETTER_QUEUE_URL ?? '');
+
+export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+  const { batchItemFailures } = await consumeInbound(event.Records, deadLetters);
+  return { batchItemFailures };
+};

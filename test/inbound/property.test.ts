@@ -1,0 +1,109 @@
+import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import fc from 'fast-check';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { checkTable } from '#checker/invariants';
+import { INBOUND_TYPES, type InboundType } from '#domain/eventNames';
+import { applyInboundEvent, type InboundEvent } from '#domain/inbound';
+import { createProject, getProject } from '#domain/projects';
+import { ensureTable } from '#local/database';
+import { uniqueWorkspace } from '#support/api';
+
+/**
+ * Property: any sequence of inbound events, duplicated and shuffled, and applied with some running
+ * concurrently, ends with the counters of a plain sequential model that applies the deduplicated
+ * events in occurred_at order; and open_count (tasks - completed) is never negative.
+ */
+const admin = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT });
+const TABLE = 'inbound-property';
+const OWNER = { name: 'Owner', username: 'owner' };
+
+beforeAll(async () => {
+  process.env.TABLE_NAME = TABLE;
+  await ensureTable(admin, TABLE);
+});
+afterAll(async () => {
+  await admin.send(new DeleteTableCommand({ TableName: TABLE }));
+  process.env.TABLE_NAME = '';
+  admin.destroy();
+});
+
+/** The reference: one pass, in occurred_at order, over the deduplicated events. */
+function reference(events: InboundEvent[]) {
+  const tasks = new Map<string, { created: boolean; deleted: boolean; completed: boolean }>();
+  const members = new Map<string, boolean>();
+  const sprints = new Map<string, { created: boolean; deleted: boolean }>();
+  const unique = [...new Map(events.map((e) => [e.eventId, e])).values()].sort((a, b) =>
+    a.occurredAt === b.occurredAt ? (a.eventId < b.eventId ? -1 : 1) : a.occurredAt < b.occurredAt ? -1 : 1,
+  );
+  for (const e of unique) {
+    const task = tasks.get(e.subject) ?? { created: false, deleted: false, completed: false };
+    const sprint = sprints.get(e.subject) ?? { created: false, deleted: false };
+    if (e.type === 'Task Created') tasks.set(e.subject, { ...task, created: true });
+    if (e.type === 'Task Deleted') tasks.set(e.subject, { ...task, deleted: true });
+    if (e.type === 'Task Completed') tasks.set(e.subject, { ...task, completed: true });
+    if (e.type === 'Task Reopened') tasks.set(e.subject, { ...task, completed: false });
+    if (e.type === 'Member Added' && e.subject !== OWNER.username) members.set(e.subject, true);
+    if (e.type === 'Member Removed' && e.subject !== OWNER.username) members.set(e.subject, false);
+    if (e.type === 'Sprint Created') sprints.set(e.subject, { ...sprint, created: true });
+    if (e.type === 'Sprint Deleted') sprints.set(e.subject, { ...sprint, deleted: true });
+  }
+  const live = [...tasks.values()].filter((t) => t.created && !t.deleted);
+  return {
+    tasks_count: live.length,
+    completed_count: live.filter((t) => t.completed).length,
+    members_count: 1 + [...members.values()].filter(Boolean).length,
+    sprints_count: [...sprints.values()].filter((s) => s.created && !s.deleted).length,
+  };
+}
+
+const eventArb = fc.record({
+  type: fc.constantFrom(...INBOUND_TYPES),
+  subject: fc.constantFrom('a', 'b', 'c', 'owner'),
+  second: fc.integer({ min: 0, max: 30 }),
+});
+
+test('duplicated, shuffled and concurrent inbound events end with the counters of the ordered sequence', async () => {
+  let runs = 0;
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(eventArb, { minLength: 1, maxLength: 40 }),
+      fc.array(fc.nat(), { maxLength: 20 }),
+      fc.integer({ min: 1, max: 4 }),
+      fc.infiniteStream(fc.double({ min: 0, max: 1, noNaN: true })),
+      async (drawn, dupes, concurrency, random) => {
+        const ws = uniqueWorkspace('inprop');
+        const project = await createProject(ws, { name: 'Stats', owner: OWNER });
+        const events: InboundEvent[] = drawn.map((d, i) => ({
+          type: d.type as InboundType,
+          eventId: `e${i}`,
+          ws,
+          projectSlug: project.slug,
+          occurredAt: new Date(Date.UTC(2026, 0, 1, 0, 0, d.second)).toISOString(),
+          subject: d.subject,
+        }));
+        // Redeliveries, then a shuffle.
+        const delivered = [...events, ...dupes.map((k) => events[k % events.length]!)];
+        const it = random[Symbol.iterator]();
+        for (let i = delivered.length - 1; i > 0; i--) {
+          const j = Math.floor(it.next().value * (i + 1));
+          [delivered[i], delivered[j]] = [delivered[j]!, delivered[i]!];
+        }
+        for (let i = 0; i < delivered.length; i += concurrency)
+          await Promise.all(delivered.slice(i, i + concurrency).map(applyInboundEvent));
+        const got = await getProject(ws, project.slug);
+        const stats = {
+          tasks_count: got.tasks_count,
+          completed_count: got.completed_count,
+          members_count: got.members_count,
+          sprints_count: got.sprints_count,
+        };
+        expect(stats).toEqual(reference(events));
+        expect(got.tasks_count - got.completed_count).toBeGreaterThanOrEqual(0);
+        expect((await checkTable([ws])).violations).toEqual([]);
+        runs++;
+      },
+    ),
+    { numRuns: 25, seed: 20261122, endOnFailure: true },
+  );
+  expect(runs).toBe(25);
+}, 300_000);
