@@ -237,3 +237,22 @@ export async function drainTableStream(opts: {
     streams.destroy();
   }
 }
+
+/**
+ * Resolves once the local stream runner that writes `statusFile` has handled everything written
+ * before `since` (its last read of every shard began after it and found nothing new).
+ */
+export async function streamCaughtUp(statusFile: string, since: string, limitMs = 60_000): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  for (;;) {
+    if (existsSync(statusFile)) {
+      try {
+        if ((JSON.parse(readFileSync(statusFile, 'utf8')) as { caughtUpTo: string }).caughtUpTo > since) return;
+      } catch {
+        // Read while being written: read again.
+      }
+    }
+    if (Date.now() > deadline) throw new Error(`the stream processor did not catch up within ${limitMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

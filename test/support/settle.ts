@@ -1,6 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { expect, inject } from 'vitest';
 import { checkTable } from '#checker/invariants';
+import { streamCaughtUp } from '#local/streams';
 import type { WorkspaceClient } from './api.ts';
 
 /**
@@ -16,20 +16,7 @@ const DRAIN_LIMIT_MS = 60_000;
  */
 export async function streamDrained(): Promise<void> {
   const file = process.env.API_URL ? process.env.STREAM_STATUS_FILE : inject('streamStatusFile');
-  if (!file) return;
-  const since = new Date().toISOString();
-  const deadline = Date.now() + DRAIN_LIMIT_MS;
-  for (;;) {
-    if (existsSync(file)) {
-      try {
-        if ((JSON.parse(readFileSync(file, 'utf8')) as { caughtUpTo: string }).caughtUpTo > since) return;
-      } catch {
-        // Read while being written: read again.
-      }
-    }
-    if (Date.now() > deadline) throw new Error(`the stream processor did not catch up within ${DRAIN_LIMIT_MS / 1000} s`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  if (file) await streamCaughtUp(file, new Date().toISOString(), DRAIN_LIMIT_MS);
 }
 
 /** The workspaces' invariant violations once the stream has drained. */
