@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, test } from 'vitest';
+import { streamDrained } from '#support/settle';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { revokeToken } from '#domain/tokens';
 import { db } from '#store/client';
@@ -22,7 +23,9 @@ let fixtureA: Fixture;
 let fixtureB: Fixture;
 const tokens: Record<string, string> = {};
 
+/** Both workspaces' items, once the stream has applied what earlier accepted writes derive (counters). */
 async function snapshot(): Promise<string> {
+  await streamDrained();
   const wanted = new Set([a.ws, b.ws]);
   const items = (await scanTable()).filter((i) => wanted.has(i.workspace) || wanted.has(String(i.PK).slice(3)));
   return JSON.stringify(items.sort((x, y) => `${x.PK}|${x.SK}`.localeCompare(`${y.PK}|${y.SK}`)));
