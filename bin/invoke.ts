@@ -80,12 +80,16 @@ if (name === samples.STREAM_EVENT) {
 if (name === samples.INBOUND_EVENT) {
   // The Lambda handler's code with the local dead-letter file in place of the SQS dead-letter queue.
   const { consumeInbound } = await import('#events/inbound');
-  const { appendFile } = await import('node:fs/promises');
+  const { appendFile, mkdir } = await import('node:fs/promises');
+  const { dirname } = await import('node:path');
   const { dataDir } = await import('#local/database');
   const deadLetterFile = process.env.INBOUND_DLQ_FILE || join(dataDir, 'events.inbound-dead-letters.jsonl');
   const event = samples.prepareEvent(JSON.parse(readFileSync(file, 'utf8')), { workspace });
   const outcome = await consumeInbound(event.Records, {
-    put: (body, reason) => appendFile(deadLetterFile, `${JSON.stringify({ reason, at: new Date().toISOString(), body })}\n`),
+    put: async (body, reason) => {
+      await mkdir(dirname(deadLetterFile), { recursive: true });
+      await appendFile(deadLetterFile, `${JSON.stringify({ reason, at: new Date().toISOString(), body })}\n`);
+    },
   });
   console.error(`${name} handled ${event.Records.length} messages; malformed ones in ${deadLetterFile}:`);
   console.log(JSON.stringify(outcome, null, 2));

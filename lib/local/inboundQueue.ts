@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { appendFile } from 'node:fs/promises';
+import { appendFile, mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SQSRecord } from 'aws-lambda';
 import { EVENT_SOURCE, INBOUND_TYPES } from '#domain/eventNames';
@@ -54,6 +55,7 @@ export function startLocalInbound(opts: {
   const deadLetter = async (body: string, reason: string) => {
     stats.deadLettered++;
     log(`inbound event dead-lettered: ${reason}`);
+    await mkdir(dirname(opts.deadLetterFile), { recursive: true });
     await appendFile(opts.deadLetterFile, `${JSON.stringify({ reason, at: new Date().toISOString(), body })}\n`);
   };
   let stopping = false;
