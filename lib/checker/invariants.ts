@@ -7,6 +7,9 @@ import { tableName } from '#store/table';
 
 type Item = Record<string, any>;
 
+/** A deletion job older than this has stalled. */
+const STALLED_MS = 3_600_000;
+
 /** Every item of the table (a Scan: this is an offline tool, never a request path). */
 export async function scanTable(): Promise<Item[]> {
   const items: Item[] = [];
@@ -49,6 +52,10 @@ function findViolations(items: Item[]): string[] {
   const labelJobs = new Set(of(ItemType.labelDeletion).map((j) => `${j.workspace}#${j.label_id}`));
   const inDeletion = (i: Item) => projectJobs.has(i.project_id) || labelJobs.has(`${i.workspace}#${i.label_id}`);
   for (const id of projectJobs) if (projectById.has(id)) v.push(`project ${id} has a deletion job but still exists`);
+  // A cascade runs in seconds; one an hour old has stalled (its stream record was lost): `npm run repair` re-drives it.
+  for (const job of [...of(ItemType.projectDeletion), ...of(ItemType.labelDeletion)])
+    if (Date.parse(job.deleted_at) < Date.now() - STALLED_MS)
+      v.push(`deletion job ${job.PK} (deleted ${job.deleted_at}) has stalled; npm run repair re-drives it`);
   for (const id of labelJobs) if (labelByWsId.has(id)) v.push(`label ${id} has a deletion job but still exists`);
   const linkId = (i: Item) => `${i.workspace}|${i.project_id}|${i.task_uuid}|${i.label_id}`;
 

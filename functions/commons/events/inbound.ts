@@ -19,8 +19,16 @@ class MalformedEvent extends Error {
   override readonly name = 'MalformedEvent';
 }
 
-/** An id of the other services: a task or sprint uuid, or a username. */
+/** A task or sprint id of the other services (the task_uuid rule of the API). */
 const subjectId = taskUuid;
+/** A username as the product spells it (an e-mail address, say): 1-128 characters, no control characters. */
+const username = z
+  .string()
+  .check(
+    z.minLength(1),
+    z.maxLength(128),
+    z.regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+$/u, 'must be 1-128 characters without control or format characters'),
+  );
 const SUBJECT: Record<InboundType, 'task_uuid' | 'username' | 'sprint_uuid'> = {
   'Task Created': 'task_uuid',
   'Task Completed': 'task_uuid',
@@ -42,7 +50,7 @@ const envelope = z.object({
     company_slug: slugParam,
     project_slug: slugParam,
     task_uuid: z.optional(subjectId),
-    username: z.optional(subjectId),
+    username: z.optional(username),
     sprint_uuid: z.optional(subjectId),
   }),
 });

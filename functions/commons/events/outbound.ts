@@ -29,6 +29,12 @@ function event(change: Change, detailType: string, ws: string, time: string, res
   return { detailType, time, detail: { event_id: change.id, company_slug: ws, occurred_at: time, ...rest } };
 }
 
+/** A project's public fields, its stats left out (counters are derived, not changes anyone made). */
+function projectFields(p: ReturnType<typeof decodeProject>) {
+  const { stats: _derived, ...fields } = projectFullView(p);
+  return fields;
+}
+
 function projectEvent(change: Change): OutboundEvent | undefined {
   const { before, after } = change;
   if (change.kind === 'INSERT' && after) {
@@ -38,13 +44,16 @@ function projectEvent(change: Change): OutboundEvent | undefined {
       ? event(change, 'Project Created', p.workspace, p.created_at, data)
       : event(change, 'Project Duplicated', p.workspace, p.created_at, { ...data, source_slug: p.source_slug });
   }
-  // A user's change moves updated_at; the stream processor's counter updates do not.
-  if (change.kind === 'MODIFY' && before && after && before.updated_at !== after.updated_at) {
+  // A user's change moves updated_at or a public field (two updates within one millisecond keep
+  // updated_at); the stream processor's and the inbound consumer's counter updates move neither.
+  if (change.kind === 'MODIFY' && before && after) {
     const p = decodeProject(after);
+    const was = decodeProject(before);
+    if (before.updated_at === after.updated_at && JSON.stringify(projectFields(p)) === JSON.stringify(projectFields(was))) return undefined;
     return event(change, 'Project Updated', p.workspace, p.updated_at, {
       actor: actorView(p.updated_by),
       data: projectFullView(p),
-      previous: projectFullView(decodeProject(before)),
+      previous: projectFullView(was),
     });
   }
   return undefined;
@@ -56,12 +65,14 @@ function labelEvent(change: Change): OutboundEvent | undefined {
     const l = decodeLabel(after);
     return event(change, 'Label Created', str(after, 'workspace'), l.created_at, { actor: actorView(l.updated_by), data: labelView(l) });
   }
-  if (change.kind === 'MODIFY' && before && after && before.updated_at !== after.updated_at) {
+  if (change.kind === 'MODIFY' && before && after) {
     const l = decodeLabel(after);
+    const was = decodeLabel(before);
+    if (before.updated_at === after.updated_at && JSON.stringify(labelView(l)) === JSON.stringify(labelView(was))) return undefined;
     return event(change, 'Label Updated', str(after, 'workspace'), l.updated_at, {
       actor: actorView(l.updated_by),
       data: labelView(l),
-      previous: labelView(decodeLabel(before)),
+      previous: labelView(was),
     });
   }
   return undefined;

@@ -1,0 +1,17 @@
+/**
+ * npm run repair [-- --dry-run]: puts right what a stream record lost to the failure destination can
+ * leave behind (see lib/checker/repair.ts): re-drives every deletion job's cascade and sets every
+ * derived counter to what the table says. Run it when the stream processor has caught up (iterator
+ * age near zero) and writes are quiet, then `npm run check:table`. Local database unless TABLE_NAME
+ * names a deployed table.
+ */
+import { isLocalDatabase, useLocalDatabase } from '#local/database';
+
+if (isLocalDatabase()) useLocalDatabase();
+const dryRun = process.argv.includes('--dry-run');
+const { repairTable } = await import('#checker/repair');
+const report = await repairTable({ dryRun });
+for (const line of report.countersFixed) console.log(`${dryRun ? 'WOULD FIX' : 'FIXED'} ${line}`);
+console.log(
+  `${report.jobsRedriven} deletion job(s) ${dryRun ? 'would be' : ''} re-driven, ${report.countersFixed.length} counter(s) ${dryRun ? 'to fix' : 'fixed'}`,
+);

@@ -1,0 +1,111 @@
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '#store/client';
+import { ItemType, keys } from '#store/keys';
+import { tableName } from '#store/table';
+import { scanTable } from './invariants.ts';
+
+type Item = Record<string, any>;
+
+/**
+ * What a stream record lost to the failure destination can leave behind, put right (an offline
+ * tool, like the checker; run it when the stream processor has caught up, with writes quiet):
+ *   - every deletion job gets its round bumped, so its stream record runs the cascade on;
+ *   - every use counter, labels_count and the four inbound counters are set to what the links and the
+ *     task, member and sprint states say.
+ */
+export interface RepairReport {
+  jobsRedriven: number;
+  countersFixed: string[];
+}
+
+export async function repairTable(opts: { dryRun: boolean }): Promise<RepairReport> {
+  const items = await scanTable();
+  const of = (type: string) => items.filter((i) => i.type === type);
+  const report: RepairReport = { jobsRedriven: 0, countersFixed: [] };
+  const send = async (write: () => Promise<unknown>) => {
+    if (!opts.dryRun) await write();
+  };
+
+  for (const job of [...of(ItemType.projectDeletion), ...of(ItemType.labelDeletion)]) {
+    report.jobsRedriven++;
+    await send(() =>
+      db.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: { PK: job.PK, SK: job.SK },
+          UpdateExpression: 'SET round = round + :one',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':one': 1 },
+        }),
+      ),
+    ).catch((error: Error) => {
+      if (error.name !== 'ConditionalCheckFailedException') throw error;
+    });
+  }
+
+  const projects = of(ItemType.project);
+  const projectIds = new Set(projects.map((p) => p.id as string));
+  const labelIds = new Set(of(ItemType.label).map((l) => `${l.workspace}#${l.id}`));
+  const links = new Map<string, { ws: string; projectId: string; labelId: number; n: number }>();
+  for (const l of of(ItemType.taskLink)) {
+    if (!projectIds.has(l.project_id) || !labelIds.has(`${l.workspace}#${l.label_id}`)) continue;
+    const id = `${l.project_id}#${l.label_id}`;
+    const use = links.get(id) ?? { ws: l.workspace, projectId: l.project_id, labelId: l.label_id, n: 0 };
+    use.n++;
+    links.set(id, use);
+  }
+  const stored = new Map(of(ItemType.labelUse).map((u) => [`${u.project_id}#${u.label_id}`, u]));
+  for (const [id, use] of links) {
+    if (stored.get(id)?.n === use.n) continue;
+    report.countersFixed.push(`use counter ${id}: ${stored.get(id)?.n ?? 'none'} -> ${use.n}`);
+    await send(() =>
+      db.send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: {
+            ...keys.labelUse(use.projectId, use.labelId),
+            type: ItemType.labelUse,
+            workspace: use.ws,
+            project_id: use.projectId,
+            label_id: use.labelId,
+            n: use.n,
+          },
+        }),
+      ),
+    );
+  }
+  for (const [id, u] of stored) {
+    if (links.has(id) || !projectIds.has(u.project_id)) continue;
+    report.countersFixed.push(`use counter ${id}: ${u.n} -> none`);
+    await send(() => db.send(new DeleteCommand({ TableName: tableName(), Key: { PK: u.PK, SK: u.SK } })));
+  }
+
+  const states = of(ItemType.thingState);
+  for (const p of projects) {
+    const mine = states.filter((t) => t.project_id === p.id);
+    const live = (t: Item) => t.created === true && t.deleted !== true;
+    const tasks = mine.filter((t) => t.thing === 'task' && live(t));
+    const truth: Record<string, number> = {
+      labels_count: [...links.values()].filter((u) => u.projectId === p.id).length,
+      tasks_count: tasks.length,
+      completed_count: tasks.filter((t) => t.flag?.value === true).length,
+      members_count: 1 + mine.filter((t) => t.thing === 'member' && t.flag?.value === true && t.subject !== p.owner?.username).length,
+      sprints_count: mine.filter((t) => t.thing === 'sprint' && live(t)).length,
+    };
+    const wrong = Object.entries(truth).filter(([name, value]) => p[name] !== value);
+    if (!wrong.length) continue;
+    report.countersFixed.push(`project ${p.workspace}/${p.slug}: ${wrong.map(([n, v]) => `${n} ${p[n]} -> ${v}`).join(', ')}`);
+    await send(() =>
+      db.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: { PK: p.PK, SK: p.SK },
+          UpdateExpression: `SET ${wrong.map(([n]) => `${n} = :${n}`).join(', ')}`,
+          ConditionExpression: 'id = :id',
+          ExpressionAttributeValues: { ':id': p.id, ...Object.fromEntries(wrong.map(([n, v]) => [`:${n}`, v])) },
+        }),
+      ),
+    );
+  }
+  return report;
+}

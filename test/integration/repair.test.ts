@@ -1,0 +1,78 @@
+import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { checkTable, scanTable } from '#checker/invariants';
+import { repairTable } from '#checker/repair';
+import { createLabel, deleteLabel } from '#domain/labels';
+import { getProject } from '#domain/projects';
+import { changeLabels } from '#domain/taskLabels';
+import { processStreamBatch } from '#events/processor';
+import { ensureTable } from '#local/database';
+import { drainTableStream } from '#local/streams';
+import { db } from '#store/client';
+import { keys } from '#store/keys';
+import { tableName } from '#store/table';
+import { seedFixture } from '#support/fixtures';
+
+/**
+ * What a stream record lost to the failure destination leaves behind (a stalled cascade, drifted
+ * counters) is found by the checker and put right by `npm run repair` (lib/checker/repair.ts).
+ */
+const admin = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT });
+const TABLE = 'repair-contract';
+const checkpoints: Record<string, string> = {};
+const drain = (run = true) =>
+  drainTableStream({
+    endpoint: process.env.DYNAMODB_ENDPOINT!,
+    tableName: TABLE,
+    handle: run ? (records) => processStreamBatch(records, { publish: async () => undefined }) : async () => undefined,
+    checkpoints,
+  });
+
+beforeAll(async () => {
+  process.env.TABLE_NAME = TABLE;
+  await ensureTable(admin, TABLE);
+});
+afterAll(async () => {
+  await admin.send(new DeleteTableCommand({ TableName: TABLE }));
+  process.env.TABLE_NAME = '';
+  admin.destroy();
+});
+
+test('repair re-drives a stalled cascade and sets drifted counters to what the table says', async () => {
+  const actor = { name: 'Ops', username: 'ops' };
+  const f = await seedFixture('repair');
+  const doomed = await createLabel(f.ws, { title: 'Doomed', color: '000000' }, actor);
+  await changeLabels('attach', f.ws, { labelSlug: doomed.slug, projectSlug: f.project, taskUuids: ['x1', 'x2'] }, actor);
+  await drain();
+  expect((await checkTable([f.ws])).violations).toEqual([]);
+
+  // Lost records: the label's deletion job never reaches the processor (its cascade stalls)...
+  await deleteLabel(f.ws, doomed.slug, actor);
+  await drain(false);
+  // ...and counters drift.
+  const project = await getProject(f.ws, f.project);
+  await db.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.project(f.ws, f.project),
+      UpdateExpression: 'SET labels_count = :n, tasks_count = :t',
+      ExpressionAttributeValues: { ':n': 7, ':t': 3 },
+    }),
+  );
+  const [fixtureLabel] = (await scanTable()).filter((i) => i.workspace === f.ws && i.type === 'label' && i.slug === f.label);
+  await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.labelUse(project.id, fixtureLabel!.id) }));
+  expect((await checkTable([f.ws])).violations.length).toBeGreaterThan(0);
+
+  const dry = await repairTable({ dryRun: true });
+  expect(dry.jobsRedriven).toBe(1);
+  expect((await checkTable([f.ws])).violations.length).toBeGreaterThan(0);
+  const report = await repairTable({ dryRun: false });
+  expect(report.countersFixed.length).toBeGreaterThanOrEqual(2);
+  await drain();
+  expect((await checkTable([f.ws])).violations).toEqual([]);
+  const left = (await scanTable()).filter((i) => i.workspace === f.ws && (i.label_id === doomed.id || i.type === 'label_deletion'));
+  expect(left).toEqual([]);
+  expect((await getProject(f.ws, f.project)).labels_count).toBe(2);
+  expect((await getProject(f.ws, f.project)).tasks_count).toBe(0);
+});
