@@ -3,6 +3,8 @@
  *   npm run synth                      # cdk synth --quiet: no credentials, network or Docker needed
  *   npm run deploy -- -c stage=prod    # bootstrap (once per account/region) + deploy
  */
+// First: keeps the AWS SDK's Node 20 notice out of `cdk synth` (the app loads shared code that builds SDK clients).
+import '#lib/sdkNotice';
 import { buildApp } from '#cdk/app';
 
 buildApp().app.synth();

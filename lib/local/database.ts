@@ -1,3 +1,6 @@
+// Every local entry point (start, token, invoke, check-table, rekey, repair, soak, bench) imports this
+// module first, and with it the switch that keeps the AWS SDK's Node 20 notice out of their output.
+import '#lib/sdkNotice';
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { ChildProcess } from 'node:child_process';
@@ -15,10 +18,6 @@ import { repoRoot } from '#lib/paths';
 import { TABLE } from '#store/table';
 
 const require = createRequire(import.meta.url);
-
-// Every local entry point (start, token, invoke, check-table, rekey, soak, bench) imports this
-// module first: the AWS SDK's notice about Node 20 would bury their output, so it is off for them.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const DEFAULT_DYNAMODB_PORT = 8000;
 
