@@ -87,11 +87,10 @@ function findViolations(items: Item[]): string[] {
     if (!taskSideIds.has(linkId(l)) && !inDeletion(l)) v.push(`label link ${linkId(l)} has no task-side half`);
   }
 
-  const linksPerUse = new Map<string, number>();
+  const linkedUses = usesOfLinks(taskLinks);
+  const linksPerUse = new Map([...linkedUses].map(([id, use]) => [id, use.n]));
   const labelsPerTask = new Map<string, number>();
   for (const l of taskLinks) {
-    const use = `${l.project_id}#${l.label_id}`;
-    linksPerUse.set(use, (linksPerUse.get(use) ?? 0) + 1);
     const task = `${l.project_id}#${l.task_uuid}`;
     labelsPerTask.set(task, (labelsPerTask.get(task) ?? 0) + 1);
   }
@@ -123,16 +122,7 @@ function findViolations(items: Item[]): string[] {
     thingsOf.set(t.project_id, [...(thingsOf.get(t.project_id) ?? []), t]);
   }
   for (const p of projects) {
-    const mine = thingsOf.get(p.id) ?? [];
-    const live = (t: Item) => t.created === true && t.deleted !== true;
-    const tasks = mine.filter((t) => t.thing === 'task' && live(t));
-    const truth = {
-      tasks_count: tasks.length,
-      completed_count: tasks.filter((t) => t.flag?.value === true).length,
-      members_count: 1 + mine.filter((t) => t.thing === 'member' && t.flag?.value === true && t.subject !== p.owner?.username).length,
-      sprints_count: mine.filter((t) => t.thing === 'sprint' && live(t)).length,
-    };
-    for (const [name, value] of Object.entries(truth))
+    for (const [name, value] of Object.entries(inboundStats(p, thingsOf.get(p.id) ?? [])))
       if (p[name] !== value) v.push(`project ${p.workspace}/${p.slug}: ${name} is ${p[name]}, the inbound states say ${value}`);
   }
 
@@ -184,6 +174,37 @@ function findViolations(items: Item[]): string[] {
     if (l.id > next) v.push(`label ${l.workspace}/${l.slug} has id ${l.id} above the workspace counter ${next}`);
   }
   return v;
+}
+
+/** What a project's four inbound counters should be, by its task, member and sprint states. */
+export function inboundStats(
+  project: Item,
+  states: Item[],
+): Record<'tasks_count' | 'completed_count' | 'members_count' | 'sprints_count', number> {
+  const live = (t: Item) => t.created === true && t.deleted !== true;
+  const tasks = states.filter((t) => t.thing === 'task' && live(t));
+  return {
+    tasks_count: tasks.length,
+    completed_count: tasks.filter((t) => t.flag?.value === true).length,
+    members_count: 1 + states.filter((t) => t.thing === 'member' && t.flag?.value === true && t.subject !== project.owner?.username).length,
+    sprints_count: states.filter((t) => t.thing === 'sprint' && live(t)).length,
+  };
+}
+
+/**
+ * What each use counter should be, by the task links: per `<projectId>#<labelId>`, how many tasks of
+ * the project carry the label. Links of a label being deleted count too: the cascade's REMOVE records
+ * take them off the counter one by one.
+ */
+export function usesOfLinks(taskLinks: Item[]): Map<string, { ws: string; projectId: string; labelId: number; n: number }> {
+  const uses = new Map<string, { ws: string; projectId: string; labelId: number; n: number }>();
+  for (const l of taskLinks) {
+    const id = `${l.project_id}#${l.label_id}`;
+    const use = uses.get(id) ?? { ws: l.workspace, projectId: l.project_id, labelId: l.label_id, n: 0 };
+    use.n++;
+    uses.set(id, use);
+  }
+  return uses;
 }
 
 /** Checks the whole table, or only the given workspaces' items (tests share one table and run in parallel). */

@@ -2,9 +2,7 @@ import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { db } from '#store/client';
 import { ItemType, keys } from '#store/keys';
 import { tableName } from '#store/table';
-import { scanTable } from './invariants.ts';
-
-type Item = Record<string, any>;
+import { inboundStats, scanTable, usesOfLinks } from './invariants.ts';
 
 /**
  * What a stream record lost to the failure destination can leave behind, put right (an offline
@@ -45,15 +43,8 @@ export async function repairTable(opts: { dryRun: boolean }): Promise<RepairRepo
 
   const projects = of(ItemType.project);
   const projectIds = new Set(projects.map((p) => p.id as string));
-  const labelIds = new Set(of(ItemType.label).map((l) => `${l.workspace}#${l.id}`));
-  const links = new Map<string, { ws: string; projectId: string; labelId: number; n: number }>();
-  for (const l of of(ItemType.taskLink)) {
-    if (!projectIds.has(l.project_id) || !labelIds.has(`${l.workspace}#${l.label_id}`)) continue;
-    const id = `${l.project_id}#${l.label_id}`;
-    const use = links.get(id) ?? { ws: l.workspace, projectId: l.project_id, labelId: l.label_id, n: 0 };
-    use.n++;
-    links.set(id, use);
-  }
+  // Links of a deleted project go with its cascade, counters and all: only live projects' count.
+  const links = usesOfLinks(of(ItemType.taskLink).filter((l) => projectIds.has(l.project_id)));
   const stored = new Map(of(ItemType.labelUse).map((u) => [`${u.project_id}#${u.label_id}`, u]));
   for (const [id, use] of links) {
     if (stored.get(id)?.n === use.n) continue;
@@ -82,15 +73,12 @@ export async function repairTable(opts: { dryRun: boolean }): Promise<RepairRepo
 
   const states = of(ItemType.thingState);
   for (const p of projects) {
-    const mine = states.filter((t) => t.project_id === p.id);
-    const live = (t: Item) => t.created === true && t.deleted !== true;
-    const tasks = mine.filter((t) => t.thing === 'task' && live(t));
     const truth: Record<string, number> = {
       labels_count: [...links.values()].filter((u) => u.projectId === p.id).length,
-      tasks_count: tasks.length,
-      completed_count: tasks.filter((t) => t.flag?.value === true).length,
-      members_count: 1 + mine.filter((t) => t.thing === 'member' && t.flag?.value === true && t.subject !== p.owner?.username).length,
-      sprints_count: mine.filter((t) => t.thing === 'sprint' && live(t)).length,
+      ...inboundStats(
+        p,
+        states.filter((t) => t.project_id === p.id),
+      ),
     };
     const wrong = Object.entries(truth).filter(([name, value]) => p[name] !== value);
     if (!wrong.length) continue;

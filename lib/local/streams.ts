@@ -65,14 +65,35 @@ function lambdaRecord(r: StreamRecord): DynamoDBRecord {
   } as DynamoDBRecord;
 }
 
+const clientConfig = (endpoint: string) => ({ endpoint, region: process.env.AWS_REGION ?? 'us-east-1' });
+
+/** The ARN of the table's stream (it must have one). */
+async function streamArnOf(endpoint: string, tableName: string): Promise<string> {
+  const table = new DynamoDBClient(clientConfig(endpoint));
+  try {
+    const { Table } = await table.send(new DescribeTableCommand({ TableName: tableName }));
+    if (!Table?.LatestStreamArn) throw new Error(`table ${tableName} has no stream`);
+    return Table.LatestStreamArn;
+  } finally {
+    table.destroy();
+  }
+}
+
+/** An iterator of a shard just after its checkpoint, or at its oldest record when it has none. */
+async function iteratorAfter(streams: DynamoDBStreamsClient, streamArn: string, shardId: string, after: string | undefined) {
+  const out = await streams.send(
+    new GetShardIteratorCommand({
+      StreamArn: streamArn,
+      ShardId: shardId,
+      ...(after ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after } : { ShardIteratorType: 'TRIM_HORIZON' }),
+    }),
+  );
+  return out.ShardIterator;
+}
+
 export async function runTableStream(opts: StreamRunnerOptions): Promise<StreamRunner> {
-  const config = { endpoint: opts.endpoint, region: process.env.AWS_REGION ?? 'us-east-1' };
-  const table = new DynamoDBClient(config);
-  const { Table } = await table.send(new DescribeTableCommand({ TableName: opts.tableName }));
-  table.destroy();
-  const streamArn = Table?.LatestStreamArn;
-  if (!streamArn) throw new Error(`table ${opts.tableName} has no stream`);
-  const streams = new DynamoDBStreamsClient(config);
+  const streamArn = await streamArnOf(opts.endpoint, opts.tableName);
+  const streams = new DynamoDBStreamsClient(clientConfig(opts.endpoint));
   const log = opts.log ?? ((line: string) => console.error(line));
   const checkpoints: Record<string, string> =
     opts.checkpointFile && existsSync(opts.checkpointFile) ? JSON.parse(readFileSync(opts.checkpointFile, 'utf8')) : {};
@@ -80,18 +101,6 @@ export async function runTableStream(opts: StreamRunnerOptions): Promise<StreamR
   const closed = new Set<string>();
   const stats = { batches: 0, records: 0, failures: 0, deadLettered: 0 };
   let stopping = false;
-
-  const iteratorFor = async (shardId: string) => {
-    const after = checkpoints[shardId];
-    const out = await streams.send(
-      new GetShardIteratorCommand({
-        StreamArn: streamArn,
-        ShardId: shardId,
-        ...(after ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after } : { ShardIteratorType: 'TRIM_HORIZON' }),
-      }),
-    );
-    return out.ShardIterator;
-  };
 
   /** Handles a batch; on failure bisects it, retries a lone record, and sets aside what keeps failing. */
   const deliver = async (records: DynamoDBRecord[]): Promise<void> => {
@@ -124,7 +133,7 @@ export async function runTableStream(opts: StreamRunnerOptions): Promise<StreamR
   };
 
   const pollShard = async (shardId: string): Promise<number> => {
-    const iterator = iterators.get(shardId) ?? (await iteratorFor(shardId));
+    const iterator = iterators.get(shardId) ?? (await iteratorAfter(streams, streamArn, shardId, checkpoints[shardId]));
     if (!iterator) {
       closed.add(shardId);
       return 0;
@@ -200,27 +209,14 @@ export async function drainTableStream(opts: {
   handle: (records: DynamoDBRecord[]) => Promise<unknown>;
   checkpoints: Record<string, string>;
 }): Promise<number> {
-  const config = { endpoint: opts.endpoint, region: process.env.AWS_REGION ?? 'us-east-1' };
-  const table = new DynamoDBClient(config);
-  const streams = new DynamoDBStreamsClient(config);
+  const streamArn = await streamArnOf(opts.endpoint, opts.tableName);
+  const streams = new DynamoDBStreamsClient(clientConfig(opts.endpoint));
   try {
-    const { Table } = await table.send(new DescribeTableCommand({ TableName: opts.tableName }));
-    const streamArn = Table?.LatestStreamArn;
-    if (!streamArn) throw new Error(`table ${opts.tableName} has no stream`);
     const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
     let handled = 0;
     for (const shard of StreamDescription?.Shards ?? []) {
       const shardId = shard.ShardId!;
-      const after = opts.checkpoints[shardId];
-      let iterator = (
-        await streams.send(
-          new GetShardIteratorCommand({
-            StreamArn: streamArn,
-            ShardId: shardId,
-            ...(after ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after } : { ShardIteratorType: 'TRIM_HORIZON' }),
-          }),
-        )
-      ).ShardIterator;
+      let iterator = await iteratorAfter(streams, streamArn, shardId, opts.checkpoints[shardId]);
       while (iterator) {
         const out = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 100 }));
         const records = (out.Records ?? []).map(lambdaRecord);
@@ -233,7 +229,6 @@ export async function drainTableStream(opts: {
     }
     return handled;
   } finally {
-    table.destroy();
     streams.destroy();
   }
 }

@@ -1,31 +1,19 @@
-import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import fc from 'fast-check';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { checkTable } from '#checker/invariants';
 import { INBOUND_TYPES, type InboundType } from '#domain/eventNames';
 import { applyInboundEvent, type InboundEvent } from '#domain/inbound';
 import { createProject, getProject } from '#domain/projects';
-import { ensureTable } from '#local/database';
 import { uniqueWorkspace } from '#support/api';
+import { usePrivateTable } from '#support/privateTable';
 
 /**
  * Property: any sequence of inbound events, duplicated and shuffled, and applied with some running
  * concurrently, ends with the counters of a plain sequential model that applies the deduplicated
  * events in occurred_at order; and open_count (tasks - completed) is never negative.
  */
-const admin = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT });
-const TABLE = 'inbound-property';
+usePrivateTable('inbound-property');
 const OWNER = { name: 'Owner', username: 'owner' };
-
-beforeAll(async () => {
-  process.env.TABLE_NAME = TABLE;
-  await ensureTable(admin, TABLE);
-});
-afterAll(async () => {
-  await admin.send(new DeleteTableCommand({ TableName: TABLE }));
-  process.env.TABLE_NAME = '';
-  admin.destroy();
-});
 
 /** The reference: one pass, in occurred_at order, over the deduplicated events. */
 function reference(events: InboundEvent[]) {

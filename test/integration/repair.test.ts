@@ -1,43 +1,25 @@
-import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { checkTable, scanTable } from '#checker/invariants';
 import { repairTable } from '#checker/repair';
 import { createLabel, deleteLabel } from '#domain/labels';
 import { getProject } from '#domain/projects';
 import { changeLabels } from '#domain/taskLabels';
 import { processStreamBatch } from '#events/processor';
-import { ensureTable } from '#local/database';
-import { drainTableStream } from '#local/streams';
 import { db } from '#store/client';
 import { keys } from '#store/keys';
 import { tableName } from '#store/table';
 import { seedFixture } from '#support/fixtures';
+import { usePrivateTable } from '#support/privateTable';
 
 /**
  * What a stream record lost to the failure destination leaves behind (a stalled cascade, drifted
  * counters) is found by the checker and put right by `npm run repair` (lib/checker/repair.ts).
  */
-const admin = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT });
-const TABLE = 'repair-contract';
+const table = usePrivateTable('repair-contract');
 const checkpoints: Record<string, string> = {};
 const drain = (run = true) =>
-  drainTableStream({
-    endpoint: process.env.DYNAMODB_ENDPOINT!,
-    tableName: TABLE,
-    handle: run ? (records) => processStreamBatch(records, { publish: async () => undefined }) : async () => undefined,
-    checkpoints,
-  });
-
-beforeAll(async () => {
-  process.env.TABLE_NAME = TABLE;
-  await ensureTable(admin, TABLE);
-});
-afterAll(async () => {
-  await admin.send(new DeleteTableCommand({ TableName: TABLE }));
-  process.env.TABLE_NAME = '';
-  admin.destroy();
-});
+  table.drain(run ? (records) => processStreamBatch(records, { publish: async () => undefined }) : async () => undefined, checkpoints);
 
 test('repair re-drives a stalled cascade and sets drifted counters to what the table says', async () => {
   const actor = { name: 'Ops', username: 'ops' };

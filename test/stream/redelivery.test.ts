@@ -1,16 +1,14 @@
-import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import fc from 'fast-check';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { checkTable, scanTable } from '#checker/invariants';
 import { createLabel, deleteLabel } from '#domain/labels';
 import { createProject, deleteProject } from '#domain/projects';
 import { changeLabels, toggleTaskLabel } from '#domain/taskLabels';
 import type { OutboundEvent } from '#events/outbound';
 import { processStreamBatch } from '#events/processor';
-import { drainTableStream } from '#local/streams';
-import { ensureTable } from '#local/database';
 import { uniqueWorkspace } from '#support/api';
+import { usePrivateTable } from '#support/privateTable';
 
 /**
  * Lambda delivers a shard's records in order but may deliver a batch again (retries, bisection), and
@@ -20,23 +18,9 @@ import { uniqueWorkspace } from '#support/api';
  * and the same set of events as one in-order delivery.
  */
 const actor = { name: 'Prop', username: 'prop' };
-const admin = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT });
-const TABLE = 'stream-redelivery';
+const { drain } = usePrivateTable('stream-redelivery');
 /** How far the stream has been read, across runs. */
 const tip: Record<string, string> = {};
-
-beforeAll(async () => {
-  process.env.TABLE_NAME = TABLE;
-  await ensureTable(admin, TABLE);
-});
-afterAll(async () => {
-  await admin.send(new DeleteTableCommand({ TableName: TABLE }));
-  process.env.TABLE_NAME = '';
-  admin.destroy();
-});
-
-const drain = (handle: (records: DynamoDBRecord[]) => Promise<unknown>, checkpoints: Record<string, string>) =>
-  drainTableStream({ endpoint: process.env.DYNAMODB_ENDPOINT!, tableName: TABLE, handle, checkpoints });
 
 /** A workload of attaches, detaches, toggles, label-set changes and deletes, written through the domain. */
 async function workload(ws: string, seed: number): Promise<void> {

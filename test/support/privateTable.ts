@@ -1,0 +1,27 @@
+import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { afterAll, beforeAll } from 'vitest';
+import { ensureTable } from '#local/database';
+import { drainTableStream } from '#local/streams';
+
+/**
+ * A table of the test file's own (created before its tests, deleted after), for tests that run the
+ * stream processor or the inbound consumer themselves: no local API reads its stream. `drain` hands
+ * the records since `checkpoints` to `handle` and moves the checkpoints, as Lambda would deliver them.
+ */
+export function usePrivateTable(name: string) {
+  const admin = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT });
+  beforeAll(async () => {
+    process.env.TABLE_NAME = name;
+    await ensureTable(admin, name);
+  });
+  afterAll(async () => {
+    await admin.send(new DeleteTableCommand({ TableName: name }));
+    process.env.TABLE_NAME = '';
+    admin.destroy();
+  });
+  return {
+    drain: (handle: (records: DynamoDBRecord[]) => Promise<unknown>, checkpoints: Record<string, string>) =>
+      drainTableStream({ endpoint: process.env.DYNAMODB_ENDPOINT!, tableName: name, handle, checkpoints }),
+  };
+}
