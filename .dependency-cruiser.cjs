@@ -5,6 +5,7 @@
  *   functions/commons/domain/ may use store, never http
  *   functions/commons/store/  uses nothing above it
  *   functions/commons/events/ the stream side: may use http views, domain and store; nothing else uses it but handlers
+ *   functions/commons/observability/ logs, metrics and counts: any room may use it; it uses no room
  *   functions/                never lib/, bin/ or test/
  *   lib/cdk/                  never the local emulator or the checker
  * `npm test` runs `depcruise` with this file; any violation fails it.
@@ -47,6 +48,15 @@ module.exports = {
       comment: 'Outbound events are made from the stream, never from a request: no other room reaches them.',
       from: { path: '^functions/commons/(http|domain|store)/' },
       to: { path: '^functions/commons/events/' },
+    },
+    {
+      name: 'observability-is-a-leaf',
+      severity: 'error',
+      comment: 'Logging and metrics serve every room and know none of them: no cycles, and cheap to load.',
+      from: { path: '^functions/commons/observability/' },
+      to: {
+        path: ['^functions/commons/(http|domain|store|events)/', '^functions/(?!commons/)[^/]+/', '^node_modules/(@middy|zod|@aws-sdk)/'],
+      },
     },
     {
       name: 'functions-are-self-contained',

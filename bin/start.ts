@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { repoRoot } from '#lib/paths';
+import { routeProcessOutput } from '#local/logRouter';
 import { localCursorKey } from '#local/secrets';
 import { dataDir, dynamodbPort, ensureTable, startDynamoDbLocal, useLocalDatabase, type EmbeddedDatabase } from '#local/database';
 
@@ -36,6 +37,16 @@ process.on('unhandledRejection', (error) => {
   console.error(error);
   process.exit(1);
 });
+// What CloudWatch does with the functions' JSON output: logs and metrics to files, logs shown readably.
+process.env.POWERTOOLS_SERVICE_NAME ||= 'project-label-service-local';
+// As Lambda sets it for an on-demand instance: each function reports its first invocation as a cold start.
+process.env.AWS_LAMBDA_INITIALIZATION_TYPE ||= 'on-demand';
+const output = routeProcessOutput({
+  logFile: localFile('LOG_FILE', 'logs.jsonl'),
+  metricsFile: localFile('METRICS_FILE', 'metrics.jsonl'),
+  echo: process.env.LOG_ECHO !== '0',
+});
+
 if (embedded) {
   const dbPort = dynamodbPort();
   database = await startDynamoDbLocal({ port: dbPort, ...(inMemory ? {} : { dataDir }) });
@@ -122,6 +133,7 @@ const shutdown = async () => {
   await stream?.stop();
   await inbound?.stop();
   await database?.stop();
+  await output.stop();
   process.exit(0);
 };
 process.on('SIGINT', shutdown);
@@ -130,6 +142,11 @@ process.on('SIGHUP', shutdown);
 
 /** EVENTS_FILE, or .data/events.jsonl beside the data (a throwaway file for an in-memory run). */
 function eventsFilePath(): string {
-  if (process.env.EVENTS_FILE) return process.env.EVENTS_FILE;
-  return inMemory ? join(tmpdir(), `project-label-service-events-${process.pid}.jsonl`) : join(dataDir, 'events.jsonl');
+  return localFile('EVENTS_FILE', 'events.jsonl');
+}
+
+/** The file an environment variable names, or `name` in .data/ (in the temp folder for an in-memory run). */
+function localFile(variable: string, name: string): string {
+  if (process.env[variable]) return process.env[variable]!;
+  return inMemory ? join(tmpdir(), `project-label-service-${process.pid}-${name}`) : join(dataDir, name);
 }

@@ -1,5 +1,6 @@
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { BEARER_HEADER, verifyToken } from '#domain/tokens';
+import { observeAuthorizer } from '#http/observe';
 import { toAuthorizerContext } from '#http/principal';
 
 /**
@@ -7,7 +8,7 @@ import { toAuthorizerContext } from '#http/principal';
  * (API Gateway answers 401). A valid token gets a policy for the whole API, so API Gateway can
  * cache it per token across routes; handlers enforce workspace and scope from the context.
  */
-export async function handler(event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
+export const handler = observeAuthorizer(async (event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
   const header = event.authorizationToken ?? '';
   const principal = BEARER_HEADER.test(header) ? await verifyToken(header.slice('Bearer '.length)) : null;
   if (!principal) throw new Error('Unauthorized');
@@ -19,7 +20,7 @@ export async function handler(event: APIGatewayTokenAuthorizerEvent): Promise<AP
     },
     context: { ...toAuthorizerContext(principal) },
   };
-}
+});
 
 /** arn:aws:execute-api:region:account:apiId/stage/METHOD/path -> arn:...:apiId/stage/* */
 function wholeApi(methodArn: string): string {

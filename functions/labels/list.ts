@@ -4,10 +4,10 @@ import { projectLabels } from '#domain/projectLabels';
 import { labelsOfTask } from '#domain/taskLabels';
 import { endpoint, ok } from '#http/endpoint';
 import { labelView, projectLabelView } from '#http/labelViews';
-import { pageMeta, pageRequest, pagination, pagingRules, slugParam, taskUuid } from '#http/validation';
+import { pageMeta, pageRequest, paginationFields, pagingRules, slugParam, taskUuid } from '#http/validation';
 
 const input = z.object({
-  query: z.object({ project_slug: z.optional(slugParam), task_uuid: z.optional(taskUuid), ...pagination }).check(
+  query: z.object({ project_slug: z.optional(slugParam), task_uuid: z.optional(taskUuid), ...paginationFields() }).check(
     z.refine((q) => q.task_uuid === undefined || q.project_slug !== undefined, {
       message: 'task_uuid needs project_slug',
       path: ['task_uuid'],
@@ -16,7 +16,7 @@ const input = z.object({
       message: 'the label list has no cursors: it answers every label (or a page of them with page)',
       path: ['cursor'],
     }),
-    pagingRules,
+    pagingRules(),
   ),
 });
 

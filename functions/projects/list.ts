@@ -3,18 +3,18 @@ import { findProjectsByName, listProjects } from '#domain/projects';
 import { endpoint, ok } from '#http/endpoint';
 import { projectFields } from '#http/projectSchemas';
 import { projectListView } from '#http/projectViews';
-import { pageMeta, pageRequest, pagination, pagingRules } from '#http/validation';
+import { pageMeta, pageRequest, paginationFields, pagingRules } from '#http/validation';
 
 const input = z.object({
   query: z
     .object({
       status: z.optional(projectFields.status),
       name: z.optional(projectFields.name),
-      ...pagination,
+      ...paginationFields(),
     })
     .check(
       z.refine((q) => !(q.name !== undefined && q.status !== undefined), { message: 'name and status cannot be combined', path: ['name'] }),
-      pagingRules,
+      pagingRules(),
     ),
 });
 

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { SEARCH_CATEGORIES, searchProjects } from '#domain/search';
 import { endpoint, ok } from '#http/endpoint';
 import { projectSearchItem } from '#http/projectViews';
-import { name, pagination } from '#http/validation';
+import { name, paginationFields } from '#http/validation';
 
 /** Category names as GitScrum's clients send them, plural or singular (`project`, `user_story`). */
 const SINGULAR: Record<string, string> = {
@@ -29,7 +29,7 @@ const input = z.object({
         ),
       ),
     ),
-    limit: pagination.limit,
+    limit: paginationFields().limit,
   }),
 });
 

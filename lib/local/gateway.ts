@@ -23,7 +23,7 @@ import { authorizerHandler, matchPath, routes, type Route } from '#http/routes';
  * REST proxy event API Gateway sends, invokes the handler and writes its result back.
  */
 export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-export type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
+export type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent, context: Context) => Promise<APIGatewayAuthorizerResult>;
 
 /** The `handler` export of a module named as in the route table (a path relative to `root`). */
 export async function loadHandler<H>(root: string, file: string): Promise<H> {
@@ -192,15 +192,18 @@ export function createGateway(loaded: Awaited<ReturnType<typeof loadHandlers>>, 
     const url = new URL(req.url ?? '/', 'http://localhost');
     const requestId = randomUUID();
     let result: APIGatewayProxyResult;
+    const reached = { function: false };
     try {
-      result = await dispatch(loaded, authorize, method, url, req, requestId);
+      result = await dispatch(loaded, authorize, method, url, req, requestId, reached);
     } catch (error) {
       console.error(error);
       result = gatewayProblem('bad_gateway', 'The function failed to answer.', requestId);
     }
     send(res, result);
+    // A function's answer has its own log line (observe.ts); the gateway logs what it answered itself.
+    if (reached.function) return;
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    log(`${method} ${url.pathname} ${result.statusCode} ${ms.toFixed(1)}ms`);
+    log(`${method} ${url.pathname} ${result.statusCode} ${ms.toFixed(1)}ms (gateway)`);
   });
   server.on('clientError', answerClientError);
   return server;
@@ -216,7 +219,7 @@ function cachedAuthorizer(authorizer: AuthorizerHandler) {
   return async (event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
     const hit = cache.get(event.authorizationToken);
     if (hit && hit.until > Date.now()) return hit.policy;
-    const policy = await authorizer(event);
+    const policy = await authorizer(event, lambdaContext('authorizer'));
     if (AUTHORIZER_CACHE_SECONDS > 0) cache.set(event.authorizationToken, { policy, until: Date.now() + AUTHORIZER_CACHE_SECONDS * 1000 });
     return policy;
   };
@@ -224,11 +227,12 @@ function cachedAuthorizer(authorizer: AuthorizerHandler) {
 
 async function dispatch(
   loaded: Awaited<ReturnType<typeof loadHandlers>>,
-  authorize: AuthorizerHandler,
+  authorize: (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>,
   method: string,
   url: URL,
   req: IncomingMessage,
   requestId: string,
+  reached: { function: boolean },
 ): Promise<APIGatewayProxyResult> {
   let match: { route: Route; params: Record<string, string> } | undefined;
   for (const route of routes) {
@@ -278,5 +282,6 @@ async function dispatch(
     requestId,
   });
   const handler = loaded.handlers.get(match.route)!;
+  reached.function = true;
   return handler(event, lambdaContext(match.route.name));
 }

@@ -6,6 +6,7 @@ import { detachNoteItem, labelLinkItem, taskLinkItem, taskVersionItem } from '#s
 import { getProject, storedProjectItem } from '#domain/projects';
 import { nameKey, titleKey } from '#domain/text';
 import { TABLE, tableName } from '#store/table';
+import { lambdaContext } from '#local/gateway';
 import { metered, type Usage } from './capacity.ts';
 import { BENCH_ACTOR, benchWorkspace, handlers, projectRecord, seedProjects } from './harness.ts';
 import { log } from './stats.ts';
@@ -525,11 +526,14 @@ export async function measureCosts(): Promise<CostRow[]> {
     'valid token',
     '1 GetItem (eventually consistent)',
     () =>
-      authorizer({
-        type: 'TOKEN',
-        authorizationToken: `Bearer ${w.token}`,
-        methodArn: 'arn:aws:execute-api:us-east-1:1:api/stage/GET/projects',
-      }),
+      authorizer(
+        {
+          type: 'TOKEN',
+          authorizationToken: `Bearer ${w.token}`,
+          methodArn: 'arn:aws:execute-api:us-east-1:1:api/stage/GET/projects',
+        },
+        lambdaContext('authorizer'),
+      ),
     () => send(new GetCommand({ TableName: T(), Key: keys.token(String(w.authorizer.principalId)) })),
   );
   log(`cost: ${rows.length} endpoint scenarios measured`);

@@ -21,7 +21,7 @@ const run = promisify(execFile);
  * bundle forgot, and invokes it with its sample event.
  */
 const RUNNER = `
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 const cases = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const results = {};
@@ -34,7 +34,8 @@ for (const c of cases) {
     results[c.name] = { error: String(error && error.stack || error) };
   }
 }
-process.stdout.write(JSON.stringify(results), () => process.exit(0));
+writeFileSync(process.argv[3], JSON.stringify(results));
+process.exit(0);
 `;
 
 type Outcome = {
@@ -52,6 +53,7 @@ const functions = [
 ];
 const dir = mkdtempSync(join(tmpdir(), 'pls-bundles-'));
 let outcomes: Record<string, Outcome>;
+let printed: Record<string, any>[];
 
 beforeAll(async () => {
   const workspace = uniqueWorkspace('bundles');
@@ -67,7 +69,7 @@ beforeAll(async () => {
   }));
   writeFileSync(join(dir, 'cases.json'), JSON.stringify(cases));
   writeFileSync(join(dir, 'runner.mjs'), RUNNER);
-  const { stdout } = await run(process.execPath, [join(dir, 'runner.mjs'), join(dir, 'cases.json')], {
+  const { stdout, stderr } = await run(process.execPath, [join(dir, 'runner.mjs'), join(dir, 'cases.json'), join(dir, 'results.json')], {
     cwd: dir,
     env: {
       PATH: process.env.PATH,
@@ -78,10 +80,16 @@ beforeAll(async () => {
       TABLE_NAME: DEFAULT_TABLE_NAME,
       NODE_OPTIONS: '--enable-source-maps',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
     },
     maxBuffer: 16 * 1024 * 1024,
   });
-  outcomes = JSON.parse(stdout) as Record<string, Outcome>;
+  outcomes = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Record<string, Outcome>;
+  // What the functions printed is what Lambda would send to CloudWatch: JSON lines only.
+  printed = `${stdout}${stderr}`
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, any>);
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -89,6 +97,13 @@ test.each(routes.map((r) => r.name))('the %s bundle loads in a fresh Node proces
   const outcome = outcomes[name]!;
   expect(outcome.error).toBeUndefined();
   expect(outcome.result?.statusCode, outcome.result?.body).toBe(SAMPLE_REQUESTS[name]!.expectedStatus);
+});
+
+test.each(routes.map((r) => r.name))('the %s bundle prints its request line (Powertools Logger) and its metrics (EMF)', (name) => {
+  const line = printed.find((l) => l.message === 'request' && l.route === name);
+  expect(line).toMatchObject({ level: 'INFO', status: SAMPLE_REQUESTS[name]!.expectedStatus, request_id: `bundle-smoke-${name}` });
+  const metrics = printed.find((l) => '_aws' in l && l.route === name && l.Requests === 1);
+  expect(metrics?._aws.CloudWatchMetrics[0].Namespace).toBe('ProjectLabelService');
 });
 
 test('the authorizer bundle loads in a fresh Node process and allows its sample event', () => {

@@ -62,6 +62,7 @@ describe('invoking every sample event (in-process, against DynamoDB Local)', () 
     const handler = await loadHandler<AuthorizerHandler>(repoRoot, authorizerHandler);
     const result: APIGatewayAuthorizerResult = await handler(
       prepareEvent(readEvent<APIGatewayTokenAuthorizerEvent>(AUTHORIZER_EVENT), { workspace, token }),
+      lambdaContext('authorizer'),
     );
     expect(result.policyDocument.Statement).toEqual([expect.objectContaining({ Effect: 'Allow', Action: 'execute-api:Invoke' })]);
     expect(result.context).toMatchObject({ workspaces: workspace });
@@ -69,7 +70,9 @@ describe('invoking every sample event (in-process, against DynamoDB Local)', () 
 
   test('the authorizer refuses the sample event with its placeholder left in', async () => {
     const handler = await loadHandler<AuthorizerHandler>(repoRoot, authorizerHandler);
-    await expect(handler(readEvent<APIGatewayTokenAuthorizerEvent>(AUTHORIZER_EVENT))).rejects.toThrow('Unauthorized');
+    await expect(handler(readEvent<APIGatewayTokenAuthorizerEvent>(AUTHORIZER_EVENT), lambdaContext('authorizer'))).rejects.toThrow(
+      'Unauthorized',
+    );
   });
 
   test('seeding again leaves the events runnable (create-label can run twice)', async () => {

@@ -17,12 +17,16 @@ export async function setup(project: TestProject) {
   const eventsFile = join(dir, 'events.jsonl');
   const streamStatusFile = join(dir, 'stream-status.json');
   const inboundDeadLetterFile = join(dir, 'inbound-dead-letters.jsonl');
+  const logFile = join(dir, 'logs.jsonl');
+  const metricsFile = join(dir, 'metrics.jsonl');
   api = await startLocalApi({
     env: {
       EVENTS_FILE: eventsFile,
       STREAM_FAILURES_FILE: join(dir, 'stream-failures.jsonl'),
       STREAM_STATUS_FILE: streamStatusFile,
       INBOUND_DLQ_FILE: inboundDeadLetterFile,
+      LOG_FILE: logFile,
+      METRICS_FILE: metricsFile,
     },
   });
   project.provide('apiUrl', api.url);
@@ -30,6 +34,8 @@ export async function setup(project: TestProject) {
   project.provide('eventsFile', eventsFile);
   project.provide('streamStatusFile', streamStatusFile);
   project.provide('inboundDeadLetterFile', inboundDeadLetterFile);
+  project.provide('logFile', logFile);
+  project.provide('metricsFile', metricsFile);
 }
 
 export async function teardown() {
@@ -49,5 +55,7 @@ declare module 'vitest' {
     eventsFile: string;
     streamStatusFile: string;
     inboundDeadLetterFile: string;
+    logFile: string;
+    metricsFile: string;
   }
 }

@@ -28,6 +28,10 @@ export async function startLocalApi(
       DYNAMODB_PORT: String(dynamodbPort),
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       TABLE_NAME: '',
+      // Logs and metrics as deployed (the test workers' own silence is not the API's), kept in files only.
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+      POWERTOOLS_METRICS_DISABLED: 'false',
+      LOG_ECHO: '0',
       ...opts.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,3 +1,4 @@
+import { count } from '#observability/counts';
 import { deleteKeys } from '#store/batches';
 import {
   finishJob,
@@ -31,8 +32,10 @@ export interface DeletionJob {
 /** One round of a deleted project's cascade: both halves of its links, label sets, counters, versions, notes, receipts. */
 export async function projectCascadeRound(job: DeletionJob & { projectId: string }): Promise<'next' | 'done'> {
   const { items, more } = await readProjectCollectionPage(job.projectId, CASCADE_ROUND);
-  await deleteKeys(labelSidesOf(job.ws, job.projectId, items));
+  const sides = labelSidesOf(job.ws, job.projectId, items);
+  await deleteKeys(sides);
   await deleteKeys(items.map(keyOf));
+  count('CascadeItemsRemoved', sides.length + items.length);
   return finishRound(keys.projectDeletion(job.projectId), job.round, more);
 }
 
@@ -42,8 +45,10 @@ export async function projectCascadeRound(job: DeletionJob & { projectId: string
  */
 export async function labelCascadeRound(job: DeletionJob & { labelId: number }): Promise<'next' | 'done'> {
   const { items, more } = await readLabelCollectionPage(job.ws, job.labelId, CASCADE_ROUND);
-  await deleteKeys(taskSidesOf(job.labelId, items));
+  const sides = taskSidesOf(job.labelId, items);
+  await deleteKeys(sides);
   await deleteKeys(items.map(keyOf));
+  count('CascadeItemsRemoved', sides.length + items.length);
   return finishRound(keys.labelDeletion(job.ws, job.labelId), job.round, more);
 }
 

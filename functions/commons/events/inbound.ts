@@ -3,6 +3,8 @@ import * as z from 'zod/mini';
 import { INBOUND_TYPES, type InboundType } from '#domain/eventNames';
 import { applyInboundEvent, type InboundEvent, type InboundOutcome } from '#domain/inbound';
 import { slugParam, taskUuid } from '#http/validation';
+import { logger } from '#observability/log';
+import { observeBatch } from './observeBatch';
 
 /**
  * The inbound side: task, member and sprint events from the rest of the product, as an EventBridge
@@ -88,7 +90,24 @@ export interface ConsumeOutcome extends SQSBatchResponse {
 }
 
 /** One SQS batch: each message applied on its own; the failures listed for redelivery. */
-export async function consumeInbound(records: SQSRecord[], deadLetters: DeadLetters): Promise<ConsumeOutcome> {
+export function consumeInbound(records: SQSRecord[], deadLetters: DeadLetters): Promise<ConsumeOutcome> {
+  return observeBatch(
+    'inbound-consumer',
+    records.length,
+    ['ConflictRetries'],
+    () => consumeEach(records, deadLetters),
+    ({ counts }) => ({
+      fields: { ...counts },
+      metrics: [
+        ['EventsApplied', counts.applied],
+        ['EventsDropped', counts['unknown project']],
+        ['EventsDeadLettered', counts.malformed],
+      ],
+    }),
+  );
+}
+
+async function consumeEach(records: SQSRecord[], deadLetters: DeadLetters): Promise<ConsumeOutcome> {
   const counts = { applied: 0, unchanged: 0, 'unknown project': 0, malformed: 0, failed: 0 };
   const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
   for (const record of records) {
@@ -99,6 +118,7 @@ export async function consumeInbound(records: SQSRecord[], deadLetters: DeadLett
       } catch (error) {
         if (!(error instanceof MalformedEvent)) throw error;
         await deadLetters.put(record.body, error.message);
+        logger.warn('inbound event dead-lettered', { message_id: record.messageId, reason: error.message });
         counts.malformed++;
         continue;
       }
@@ -106,13 +126,8 @@ export async function consumeInbound(records: SQSRecord[], deadLetters: DeadLett
     } catch (error) {
       counts.failed++;
       batchItemFailures.push({ itemIdentifier: record.messageId });
-      if (process.env.LOG_LEVEL !== 'silent')
-        console.error(
-          JSON.stringify({ level: 'warn', messageId: record.messageId, error: (error as Error).name, message: (error as Error).message }),
-        );
+      logger.warn('inbound event failed; it will be delivered again', { message_id: record.messageId, error: error as Error });
     }
   }
-  if (process.env.LOG_LEVEL !== 'silent' && (counts['unknown project'] || counts.malformed))
-    console.log(JSON.stringify({ level: 'info', inbound: counts }));
   return { batchItemFailures, counts };
 }

@@ -2,6 +2,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { applyCounters, runCascades } from '#domain/derived';
 import { changeOf } from '#store/streamRecords';
 import type { EventBus } from './bus';
+import { observeBatch } from './observeBatch';
 import { eventsOf } from './outbound';
 
 export interface BatchOutcome {
@@ -19,11 +20,19 @@ export interface BatchOutcome {
  * one fails the whole batch can be delivered again (Lambda retries and bisects it; the local runner
  * retries it) and ends the same.
  */
-export async function processStreamBatch(records: DynamoDBRecord[], bus: EventBus): Promise<BatchOutcome> {
-  const changes = records.map(changeOf);
-  const events = await eventsOf(changes);
-  const counted = await applyCounters(changes);
-  const rounds = await runCascades(changes);
-  await bus.publish(events);
-  return { records: records.length, events: events.length, counted, rounds };
+export function processStreamBatch(records: DynamoDBRecord[], bus: EventBus): Promise<BatchOutcome> {
+  return observeBatch(
+    'stream-processor',
+    records.length,
+    ['ConflictRetries', 'CascadeItemsRemoved'],
+    async () => {
+      const changes = records.map(changeOf);
+      const events = await eventsOf(changes);
+      const counted = await applyCounters(changes);
+      const rounds = await runCascades(changes);
+      await bus.publish(events);
+      return { records: records.length, events: events.length, counted, rounds };
+    },
+    (o) => ({ fields: { events: o.events, counted: o.counted, cascade_rounds: o.rounds }, metrics: [['EventsPublished', o.events]] }),
+  );
 }

@@ -4,7 +4,7 @@
  */
 export const CORS_PREFLIGHT = {
   allowMethods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
-  allowHeaders: ['Authorization', 'Content-Type'],
-  exposeHeaders: ['Location', 'Retry-After', 'WWW-Authenticate'],
+  allowHeaders: ['Authorization', 'Content-Type', 'X-Correlation-Id'],
+  exposeHeaders: ['Location', 'Retry-After', 'WWW-Authenticate', 'X-Correlation-Id'],
   maxAgeSeconds: 3_600,
 } as const;

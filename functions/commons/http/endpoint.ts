@@ -6,6 +6,8 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import type * as z from 'zod/mini';
 import { MalformedJson, PayloadTooLarge, UnsupportedMediaType, ValidationFailed } from '#domain/errors';
 import type { Scope } from '#domain/scopes';
+import { CORS_PREFLIGHT } from './cors';
+import { noteWorkspace, observe } from './observe';
 import { principalOf, requireScope, requireWorkspace, type Principal } from './principal';
 import { problemFromError } from './problem';
 import { parseInput, workspaceSlug } from './validation';
@@ -33,30 +35,13 @@ export const created = (data: unknown, location: string): Reply => ({ status: 20
 
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>;
 
-/** One JSON line per failed request: the cause stays in the logs, never in the response. */
-function logFailure(requestId: string, status: number, e: Error | null | undefined) {
-  if (process.env.LOG_LEVEL === 'silent') return;
-  const line = {
-    level: status === 503 ? 'warn' : 'error',
-    requestId,
-    status,
-    error: e?.name,
-    message: e?.message,
-    ...(status === 503 ? {} : { stack: e?.stack }),
-  };
-  console.error(JSON.stringify(line));
-}
-
 /**
  * Turns every error into problem+json. Registered right after CORS: middy runs onError handlers in
  * reverse order, so this one sees every later middleware's error and CORS still adds its headers.
  */
 const problemErrors = (): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> => ({
   onError: async (request: Request) => {
-    const requestId = request.context?.awsRequestId ?? 'unknown';
-    const response = problemFromError(request.error, requestId);
-    if (response.statusCode >= 500) logFailure(requestId, response.statusCode, request.error);
-    request.response = response;
+    request.response = problemFromError(request.error, request.context?.awsRequestId ?? 'unknown');
   },
 });
 
@@ -131,8 +116,16 @@ export function endpoint<S extends z.ZodMiniType>(spec: EndpointSpec<S>) {
   // No early-timeout race: it arms a timer on every invocation, and an answer cut short by it would
   // be a 5xx anyway; each function's own timeout (and API Gateway's 29 s) bound a request.
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>({ timeoutEarlyInMillis: 0 })
-    // Registered first so that its after/onError run last, on every response including errors.
-    .use(httpCors({ origins: (process.env.CORS_ORIGINS || '*').split(','), disableBeforePreflightResponse: true }))
+    // Registered first so that its after/onError run last: one log line and metrics per answer.
+    .use(observe())
+    // Then CORS, so that its after/onError add their headers to every response including errors.
+    .use(
+      httpCors({
+        origins: (process.env.CORS_ORIGINS || '*').split(','),
+        exposeHeaders: CORS_PREFLIGHT.exposeHeaders.join(', '),
+        disableBeforePreflightResponse: true,
+      }),
+    )
     .use(problemErrors())
     .use(httpHeaderNormalizer())
     .use(authorize(spec.scope))
@@ -148,7 +141,10 @@ export function endpoint<S extends z.ZodMiniType>(spec: EndpointSpec<S>) {
       const bodyWorkspace = (body as Record<string, unknown> | undefined)?.company_slug;
       const named = !spec.anyWorkspace || query.company_slug !== undefined || bodyWorkspace !== undefined;
       const workspace = named ? workspaceSlug(query.company_slug, bodyWorkspace) : '';
-      if (named) requireWorkspace(principal, workspace);
+      if (named) {
+        requireWorkspace(principal, workspace);
+        noteWorkspace(event, workspace);
+      }
       const input = parseInput(spec.input, { path: event.pathParameters ?? {}, query, body: body ?? {} });
       const workspaces = named ? [workspace] : principal.workspaces;
       const reply = await spec.run(input, { workspace, workspaces, principal, requestId: context.awsRequestId });

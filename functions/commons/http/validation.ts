@@ -84,19 +84,24 @@ const positiveInt = (max: number) =>
 
 /**
  * `limit` (1-100, default 50; `per_page` is an alias), `cursor` and `page` (1-based, for GitScrum
- * clients), as every list route takes them; `pagingRules` checks how they combine.
+ * clients), as every list route takes them; `pagingRules` checks how they combine. Built by the
+ * routes that page, when they load: the others never pay for some thirty schemas at a cold start.
  */
-export const pagination = {
-  limit: positiveInt(MAX_PAGE_SIZE),
-  per_page: positiveInt(MAX_PAGE_SIZE),
-  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048, 'is not a valid cursor'))),
-  page: positiveInt(MAX_PAGE_DEPTH),
-};
+export function paginationFields() {
+  return {
+    limit: positiveInt(MAX_PAGE_SIZE),
+    per_page: positiveInt(MAX_PAGE_SIZE),
+    cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048, 'is not a valid cursor'))),
+    page: positiveInt(MAX_PAGE_DEPTH),
+  };
+}
 
 type Paging = { limit?: number | undefined; per_page?: number | undefined; cursor?: string | undefined; page?: number | undefined };
 
 /** `limit` and `per_page` agree; `page` is not combined with `cursor` and stays within MAX_PAGE_DEPTH items. */
-export const pagingRules = z.superRefine<Paging>((q, ctx) => {
+export const pagingRules = () => z.superRefine<Paging>(checkPaging);
+
+function checkPaging(q: Paging, ctx: z.core.$RefinementCtx<Paging>): void {
   if (q.limit !== undefined && q.per_page !== undefined && q.limit !== q.per_page) {
     ctx.addIssue({ code: 'custom', message: 'must equal limit when both are given', path: ['per_page'], input: q.per_page });
   }
@@ -116,7 +121,7 @@ export const pagingRules = z.superRefine<Paging>((q, ctx) => {
       input: q.page,
     });
   }
-});
+}
 
 function pageSize(q: Paging): number {
   return q.limit ?? q.per_page ?? DEFAULT_PAGE_SIZE;

@@ -1,3 +1,4 @@
+import { count, type CountName } from '#observability/counts';
 import { StoreUnavailable } from './errors';
 
 /**
@@ -12,17 +13,19 @@ export interface RetryPolicy {
   capMs: number;
   /** What a client is told to wait (Retry-After) when the attempts run out. */
   retryAfterSeconds: number;
+  /** The metric each retry adds to, if any. */
+  counted?: CountName;
 }
 
 export const RETRY = {
   /** Unprocessed batch items: the table is throttling; give it time. */
   unprocessed: { attempts: 8, baseMs: 25, capMs: 1_000, retryAfterSeconds: 2 },
   /** Optimistic read-then-write rounds on items other writers change too. */
-  conflicts: { attempts: 12, baseMs: 10, capMs: 200, retryAfterSeconds: 1 },
+  conflicts: { attempts: 12, baseMs: 10, capMs: 200, retryAfterSeconds: 1, counted: 'ConflictRetries' },
   /** The stream processor's counter rounds: off the request path, so they may wait longer. */
-  counters: { attempts: 20, baseMs: 10, capMs: 500, retryAfterSeconds: 1 },
+  counters: { attempts: 20, baseMs: 10, capMs: 500, retryAfterSeconds: 1, counted: 'ConflictRetries' },
   /** Conditional claims of a free name (slug) among concurrent creates. */
-  claims: { attempts: 10, baseMs: 5, capMs: 100, retryAfterSeconds: 1 },
+  claims: { attempts: 10, baseMs: 5, capMs: 100, retryAfterSeconds: 1, counted: 'ConflictRetries' },
 } as const satisfies Record<string, RetryPolicy>;
 
 /** Returned by an attempt that should run again. */
@@ -42,7 +45,10 @@ export async function withRetries<T>(
   attempt: (n: number) => Promise<T | typeof AGAIN>,
 ): Promise<T> {
   for (let n = 0; n < policy.attempts; n++) {
-    if (n > 0) await sleep(Math.random() * Math.min(policy.capMs, policy.baseMs * 2 ** n));
+    if (n > 0) {
+      if (policy.counted) count(policy.counted);
+      await sleep(Math.random() * Math.min(policy.capMs, policy.baseMs * 2 ** n));
+    }
     const result = await attempt(n);
     if (result !== AGAIN) return result;
   }

@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import type middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { drainCounts } from '#observability/counts';
+import { logger } from '#observability/log';
+import { publishMetrics, type MetricName } from '#observability/metrics';
+import { routeOf } from '#observability/service';
+
+type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>;
+
+const CORRELATION_HEADER = 'X-Correlation-Id';
+/** A caller's correlation id is kept when it is 1-128 visible ASCII characters; otherwise one is made. */
+const CORRELATION_ID = /^[!-~]{1,128}$/;
+
+/** What a request's own code may count (cascades run in the stream processor). */
+const REQUEST_COUNTS = ['ConflictRetries'] as const;
+
+interface Observed {
+  started: number;
+  correlationId: string;
+  workspace?: string;
+}
+
+const observed = new WeakMap<APIGatewayProxyEvent, Observed>();
+
+/** The workspace a request was resolved to, for its log line (set once the endpoint has checked it). */
+export function noteWorkspace(event: APIGatewayProxyEvent, workspace: string): void {
+  const o = observed.get(event);
+  if (o) o.workspace = workspace;
+}
+
+function correlationIdOf(event: APIGatewayProxyEvent): string {
+  const given = event.headers?.[CORRELATION_HEADER] ?? event.headers?.[CORRELATION_HEADER.toLowerCase()];
+  return typeof given === 'string' && CORRELATION_ID.test(given) ? given : randomUUID();
+}
+
+/**
+ * One structured log line and one metrics line per request, whatever its outcome, and the
+ * correlation id echoed in `X-Correlation-Id`. Registered first: its after and onError run last,
+ * when the answer (problem+json included) is final.
+ */
+export const observe = (): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context> => ({
+  before: async (request: Request) => {
+    logger.refreshSampleRateCalculation();
+    const o: Observed = { started: performance.now(), correlationId: correlationIdOf(request.event) };
+    observed.set(request.event, o);
+    logger.debug('request received', {
+      correlation_id: o.correlationId,
+      method: request.event.httpMethod,
+      path: request.event.path,
+      query: Object.keys(request.event.queryStringParameters ?? {}),
+    });
+  },
+  after: async (request: Request) => finish(request),
+  onError: async (request: Request) => finish(request),
+});
+
+function statusClass(status: number): MetricName {
+  if (status >= 500) return 'Status5xx';
+  if (status >= 400) return 'Status4xx';
+  if (status >= 300) return 'Status3xx';
+  return 'Status2xx';
+}
+
+function finish(request: Request): void {
+  const { event, context, response, error } = request;
+  const o = observed.get(event) ?? { started: performance.now(), correlationId: correlationIdOf(event) };
+  if (response) response.headers = { ...response.headers, [CORRELATION_HEADER]: o.correlationId };
+  const status = response?.statusCode ?? 500;
+  const route = routeOf(context.functionName);
+  const fields = {
+    request_id: context.awsRequestId,
+    api_request_id: event.requestContext?.requestId,
+    correlation_id: o.correlationId,
+    route,
+    method: event.httpMethod,
+    workspace: o.workspace,
+    token_id: (event.requestContext?.authorizer as { tokenId?: string } | null | undefined)?.tokenId,
+    status,
+    latency_ms: Math.round((performance.now() - o.started) * 10) / 10,
+  };
+  if (status >= 500 && status !== 503) logger.error('request failed', { ...fields, error: error ?? undefined });
+  else if (status === 503) logger.warn('request refused: database busy', { ...fields, error: error?.message });
+  else if (error) logger.info('request', { ...fields, problem: (error as { code?: string }).code });
+  else logger.info('request', fields);
+  publishMetrics(
+    route,
+    context.functionName,
+    [['Requests', 1], [statusClass(status), 1], ['Unavailable', status === 503 ? 1 : 0], ...drainCounts(REQUEST_COUNTS)],
+    { correlation_id: o.correlationId, request_id: context.awsRequestId },
+  );
+}
+
+/**
+ * The TOKEN authorizer's line and metrics (it runs only when API Gateway's policy cache misses):
+ * the token's id when it is valid, never the token; a refusal counts as a 4xx (API Gateway answers 401).
+ */
+export function observeAuthorizer<E, R extends { principalId: string }>(
+  authorize: (event: E) => Promise<R>,
+): (event: E, context: Context) => Promise<R> {
+  return async (event, context) => {
+    const started = performance.now();
+    const fields = () => ({
+      request_id: context.awsRequestId,
+      route: 'authorizer',
+      latency_ms: Math.round((performance.now() - started) * 10) / 10,
+    });
+    let status = 200;
+    try {
+      const result = await authorize(event);
+      logger.info('token accepted', { ...fields(), token_id: result.principalId });
+      return result;
+    } catch (error) {
+      status = (error as Error).message === 'Unauthorized' ? 401 : 500;
+      if (status === 401) logger.info('token refused', fields());
+      else logger.error('authorizer failed', { ...fields(), error: error as Error });
+      throw error;
+    } finally {
+      publishMetrics('authorizer', context.functionName, [['Requests', 1], [statusClass(status), 1], ...drainCounts(REQUEST_COUNTS)], {
+        request_id: context.awsRequestId,
+      });
+    }
+  };
+}

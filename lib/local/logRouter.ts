@@ -1,0 +1,100 @@
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { dirname } from 'node:path';
+
+/**
+ * What Lambda and CloudWatch do with a function's output, for `npm start`: the functions write the
+ * JSON lines they write on Lambda (Powertools Logger on stdout and stderr, embedded-metric lines on
+ * stdout); this keeps each log line as written in `logFile`, each metrics line in `metricsFile`, and
+ * shows the log lines on the console readably. Anything else the process prints passes through.
+ */
+export interface LogRouting {
+  logFile: string;
+  metricsFile: string;
+  /** Show log lines on the console (readably); off, only the files get them. */
+  echo: boolean;
+}
+
+/** Keys every Powertools line carries that a reader of the console does not need repeated. */
+const QUIET_KEYS = new Set(['level', 'message', 'timestamp', 'service', 'sampling_rate', 'xray_trace_id', 'error']);
+
+const COLORS: Record<string, string> = { DEBUG: '\x1b[90m', INFO: '\x1b[36m', WARN: '\x1b[33m', ERROR: '\x1b[31m', CRITICAL: '\x1b[31m' };
+
+/** One log line as a person reads it: time, level, message, the request's fields, an error's cause chain. */
+export function readableLogLine(entry: Record<string, unknown>, color = false): string {
+  const level = String(entry.level ?? 'INFO');
+  const time = typeof entry.timestamp === 'string' ? entry.timestamp.slice(11, 23) : '';
+  const fields = Object.entries(entry)
+    .filter(([k, v]) => !QUIET_KEYS.has(k) && v !== undefined)
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join(' ');
+  const tag = color ? `${COLORS[level] ?? ''}${level.padEnd(5)}\x1b[0m` : level.padEnd(5);
+  let line = `${time} ${tag} ${String(entry.message ?? '')}${fields ? `  ${fields}` : ''}`;
+  let error = entry.error as Record<string, unknown> | string | undefined;
+  let indent = '    ';
+  while (error) {
+    if (typeof error === 'string') {
+      line += `\n${indent}${error}`;
+      break;
+    }
+    line += `\n${indent}${String(error.name ?? 'Error')}: ${String(error.message ?? '')}`;
+    if (typeof error.stack === 'string') line += `\n${indent}${error.stack.split('\n').slice(1, 4).join(`\n${indent}`)}`;
+    error = error.cause as Record<string, unknown> | undefined;
+    indent += '  ';
+    if (error) line += `\n${indent}caused by:`;
+  }
+  return line;
+}
+
+function parse(line: string): Record<string, unknown> | undefined {
+  if (!line.startsWith('{')) return undefined;
+  try {
+    const value = JSON.parse(line) as unknown;
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function fileStream(path: string): WriteStream {
+  mkdirSync(dirname(path), { recursive: true });
+  return createWriteStream(path, { flags: 'a' });
+}
+
+/** Routes this process's stdout and stderr as described above, until `stop()`. */
+export function routeProcessOutput(routing: LogRouting): { stop(): Promise<void> } {
+  const logs = fileStream(routing.logFile);
+  const metrics = fileStream(routing.metricsFile);
+  const restore: (() => void)[] = [];
+  for (const stream of [process.stdout, process.stderr]) {
+    const write = stream.write.bind(stream) as (chunk: string) => boolean;
+    const color = stream.isTTY === true;
+    let partial = '';
+    const route = (line: string) => {
+      const entry = parse(line);
+      if (entry && '_aws' in entry) metrics.write(`${line}\n`);
+      else if (entry && typeof entry.level === 'string' && 'message' in entry) {
+        logs.write(`${line}\n`);
+        if (routing.echo) write(`${readableLogLine(entry, color)}\n`);
+      } else write(`${line}\n`);
+    };
+    stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      const text = partial + (typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
+      const lines = text.split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) route(line);
+      const callback = rest.find((r): r is () => void => typeof r === 'function');
+      if (callback) process.nextTick(callback);
+      return true;
+    }) as typeof stream.write;
+    restore.push(() => {
+      if (partial) write(partial);
+      stream.write = write as typeof stream.write;
+    });
+  }
+  return {
+    async stop() {
+      for (const r of restore) r();
+      await Promise.all([logs, metrics].map((s) => new Promise((resolve) => s.end(resolve))));
+    },
+  };
+}
