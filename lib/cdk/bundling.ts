@@ -36,6 +36,8 @@ const ESBUILD = {
     '@aws-sdk/credential-provider-http',
     '@smithy/credential-provider-imds',
   ] as string[],
+  /** Modules replaced in the bundle: see the shim for why. */
+  alias: { 'node:stream/web': join(repoRoot, 'lib/cdk/shims/stream-web.ts') } as Record<string, string>,
   banner: "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);",
 } as const;
 
@@ -52,7 +54,10 @@ export function lambdaBundling(): BundlingOptions {
     sourcesContent: ESBUILD.sourcesContent,
     externalModules: [...ESBUILD.external],
     banner: ESBUILD.banner,
-    esbuildArgs: { '--tree-shaking': String(ESBUILD.treeShaking) },
+    esbuildArgs: {
+      '--tree-shaking': String(ESBUILD.treeShaking),
+      ...Object.fromEntries(Object.entries(ESBUILD.alias).map(([from, to]) => [`--alias:${from}`, to])),
+    },
   };
 }
 
@@ -71,6 +76,7 @@ export function buildOptions(): BuildOptions {
     sourcemap: ESBUILD.sourcemap,
     sourcesContent: ESBUILD.sourcesContent,
     external: [...ESBUILD.external],
+    alias: { ...ESBUILD.alias },
     banner: { js: ESBUILD.banner },
   };
 }

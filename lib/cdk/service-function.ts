@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Duration } from 'aws-cdk-lib';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
@@ -42,6 +42,11 @@ export class ServiceFunction extends NodejsFunction {
       timeout: props.timeout ?? Duration.seconds(20),
       tracing: Tracing.ACTIVE,
       bundling: lambdaBundling(),
+      // JSON lines throughout: Lambda's own (START, REPORT) and the functions' (Powertools). The
+      // application level is left to Powertools (POWERTOOLS_LOG_LEVEL below): an application level
+      // set here would make Lambda drop the DEBUG lines of sampled invocations.
+      loggingFormat: LoggingFormat.JSON,
+      systemLogLevelV2: SystemLogLevel.INFO,
       logGroup: new LogGroup(scope, `${id}Logs`, {
         logGroupName: `/aws/lambda/${functionName}`,
         retention: props.stage.logRetention,
@@ -50,6 +55,9 @@ export class ServiceFunction extends NodejsFunction {
       environment: {
         TABLE_NAME: props.table.tableName,
         NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: props.stage.prefix,
+        POWERTOOLS_LOG_LEVEL: props.stage.logLevel,
+        POWERTOOLS_LOGGER_SAMPLE_RATE: String(props.stage.logSampleRate),
       },
     });
   }

@@ -32,6 +32,7 @@ import { TABLE } from '#store/table';
 import { keys } from '#store/keys';
 import { BEARER_HEADER } from '#domain/tokens';
 import { CORS_PREFLIGHT } from '#http/cors';
+import { addOperationsDashboard } from './dashboard.ts';
 import { GATEWAY_PROBLEMS, gatewayProblemTemplate, gatewayStatus } from './gateway-responses.ts';
 import { ServiceFunction } from './service-function.ts';
 import type { StageConfig } from './stage.ts';
@@ -62,6 +63,13 @@ const STREAM_TYPES = [
 
 /** How long the oldest unprocessed stream record may wait before the iterator-age alarm fires. */
 const ITERATOR_AGE_ALARM = Duration.minutes(1);
+/**
+ * API p99 latency (ms, one-minute points) above which the latency alarm counts a breach. A warm request makes
+ * one to a few single-digit-millisecond DynamoDB calls (BENCHMARKS.md: p99 16-75 ms locally, authorizer
+ * included) and a cold start adds a few hundred ms, so a p99 over 1 s means DynamoDB, a dependency or the
+ * functions are slow, not one unlucky cold start; 3 of 5 minutes keeps a lone slow minute from paging.
+ */
+const API_P99_LATENCY_ALARM_MS = 1000;
 /** Deliveries of an inbound message before SQS moves it to the dead-letter queue. */
 const INBOUND_MAX_RECEIVES = 5;
 
@@ -77,6 +85,7 @@ export class ServiceStack extends Stack {
   readonly inboundQueue: Queue;
   readonly inboundDeadLetters: Queue;
   readonly functions = new Map<string, ServiceFunction>();
+  readonly alarms: Alarm[] = [];
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, props);
@@ -92,13 +101,25 @@ export class ServiceStack extends Stack {
       : new EventBus(this, 'Bus', { eventBusName: stage.prefix, description: 'Outbound change events of projects and labels' });
     this.streamFailures = this.createStreamProcessor(stage);
     [this.inboundQueue, this.inboundDeadLetters] = this.createInbound(stage);
-    this.createAlarms(stage, props.alarmEmail);
+    const apiLatencyAlarm = this.createAlarms(stage, props.alarmEmail);
+    const dashboard = addOperationsDashboard(this, {
+      stage,
+      api: this.api,
+      table: this.table,
+      functions: this.functions,
+      streamFailures: this.streamFailures,
+      inboundQueue: this.inboundQueue,
+      inboundDeadLetters: this.inboundDeadLetters,
+      alarms: this.alarms,
+      apiLatencyAlarm,
+    });
 
     // RestApi adds its own `Endpoint` output; ApiUrl below replaces it under a stable, documented name.
     this.api.node.tryRemoveChild('Endpoint');
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API (stage included)' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'TABLE_NAME for `npm run token` against this stack' });
     new CfnOutput(this, 'EventBusName', { value: this.bus.eventBusName, description: 'The bus outbound change events are published on' });
+    new CfnOutput(this, 'DashboardName', { value: dashboard.dashboardName, description: 'The CloudWatch dashboard of this stage' });
   }
 
   private createTable(stage: StageConfig): Table {
@@ -356,7 +377,8 @@ export class ServiceStack extends Stack {
       .reduce<IResource>((parent, part) => parent.getResource(part) ?? parent.addResource(part), this.api.root);
   }
 
-  private createAlarms(stage: StageConfig, alarmEmail: string | undefined): void {
+  /** Every alarm notifies the alarm topic; returns the API latency alarm (the dashboard draws its threshold). */
+  private createAlarms(stage: StageConfig, alarmEmail: string | undefined): Alarm {
     const topic = new Topic(this, 'AlarmTopic', {
       topicName: `${stage.prefix}-alarms`,
       enforceSSL: true,
@@ -364,7 +386,7 @@ export class ServiceStack extends Stack {
     });
     if (alarmEmail) topic.addSubscription(new EmailSubscription(alarmEmail));
     const action: IAlarmAction = new SnsAction(topic);
-    const alarm = (id: string, a: Omit<ConstructorParameters<typeof Alarm>[2], 'evaluationPeriods'>) => {
+    const alarm = (id: string, a: Omit<ConstructorParameters<typeof Alarm>[2], 'evaluationPeriods'> & { evaluationPeriods?: number }) => {
       const created = new Alarm(this, id, {
         evaluationPeriods: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -372,6 +394,8 @@ export class ServiceStack extends Stack {
         ...a,
       });
       created.addAlarmAction(action);
+      this.alarms.push(created);
+      return created;
     };
 
     alarm('Api5xxAlarm', {
@@ -425,6 +449,15 @@ export class ServiceStack extends Stack {
         period: Duration.minutes(5),
       }),
       threshold: 1,
+    });
+    return alarm('ApiLatencyP99Alarm', {
+      alarmName: `${stage.prefix}-api-latency-p99`,
+      alarmDescription: `API p99 latency above ${API_P99_LATENCY_ALARM_MS} ms for 3 of 5 minutes: clients wait (DynamoDB, the authorizer or the handlers are slow).`,
+      metric: this.api.metricLatency({ period: Duration.minutes(1), statistic: 'p99' }),
+      threshold: API_P99_LATENCY_ALARM_MS,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 5,
+      datapointsToAlarm: 3,
     });
   }
 }

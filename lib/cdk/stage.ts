@@ -14,6 +14,9 @@ export interface StageConfig {
   deletionProtection: boolean;
   throttle: { rateLimit: number; burstLimit: number };
   authorizerCacheTtl: Duration;
+  /** The functions' log level (Powertools), and the share of invocations logged at DEBUG whatever it is. */
+  logLevel: 'DEBUG' | 'INFO';
+  logSampleRate: number;
 }
 
 export const STAGES: Record<StageName, StageConfig> = {
@@ -25,6 +28,8 @@ export const STAGES: Record<StageName, StageConfig> = {
     deletionProtection: false,
     throttle: { rateLimit: 20, burstLimit: 40 },
     authorizerCacheTtl: Duration.minutes(5),
+    logLevel: 'DEBUG',
+    logSampleRate: 0,
   },
   prod: {
     name: 'prod',
@@ -34,6 +39,8 @@ export const STAGES: Record<StageName, StageConfig> = {
     deletionProtection: true,
     throttle: { rateLimit: 100, burstLimit: 200 },
     authorizerCacheTtl: Duration.minutes(5),
+    logLevel: 'INFO',
+    logSampleRate: 0.01,
   },
 };
 

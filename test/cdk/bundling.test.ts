@@ -1,17 +1,21 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { App, Stack } from 'aws-cdk-lib';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { authorizerHandler } from '#http/routes';
-import { buildBundle } from '#cdk/bundling';
+import { build } from 'esbuild';
+import { buildBundle, buildOptions } from '#cdk/bundling';
 import { ServiceFunction } from '#cdk/service-function';
 import { STAGES } from '#cdk/stage';
 
 /** The bundle's code without its trailing `//# sourceMappingURL=` line (the only part naming the file). */
 const code = (file: string) => readFileSync(file, 'utf8').replace(/\n\/\/# sourceMappingURL=.*\n?$/, '');
 
+const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'pls-bundling-'));
 let cdkBundle: string;
 
@@ -46,4 +50,36 @@ test('the deployed bundle is minified ESM that defines require for CommonJS depe
   expect(bundle).toMatch(/export\s*\{[^}]*\bas handler\b/);
   expect(bundle).toMatch(/\/\/# sourceMappingURL=index\.mjs\.map\n?$/);
   expect(JSON.parse(readFileSync(`${cdkBundle}.map`, 'utf8')).sourcesContent).toBeUndefined();
+});
+
+test('the bundles replace node:stream/web with a lazy shim: importing it loads no web streams, and instanceof still answers', async () => {
+  const entry = join(dir, 'probe.ts');
+  writeFileSync(entry, "export { ReadableStream } from 'node:stream/web';\n");
+  const loader = join(dir, 'probe-loader.mjs');
+  writeFileSync(
+    loader,
+    `const before = new Set(process.moduleLoadList);
+const { ReadableStream } = await import(process.argv[2]);
+const loaded = process.moduleLoadList.filter((m) => !before.has(m) && m.includes('webstreams')).length;
+const answers = [new globalThis.ReadableStream() instanceof ReadableStream, {} instanceof ReadableStream];
+process.stdout.write(JSON.stringify({ loaded, answers }));`,
+  );
+  const probe = async (name: string, alias: Record<string, string> | undefined) => {
+    const out = join(dir, name, 'index.mjs');
+    await build({ ...buildOptions(), ...(alias ? { alias } : {}), entryPoints: [entry], outfile: out, logLevel: 'silent' });
+    return { code: code(out), result: JSON.parse((await run(process.execPath, [loader, out])).stdout) };
+  };
+  const shimmed = await probe('probe-shimmed', undefined);
+  expect(shimmed.code).not.toContain('node:stream/web');
+  expect(shimmed.result).toEqual({ loaded: 0, answers: [true, false] });
+  // Without the alias the same import loads Node's web streams: what the shim saves every cold start.
+  const real = await probe('probe-real', {});
+  expect(real.result.loaded).toBeGreaterThan(0);
+  expect(real.result.answers).toEqual([true, false]);
+});
+
+test('a function bundle (middy and all) never imports node:stream/web', async () => {
+  const out = join(dir, 'get-project', 'index.mjs');
+  await buildBundle('functions/projects/get.ts', out);
+  expect(code(out)).not.toContain('node:stream/web');
 });

@@ -122,6 +122,43 @@ describe('functions', () => {
     }
   });
 
+  test("every function writes Lambda's JSON log format, with Powertools' service, level and debug sampling of its stage", () => {
+    for (const [id, fn] of ofType('AWS::Lambda::Function')) {
+      expect(fn.Properties.LoggingConfig, id).toMatchObject({ LogFormat: 'JSON', SystemLogLevel: 'INFO' });
+      // The application level is Powertools' own: Lambda's would drop the DEBUG lines of sampled invocations.
+      expect(fn.Properties.LoggingConfig.ApplicationLogLevel, id).toBeUndefined();
+      expect(fn.Properties.Environment.Variables, id).toMatchObject({
+        POWERTOOLS_SERVICE_NAME: 'project-label-service-dev',
+        POWERTOOLS_LOG_LEVEL: 'DEBUG',
+        POWERTOOLS_LOGGER_SAMPLE_RATE: '0',
+      });
+    }
+  });
+
+  test.each(routes.map((r) => r.name))('the %s function is named <service>-<route>, so its logs and metrics name the route', (name) => {
+    const fn = resources[functionLogicalId(name)]!;
+    expect(fn.Properties.FunctionName).toBe(`${fn.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME}-${name}`);
+  });
+
+  test('prod logs at INFO and samples 1% of invocations at DEBUG', () => {
+    const prod = synthesize({ stage: 'prod', bundle: false, nag: false });
+    try {
+      const functions = Object.values(prod.template.toJSON().Resources as Record<string, Resource>).filter(
+        (r) => r.Type === 'AWS::Lambda::Function',
+      );
+      expect(functions).toHaveLength(routes.length + 3);
+      for (const fn of functions) {
+        expect(fn.Properties.Environment.Variables).toMatchObject({
+          POWERTOOLS_SERVICE_NAME: 'project-label-service-prod',
+          POWERTOOLS_LOG_LEVEL: 'INFO',
+          POWERTOOLS_LOGGER_SAMPLE_RATE: '0.01',
+        });
+      }
+    } finally {
+      prod.cleanup();
+    }
+  });
+
   test('every function logs to its own log group with a retention', () => {
     for (const [id, fn] of ofType('AWS::Lambda::Function')) {
       const group = resources[ref(fn.Properties.LoggingConfig.LogGroup)!];
@@ -346,10 +383,10 @@ describe('API', () => {
     expect(() => JSON.parse(stage.Properties.AccessLogSetting.Format)).not.toThrow();
   });
 
-  test('CORS preflight allows the Authorization and Content-Type headers', () => {
+  test('CORS preflight allows the Authorization, Content-Type and X-Correlation-Id headers', () => {
     const preflight = methodFor('OPTIONS', '/projects')!;
     const headers = preflight.Properties.Integration.IntegrationResponses[0].ResponseParameters;
-    expect(headers['method.response.header.Access-Control-Allow-Headers']).toBe("'Authorization,Content-Type'");
+    expect(headers['method.response.header.Access-Control-Allow-Headers']).toBe("'Authorization,Content-Type,X-Correlation-Id'");
   });
 
   const gatewayResponse = (type: string) =>

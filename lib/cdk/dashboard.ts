@@ -1,0 +1,251 @@
+import { Duration } from 'aws-cdk-lib';
+import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
+import {
+  AlarmStatusWidget,
+  AlarmStatusWidgetSortBy,
+  CfnDashboard,
+  Dashboard,
+  GraphWidget,
+  LegendPosition,
+  MathExpression,
+  TextWidget,
+  type Alarm,
+  type IAlarm,
+  type IMetric,
+  type IWidget,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { Operation, type ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import type { MetricName } from '#observability/metrics';
+import { METRICS_NAMESPACE } from '#observability/service';
+import { TABLE } from '#store/table';
+import type { StageConfig } from './stage.ts';
+
+/**
+ * The service's own metrics (functions/commons/observability/metrics.ts): every one a Count with the
+ * dimensions `service` (the stage prefix) and `route` (a route name, or `authorizer`, `stream-processor`,
+ * `inbound-consumer`); `ColdStart` adds `function_name` (its search below takes any dimension set).
+ */
+type ServiceMetric = MetricName;
+
+/** What the dashboard draws: the stack's parts, as `ServiceStack` keeps them. */
+interface DashboardParts {
+  stage: StageConfig;
+  api: RestApi;
+  table: ITable;
+  /** Every function by its short name: one per route, `authorizer`, `stream-processor`, `inbound-consumer`. */
+  functions: ReadonlyMap<string, IFunction>;
+  streamFailures: IQueue;
+  inboundQueue: IQueue;
+  inboundDeadLetters: IQueue;
+  /** Alarms whose states head the dashboard. */
+  alarms: readonly IAlarm[];
+  /** Drawn as its threshold line on the API latency graph. */
+  apiLatencyAlarm?: Alarm;
+}
+
+/** Most graphs: five-minute points, as the alarms (and the SEARCH expressions below) use. */
+const PERIOD = Duration.minutes(5);
+/** Operations the handlers, the stream processor and the inbound consumer call (store/): their system errors. */
+const TABLE_OPERATIONS = [
+  Operation.GET_ITEM,
+  Operation.BATCH_GET_ITEM,
+  Operation.QUERY,
+  Operation.SCAN,
+  Operation.PUT_ITEM,
+  Operation.UPDATE_ITEM,
+  Operation.DELETE_ITEM,
+  Operation.BATCH_WRITE_ITEM,
+  Operation.TRANSACT_WRITE_ITEMS,
+];
+
+/**
+ * One CloudWatch dashboard, `<stage prefix>-operations`: alarm states, the API, the service's own metrics,
+ * every function, the table, the stream and the queues. Built from the stack's parts, so a new route's
+ * function appears on it without an edit here.
+ */
+export function addOperationsDashboard(scope: Construct, parts: DashboardParts): Dashboard {
+  const { stage, api, table, functions } = parts;
+  const streamProcessor = functions.get('stream-processor');
+  if (!streamProcessor) throw new Error('the dashboard needs the stream processor (functions map key "stream-processor")');
+  const emf = serviceMetrics(stage.prefix);
+
+  const graph = (title: string, left: IMetric[], more: Partial<ConstructorParameters<typeof GraphWidget>[0]> = {}) =>
+    new GraphWidget({ title, left, width: 8, height: 6, ...more });
+  const perFunction = (title: string, metric: (fn: IFunction, label: string) => IMetric) =>
+    graph(
+      title,
+      [...functions].map(([name, fn]) => metric(fn, name)),
+      { width: 12, height: 8, legendPosition: LegendPosition.RIGHT },
+    );
+
+  const rows: IWidget[][] = [
+    [
+      new TextWidget({
+        width: 24,
+        height: 3,
+        markdown: [
+          `# ${stage.prefix}: operations`,
+          `Project and Label Management Service, stage **${stage.name}**. Alarm states; API Gateway; the service's own metrics`,
+          `(namespace \`${METRICS_NAMESPACE}\`, service \`${stage.prefix}\`: requests by route and status class, conflict retries,`,
+          '503s, cascades, events, cold starts); every Lambda function; the DynamoDB table; the stream processor; the queues.',
+        ].join('\n'),
+      }),
+    ],
+    [
+      new AlarmStatusWidget({
+        title: 'Alarms',
+        alarms: [...parts.alarms],
+        width: 24,
+        height: 6,
+        sortBy: AlarmStatusWidgetSortBy.STATE_UPDATED_TIMESTAMP,
+      }),
+    ],
+    [
+      graph(
+        'API latency (ms)',
+        [
+          api.metricLatency({ statistic: 'p50', period: Duration.minutes(1), label: 'Latency p50' }),
+          api.metricLatency({ statistic: 'p99', period: Duration.minutes(1), label: 'Latency p99' }),
+          api.metricIntegrationLatency({ statistic: 'p99', period: Duration.minutes(1), label: 'Integration latency p99' }),
+        ],
+        { leftAnnotations: parts.apiLatencyAlarm ? [parts.apiLatencyAlarm.toAnnotation()] : [] },
+      ),
+      graph('API requests', [api.metricCount({ statistic: 'Sum', period: PERIOD, label: 'Requests' })]),
+      graph('API errors', [
+        api.metricClientError({ statistic: 'Sum', period: PERIOD, label: '4XX' }),
+        api.metricServerError({ statistic: 'Sum', period: PERIOD, label: '5XX' }),
+      ]),
+    ],
+    [
+      graph(
+        'Answers by status class',
+        [emf.total('Status2xx', '2xx'), emf.total('Status3xx', '3xx'), emf.total('Status4xx', '4xx'), emf.total('Status5xx', '5xx')],
+        { width: 6 },
+      ),
+      graph('Requests by route', [emf.byRoute('Requests')], { width: 6 }),
+      graph('4xx by route', [emf.byRoute('Status4xx')], { width: 6 }),
+      graph('5xx by route', [emf.byRoute('Status5xx')], { width: 6 }),
+    ],
+    [
+      graph('Conflict retries and 503s', [emf.total('ConflictRetries', 'Conflict retries'), emf.total('Unavailable', '503 answers')], {
+        width: 6,
+      }),
+      graph('Items removed by delete cascades', [emf.total('CascadeItemsRemoved', 'Items removed')], { width: 6 }),
+      graph(
+        'Events',
+        [
+          emf.total('EventsPublished', 'Published'),
+          emf.total('EventsApplied', 'Applied'),
+          emf.total('EventsDropped', 'Dropped'),
+          emf.total('EventsDeadLettered', 'Dead-lettered'),
+        ],
+        { width: 6 },
+      ),
+      graph('Cold starts by function', [emf.coldStarts()], { width: 6 }),
+    ],
+    [
+      perFunction('Lambda errors', (fn, label) => fn.metricErrors({ statistic: 'Sum', period: PERIOD, label })),
+      perFunction('Lambda throttles', (fn, label) => fn.metricThrottles({ statistic: 'Sum', period: PERIOD, label })),
+    ],
+    [
+      perFunction('Lambda duration p99 (ms)', (fn, label) => fn.metricDuration({ statistic: 'p99', period: PERIOD, label })),
+      perFunction('Lambda concurrent executions (max)', (fn, label) =>
+        fn.metric('ConcurrentExecutions', { statistic: 'Maximum', period: PERIOD, label }),
+      ),
+    ],
+    [
+      graph('Table consumed capacity (units)', [
+        table.metricConsumedReadCapacityUnits({ statistic: 'Sum', period: PERIOD, label: 'Read' }),
+        table.metricConsumedWriteCapacityUnits({ statistic: 'Sum', period: PERIOD, label: 'Write' }),
+        ...Object.values(TABLE.indexes).flatMap((index) =>
+          (['Read', 'Write'] as const).map((kind) =>
+            table.metric(`Consumed${kind}CapacityUnits`, {
+              dimensionsMap: { TableName: table.tableName, GlobalSecondaryIndexName: index.name },
+              statistic: 'Sum',
+              period: PERIOD,
+              label: `${kind} ${index.name}`,
+            }),
+          ),
+        ),
+      ]),
+      graph('Table throttled events', [
+        table.metric('ReadThrottleEvents', { statistic: 'Sum', period: PERIOD, label: 'Read throttles' }),
+        table.metric('WriteThrottleEvents', { statistic: 'Sum', period: PERIOD, label: 'Write throttles' }),
+      ]),
+      graph('Table errors', [
+        new MathExpression({
+          label: 'System errors',
+          expression: TABLE_OPERATIONS.map((op) => op.toLowerCase()).join(' + '),
+          usingMetrics: Object.fromEntries(
+            TABLE_OPERATIONS.map((op) => [
+              op.toLowerCase(),
+              table.metric('SystemErrors', { dimensionsMap: { TableName: table.tableName, Operation: op }, statistic: 'Sum' }),
+            ]),
+          ),
+          period: PERIOD,
+        }),
+        table.metricUserErrors({ statistic: 'Sum', period: PERIOD, label: 'User errors (whole account and region)' }),
+      ]),
+    ],
+    [
+      graph('Stream processor iterator age (ms)', [
+        streamProcessor.metric('IteratorAge', { statistic: 'Maximum', period: PERIOD, label: 'Iterator age (max)' }),
+      ]),
+      graph(
+        'Inbound queue',
+        [parts.inboundQueue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: PERIOD, label: 'Messages waiting' })],
+        {
+          right: [
+            parts.inboundQueue.metricApproximateAgeOfOldestMessage({
+              statistic: 'Maximum',
+              period: PERIOD,
+              label: 'Oldest message age (s)',
+            }),
+          ],
+        },
+      ),
+      graph('Dead letters (messages)', [
+        parts.streamFailures.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: PERIOD, label: 'Stream failures' }),
+        parts.inboundDeadLetters.metricApproximateNumberOfMessagesVisible({
+          statistic: 'Maximum',
+          period: PERIOD,
+          label: 'Inbound dead letters',
+        }),
+      ]),
+    ],
+  ];
+
+  const dashboard = new Dashboard(scope, 'OperationsDashboard', { dashboardName: `${stage.prefix}-operations`, widgets: rows });
+  // The app tags every resource (service, stage), and CloudFormation takes Tags on a dashboard; cfn-lint's
+  // schema (1.51) does not list them yet and calls them unexpected (E3002). Silenced on this resource only.
+  (dashboard.node.defaultChild as CfnDashboard).addMetadata('cfn-lint', { config: { ignore_checks: ['E3002'] } });
+  return dashboard;
+}
+
+/**
+ * The service's EMF metrics as SEARCH expressions over this stage's `service`: they find every route (or
+ * function) that has reported, so the dashboard needs no list of routes and shows new ones by itself.
+ */
+function serviceMetrics(service: string) {
+  const seconds = PERIOD.toSeconds();
+  const search = (dimensions: string, metricName: string) =>
+    `SEARCH('{${METRICS_NAMESPACE},${dimensions},service} MetricName="${metricName}" service="${service}"', 'Sum', ${seconds})`;
+  return {
+    /** One line per route. */
+    byRoute: (metric: ServiceMetric) =>
+      new MathExpression({ expression: search('route', metric), label: "${PROP('Dim.route')}", period: PERIOD }),
+    /** One line: the sum over every route. */
+    total: (metric: ServiceMetric, label: string) =>
+      new MathExpression({ expression: `SUM(${search('route', metric)})`, label, period: PERIOD }),
+    /** One line per function; no dimension schema, so `ColdStart` is found with or without a `route` dimension. */
+    coldStarts: () =>
+      new MathExpression({
+        expression: `SEARCH('Namespace="${METRICS_NAMESPACE}" MetricName="ColdStart" service="${service}"', 'Sum', ${seconds})`,
+        label: "${PROP('Dim.function_name')}",
+        period: PERIOD,
+      }),
+  };
+}
