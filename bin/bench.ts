@@ -23,7 +23,7 @@ if (process.argv.includes('--report-only')) {
   process.exit(0);
 }
 const settings = {
-  initRounds: quick ? 3 : 24,
+  initRounds: quick ? 3 : 80,
   warmRuns: quick ? 3 : 15,
   warmIterations: quick ? 500 : 1_500,
   e2eRounds: quick ? 1 : 3,
@@ -51,7 +51,7 @@ try {
   const { installMeter } = await import('#bench/capacity');
   installMeter(db);
   const { measureCosts } = await import('#bench/cost');
-  const { measureWarm } = await import('#bench/warm');
+  const { measureLineCosts, measureWarm } = await import('#bench/warm');
   const { measureEndToEnd } = await import('#bench/e2e');
   const { measureBigDeletes, measureHotLabel, measureListScale } = await import('#bench/scale');
   const { benchWorkspace, seedProjects } = await import('#bench/harness');
@@ -60,6 +60,7 @@ try {
   const cost = await measureCosts();
   log('section 3: warm overhead');
   const warm = await measureWarm(settings.warmRuns, settings.warmIterations);
+  const lines = await measureLineCosts();
   log('section 4: end to end under load');
   const w = await benchWorkspace('e2e');
   const [first] = await seedProjects(w.ws, 100, (i) => `Load project ${String(i).padStart(3, '0')}`);
@@ -83,7 +84,7 @@ try {
   const deletes = await measureBigDeletes({ hundredThousand: !quick });
   log('section 5: list and find at 100 vs 10,000 projects');
   const scale = await measureListScale(settings.scaleIterations);
-  results = { cold, cost, streamCost, inbound, warm, e2e, hot, deletes, scale };
+  results = { cold, cost, streamCost, inbound, warm, lines, e2e, hot, deletes, scale };
 } finally {
   await api.stop();
 }

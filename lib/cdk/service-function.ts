@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Duration } from 'aws-cdk-lib';
-import { Architecture, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
@@ -42,11 +42,12 @@ export class ServiceFunction extends NodejsFunction {
       timeout: props.timeout ?? Duration.seconds(20),
       tracing: Tracing.ACTIVE,
       bundling: lambdaBundling(),
-      // JSON lines throughout: Lambda's own (START, REPORT) and the functions' (Powertools). The
-      // application level is left to Powertools (POWERTOOLS_LOG_LEVEL below): an application level
-      // set here would make Lambda drop the DEBUG lines of sampled invocations.
+      // JSON lines throughout: Lambda's own (START, REPORT) and the functions' (Powertools). Lambda
+      // admits every application line (DEBUG and above); the level that decides is Powertools' own,
+      // per stage (POWERTOOLS_LOG_LEVEL below, with debug sampling: observability/log.ts).
       loggingFormat: LoggingFormat.JSON,
       systemLogLevelV2: SystemLogLevel.INFO,
+      applicationLogLevelV2: ApplicationLogLevel.DEBUG,
       logGroup: new LogGroup(scope, `${id}Logs`, {
         logGroupName: `/aws/lambda/${functionName}`,
         retention: props.stage.logRetention,

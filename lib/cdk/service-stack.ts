@@ -70,6 +70,11 @@ const ITERATOR_AGE_ALARM = Duration.minutes(1);
  * functions are slow, not one unlucky cold start; 3 of 5 minutes keeps a lone slow minute from paging.
  */
 const API_P99_LATENCY_ALARM_MS = 1000;
+/**
+ * Requests a minute below which the p99 alarm looks away: with a handful of requests p99 is simply the
+ * slowest one (a cold authorizer and handler after a deploy), which is no sign of trouble.
+ */
+const API_P99_MIN_REQUESTS = 20;
 /** Deliveries of an inbound message before SQS moves it to the dead-letter queue. */
 const INBOUND_MAX_RECEIVES = 5;
 
@@ -452,8 +457,16 @@ export class ServiceStack extends Stack {
     });
     return alarm('ApiLatencyP99Alarm', {
       alarmName: `${stage.prefix}-api-latency-p99`,
-      alarmDescription: `API p99 latency above ${API_P99_LATENCY_ALARM_MS} ms for 3 of 5 minutes: clients wait (DynamoDB, the authorizer or the handlers are slow).`,
-      metric: this.api.metricLatency({ period: Duration.minutes(1), statistic: 'p99' }),
+      alarmDescription: `API p99 latency above ${API_P99_LATENCY_ALARM_MS} ms for 3 of 5 minutes with at least ${API_P99_MIN_REQUESTS} requests a minute: clients wait (DynamoDB, the authorizer or the handlers are slow).`,
+      metric: new MathExpression({
+        expression: `IF(requests >= ${API_P99_MIN_REQUESTS}, p99, 0)`,
+        usingMetrics: {
+          p99: this.api.metricLatency({ period: Duration.minutes(1), statistic: 'p99' }),
+          requests: this.api.metricCount({ period: Duration.minutes(1), statistic: 'Sum' }),
+        },
+        period: Duration.minutes(1),
+        label: 'API p99 latency (ms), busy minutes only',
+      }),
       threshold: API_P99_LATENCY_ALARM_MS,
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: 5,

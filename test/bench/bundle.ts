@@ -10,21 +10,14 @@ export interface BuiltBundle {
 
 /**
  * Builds one bundle with exactly the stack's esbuild settings (lib/bundling.ts), keeping the
- * metafile for the size breakdown. `cjs` is only for the CommonJS floor the targets are measured
- * against: the same settings with CommonJS output (so no ESM `require` banner) and nothing external.
+ * metafile for the size breakdown. The floor the handlers are measured against is built the same
+ * way, so that a ratio compares code, never two kinds of build.
  */
-export async function buildBundle(
-  entry: string,
-  outfile: string,
-  kind: 'handler' | 'floor-esm' | 'floor-cjs' = 'handler',
-): Promise<BuiltBundle> {
+export async function buildBundle(entry: string, outfile: string): Promise<BuiltBundle> {
   const result = await build({
     ...buildOptions(),
     entryPoints: [entry],
     outfile,
-    // The floors are defined with the whole SDK bundled, whatever the stack leaves to the runtime.
-    ...(kind === 'handler' ? {} : { external: [] }),
-    ...(kind === 'floor-cjs' ? { format: 'cjs', banner: {} } : {}),
     metafile: true,
     logLevel: 'silent',
   });

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Metafile } from 'esbuild';
-import { authorizerHandler, routes } from '#http/routes';
+import { authorizerHandler, inboundConsumerHandler, routes, streamProcessorHandler } from '#http/routes';
 import { repoRoot } from '#lib/paths';
 import { buildBundle } from './bundle.ts';
 import { log, median } from './stats.ts';
@@ -20,18 +20,21 @@ interface BundleRow {
   byPackage: [string, number][];
   /** Process start to module loaded. */
   initMs: number;
-  ratioToCjsFloor: number;
-  /** The module load alone (import or require). */
+  ratioToFloor: number;
+  /** The module load alone (the import). */
   loadMs: number;
-  loadRatioToCjsFloor: number;
+  loadRatioToFloor: number;
   initMsAll: number[];
 }
 
 export interface ColdResult {
+  /** Every deployed function. */
   rows: BundleRow[];
   rounds: number;
-  floorCjs: BundleRow;
-  floorEsm: BundleRow;
+  /** The floor, built exactly like the functions. */
+  floor: BundleRow;
+  /** get-project with Powertools Tracer on its DynamoDB client: measured, not deployed. */
+  traced: BundleRow;
 }
 
 function byPackage(metafile: Metafile): [string, number][] {
@@ -46,12 +49,10 @@ function byPackage(metafile: Metafile): [string, number][] {
   return [...totals].sort((a, b) => b[1] - a[1]);
 }
 
-const LOADER = `import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
+const LOADER = `import { pathToFileURL } from 'node:url';
 const file = process.argv[2];
 const start = performance.now();
-if (file.endsWith('.cjs')) createRequire(import.meta.url)(file);
-else await import(pathToFileURL(file).href);
+await import(pathToFileURL(file).href);
 const end = performance.now();
 process.stdout.write(JSON.stringify([end, end - start]));
 `;
@@ -68,20 +69,19 @@ export async function measureBundles(outDir: string, rounds: number): Promise<Co
   mkdirSync(outDir, { recursive: true });
   const loader = join(outDir, 'load.mjs');
   writeFileSync(loader, LOADER);
-  const targets = [
-    ...routes.map((r) => ({ name: r.name, entry: join(repoRoot, r.handler), format: 'esm' as const })),
-    { name: 'authorizer', entry: join(repoRoot, authorizerHandler), format: 'esm' as const },
-  ];
-  const floorEntry = join(repoRoot, 'test/bench/floor.ts');
+  // The floor first (ratios are taken to it), the traced variant second, then every function.
   const all = [
-    { name: 'floor (CJS)', entry: floorEntry, format: 'cjs' as const },
-    { name: 'floor (ESM)', entry: floorEntry, format: 'esm' as const },
-    ...targets,
+    { name: 'floor', entry: join(repoRoot, 'test/bench/floor.ts') },
+    { name: 'get-project + Tracer', entry: join(repoRoot, 'test/bench/traced.ts') },
+    ...routes.map((r) => ({ name: r.name, entry: join(repoRoot, r.handler) })),
+    { name: 'authorizer', entry: join(repoRoot, authorizerHandler) },
+    { name: 'stream-processor', entry: join(repoRoot, streamProcessorHandler) },
+    { name: 'inbound-consumer', entry: join(repoRoot, inboundConsumerHandler) },
   ];
   const built = [];
   for (const t of all) {
-    const outfile = join(outDir, `${t.name.replace(/\W+/g, '-')}.${t.format === 'cjs' ? 'cjs' : 'mjs'}`);
-    const b = await buildBundle(t.entry, outfile, t.entry === floorEntry ? (t.format === 'cjs' ? 'floor-cjs' : 'floor-esm') : 'handler');
+    const outfile = join(outDir, `${t.name.replace(/\W+/g, '-')}.mjs`);
+    const b = await buildBundle(t.entry, outfile);
     writeFileSync(`${outfile}.meta.json`, JSON.stringify(b.metafile));
     built.push({ ...t, outfile, bytes: b.bytes, byPackage: byPackage(b.metafile) });
   }
@@ -92,6 +92,8 @@ export async function measureBundles(outDir: string, rounds: number): Promise<Co
     AWS_REGION: 'us-east-1',
     TABLE_NAME: 'bench',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    // As every function runs deployed (lib/cdk/service-function.ts): Node reads each bundle's map at load.
+    NODE_OPTIONS: '--enable-source-maps',
   };
   const times = built.map(() => [] as number[]);
   const ratios = built.map(() => [] as number[]);
@@ -121,10 +123,10 @@ export async function measureBundles(outDir: string, rounds: number): Promise<Co
     bytes: b.bytes,
     byPackage: b.byPackage,
     initMs: median(times[i]!),
-    ratioToCjsFloor: median(ratios[i]!),
+    ratioToFloor: median(ratios[i]!),
     loadMs: median(loads[i]!),
-    loadRatioToCjsFloor: median(loadRatios[i]!),
+    loadRatioToFloor: median(loadRatios[i]!),
     initMsAll: times[i]!,
   }));
-  return { rows: rows.slice(2), rounds, floorCjs: rows[0]!, floorEsm: rows[1]! };
+  return { rows: rows.slice(2), rounds, floor: rows[0]!, traced: rows[1]! };
 }

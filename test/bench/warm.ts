@@ -1,6 +1,8 @@
-import { GetCommand, QueryCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { mockClient } from 'aws-sdk-client-mock';
+import type { FinalizeHandlerArguments, MetadataBearer } from '@smithy/types';
 import { db } from '#store/client';
 import { keys } from '#store/keys';
 import { storedProjectItem } from '#domain/projects';
@@ -11,9 +13,12 @@ import { log, median } from './stats.ts';
 
 /**
  * Section 3: what the shared stack (middy, header normalizer, scope check, JSON body handling, zod
- * validation, response rendering) adds to a warm invocation. The DocumentClient is answered by a
- * stub, so only in-process work is timed; the baseline is a bare handler making the same SDK call
- * and returning the same kind of JSON, with no middleware and no validation.
+ * validation, response rendering, the request's log line and metrics) adds to a warm invocation.
+ * DynamoDB is answered by a fair stub: a client middleware at the innermost step that returns the
+ * HTTP response DynamoDB would send, so marshalling, signing and deserialising still run for both the
+ * handler and the baseline, a bare handler making the same SDK call and returning the same kind of
+ * JSON, with no middleware, no validation and no logging. The log and metrics lines are written to
+ * /dev/null, a real write per line, as Lambda's stdout is.
  */
 export interface WarmRow {
   endpoint: string;
@@ -57,13 +62,55 @@ async function perCallMicros(fn: () => Promise<unknown>, iterations: number): Pr
   return Number(process.hrtime.bigint() - start) / 1e3 / iterations;
 }
 
+const STUB = 'benchDynamoDbStub';
+
+/** DynamoDB's answers by operation (the X-Amz-Target header), as the bytes it would send. */
+function installStub(answers: Record<string, unknown>): () => void {
+  const bodies = new Map(Object.entries(answers).map(([op, body]) => [`DynamoDB_20120810.${op}`, Buffer.from(JSON.stringify(body))]));
+  db.middlewareStack.add(
+    () => async (args: FinalizeHandlerArguments<object>) => {
+      const request = args.request as { headers: Record<string, string> };
+      const body = bodies.get(request.headers['x-amz-target'] ?? '');
+      if (!body) throw new Error(`no stub answer for ${request.headers['x-amz-target']}`);
+      const response = { statusCode: 200, reason: 'OK', headers: { 'content-type': 'application/x-amz-json-1.0' }, body };
+      return { response, output: undefined as unknown as MetadataBearer };
+    },
+    { step: 'deserialize', priority: 'low', name: STUB },
+  );
+  return () => db.middlewareStack.remove(STUB);
+}
+
+/** stdout and stderr into /dev/null while measuring: the handler's log and metrics lines cost a write each. */
+function discardOutput(): () => void {
+  const sink = openSync('/dev/null', 'w');
+  const saved = { out: process.stdout.write, err: process.stderr.write };
+  const write = ((chunk: string | Uint8Array) => {
+    if (typeof chunk === 'string') writeSync(sink, chunk);
+    else writeSync(sink, chunk);
+    return true;
+  }) as typeof process.stdout.write;
+  process.stdout.write = write;
+  process.stderr.write = write;
+  return () => {
+    process.stdout.write = saved.out;
+    process.stderr.write = saved.err;
+    closeSync(sink);
+  };
+}
+
 export async function measureWarm(runs: number, iterations: number): Promise<WarmRow[]> {
   const w = await benchWorkspace('warm');
   const records = Array.from({ length: 51 }, (_, i) => projectRecord(w.ws, `Warm project ${i}`));
-  const mock = mockClient(DynamoDBDocumentClient);
+  const removeStub = installStub({
+    GetItem: { Item: marshall(storedProjectItem(records[0]!), { removeUndefinedValues: true }) },
+    Query: {
+      Items: records.map((r) => marshall(storedProjectItem(r), { removeUndefinedValues: true })),
+      Count: records.length,
+      ScannedCount: records.length,
+    },
+  });
+  let restoreOutput: (() => void) | undefined;
   try {
-    mock.on(GetCommand).resolves({ Item: storedProjectItem(records[0]!) });
-    mock.on(QueryCommand).resolves({ Items: records.map((r) => storedProjectItem(r)) });
     const { handlers: map } = await handlers();
     const cases = [
       { endpoint: 'get-project', bare: bareGet, event: w.event('get-project', { path: { slug: records[0]!.slug } }) },
@@ -81,6 +128,7 @@ export async function measureWarm(runs: number, iterations: number): Promise<War
         if (res.statusCode !== 200) throw new Error(`${c.endpoint} answered ${res.statusCode}: ${res.body}`);
       };
       const viaBare = () => c.bare(c.event);
+      restoreOutput = discardOutput();
       await perCallMicros(viaHandler, iterations);
       await perCallMicros(viaBare, iterations);
       const h: number[] = [];
@@ -109,11 +157,64 @@ export async function measureWarm(runs: number, iterations: number): Promise<War
               )
           : () => db.send(new GetCommand({ TableName: tableName(), Key: { PK: 'x', SK: 'y' } }));
       const stub = await perCallMicros(stubCall, iterations);
+      restoreOutput();
+      restoreOutput = undefined;
       rows.push({ endpoint: c.endpoint, handlerUs: median(h), bareUs: median(b), stubUs: stub, ratio: median(ratios), ratios });
       log(`warm ${c.endpoint}: ${median(h).toFixed(1)} us vs bare ${median(b).toFixed(1)} us`);
     }
     return rows;
   } finally {
-    mock.restore();
+    restoreOutput?.();
+    removeStub();
+  }
+}
+
+export interface LineCosts {
+  /** One request log line (Powertools Logger), us. */
+  logUs: number;
+  /** One request metrics line (Powertools Metrics, EMF), us. */
+  metricsUs: number;
+}
+
+/** What a request's log line and metrics line cost alone, written to /dev/null: median of 9 runs of 2,000. */
+export async function measureLineCosts(): Promise<LineCosts> {
+  const { logger } = await import('#observability/log');
+  const { publishMetrics } = await import('#observability/metrics');
+  const fields = {
+    request_id: '9bf373f5-17d0-456d-93f9-5c01b8873338',
+    api_request_id: '933229c0-507b-4cf4-872d-b5fe70898f16',
+    correlation_id: 'e474cca0-6692-45b1-84b5-01cf6cf2b2a4',
+    route: 'get-project',
+    method: 'GET',
+    workspace: 'acme-corp',
+    token_id: '2vq3cp25fkgrmmvh',
+    status: 200,
+    latency_ms: 12.3,
+  };
+  const restore = discardOutput();
+  try {
+    const log: number[] = [];
+    const metrics: number[] = [];
+    for (let run = 0; run < 9; run++) {
+      log.push(await perCallMicros(async () => logger.info('request', fields), 2_000));
+      metrics.push(
+        await perCallMicros(
+          async () =>
+            publishMetrics(
+              'bench',
+              'bench',
+              [
+                ['Requests', 1],
+                ['Status2xx', 1],
+              ],
+              { correlation_id: fields.correlation_id },
+            ),
+          2_000,
+        ),
+      );
+    }
+    return { logUs: median(log), metricsUs: median(metrics) };
+  } finally {
+    restore();
   }
 }

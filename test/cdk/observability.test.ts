@@ -30,6 +30,8 @@ const SERVICE_METRICS = [
   'Status4xx',
   'Status5xx',
   'Unavailable',
+  'TokensAccepted',
+  'TokensRefused',
   'ConflictRetries',
   'CascadeItemsRemoved',
   'EventsPublished',
@@ -240,6 +242,10 @@ describe('dashboard', () => {
       ['Conflict retries', `SUM(${search('ConflictRetries')})`],
       ['503 answers', `SUM(${search('Unavailable')})`],
     ]);
+    expect(expressions('Authorizer (cache misses)')).toEqual([
+      ['Tokens accepted', `SUM(${search('TokensAccepted')})`],
+      ['Tokens refused', `SUM(${search('TokensRefused')})`],
+    ]);
     expect(expressions('Items removed by delete cascades')).toEqual([['Items removed', `SUM(${search('CascadeItemsRemoved')})`]]);
     expect(expressions('Events')).toEqual([
       ['Published', `SUM(${search('EventsPublished')})`],
@@ -283,15 +289,22 @@ describe('dashboard', () => {
 });
 
 describe('alarms', () => {
-  test('API p99 latency: above 1000 ms in 3 of 5 one-minute periods notifies the alarm topic', () => {
+  test('API p99 latency: above 1000 ms in 3 of 5 one-minute periods of 20 requests or more notifies the alarm topic', () => {
+    const api = (metricName: string, stat: string) => ({
+      MetricStat: {
+        Metric: { Namespace: 'AWS/ApiGateway', MetricName: metricName, Dimensions: [{ Name: 'ApiName', Value: PREFIX }] },
+        Period: 60,
+        Stat: stat,
+      },
+      ReturnData: false,
+    });
     synth.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       AlarmName: `${PREFIX}-api-latency-p99`,
-      Namespace: 'AWS/ApiGateway',
-      MetricName: 'Latency',
-      Dimensions: [{ Name: 'ApiName', Value: PREFIX }],
-      ExtendedStatistic: 'p99',
-      Statistic: Match.absent(),
-      Period: 60,
+      Metrics: Match.arrayWith([
+        Match.objectLike({ Expression: 'IF(requests >= 20, p99, 0)', ReturnData: true }),
+        Match.objectLike({ Id: 'p99', ...api('Latency', 'p99') }),
+        Match.objectLike({ Id: 'requests', ...api('Count', 'Sum') }),
+      ]),
       Threshold: 1000,
       ComparisonOperator: 'GreaterThanThreshold',
       EvaluationPeriods: 5,

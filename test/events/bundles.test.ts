@@ -86,9 +86,9 @@ beforeAll(async () => {
   });
   outcomes = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Record<string, Outcome>;
   // What the functions printed is what Lambda would send to CloudWatch: JSON lines only.
-  printed = `${stdout}${stderr}`
+  printed = `${stdout}\n${stderr}`
     .split('\n')
-    .filter(Boolean)
+    .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as Record<string, any>);
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

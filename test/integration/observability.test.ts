@@ -1,5 +1,5 @@
 import { readFileSync, existsSync } from 'node:fs';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, inject, test } from 'vitest';
 import { call, tokenFor, uniqueWorkspace } from '#support/api';
 import { streamDrained } from '#support/settle';
@@ -12,22 +12,32 @@ import { streamDrained } from '#support/settle';
 const external = Boolean(process.env.API_URL);
 type Line = Record<string, any>;
 
+/** Every complete line of a file the API appends to (a line being written is left for the next read). */
 function lines(file: string): Line[] {
   if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
+  const text = readFileSync(file, 'utf8');
+  return text
+    .slice(0, text.lastIndexOf('\n') + 1)
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l) as Line);
 }
 
-/** The lines (log or metrics) that carry this correlation id, once the API has written them. */
-async function linesOf(file: string, correlationId: string, count = 1): Promise<Line[]> {
+/** The sum of a metric over the metrics lines of one route. */
+const metricSum = (route: string, metric: string) => () =>
+  lines(metricsFile())
+    .filter((l) => l.route === route)
+    .reduce((sum, l) => sum + (l[metric] ?? 0), 0);
+
+/** The lines (log or metrics) a predicate picks, once the API has written at least one. */
+async function linesWhere(file: string, pick: (l: Line) => boolean): Promise<Line[]> {
   let found: Line[] = [];
-  await expect
-    .poll(() => (found = lines(file).filter((l) => l.correlation_id === correlationId)).length, { timeout: 10_000, interval: 50 })
-    .toBeGreaterThanOrEqual(count);
+  await expect.poll(() => (found = lines(file).filter(pick)).length, { timeout: 10_000, interval: 50 }).toBeGreaterThanOrEqual(1);
   return found;
 }
+
+/** The lines that carry this correlation id. */
+const linesOf = (file: string, correlationId: string) => linesWhere(file, (l) => l.correlation_id === correlationId);
 
 const logFile = () => inject('logFile');
 const metricsFile = () => inject('metricsFile');
@@ -140,14 +150,11 @@ describe.skipIf(external)('logs and metrics of the running API', () => {
     const perRoute = new Map<string, number>();
     for (const l of coldStarts) perRoute.set(l.route, (perRoute.get(l.route) ?? 0) + 1);
     expect([...perRoute.values()].every((n) => n === 1)).toBe(true);
-    expect(coldStarts[0]!._aws.CloudWatchMetrics[0].Dimensions[0]).toEqual(expect.arrayContaining(['service', 'function_name']));
+    expect(coldStarts[0]!._aws.CloudWatchMetrics[0].Dimensions).toEqual([['service', 'route', 'function_name']]);
   });
 
   test('the stream processor logs each batch and counts the events it publishes', async () => {
-    const published = () =>
-      lines(metricsFile())
-        .filter((l) => l.route === 'stream-processor')
-        .reduce((sum, l) => sum + (l.EventsPublished ?? 0), 0);
+    const published = metricSum('stream-processor', 'EventsPublished');
     const before = published();
     const res = await call('POST', `/projects-labels?company_slug=${ws}`, {
       token,
@@ -159,18 +166,71 @@ describe.skipIf(external)('logs and metrics of the running API', () => {
     expect(lines(logFile()).some((l) => l.message === 'batch' && l.route === 'stream-processor' && l.events >= 1)).toBe(true);
   });
 
-  test('the authorizer logs a token it accepts by id and one it refuses without the token', async () => {
+  test('a delete counts the items its cascade removes', async () => {
+    const removed = metricSum('stream-processor', 'CascadeItemsRemoved');
+    const project = (await call('POST', '/projects', { token, body: { company_slug: ws, name: `Cascade ${randomUUID().slice(0, 8)}` } }))
+      .body.data.slug;
+    const label = (
+      await call('POST', `/projects-labels?company_slug=${ws}`, {
+        token,
+        body: { title: `Cascade ${randomUUID().slice(0, 8)}`, color: '112233' },
+      })
+    ).body.data.slug;
+    for (const task of ['c-1', 'c-2', 'c-3']) {
+      const res = await call('POST', `/projects-labels/${label}/attach?company_slug=${ws}&project_slug=${project}`, {
+        token,
+        body: { task_uuid: task },
+      });
+      expect(res.status, res.text).toBe(200);
+    }
+    await streamDrained();
+    const before = removed();
+    expect((await call('DELETE', `/projects-labels/${label}?company_slug=${ws}`, { token })).status).toBe(200);
+    await streamDrained();
+    // Three links, each kept as two items (the task's side and the label's): six items at least.
+    await expect.poll(removed, { timeout: 10_000 }).toBeGreaterThanOrEqual(before + 6);
+  });
+
+  test('the inbound consumer counts the events it applies, drops and dead-letters', async () => {
+    const project = (await call('POST', '/projects', { token, body: { company_slug: ws, name: `Inbound ${randomUUID().slice(0, 8)}` } }))
+      .body.data.slug;
+    const counts = {
+      applied: metricSum('inbound-consumer', 'EventsApplied'),
+      dropped: metricSum('inbound-consumer', 'EventsDropped'),
+      dead: metricSum('inbound-consumer', 'EventsDeadLettered'),
+    };
+    const before = { applied: counts.applied(), dropped: counts.dropped(), dead: counts.dead() };
+    const emit = async (detail: Record<string, unknown>) => {
+      const res = await call('POST', '/__local/events', {
+        body: {
+          Entries: [{ Source: 'tasks-service', DetailType: 'Task Created', Detail: JSON.stringify({ company_slug: ws, ...detail }) }],
+        },
+      });
+      expect(res.status, res.text).toBe(200);
+    };
+    await emit({ project_slug: project, task_uuid: `t-${randomUUID()}` });
+    await emit({ project_slug: 'no-such-project', task_uuid: 't-1' });
+    await emit({ project_slug: project }); // no task_uuid: malformed
+    await expect.poll(counts.applied, { timeout: 10_000 }).toBeGreaterThanOrEqual(before.applied + 1);
+    await expect.poll(counts.dropped, { timeout: 10_000 }).toBeGreaterThanOrEqual(before.dropped + 1);
+    await expect.poll(counts.dead, { timeout: 10_000 }).toBeGreaterThanOrEqual(before.dead + 1);
+  });
+
+  test('the authorizer logs the id a token claims, accepted or refused, never the token', async () => {
     const fresh = await tokenFor(ws);
-    const res = await get('/projects');
-    expect(res.status).toBe(200);
-    const refused = `pls_${'a'.repeat(16)}_${'b'.repeat(43)}`;
-    expect((await call('GET', `/projects?company_slug=${ws}`, { token: refused })).status).toBe(401);
+    const alphabet = 'abcdefghijklmnopqrstuvwxyz234567';
+    const unknownId = Array.from(randomBytes(16), (b) => alphabet[b % 32]).join('');
+    const unknownSecret = randomBytes(32).toString('base64url').slice(0, 43);
+    expect((await call('GET', `/projects?company_slug=${ws}`, { token: `pls_${unknownId}_${unknownSecret}` })).status).toBe(401);
     expect((await call('GET', `/projects?company_slug=${ws}`, { token: fresh })).status).toBe(200);
-    const id = fresh.split('_')[1];
-    await expect
-      .poll(() => lines(logFile()).some((l) => l.message === 'token accepted' && l.token_id === id), { timeout: 10_000 })
-      .toBe(true);
-    await expect.poll(() => lines(logFile()).some((l) => l.message === 'token refused'), { timeout: 10_000 }).toBe(true);
-    expect(readFileSync(logFile(), 'utf8')).not.toContain('b'.repeat(43));
+    const [line] = await linesWhere(logFile(), (l) => l.message === 'token accepted' && l.token_id === fresh.split('_')[1]);
+    expect(line).toMatchObject({ level: 'INFO', route: 'authorizer' });
+    await linesWhere(logFile(), (l) => l.message === 'token refused' && l.token_id === unknownId);
+    const logs = readFileSync(logFile(), 'utf8');
+    expect(logs).not.toContain(unknownSecret);
+    expect(logs).not.toContain(fresh.split('_').slice(2).join('_'));
+    // Counted apart from the routes' requests, so a request is never counted twice.
+    expect(lines(metricsFile()).some((l) => l.route === 'authorizer' && (l.TokensAccepted === 1 || l.TokensRefused === 1))).toBe(true);
+    expect(lines(metricsFile()).some((l) => l.route === 'authorizer' && 'Requests' in l)).toBe(false);
   });
 });

@@ -1,7 +1,10 @@
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { routes } from '#http/routes';
+import { matchPath, routes } from '#http/routes';
+import { toAuthorizerContext } from '#http/principal';
+import { lambdaContext, loadHandler, proxyEvent, type ProxyHandler } from '#local/gateway';
+import { repoRoot } from '#lib/paths';
 import { readableLogLine } from '#local/logRouter';
 import { TransactionCancelled } from '#store/errors';
 import { withOptimisticRetry } from '#store/transactions';
@@ -83,6 +86,49 @@ describe('a request that fails', () => {
     written = [];
     await invokeRoute(route('get-project'), sampleRequest(route('get-project'), fixture), principalFor(fixture.ws));
     expect(metricsLine().ConflictRetries).toBeUndefined();
+  });
+});
+
+describe('the correlation id', () => {
+  test("is found whatever the spelling of its header (API Gateway keeps the client's case) and echoed", async () => {
+    ddb.on(GetCommand).resolves({ Item: sampleProjectItem() });
+    const r = route('get-project');
+    const handler = await loadHandler<ProxyHandler>(repoRoot, r.handler);
+    const req = sampleRequest(r, fixture);
+    const principal = principalFor(fixture.ws);
+    for (const header of ['X-Correlation-ID', 'x-correlation-id', 'X-CORRELATION-ID']) {
+      written = [];
+      const event = proxyEvent({
+        route: r,
+        method: r.method,
+        path: req.path,
+        pathParameters: matchPath(r.path, req.path) ?? {},
+        query: new URLSearchParams(req.query),
+        headers: { [header]: `Case-${header}` },
+        body: null,
+        authorizer: { principalId: principal.tokenId, ...toAuthorizerContext(principal) },
+      });
+      const res = await handler(event, lambdaContext(r.name));
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.headers?.['X-Correlation-Id']).toBe(`Case-${header}`);
+      expect(logLine()).toMatchObject({ correlation_id: `Case-${header}` });
+    }
+  });
+});
+
+describe('log levels', () => {
+  test("Powertools' own level wins over Lambda's, so that a stage's level and its debug sampling hold", async () => {
+    const { spawnSync } = await import('node:child_process');
+    const probe = (env: Record<string, string>) =>
+      spawnSync(
+        process.execPath,
+        ['--import', 'tsx', '-e', "const { logger } = await import('#observability/log'); process.stdout.write(logger.getLevelName());"],
+        { cwd: repoRoot, env: { PATH: process.env.PATH, ...env }, encoding: 'utf8' },
+      ).stdout;
+    expect(probe({ AWS_LAMBDA_LOG_LEVEL: 'DEBUG', POWERTOOLS_LOG_LEVEL: 'INFO' })).toBe('INFO');
+    expect(probe({ AWS_LAMBDA_LOG_LEVEL: 'DEBUG', POWERTOOLS_LOG_LEVEL: 'DEBUG' })).toBe('DEBUG');
+    // Without a level of its own, Powertools follows Lambda's.
+    expect(probe({ AWS_LAMBDA_LOG_LEVEL: 'WARN' })).toBe('WARN');
   });
 });
 

@@ -101,6 +101,11 @@ export async function createToken(input: NewToken): Promise<{ token: string; rec
   return { token, record };
 }
 
+/** The public id a bearer header's token claims (for logs), if it has a token's shape; never the secret. */
+export function claimedTokenId(authorization: string): string | undefined {
+  return TOKEN_PATTERN.exec(authorization.replace(/^Bearer /, ''))?.[1];
+}
+
 /** The principal a token stands for, or null when it is malformed, unknown, expired or revoked. */
 export async function verifyToken(token: string, now = new Date()): Promise<Principal | null> {
   const match = TOKEN_PATTERN.exec(token);

@@ -20,6 +20,7 @@ export async function observeBatch<T>(
   run: () => Promise<T>,
   report: (outcome: T) => BatchReport,
 ): Promise<T> {
+  logger.refreshSampleRateCalculation();
   const started = performance.now();
   const functionName = process.env.AWS_LAMBDA_FUNCTION_NAME ?? route;
   const latency = () => Math.round((performance.now() - started) * 10) / 10;
@@ -31,7 +32,12 @@ export async function observeBatch<T>(
     return outcome;
   } catch (error) {
     logger.error('batch failed', { route, size, latency_ms: latency(), error: error as Error });
-    publishMetrics(route, functionName, drainCounts(counted));
+    // The batch comes again and does its work again: only its retries are counted now, its work then.
+    publishMetrics(
+      route,
+      functionName,
+      drainCounts(counted).filter(([name]) => name === 'ConflictRetries'),
+    );
     throw error;
   }
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type middy from '@middy/core';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
+import { claimedTokenId } from '#domain/tokens';
 import { drainCounts } from '#observability/counts';
 import { logger } from '#observability/log';
 import { publishMetrics, type MetricName } from '#observability/metrics';
@@ -9,6 +10,7 @@ import { routeOf } from '#observability/service';
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>;
 
 const CORRELATION_HEADER = 'X-Correlation-Id';
+const CORRELATION_HEADER_LOWER = CORRELATION_HEADER.toLowerCase();
 /** A caller's correlation id is kept when it is 1-128 visible ASCII characters; otherwise one is made. */
 const CORRELATION_ID = /^[!-~]{1,128}$/;
 
@@ -29,8 +31,12 @@ export function noteWorkspace(event: APIGatewayProxyEvent, workspace: string): v
   if (o) o.workspace = workspace;
 }
 
+/** The caller's X-Correlation-Id, whatever its spelling (API Gateway keeps the client's header case). */
 function correlationIdOf(event: APIGatewayProxyEvent): string {
-  const given = event.headers?.[CORRELATION_HEADER] ?? event.headers?.[CORRELATION_HEADER.toLowerCase()];
+  let given: string | undefined;
+  for (const name in event.headers ?? {}) {
+    if (name.toLowerCase() === CORRELATION_HEADER_LOWER) given = event.headers[name];
+  }
   return typeof given === 'string' && CORRELATION_ID.test(given) ? given : randomUUID();
 }
 
@@ -80,7 +86,7 @@ function finish(request: Request): void {
     latency_ms: Math.round((performance.now() - o.started) * 10) / 10,
   };
   if (status >= 500 && status !== 503) logger.error('request failed', { ...fields, error: error ?? undefined });
-  else if (status === 503) logger.warn('request refused: database busy', { ...fields, error: error?.message });
+  else if (status === 503) logger.warn('request refused: database busy', { ...fields, error: error ?? undefined });
   else if (error) logger.info('request', { ...fields, problem: (error as { code?: string }).code });
   else logger.info('request', fields);
   publishMetrics(
@@ -93,30 +99,33 @@ function finish(request: Request): void {
 
 /**
  * The TOKEN authorizer's line and metrics (it runs only when API Gateway's policy cache misses):
- * the token's id when it is valid, never the token; a refusal counts as a 4xx (API Gateway answers 401).
+ * the id the token claims, never the token; `TokensAccepted` or `TokensRefused`, kept apart from the
+ * routes' `Requests` so that a request is never counted twice.
  */
-export function observeAuthorizer<E, R extends { principalId: string }>(
-  authorize: (event: E) => Promise<R>,
-): (event: E, context: Context) => Promise<R> {
+export function observeAuthorizer<R extends { principalId: string }>(
+  authorize: (event: APIGatewayTokenAuthorizerEvent) => Promise<R>,
+): (event: APIGatewayTokenAuthorizerEvent, context: Context) => Promise<R> {
   return async (event, context) => {
+    logger.refreshSampleRateCalculation();
     const started = performance.now();
     const fields = () => ({
       request_id: context.awsRequestId,
       route: 'authorizer',
+      token_id: claimedTokenId(event.authorizationToken ?? ''),
       latency_ms: Math.round((performance.now() - started) * 10) / 10,
     });
-    let status = 200;
+    let outcome: MetricName = 'TokensRefused';
     try {
       const result = await authorize(event);
-      logger.info('token accepted', { ...fields(), token_id: result.principalId });
+      outcome = 'TokensAccepted';
+      logger.info('token accepted', fields());
       return result;
     } catch (error) {
-      status = (error as Error).message === 'Unauthorized' ? 401 : 500;
-      if (status === 401) logger.info('token refused', fields());
+      if ((error as Error).message === 'Unauthorized') logger.info('token refused', fields());
       else logger.error('authorizer failed', { ...fields(), error: error as Error });
       throw error;
     } finally {
-      publishMetrics('authorizer', context.functionName, [['Requests', 1], [statusClass(status), 1], ...drainCounts(REQUEST_COUNTS)], {
+      publishMetrics('authorizer', context.functionName, [[outcome, 1], ...drainCounts(REQUEST_COUNTS)], {
         request_id: context.awsRequestId,
       });
     }

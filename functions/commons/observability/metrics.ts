@@ -6,7 +6,7 @@ import { METRICS_NAMESPACE, serviceName } from './service';
  * Business metrics in CloudWatch's embedded metric format (Powertools Metrics): JSON lines on stdout
  * that CloudWatch turns into metrics, with no API call on the request path. Every metric carries the
  * dimensions `service` and `route` (a route name, `authorizer`, `stream-processor` or
- * `inbound-consumer`); `ColdStart` carries `service` and `function_name`.
+ * `inbound-consumer`); `ColdStart` carries `function_name` as well (Powertools adds it to the defaults).
  */
 export type MetricName =
   | CountName
@@ -16,6 +16,8 @@ export type MetricName =
   | 'Status4xx'
   | 'Status5xx'
   | 'Unavailable'
+  | 'TokensAccepted'
+  | 'TokensRefused'
   | 'CascadeItemsRemoved'
   | 'EventsPublished'
   | 'EventsApplied'
