@@ -18,7 +18,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { isLocalDatabase, useLocalDatabase } from '#local/database';
+import { dataDir, isLocalDatabase, useLocalDatabase } from '#local/database';
+import { routeProcessOutput } from '#local/logRouter';
 import { repoRoot } from '#lib/paths';
 
 const { positionals, values } = parseArgs({
@@ -32,6 +33,13 @@ if (!name || values.help) {
 }
 
 if (isLocalDatabase()) useLocalDatabase();
+// As `sam local invoke` does: the function's log lines on stderr (readably), its answer alone on stdout;
+// every log and metrics line also kept, as under `npm start`.
+routeProcessOutput({
+  logFile: process.env.LOG_FILE || join(dataDir, 'logs.jsonl'),
+  metricsFile: process.env.METRICS_FILE || join(dataDir, 'metrics.jsonl'),
+  echo: 'stderr',
+});
 // Imported only now: the shared DocumentClient reads its endpoint from the environment at load.
 const { authorizerHandler, inboundConsumerHandler, streamProcessorHandler } = await import('#http/routes');
 const { lambdaContext, loadHandler } = await import('#local/gateway');
@@ -67,7 +75,6 @@ if (name === samples.STREAM_EVENT) {
   // The Lambda handler's code with the local bus in place of EventBridge.
   const { processStreamBatch } = await import('#events/processor');
   const { fileBus } = await import('#local/eventFile');
-  const { dataDir } = await import('#local/database');
   const eventsFile = process.env.EVENTS_FILE || join(dataDir, 'events.jsonl');
   const started = process.hrtime.bigint();
   const outcome = await processStreamBatch(JSON.parse(readFileSync(file, 'utf8')).Records, fileBus(eventsFile));
@@ -82,7 +89,6 @@ if (name === samples.INBOUND_EVENT) {
   const { consumeInbound } = await import('#events/inbound');
   const { appendFile, mkdir } = await import('node:fs/promises');
   const { dirname } = await import('node:path');
-  const { dataDir } = await import('#local/database');
   const deadLetterFile = process.env.INBOUND_DLQ_FILE || join(dataDir, 'events.inbound-dead-letters.jsonl');
   const event = samples.prepareEvent(JSON.parse(readFileSync(file, 'utf8')), { workspace });
   const outcome = await consumeInbound(event.Records, {

@@ -1,4 +1,4 @@
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /**
@@ -10,8 +10,9 @@ import { dirname } from 'node:path';
 export interface LogRouting {
   logFile: string;
   metricsFile: string;
-  /** Show log lines on the console (readably); off, only the files get them. */
-  echo: boolean;
+  /** Show log lines on the console (readably), on the stream they were written to or all on stderr
+   * (for a tool whose stdout is its answer); off, only the files get them. */
+  echo: boolean | 'stderr';
 }
 
 /** Keys every Powertools line carries that a reader of the console does not need repeated. */
@@ -55,16 +56,19 @@ function parse(line: string): Record<string, unknown> | undefined {
   }
 }
 
-function fileStream(path: string): WriteStream {
+/** A file appended to synchronously: a line is in it when its write returns, even if the process exits next. */
+function appendOnly(path: string): { write(line: string): void; close(): void } {
   mkdirSync(dirname(path), { recursive: true });
-  return createWriteStream(path, { flags: 'a' });
+  const fd = openSync(path, 'a');
+  return { write: (line) => void writeSync(fd, line), close: () => closeSync(fd) };
 }
 
 /** Routes this process's stdout and stderr as described above, until `stop()`. */
 export function routeProcessOutput(routing: LogRouting): { stop(): Promise<void> } {
-  const logs = fileStream(routing.logFile);
-  const metrics = fileStream(routing.metricsFile);
+  const logs = appendOnly(routing.logFile);
+  const metrics = appendOnly(routing.metricsFile);
   const restore: (() => void)[] = [];
+  const writeStderr = process.stderr.write.bind(process.stderr) as (chunk: string) => boolean;
   for (const stream of [process.stdout, process.stderr]) {
     const write = stream.write.bind(stream) as (chunk: string) => boolean;
     const color = stream.isTTY === true;
@@ -74,7 +78,8 @@ export function routeProcessOutput(routing: LogRouting): { stop(): Promise<void>
       if (entry && '_aws' in entry) metrics.write(`${line}\n`);
       else if (entry && typeof entry.level === 'string' && 'message' in entry) {
         logs.write(`${line}\n`);
-        if (routing.echo) write(`${readableLogLine(entry, color)}\n`);
+        if (routing.echo === 'stderr') writeStderr(`${readableLogLine(entry, process.stderr.isTTY === true)}\n`);
+        else if (routing.echo) write(`${readableLogLine(entry, color)}\n`);
       } else write(`${line}\n`);
     };
     stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
@@ -94,7 +99,8 @@ export function routeProcessOutput(routing: LogRouting): { stop(): Promise<void>
   return {
     async stop() {
       for (const r of restore) r();
-      await Promise.all([logs, metrics].map((s) => new Promise((resolve) => s.end(resolve))));
+      logs.close();
+      metrics.close();
     },
   };
 }

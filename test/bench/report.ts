@@ -412,10 +412,12 @@ function renderFindings(r: Results, costAbove: CostRow[]): string {
   lines.push(
     `- **Cold init.** ${missedInit.length === 0 ? `Every function loads within ${INIT_TARGET}x of the floor built like it` : `Above ${INIT_TARGET}x of the floor: ${missedInit.map((b) => `${b.name} ${ratio(b.ratioToFloor)}`).join(', ')}`}; ` +
       `the worst is ${ratio(Math.max(...r.cold.rows.map((b) => b.ratioToFloor)))}, with Powertools Logger and Metrics in every function. ` +
-      'Two things keep it there: `@middy/core` imports `node:stream/web` (for streamed responses, which the service never sends), and ' +
-      "loading Node's web streams is eight internal modules at every cold start; the bundles replace it with a shim that answers " +
-      '`instanceof` lazily (`lib/cdk/shims/stream-web.ts`). What a function still adds at init beyond the SDK is evaluating middy, ' +
-      `zod/mini and Powertools and building its schemas. Tracing the DynamoDB client with Powertools Tracer would cost ` +
+      "Init is measured as deployed, with `NODE_OPTIONS=--enable-source-maps`: Node reads each bundle's source map at load, and a " +
+      "function's map is larger than the floor's. What keeps the ratio down: `@middy/core` imports `node:stream/web` (for streamed " +
+      'responses, which the service never sends), eight internal modules at every cold start; the bundles replace it with a shim that ' +
+      'answers `instanceof` lazily (`lib/cdk/shims/stream-web.ts`); and the paging schemas are built only by the routes that page. ' +
+      'What a function still adds at init beyond the SDK is parsing and evaluating middy, zod/mini and Powertools and building its schemas. ' +
+      `Tracing the DynamoDB client with Powertools Tracer would cost ` +
       `+${kib(r.cold.traced.bytes - (r.cold.rows.find((b) => b.name === 'get-project')?.bytes ?? 0))} and ${ratio(r.cold.traced.ratioToFloor)} of the floor for get-project ` +
       `(${ratio(r.cold.rows.find((b) => b.name === 'get-project')?.ratioToFloor ?? NaN)} without), so it is not deployed.`,
   );
