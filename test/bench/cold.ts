@@ -92,8 +92,8 @@ export async function measureBundles(outDir: string, rounds: number): Promise<Co
     AWS_REGION: 'us-east-1',
     TABLE_NAME: 'bench',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-    // As every function runs deployed (lib/cdk/service-function.ts): Node reads each bundle's map at load.
-    NODE_OPTIONS: '--enable-source-maps',
+    // As deployed, no NODE_OPTIONS: Node does not read source maps at load; error lines map their
+    // own stacks (functions/commons/observability/stacks.ts).
   };
   const times = built.map(() => [] as number[]);
   const ratios = built.map(() => [] as number[]);

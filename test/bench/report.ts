@@ -412,8 +412,12 @@ function renderFindings(r: Results, costAbove: CostRow[]): string {
   lines.push(
     `- **Cold init.** ${missedInit.length === 0 ? `Every function loads within ${INIT_TARGET}x of the floor built like it` : `Above ${INIT_TARGET}x of the floor: ${missedInit.map((b) => `${b.name} ${ratio(b.ratioToFloor)}`).join(', ')}`}; ` +
       `the worst is ${ratio(Math.max(...r.cold.rows.map((b) => b.ratioToFloor)))}, with Powertools Logger and Metrics in every function. ` +
-      "Init is measured as deployed, with `NODE_OPTIONS=--enable-source-maps`: Node reads each bundle's source map at load, and a " +
-      "function's map is larger than the floor's. What keeps the ratio down: `@middy/core` imports `node:stream/web` (for streamed " +
+      'Init is measured as deployed, without `NODE_OPTIONS=--enable-source-maps`: with it, Node reads the source map and measures every ' +
+      "line of a bundle at each cold start (about 4 points of the ratio, as a function's bundle and map are larger than the floor's); " +
+      'the functions ship their maps and map the stacks of the errors they log themselves, when they log them ' +
+      '(`functions/commons/observability/stacks.ts`). The inbound consumer does not bundle the SQS client it sends dead letters with ' +
+      '(about 9 points of its ratio): it loads the one the nodejs22.x runtime ships at its first dead letter (`functions/commons/events/deadLetters.ts`). ' +
+      'What keeps the ratio down besides: `@middy/core` imports `node:stream/web` (for streamed ' +
       'responses, which the service never sends), eight internal modules at every cold start; the bundles replace it with a shim that ' +
       'answers `instanceof` lazily (`lib/cdk/shims/stream-web.ts`); and the paging schemas are built only by the routes that page. ' +
       'What a function still adds at init beyond the SDK is parsing and evaluating middy, zod/mini and Powertools and building its schemas. ' +

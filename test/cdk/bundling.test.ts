@@ -11,6 +11,7 @@ import { build } from 'esbuild';
 import { buildBundle, buildOptions } from '#cdk/bundling';
 import { ServiceFunction } from '#cdk/service-function';
 import { STAGES } from '#cdk/stage';
+import { sourceMappedStack } from '#observability/stacks';
 
 /** The bundle's code without its trailing `//# sourceMappingURL=` line (the only part naming the file). */
 const code = (file: string) => readFileSync(file, 'utf8').replace(/\n\/\/# sourceMappingURL=.*\n?$/, '');
@@ -50,6 +51,15 @@ test('the deployed bundle is minified ESM that defines require for CommonJS depe
   expect(bundle).toMatch(/export\s*\{[^}]*\bas handler\b/);
   expect(bundle).toMatch(/\/\/# sourceMappingURL=index\.mjs\.map\n?$/);
   expect(JSON.parse(readFileSync(`${cdkBundle}.map`, 'utf8')).sourcesContent).toBeUndefined();
+});
+
+test("a frame in the deployed bundle maps, through the map shipped beside it, to the repository's source", () => {
+  const bundle = readFileSync(cdkBundle, 'utf8');
+  const at = bundle.indexOf('new Error("Unauthorized")');
+  expect(at).toBeGreaterThan(0);
+  const before = bundle.slice(0, at).split('\n');
+  const frame = `    at handler (file://${cdkBundle}:${before.length}:${before.at(-1)!.length + 1})`;
+  expect(sourceMappedStack(frame)).toBe('    at handler (functions/authorizer/handler.ts:14:25)');
 });
 
 test('the bundles replace node:stream/web with a lazy shim: importing it loads no web streams, and instanceof still answers', async () => {

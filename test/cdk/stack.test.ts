@@ -109,16 +109,18 @@ describe('functions', () => {
     expect(ofType('AWS::Lambda::Function')).toHaveLength(routes.length + 3);
   });
 
-  test('every function runs nodejs22.x on arm64 with active tracing, source maps and the table name', () => {
+  test('every function runs nodejs22.x on arm64 with active tracing and the table name, without Node mapping stacks at load', () => {
     for (const [id, fn] of ofType('AWS::Lambda::Function')) {
       expect(fn.Properties, id).toMatchObject({
         Runtime: 'nodejs22.x',
         Architectures: ['arm64'],
         TracingConfig: { Mode: 'Active' },
         Handler: 'index.handler',
-        Environment: { Variables: { NODE_OPTIONS: '--enable-source-maps', TABLE_NAME: expect.anything() } },
+        Environment: { Variables: { TABLE_NAME: expect.anything() } },
         LoggingConfig: { LogGroup: expect.anything() },
       });
+      // Error lines map their own stacks (observability/stacks.ts); Node doing it costs every cold start.
+      expect(fn.Properties.Environment.Variables.NODE_OPTIONS, id).toBeUndefined();
     }
   });
 
@@ -404,6 +406,8 @@ describe('API', () => {
     expect(response!.Properties.StatusCode).toBe(status);
     expect(response!.Properties.ResponseParameters).toMatchObject({
       'gatewayresponse.header.Content-Type': "'application/problem+json'",
+      'gatewayresponse.header.Cache-Control': "'no-store'",
+      'gatewayresponse.header.X-Content-Type-Options': "'nosniff'",
       ...headers,
     });
     const body = JSON.parse(response!.Properties.ResponseTemplates['application/json']);

@@ -78,7 +78,6 @@ beforeAll(async () => {
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',
       TABLE_NAME: DEFAULT_TABLE_NAME,
-      NODE_OPTIONS: '--enable-source-maps',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
     },
@@ -116,6 +115,12 @@ test('the stream processor bundle loads in a fresh Node process', () => {
   const outcome = outcomes[STREAM_EVENT]!;
   expect(outcome.error).toBeUndefined();
   expect(outcome.result?.loaded).toBe('function');
+});
+
+test("the inbound consumer bundle holds no SQS client: dead letters load the runtime's when they need it", () => {
+  const code = readFileSync(join(dir, INBOUND_EVENT, 'index.mjs'), 'utf8');
+  expect(code).toContain('"@aws-sdk/client-sqs"');
+  expect(code).not.toContain('AmazonSQS');
 });
 
 test('the inbound consumer bundle loads in a fresh Node process', () => {

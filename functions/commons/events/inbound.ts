@@ -4,6 +4,7 @@ import { INBOUND_TYPES, type InboundType } from '#domain/eventNames';
 import { applyInboundEvent, type InboundEvent, type InboundOutcome } from '#domain/inbound';
 import { slugParam, taskUuid } from '#http/validation';
 import { logger } from '#observability/log';
+import { sourceMapped } from '#observability/stacks';
 import { observeBatch } from './observeBatch';
 
 /**
@@ -126,7 +127,10 @@ async function consumeEach(records: SQSRecord[], deadLetters: DeadLetters): Prom
     } catch (error) {
       counts.failed++;
       batchItemFailures.push({ itemIdentifier: record.messageId });
-      logger.warn('inbound event failed; it will be delivered again', { message_id: record.messageId, error: error as Error });
+      logger.warn('inbound event failed; it will be delivered again', {
+        message_id: record.messageId,
+        error: sourceMapped(error as Error),
+      });
     }
   }
   return { batchItemFailures, counts };

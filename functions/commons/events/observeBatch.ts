@@ -1,6 +1,7 @@
 import { drainCounts, type CountName } from '#observability/counts';
 import { logger } from '#observability/log';
 import { publishMetrics, type MetricName } from '#observability/metrics';
+import { sourceMapped } from '#observability/stacks';
 
 interface BatchReport {
   /** Fields of the batch's log line. */
@@ -31,7 +32,7 @@ export async function observeBatch<T>(
     publishMetrics(route, functionName, [...metrics, ...drainCounts(counted)]);
     return outcome;
   } catch (error) {
-    logger.error('batch failed', { route, size, latency_ms: latency(), error: error as Error });
+    logger.error('batch failed', { route, size, latency_ms: latency(), error: sourceMapped(error as Error) });
     // The batch comes again and does its work again: only its retries are counted now, its work then.
     publishMetrics(
       route,

@@ -6,6 +6,7 @@ import { drainCounts } from '#observability/counts';
 import { logger } from '#observability/log';
 import { publishMetrics, type MetricName } from '#observability/metrics';
 import { routeOf } from '#observability/service';
+import { sourceMapped } from '#observability/stacks';
 
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>;
 
@@ -85,8 +86,8 @@ function finish(request: Request): void {
     status,
     latency_ms: Math.round((performance.now() - o.started) * 10) / 10,
   };
-  if (status >= 500 && status !== 503) logger.error('request failed', { ...fields, error: error ?? undefined });
-  else if (status === 503) logger.warn('request refused: database busy', { ...fields, error: error ?? undefined });
+  if (status >= 500 && status !== 503) logger.error('request failed', { ...fields, error: sourceMapped(error ?? undefined) });
+  else if (status === 503) logger.warn('request refused: database busy', { ...fields, error: sourceMapped(error ?? undefined) });
   else if (error) logger.info('request', { ...fields, problem: (error as { code?: string }).code });
   else logger.info('request', fields);
   publishMetrics(
@@ -122,7 +123,7 @@ export function observeAuthorizer<R extends { principalId: string }>(
       return result;
     } catch (error) {
       if ((error as Error).message === 'Unauthorized') logger.info('token refused', fields());
-      else logger.error('authorizer failed', { ...fields(), error: error as Error });
+      else logger.error('authorizer failed', { ...fields(), error: sourceMapped(error as Error) });
       throw error;
     } finally {
       publishMetrics('authorizer', context.functionName, [[outcome, 1], ...drainCounts(REQUEST_COUNTS)], {
