@@ -32,6 +32,7 @@ import { TABLE } from '#store/table';
 import { keys } from '#store/keys';
 import { BEARER_HEADER } from '#domain/tokens';
 import { CORS_PREFLIGHT } from '#http/cors';
+import { NO_STORE_HEADERS } from '#http/headers';
 import { addOperationsDashboard } from './dashboard.ts';
 import { GATEWAY_PROBLEMS, gatewayProblemTemplate, gatewayStatus } from './gateway-responses.ts';
 import { ServiceFunction } from './service-function.ts';
@@ -236,6 +237,9 @@ export class ServiceStack extends Stack {
         responseHeaders: {
           'Content-Type': "'application/problem+json'",
           'Access-Control-Allow-Origin': `'${allowOrigin}'`,
+          // As on the functions' answers; the request id is API Gateway's own x-amzn-RequestId here
+          // (a gateway response can only map request parameters and constants into headers).
+          ...Object.fromEntries(Object.entries(NO_STORE_HEADERS).map(([k, v]) => [k, `'${v}'`])),
           ...Object.fromEntries(Object.entries(problem.headers ?? {}).map(([k, v]) => [k, `'${v}'`])),
         },
         templates: { 'application/json': gatewayProblemTemplate(problem) },

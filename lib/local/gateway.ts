@@ -14,6 +14,7 @@ import type {
 import type { ProblemCode } from '#domain/problems';
 import { BEARER_HEADER } from '#domain/tokens';
 import { CORS_PREFLIGHT } from '#http/cors';
+import { NO_STORE_HEADERS } from '#http/headers';
 import { problemResponse } from '#http/problem';
 import { authorizerHandler, matchPath, routes, type Route } from '#http/routes';
 
@@ -137,17 +138,18 @@ function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
   });
 }
 
-function send(res: ServerResponse, result: APIGatewayProxyResult) {
-  const headers: Record<string, string | string[]> = {};
+/** Writes an answer; like API Gateway, every answer names the gateway's request id (x-amzn-RequestId). */
+function send(res: ServerResponse, result: APIGatewayProxyResult, requestId: string) {
+  const headers: Record<string, string | string[]> = { 'x-amzn-RequestId': requestId };
   for (const [k, v] of Object.entries(result.headers ?? {})) headers[k] = String(v);
   for (const [k, v] of Object.entries(result.multiValueHeaders ?? {})) headers[k] = v.map(String);
   res.writeHead(result.statusCode, headers);
   res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }
 
-/** The gateway's own rejections, with the CORS header the deployed gateway responses carry too. */
+/** The gateway's own rejections, with the headers the deployed gateway responses carry too. */
 function gatewayProblem(code: ProblemCode, detail: string, requestId: string, headers?: Record<string, string>) {
-  return problemResponse({ code, detail, headers: { 'Access-Control-Allow-Origin': '*', ...headers } }, requestId);
+  return problemResponse({ code, detail, headers: { 'Access-Control-Allow-Origin': '*', ...NO_STORE_HEADERS, ...headers } }, requestId);
 }
 
 /** Seconds API Gateway caches an authorizer's policy per token (the stack's authorizerCacheTtl). */
@@ -173,11 +175,12 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
     socket.destroy();
     return;
   }
+  const requestId = randomUUID();
   const result =
     error.code === 'HPE_HEADER_OVERFLOW'
-      ? gatewayProblem('request_header_fields_too_large', 'The request headers are too large.', randomUUID())
-      : gatewayProblem('bad_request', 'The request could not be parsed.', randomUUID());
-  const head = [`HTTP/1.1 ${result.statusCode} ${STATUS_CODES[result.statusCode]}`];
+      ? gatewayProblem('request_header_fields_too_large', 'The request headers are too large.', requestId)
+      : gatewayProblem('bad_request', 'The request could not be parsed.', requestId);
+  const head = [`HTTP/1.1 ${result.statusCode} ${STATUS_CODES[result.statusCode]}`, `x-amzn-RequestId: ${requestId}`];
   for (const [k, v] of Object.entries(result.headers ?? {})) head.push(`${k}: ${v}`);
   head.push(`Content-Length: ${Buffer.byteLength(result.body)}`, 'Connection: close');
   socket.end(`${head.join('\r\n')}\r\n\r\n${result.body}`);
@@ -199,7 +202,7 @@ export function createGateway(loaded: Awaited<ReturnType<typeof loadHandlers>>, 
       console.error(error);
       result = gatewayProblem('bad_gateway', 'The function failed to answer.', requestId);
     }
-    send(res, result);
+    send(res, result, requestId);
     // A function's answer has its own log line (observe.ts); the gateway logs what it answered itself.
     if (reached.function) return;
     const ms = Number(process.hrtime.bigint() - started) / 1e6;

@@ -63,8 +63,11 @@ describe('a request that fails', () => {
     const res = await invokeRoute(route('get-project'), sampleRequest(route('get-project'), fixture), principalFor(fixture.ws));
     expect(res.statusCode).toBe(500);
     expect(res.body).not.toContain('socket hang up');
+    // Even an unexpected failure's answer carries the standard headers, with the id the log line has.
+    expect(res.headers).toMatchObject({ 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
+    expect(res.headers?.['X-Request-Id']).toBe(JSON.parse(res.body).request_id);
     const line = logLine();
-    expect(line).toMatchObject({ level: 'ERROR', message: 'request failed', status: 500 });
+    expect(line).toMatchObject({ level: 'ERROR', message: 'request failed', status: 500, request_id: res.headers?.['X-Request-Id'] });
     expect(line.error).toMatchObject({ name: 'ValidationException', message: 'ValidationException: detail' });
     expect(line.error.stack).toContain('ValidationException');
     expect(line.error.cause).toMatchObject({ name: 'Error', message: 'socket hang up' });

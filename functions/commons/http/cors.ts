@@ -5,6 +5,6 @@
 export const CORS_PREFLIGHT = {
   allowMethods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
   allowHeaders: ['Authorization', 'Content-Type', 'X-Correlation-Id'],
-  exposeHeaders: ['Location', 'Retry-After', 'WWW-Authenticate', 'X-Correlation-Id'],
+  exposeHeaders: ['Location', 'Retry-After', 'WWW-Authenticate', 'X-Correlation-Id', 'X-Request-Id'],
   maxAgeSeconds: 3_600,
 } as const;

@@ -7,6 +7,7 @@ import type * as z from 'zod/mini';
 import { MalformedJson, PayloadTooLarge, UnsupportedMediaType, ValidationFailed } from '#domain/errors';
 import type { Scope } from '#domain/scopes';
 import { CORS_PREFLIGHT } from './cors';
+import { standardHeaders } from './headers';
 import { noteWorkspace, observe } from './observe';
 import { principalOf, requireScope, requireWorkspace, type Principal } from './principal';
 import { problemFromError } from './problem';
@@ -118,6 +119,8 @@ export function endpoint<S extends z.ZodMiniType>(spec: EndpointSpec<S>) {
   const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>({ timeoutEarlyInMillis: 0 })
     // Registered first so that its after/onError run last: one log line and metrics per answer.
     .use(observe())
+    // Cache-Control, nosniff and X-Request-Id on every answer, problems included.
+    .use(standardHeaders())
     // Then CORS, so that its after/onError add their headers to every response including errors.
     .use(
       httpCors({
