@@ -1,6 +1,8 @@
 import * as z from 'zod/mini';
 import { deleteLabel } from '#domain/labels';
 import { endpoint, ok } from '#http/endpoint';
+import { ifMatchCheck } from '#http/etags';
+import { labelView } from '#http/labelViews';
 import { slugParam } from '#http/validation';
 
 const input = z.object({ path: z.object({ slug: slugParam }) });
@@ -9,8 +11,8 @@ const input = z.object({ path: z.object({ slug: slugParam }) });
 export const handler = endpoint({
   scope: 'labels:write',
   input,
-  run: async ({ path }, { workspace, principal }) => {
-    const label = await deleteLabel(workspace, path.slug, principal.owner);
+  run: async ({ path }, { workspace, principal, ifMatch }) => {
+    const label = await deleteLabel(workspace, path.slug, principal.owner, ifMatchCheck(ifMatch, labelView));
     return ok({ id: label.id, slug: label.slug, deleted: true });
   },
 });

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { endpoint, ok } from '#http/endpoint';
+import { endpoint, resource } from '#http/endpoint';
+import { ifMatchCheck } from '#http/etags';
 import { labelFields } from '#http/labelSchemas';
 import { updateLabel } from '#domain/labels';
 import { labelView } from '#http/labelViews';
@@ -10,9 +11,10 @@ const input = z.object({
   body: z.object({ title: z.optional(labelFields.title), color: z.optional(labelFields.color) }),
 });
 
-/** PUT /projects-labels/{slug}: new title and/or color; id and slug unchanged. */
+/** PUT /projects-labels/{slug}: new title and/or color; id and slug unchanged. Answers its ETag; If-Match: 412 when stale. */
 export const handler = endpoint({
   scope: 'labels:write',
   input,
-  run: async ({ path, body }, { workspace, principal }) => ok(labelView(await updateLabel(workspace, path.slug, body, principal.owner))),
+  run: async ({ path, body }, { workspace, principal, ifMatch }) =>
+    resource(labelView(await updateLabel(workspace, path.slug, body, principal.owner, ifMatchCheck(ifMatch, labelView)))),
 });

@@ -1,16 +1,18 @@
 import * as z from 'zod/mini';
 import { deleteProject } from '#domain/projects';
 import { endpoint, ok } from '#http/endpoint';
+import { ifMatchCheck } from '#http/etags';
+import { projectFullView } from '#http/projectViews';
 import { slugParam } from '#http/validation';
 
 const input = z.object({ path: z.object({ slug: slugParam }) });
 
-/** DELETE /projects/{slug}: the project and everything that belongs to it. 200 `{ slug, deleted: true }`. */
+/** DELETE /projects/{slug}: the project and everything that belongs to it. 200 `{ slug, deleted: true }`; If-Match: 412 when stale. */
 export const handler = endpoint({
   scope: 'projects:write',
   input,
-  run: async ({ path }, { workspace, principal }) => {
-    const project = await deleteProject(workspace, path.slug, principal.owner);
+  run: async ({ path }, { workspace, principal, ifMatch }) => {
+    const project = await deleteProject(workspace, path.slug, principal.owner, ifMatchCheck(ifMatch, projectFullView));
     return ok({ slug: project.slug, deleted: true });
   },
 });

@@ -1,14 +1,14 @@
 import * as z from 'zod/mini';
-import { endpoint, ok } from '#http/endpoint';
+import { endpoint, resource } from '#http/endpoint';
 import { projectFullView } from '#http/projectViews';
 import { getProject } from '#domain/projects';
 import { slugParam } from '#http/validation';
 
 const input = z.object({ path: z.object({ slug: slugParam }) });
 
-/** GET /projects/{slug}: one project, full shape. */
+/** GET /projects/{slug}: one project, full shape, with its ETag (If-None-Match: 304). */
 export const handler = endpoint({
   scope: 'projects:read',
   input,
-  run: async ({ path }, { workspace }) => ok(projectFullView(await getProject(workspace, path.slug))),
+  run: async ({ path }, { workspace }) => resource(projectFullView(await getProject(workspace, path.slug))),
 });

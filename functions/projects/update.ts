@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { updateProject } from '#domain/projects';
-import { endpoint, ok } from '#http/endpoint';
+import { endpoint, resource } from '#http/endpoint';
+import { ifMatchCheck } from '#http/etags';
 import { projectFields } from '#http/projectSchemas';
 import { projectFullView } from '#http/projectViews';
 import { slugParam } from '#http/validation';
@@ -16,10 +17,10 @@ const input = z.object({
   }),
 });
 
-/** PUT /projects/{slug}: partial update; the slug never changes. 200 with the full shape. */
+/** PUT /projects/{slug}: partial update; the slug never changes. 200 with the full shape and its ETag; If-Match: 412 when stale. */
 export const handler = endpoint({
   scope: 'projects:write',
   input,
-  run: async ({ path, body }, { workspace, principal }) =>
-    ok(projectFullView(await updateProject(workspace, path.slug, body, principal.owner))),
+  run: async ({ path, body }, { workspace, principal, ifMatch }) =>
+    resource(projectFullView(await updateProject(workspace, path.slug, body, principal.owner, ifMatchCheck(ifMatch, projectFullView)))),
 });

@@ -387,7 +387,9 @@ describe('API', () => {
   test('CORS preflight allows the Authorization, Content-Type and X-Correlation-Id headers', () => {
     const preflight = methodFor('OPTIONS', '/projects')!;
     const headers = preflight.Properties.Integration.IntegrationResponses[0].ResponseParameters;
-    expect(headers['method.response.header.Access-Control-Allow-Headers']).toBe("'Authorization,Content-Type,X-Correlation-Id'");
+    expect(headers['method.response.header.Access-Control-Allow-Headers']).toBe(
+      "'Authorization,Content-Type,If-Match,If-None-Match,X-Correlation-Id'",
+    );
   });
 
   const gatewayResponse = (type: string) =>

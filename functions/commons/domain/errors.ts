@@ -42,6 +42,17 @@ export class Conflict extends ServiceError {
   readonly code = 'conflict';
 }
 
+export class PreconditionFailed extends ServiceError {
+  readonly code = 'precondition_failed';
+}
+
+/** The answer to a conditional write (If-Match) whose resource is no longer as the client last saw it. */
+export const changedSinceRead = () =>
+  new PreconditionFailed('The resource has changed since the ETag given in If-Match; read it again (GET) and retry with its new ETag.');
+
+/** A check of the current record before a conditional write: throws (412) when the precondition fails. */
+export type Precondition<R> = (current: R) => void;
+
 export class PayloadTooLarge extends ServiceError {
   readonly code = 'payload_too_large';
 }

@@ -13,7 +13,7 @@ import {
 import { queryAll } from '#store/query';
 import { TransactionCancelled } from '#store/errors';
 import type { Actor } from '#store/codec';
-import { Conflict, labelNotFound } from './errors';
+import { changedSinceRead, Conflict, labelNotFound, type Precondition } from './errors';
 import { claimSlug, slugify } from './slugs';
 import { foldKey, titleKey } from './text';
 
@@ -67,28 +67,35 @@ export async function createLabel(ws: string, input: { title: string; color: str
   );
 }
 
-/** Title and/or color; the slug and id never change. A rename moves the title guard atomically. */
+/**
+ * Title and/or color; the slug and id never change. A rename moves the title guard atomically. With
+ * a precondition (If-Match), the label is read and checked first, and the write is conditional on
+ * the revision read: a change in between is a 412, never overwritten.
+ */
 export async function updateLabel(
   ws: string,
   slug: string,
   patch: { title?: string | undefined; color?: string | undefined },
   actor: Actor,
+  precondition?: Precondition<LabelRecord>,
 ): Promise<LabelRecord> {
-  if (patch.title === undefined) {
+  if (patch.title === undefined && !precondition) {
     const recolored = await recolorLabel(ws, slug, patch.color, actor);
     if (recolored) return recolored;
     throw labelNotFound(slug);
   }
   const current = await getLabel(ws, slug);
+  precondition?.(current);
   const next: LabelRecord = {
     ...current,
-    title: patch.title,
+    title: patch.title ?? current.title,
     color: patch.color ?? current.color,
     updated_at: new Date().toISOString(),
     updated_by: actor,
+    rev: (current.rev ?? 0) + 1,
   };
   try {
-    await rewriteLabel(ws, current, next, titleKey);
+    await rewriteLabel(ws, current, next, titleKey, precondition !== undefined);
     return next;
   } catch (error) {
     if (!(error instanceof TransactionCancelled)) throw error;
@@ -96,7 +103,7 @@ export async function updateLabel(
     if (error.conditionFailed('label')) {
       // Changed or deleted since we read it: report what is true now.
       await getLabel(ws, slug);
-      throw new Conflict('The label was changed by another request; retry.');
+      throw precondition ? changedSinceRead() : new Conflict('The label was changed by another request; retry.');
     }
     throw error;
   }
@@ -108,14 +115,17 @@ export async function updateLabel(
  * are free before this returns; no attach can succeed after it (attaches check the label). The
  * job's stream record starts the cascade that takes the label off every task and label set.
  */
-export async function deleteLabel(ws: string, slug: string, actor: Actor): Promise<LabelRecord> {
+export async function deleteLabel(ws: string, slug: string, actor: Actor, precondition?: Precondition<LabelRecord>): Promise<LabelRecord> {
   const label = await getLabel(ws, slug);
+  precondition?.(label);
   try {
-    await deleteLabelItems(ws, label, titleKey, actor);
+    await deleteLabelItems(ws, label, titleKey, actor, precondition !== undefined);
   } catch (error) {
-    // A concurrent DELETE of the same label finished first.
-    if (error instanceof TransactionCancelled && error.anyConditionFailed) throw labelNotFound(slug);
-    throw error;
+    if (!(error instanceof TransactionCancelled && error.anyConditionFailed)) throw error;
+    // A concurrent DELETE of the same label finished first (404), or, If-Match, it changed since (412).
+    if (!precondition) throw labelNotFound(slug);
+    await getLabel(ws, slug);
+    throw changedSinceRead();
   }
   return label;
 }

@@ -13,6 +13,7 @@ export const PROBLEMS = {
   forbidden: { status: 403, title: 'Forbidden', errorCode: 'FORBIDDEN' },
   not_found: { status: 404, title: 'Not Found', errorCode: 'NOT_FOUND' },
   conflict: { status: 409, title: 'Conflict', errorCode: 'CONFLICT' },
+  precondition_failed: { status: 412, title: 'Precondition Failed', errorCode: 'PRECONDITION_FAILED' },
   payload_too_large: { status: 413, title: 'Payload Too Large', errorCode: 'PAYLOAD_TOO_LARGE' },
   request_header_fields_too_large: { status: 431, title: 'Request Header Fields Too Large', errorCode: 'HEADERS_TOO_LARGE' },
   unsupported_media_type: { status: 415, title: 'Unsupported Media Type', errorCode: 'UNSUPPORTED_MEDIA_TYPE' },

@@ -17,7 +17,7 @@ import {
   type Workflow,
 } from '#store/projects';
 import type { Actor } from '#store/codec';
-import { projectNotFound } from './errors';
+import { changedSinceRead, projectNotFound, type Precondition } from './errors';
 import { MAX_PROJECT_NAME } from './limits';
 import { readPage, type Page, type PageRequest } from './paging';
 import { claimSlug, slugify } from './slugs';
@@ -123,10 +123,26 @@ export async function findProjectsByName(ws: string, name: string, req: PageRequ
   return prefix === folded ? page : { ...page, items: page.items.filter((p) => foldKey(p.name).startsWith(folded)) };
 }
 
-export async function updateProject(ws: string, slug: string, patch: ProjectPatch, actor: Actor): Promise<ProjectRecord> {
-  const updated = await updateProjectItem(ws, slug, patch, nameKey, actor);
-  if (!updated) throw projectNotFound(slug);
-  return updated;
+/**
+ * A partial update. With a precondition (If-Match), the project is read and checked first, and the
+ * write is conditional on the revision read: a change in between is a 412, never overwritten.
+ */
+export async function updateProject(
+  ws: string,
+  slug: string,
+  patch: ProjectPatch,
+  actor: Actor,
+  precondition?: Precondition<ProjectRecord>,
+): Promise<ProjectRecord> {
+  let asRead: ProjectRecord | undefined;
+  if (precondition) {
+    asRead = await getProject(ws, slug);
+    precondition(asRead);
+  }
+  const updated = await updateProjectItem(ws, slug, patch, nameKey, actor, asRead);
+  if (updated) return updated;
+  if (asRead) await getProject(ws, slug); // still there: it changed since it was checked
+  throw asRead ? changedSinceRead() : projectNotFound(slug);
 }
 
 /**
@@ -135,10 +151,17 @@ export async function updateProject(ws: string, slug: string, patch: ProjectPatc
  * internal id, so it starts empty) before this returns. The job's stream record starts the cascade,
  * which removes everything keyed to the old id outside the request (domain/cascades.ts).
  */
-export async function deleteProject(ws: string, slug: string, actor: Actor): Promise<ProjectRecord> {
+export async function deleteProject(
+  ws: string,
+  slug: string,
+  actor: Actor,
+  precondition?: Precondition<ProjectRecord>,
+): Promise<ProjectRecord> {
   const project = await getProject(ws, slug);
-  if (!(await deleteProjectItem(project, actor))) throw projectNotFound(slug);
-  return project;
+  precondition?.(project);
+  if (await deleteProjectItem(project, actor, precondition !== undefined)) return project;
+  if (precondition) await getProject(ws, slug); // still there: it changed since it was checked
+  throw precondition ? changedSinceRead() : projectNotFound(slug);
 }
 
 export async function duplicateProject(ws: string, slug: string, owner: ProjectRecord['owner']): Promise<ProjectRecord> {

@@ -7,6 +7,7 @@ import type * as z from 'zod/mini';
 import { MalformedJson, PayloadTooLarge, UnsupportedMediaType, ValidationFailed } from '#domain/errors';
 import type { Scope } from '#domain/scopes';
 import { CORS_PREFLIGHT } from './cors';
+import { etagOf, notModified } from './etags';
 import { standardHeaders } from './headers';
 import { noteWorkspace, observe } from './observe';
 import { principalOf, requireScope, requireWorkspace, type Principal } from './principal';
@@ -22,6 +23,8 @@ interface RequestContext {
   workspaces: string[];
   principal: Principal;
   requestId: string;
+  /** The request's If-Match, for a PUT or DELETE to make its write conditional (http/etags.ts). */
+  ifMatch?: string | undefined;
 }
 
 export interface Reply {
@@ -29,9 +32,13 @@ export interface Reply {
   data?: unknown;
   meta?: Record<string, unknown>;
   headers?: Record<string, string>;
+  /** A single resource's answer: tagged (ETag), and a GET answers 304 to a matching If-None-Match. */
+  tagged?: boolean;
 }
 
 export const ok = (data: unknown, meta?: Record<string, unknown>): Reply => ({ status: 200, data, ...(meta ? { meta } : {}) });
+/** A single resource (a read or an update's answer), with its entity tag. */
+export const resource = (data: unknown): Reply => ({ status: 200, data, tagged: true });
 export const created = (data: unknown, location: string): Reply => ({ status: 201, data, headers: { Location: location } });
 
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>;
@@ -150,16 +157,19 @@ export function endpoint<S extends z.ZodMiniType>(spec: EndpointSpec<S>) {
       }
       const input = parseInput(spec.input, { path: event.pathParameters ?? {}, query, body: body ?? {} });
       const workspaces = named ? [workspace] : principal.workspaces;
-      const reply = await spec.run(input, { workspace, workspaces, principal, requestId: context.awsRequestId });
-      return render(reply);
+      const ifMatch = event.headers['if-match'];
+      const reply = await spec.run(input, { workspace, workspaces, principal, requestId: context.awsRequestId, ifMatch });
+      return render(reply, event.httpMethod === 'GET' ? event.headers['if-none-match'] : undefined);
     });
   return Object.assign(handler, { inputSchema: spec.input });
 }
 
-function render(reply: Reply): APIGatewayProxyResult {
+function render(reply: Reply, ifNoneMatch: string | undefined): APIGatewayProxyResult {
+  const etag = reply.tagged ? etagOf(reply.data) : undefined;
+  if (etag !== undefined && notModified(ifNoneMatch, etag)) return { statusCode: 304, headers: { ETag: etag }, body: '' };
   return {
     statusCode: reply.status,
-    headers: { 'Content-Type': 'application/json', ...reply.headers },
+    headers: { 'Content-Type': 'application/json', ...reply.headers, ...(etag === undefined ? {} : { ETag: etag }) },
     body: JSON.stringify({ data: reply.data, ...(reply.meta ? { meta: reply.meta } : {}) }),
   };
 }

@@ -26,6 +26,11 @@ export function num(from: Item, attr: string, of: Item = from): number {
   return typeof v === 'number' ? v : fail(of, attr, 'a number');
 }
 
+export function optNum(from: Item, attr: string, of: Item = from): number | undefined {
+  const v = from[attr];
+  return v === undefined || typeof v === 'number' ? v : fail(of, attr, 'a number');
+}
+
 export function bool(from: Item, attr: string, of: Item = from): boolean {
   const v = from[attr];
   return typeof v === 'boolean' ? v : fail(of, attr, 'a boolean');

@@ -1,7 +1,7 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getItems } from './batches';
 import { db } from './client';
-import { num, optActor, optStr, str, type Actor } from './codec';
+import { num, optActor, optNum, optStr, str, type Actor } from './codec';
 import { isConditionFailure } from './errors';
 import { ItemType, keys } from './keys';
 import { queryAll, type Item, type KeyRange } from './query';
@@ -20,6 +20,8 @@ export interface LabelRecord {
   updated_by?: Actor;
   /** The title key as stored (`title_norm`, the guard's key): what a rename or delete must release. */
   titleNorm?: string;
+  /** How many times a user changed the item (absent until the first change): what If-Match writes are conditional on. */
+  rev?: number;
 }
 
 /** A label's case-insensitive title: the key of its title guard (the domain's titleKey: folded, bounded in bytes). */
@@ -61,6 +63,8 @@ export function decodeLabel(item: Item): LabelRecord {
   if (by !== undefined) label.updated_by = by;
   const titleNorm = optStr(item, 'title_norm');
   if (titleNorm !== undefined) label.titleNorm = titleNorm;
+  const rev = optNum(item, 'rev');
+  if (rev !== undefined) label.rev = rev;
   return label;
 }
 
@@ -108,20 +112,27 @@ export async function putNewLabel(ws: string, label: LabelRecord, titleKey: Titl
   ]);
 }
 
+/** The condition that the label is still the revision `read` (for a write a client made conditional: If-Match). */
+function sameRevision(read: LabelRecord): string {
+  return read.rev === undefined ? 'attribute_not_exists(#rev)' : '#rev = :readRev';
+}
+
 /**
  * Writes a new title and color over `current`, moving the title guard when the title changes
- * case-insensitively. Parts: `label` (still this label, same title, not under deletion), `oldGuard`,
- * `newGuard` (the new title is free). `next.updated_by` is recorded as the actor.
+ * case-insensitively, and counts the change in the label's revision. Parts: `label` (still this
+ * label, same title, not under deletion; `asRead`: the same revision too), `oldGuard`, `newGuard`
+ * (the new title is free). `next.updated_by` is recorded as the actor.
  */
-export async function rewriteLabel(ws: string, current: LabelRecord, next: LabelRecord, titleKey: TitleKey): Promise<void> {
+export async function rewriteLabel(ws: string, current: LabelRecord, next: LabelRecord, titleKey: TitleKey, asRead = false): Promise<void> {
   const parts: [string, ReturnType<typeof tx.put>][] = [
     [
       'label',
       tx.update(
         keys.label(ws, current.slug),
-        'SET title = :title, title_norm = :norm, color = :color, updated_at = :now, updated_by = :by',
+        'SET title = :title, title_norm = :norm, color = :color, updated_at = :now, updated_by = :by, #rev = if_not_exists(#rev, :zero) + :one',
         {
-          condition: 'id = :id AND title_norm = :oldNorm',
+          condition: `id = :id AND title_norm = :oldNorm${asRead ? ` AND ${sameRevision(current)}` : ''}`,
+          names: { '#rev': 'rev' },
           values: {
             ':title': next.title,
             ':norm': titleKey(next.title),
@@ -130,6 +141,9 @@ export async function rewriteLabel(ws: string, current: LabelRecord, next: Label
             ':by': next.updated_by,
             ':id': current.id,
             ':oldNorm': storedTitleKey(current, titleKey),
+            ':zero': 0,
+            ':one': 1,
+            ...(asRead && current.rev !== undefined ? { ':readRev': current.rev } : {}),
           },
         },
       ),
@@ -161,9 +175,16 @@ export async function recolorLabel(ws: string, slug: string, color: string | und
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.label(ws, slug),
-        UpdateExpression: `SET ${color === undefined ? '' : 'color = :color, '}updated_at = :now, updated_by = :by`,
+        UpdateExpression: `SET ${color === undefined ? '' : 'color = :color, '}updated_at = :now, updated_by = :by, #rev = if_not_exists(#rev, :zero) + :one`,
         ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':now': new Date().toISOString(), ':by': actor, ...(color === undefined ? {} : { ':color': color }) },
+        ExpressionAttributeNames: { '#rev': 'rev' },
+        ExpressionAttributeValues: {
+          ':now': new Date().toISOString(),
+          ':by': actor,
+          ':zero': 0,
+          ':one': 1,
+          ...(color === undefined ? {} : { ':color': color }),
+        },
         ReturnValues: 'ALL_NEW',
       }),
     );
@@ -178,12 +199,19 @@ export async function recolorLabel(ws: string, slug: string, color: string | und
  * Deletes the label and its title guard (if they are still this label's) and writes its deletion
  * job in the same transaction: the label is gone from every read at once, its title and slug are
  * free, and the job's stream record starts the cascade that takes it off every task and label set.
- * Parts: `label`, `guard`, `job`.
+ * Parts: `label` (`asRead`: still the revision read), `guard`, `job`.
  */
-export async function deleteLabelItems(ws: string, label: LabelRecord, titleKey: TitleKey, actor: Actor): Promise<void> {
-  const { titleNorm: _stored, ...record } = label;
+export async function deleteLabelItems(ws: string, label: LabelRecord, titleKey: TitleKey, actor: Actor, asRead = false): Promise<void> {
+  const { titleNorm: _stored, rev: _rev, ...record } = label;
+  const labelCondition = asRead
+    ? {
+        condition: `id = :id AND ${sameRevision(label)}`,
+        names: { '#rev': 'rev' },
+        values: { ':id': label.id, ...(label.rev === undefined ? {} : { ':readRev': label.rev }) },
+      }
+    : { condition: 'id = :id', values: { ':id': label.id } };
   await transact([
-    ['label', tx.delete(keys.label(ws, label.slug), { condition: 'id = :id', values: { ':id': label.id } })],
+    ['label', tx.delete(keys.label(ws, label.slug), labelCondition)],
     [
       'guard',
       tx.delete(keys.labelTitleGuard(ws, storedTitleKey(label, titleKey)), { condition: 'label_id = :id', values: { ':id': label.id } }),

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
-import { bool, map, num, oneOf, optActor, optStr, str, type Actor } from './codec';
+import { bool, map, num, oneOf, optActor, optNum, optStr, str, type Actor } from './codec';
 import { isConditionFailure, TransactionCancelled } from './errors';
 import { ItemType, keys } from './keys';
 import type { Item, KeyRange } from './query';
@@ -40,6 +40,8 @@ export interface ProjectRecord {
   updated_by?: Actor;
   /** The project this one is a copy of, for its `Project Duplicated` event. */
   source_slug?: string;
+  /** How many times a user changed the item (absent until the first change): what If-Match writes are conditional on. */
+  rev?: number;
 }
 
 export type ProjectPatch = Partial<Pick<ProjectRecord, 'name' | 'description' | 'visibility' | 'status'>> & {
@@ -91,6 +93,8 @@ export function decodeProject(item: Item): ProjectRecord {
   if (by !== undefined) record.updated_by = by;
   const source = optStr(item, 'source_slug');
   if (source !== undefined) record.source_slug = source;
+  const rev = optNum(item, 'rev');
+  if (rev !== undefined) record.rev = rev;
   return record;
 }
 
@@ -113,17 +117,38 @@ export async function readProject(ws: string, slug: string): Promise<ProjectReco
   return Item ? decodeProject(Item) : undefined;
 }
 
-/** Applies a partial update; the record after it, or undefined when there is no such project. */
+/**
+ * The condition that the item is still the one `read` (same project, same revision), for a write
+ * a client made conditional (If-Match). Adds its names and values to the given maps.
+ */
+function sameRevision(
+  read: { id: string; rev?: number | undefined },
+  names: Record<string, string>,
+  values: Record<string, unknown>,
+): string {
+  names['#rev'] = 'rev';
+  values[':readId'] = read.id;
+  if (read.rev === undefined) return 'id = :readId AND attribute_not_exists(#rev)';
+  values[':readRev'] = read.rev;
+  return 'id = :readId AND #rev = :readRev';
+}
+
+/**
+ * Applies a partial update and counts it in the item's revision; the record after it, or undefined
+ * when there is no such project (or, given `asRead`, when it is no longer that revision).
+ */
 export async function updateProjectItem(
   ws: string,
   slug: string,
   patch: ProjectPatch,
   nameKey: NameKey,
   actor: Actor,
+  asRead?: ProjectRecord,
 ): Promise<ProjectRecord | undefined> {
-  const sets: string[] = ['updated_at = :now', 'updated_by = :by'];
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':now': new Date().toISOString(), ':by': actor };
+  const sets: string[] = ['updated_at = :now', 'updated_by = :by', '#rev = if_not_exists(#rev, :zero) + :one'];
+  const names: Record<string, string> = { '#rev': 'rev' };
+  const values: Record<string, unknown> = { ':now': new Date().toISOString(), ':by': actor, ':zero': 0, ':one': 1 };
+  const condition = asRead ? `attribute_exists(PK) AND ${sameRevision(asRead, names, values)}` : 'attribute_exists(PK)';
   const set = (attr: string, value: unknown) => {
     const id = attr.replace(/\W/g, '_');
     names[`#${id}`] = attr;
@@ -156,8 +181,8 @@ export async function updateProjectItem(
         TableName: tableName(),
         Key: keys.project(ws, slug),
         UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
+        ConditionExpression: condition,
+        ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
         ReturnValues: 'ALL_NEW',
       }),
@@ -173,13 +198,17 @@ export async function updateProjectItem(
  * Deletes the project item (if it is still this project, not a namesake) and writes its deletion job
  * in the same transaction: from then on every read answers 404, its slug is free, and the job's
  * stream record starts the cascade that removes everything keyed to its id. False when the project
- * was gone already (a concurrent delete won). Parts: `project`, `job`.
+ * was gone already (a concurrent delete won) or, `asRead`, is no longer the revision read. Parts:
+ * `project`, `job`.
  */
-export async function deleteProjectItem(project: ProjectRecord, actor: Actor): Promise<boolean> {
+export async function deleteProjectItem(project: ProjectRecord, actor: Actor, asRead = false): Promise<boolean> {
   const deletedAt = new Date().toISOString();
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':id': project.id };
+  const condition = asRead ? `id = :id AND ${sameRevision(project, names, values)}` : 'id = :id';
   try {
     await transact([
-      ['project', tx.delete(keys.project(project.workspace, project.slug), { condition: 'id = :id', values: { ':id': project.id } })],
+      ['project', tx.delete(keys.project(project.workspace, project.slug), { condition, names, values })],
       [
         'job',
         tx.put(
