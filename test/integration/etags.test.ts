@@ -1,5 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import { call, workspaceClient, type WorkspaceClient } from '#support/api';
+import { deleteLabel, updateLabel } from '#domain/labels';
+import { deleteProject, updateProject } from '#domain/projects';
+import { PreconditionFailed } from '#domain/errors';
 import { settledViolations } from '#support/settle';
 
 /**
@@ -127,4 +130,76 @@ test("a project's ETag moves with what the read shows, its stats included", asyn
   expect((await c.post('/projects-labels/bug/attach', { task_uuid: 't' }, { project_slug: 'web' })).status).toBe(200);
   await expect.poll(async () => (await c.get('/projects/web')).body.data.stats.labels_count, { timeout: 10_000 }).toBe(1);
   expect((await c.get('/projects/web')).headers.get('etag')).not.toBe(before);
+});
+
+describe('a change landing between the If-Match check and the write', () => {
+  // Deterministic: the check itself lets another writer in before the conditional write runs.
+  const actor = { name: 'Other Editor', username: 'other' };
+  const meanwhile = (write: () => Promise<unknown>) => async () => void (await write());
+
+  test('project update and delete: 412, and the other change stands', async () => {
+    const c = await workspaceClient('etag');
+    await c.createProject('Web');
+    await expect(
+      updateProject(
+        c.ws,
+        'web',
+        { description: 'mine' },
+        actor,
+        meanwhile(() => updateProject(c.ws, 'web', { description: 'theirs' }, actor)),
+      ),
+    ).rejects.toBeInstanceOf(PreconditionFailed);
+    expect((await c.get('/projects/web')).body.data.description).toBe('theirs');
+    await expect(
+      deleteProject(
+        c.ws,
+        'web',
+        actor,
+        meanwhile(() => updateProject(c.ws, 'web', { name: 'Web 2' }, actor)),
+      ),
+    ).rejects.toBeInstanceOf(PreconditionFailed);
+    expect((await c.get('/projects/web')).body.data.name).toBe('Web 2');
+  });
+
+  test('label rename, recolor and delete: 412, and the other change stands', async () => {
+    const c = await workspaceClient('etag');
+    await c.createLabel('Bug', 'FF0000');
+    await expect(
+      updateLabel(
+        c.ws,
+        'bug',
+        { title: 'Defect' },
+        actor,
+        meanwhile(() => updateLabel(c.ws, 'bug', { color: '00FF00' }, actor)),
+      ),
+    ).rejects.toBeInstanceOf(PreconditionFailed);
+    await expect(
+      updateLabel(
+        c.ws,
+        'bug',
+        { color: '0000FF' },
+        actor,
+        meanwhile(() => updateLabel(c.ws, 'bug', { title: 'Fault' }, actor)),
+      ),
+    ).rejects.toBeInstanceOf(PreconditionFailed);
+    expect((await c.get('/projects-labels/bug')).body.data).toMatchObject({ title: 'Fault', color: '00FF00' });
+    await expect(
+      deleteLabel(
+        c.ws,
+        'bug',
+        actor,
+        meanwhile(() => updateLabel(c.ws, 'bug', { color: 'ABCDEF' }, actor)),
+      ),
+    ).rejects.toBeInstanceOf(PreconditionFailed);
+    expect((await c.get('/projects-labels/bug')).body.data.color).toBe('ABCDEF');
+    expect(await settledViolations([c.ws])).toEqual([]);
+  });
+
+  test('without a precondition the same interleavings write as before (last writer wins)', async () => {
+    const c = await workspaceClient('etag');
+    await c.createProject('Web');
+    await updateProject(c.ws, 'web', { description: 'theirs' }, actor);
+    await updateProject(c.ws, 'web', { description: 'mine' }, actor);
+    expect((await c.get('/projects/web')).body.data.description).toBe('mine');
+  });
 });

@@ -35,7 +35,6 @@ describe('entity tags', () => {
   test.each([
     [tag, true],
     [`"x", ${tag}`, true],
-    ['*', true],
     [`W/${tag}`, false],
     ['"x"', false],
     ['', false],
@@ -58,7 +57,9 @@ describe('entity tags', () => {
     expect((error as PreconditionFailed).status).toBe(412);
   });
 
-  test('no If-Match: no check at all (the write is unconditional, as before)', () => {
+  test('no If-Match, or `*` (it holds whenever the resource exists; one that does not is a 404 first): no check at all', () => {
     expect(ifMatchCheck(undefined, view)).toBeUndefined();
+    expect(ifMatchCheck('*', view)).toBeUndefined();
+    expect(ifMatchCheck(' * ', view)).toBeUndefined();
   });
 });

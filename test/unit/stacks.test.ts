@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildBundle } from '#cdk/bundling';
 import { repoRoot } from '#lib/paths';
-import { sourceMappedStack } from '#observability/stacks';
+import { sourceMapped, sourceMappedStack } from '#observability/stacks';
 
 const run = promisify(execFile);
 
@@ -70,6 +70,20 @@ describe('error stacks of a bundle', () => {
     expect(firstFrame(outer!)).toMatch(/failing\.ts:6:17\)?$/);
     expect(firstFrame(inner!)).toMatch(/failing\.ts:3:10\)?$/);
   });
+});
+
+test('an error is left alone while Node maps stacks itself, and mapped when it does not', async () => {
+  const [stack] = await stacksOf(false);
+  const error = () => Object.assign(new Error('outer'), { stack: stack! });
+  const enabled = process.sourceMapsEnabled;
+  try {
+    process.setSourceMapsEnabled(true);
+    expect(sourceMapped(error()).stack).toBe(stack);
+    process.setSourceMapsEnabled(false);
+    expect(firstFrame(sourceMapped(error()).stack!)).toMatch(/failing\.ts:6:17\)?$/);
+  } finally {
+    process.setSourceMapsEnabled(enabled);
+  }
 });
 
 describe('frames it cannot map are kept as they are', () => {

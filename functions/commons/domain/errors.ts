@@ -51,7 +51,7 @@ export const changedSinceRead = () =>
   new PreconditionFailed('The resource has changed since the ETag given in If-Match; read it again (GET) and retry with its new ETag.');
 
 /** A check of the current record before a conditional write: throws (412) when the precondition fails. */
-export type Precondition<R> = (current: R) => void;
+export type Precondition<R> = (current: R) => void | Promise<void>;
 
 export class PayloadTooLarge extends ServiceError {
   readonly code = 'payload_too_large';

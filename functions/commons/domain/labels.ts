@@ -79,13 +79,20 @@ export async function updateLabel(
   actor: Actor,
   precondition?: Precondition<LabelRecord>,
 ): Promise<LabelRecord> {
-  if (patch.title === undefined && !precondition) {
-    const recolored = await recolorLabel(ws, slug, patch.color, actor);
+  if (patch.title === undefined) {
+    // No title change: one conditional UpdateItem (with If-Match, on the revision read and checked).
+    let asRead: LabelRecord | undefined;
+    if (precondition) {
+      asRead = await getLabel(ws, slug);
+      await precondition(asRead);
+    }
+    const recolored = await recolorLabel(ws, slug, patch.color, actor, asRead);
     if (recolored) return recolored;
-    throw labelNotFound(slug);
+    if (asRead) await getLabel(ws, slug); // still there: it changed since it was checked
+    throw asRead ? changedSinceRead() : labelNotFound(slug);
   }
   const current = await getLabel(ws, slug);
-  precondition?.(current);
+  await precondition?.(current);
   const next: LabelRecord = {
     ...current,
     title: patch.title ?? current.title,
@@ -117,13 +124,13 @@ export async function updateLabel(
  */
 export async function deleteLabel(ws: string, slug: string, actor: Actor, precondition?: Precondition<LabelRecord>): Promise<LabelRecord> {
   const label = await getLabel(ws, slug);
-  precondition?.(label);
+  await precondition?.(label);
   try {
     await deleteLabelItems(ws, label, titleKey, actor, precondition !== undefined);
   } catch (error) {
     if (!(error instanceof TransactionCancelled && error.anyConditionFailed)) throw error;
     // A concurrent DELETE of the same label finished first (404), or, If-Match, it changed since (412).
-    if (!precondition) throw labelNotFound(slug);
+    if (!precondition || !error.conditionFailed('label')) throw labelNotFound(slug);
     await getLabel(ws, slug);
     throw changedSinceRead();
   }

@@ -137,7 +137,7 @@ export async function updateProject(
   let asRead: ProjectRecord | undefined;
   if (precondition) {
     asRead = await getProject(ws, slug);
-    precondition(asRead);
+    await precondition(asRead);
   }
   const updated = await updateProjectItem(ws, slug, patch, nameKey, actor, asRead);
   if (updated) return updated;
@@ -158,7 +158,7 @@ export async function deleteProject(
   precondition?: Precondition<ProjectRecord>,
 ): Promise<ProjectRecord> {
   const project = await getProject(ws, slug);
-  precondition?.(project);
+  await precondition?.(project);
   if (await deleteProjectItem(project, actor, precondition !== undefined)) return project;
   if (precondition) await getProject(ws, slug); // still there: it changed since it was checked
   throw precondition ? changedSinceRead() : projectNotFound(slug);

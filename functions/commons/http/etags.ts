@@ -12,6 +12,7 @@ import { changedSinceRead, type Precondition } from '#domain/errors';
  * - `If-Match` on a PUT or DELETE: 412 unless the resource's current tag is listed (or `*` is),
  *   compared strongly; the write is then conditional on the item's revision as read, so a change
  *   that lands between the check and the write is a 412 too, never overwritten.
+ * - `If-None-Match` on a PUT or DELETE is ignored: neither ever creates the resource it names.
  */
 
 /** The strong entity tag of a representation (`"` + 27 base64url characters of its SHA-256 + `"`). */
@@ -36,14 +37,16 @@ export function notModified(ifNoneMatch: string | undefined, etag: string): bool
 
 /**
  * If-Match as a check of the current representation, for the domain to run on what it read before
- * writing: undefined when the request has no If-Match; otherwise a function that throws 412 unless the
- * representation `view` makes of the record matches (strong comparison: a weak tag never does).
+ * writing: a function that throws 412 unless the representation `view` makes of the record matches
+ * (strong comparison: a weak tag never does). Undefined, no condition, when the request has no
+ * If-Match or `*`: `*` holds whenever the resource exists, and a resource that does not is a 404
+ * before any precondition (RFC 9110 13.2.2).
  */
 export function ifMatchCheck<R>(ifMatch: string | undefined, view: (record: R) => unknown): Precondition<R> | undefined {
   if (ifMatch === undefined) return undefined;
   const tags = parseTags(ifMatch);
+  if (tags === '*') return undefined;
   return (record) => {
-    if (tags === '*') return;
     const current = etagOf(view(record));
     if (!tags.some((t) => !t.weak && t.tag === current)) throw changedSinceRead();
   };

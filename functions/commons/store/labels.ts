@@ -167,18 +167,27 @@ export async function rewriteLabel(ws: string, current: LabelRecord, next: Label
 /**
  * A change that leaves the title alone touches only the label item: one conditional UpdateItem,
  * no read before it and no transaction (which would bill every write twice). Undefined when there
- * is no such label.
+ * is no such label (or, given `asRead`, when it is no longer that label at that revision).
  */
-export async function recolorLabel(ws: string, slug: string, color: string | undefined, actor: Actor): Promise<LabelRecord | undefined> {
+export async function recolorLabel(
+  ws: string,
+  slug: string,
+  color: string | undefined,
+  actor: Actor,
+  asRead?: LabelRecord,
+): Promise<LabelRecord | undefined> {
+  const condition = asRead ? `attribute_exists(PK) AND id = :readId AND ${sameRevision(asRead)}` : 'attribute_exists(PK)';
+  const readValues = asRead ? { ':readId': asRead.id, ...(asRead.rev === undefined ? {} : { ':readRev': asRead.rev }) } : {};
   try {
     const { Attributes } = await db.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.label(ws, slug),
         UpdateExpression: `SET ${color === undefined ? '' : 'color = :color, '}updated_at = :now, updated_by = :by, #rev = if_not_exists(#rev, :zero) + :one`,
-        ConditionExpression: 'attribute_exists(PK)',
+        ConditionExpression: condition,
         ExpressionAttributeNames: { '#rev': 'rev' },
         ExpressionAttributeValues: {
+          ...readValues,
           ':now': new Date().toISOString(),
           ':by': actor,
           ':zero': 0,
