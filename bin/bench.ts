@@ -55,7 +55,7 @@ try {
   const { db } = await import('#store/client');
   const { installMeter } = await import('#bench/capacity');
   installMeter(db);
-  const { measureCosts } = await import('#bench/cost');
+  const { measureCosts, measureIdempotencyCosts } = await import('#bench/cost');
   const { measureLineCosts, measureWarm } = await import('#bench/warm');
   const { measureEndToEnd } = await import('#bench/e2e');
   const { measureBigDeletes, measureHotLabel, measureListScale } = await import('#bench/scale');
@@ -63,6 +63,7 @@ try {
 
   log('section 1: DynamoDB cost per request');
   const cost = await measureCosts();
+  const idempotency = await measureIdempotencyCosts();
   log('section 3: warm overhead');
   const warm = await measureWarm(settings.warmRuns, settings.warmIterations);
   const lines = await measureLineCosts();
@@ -89,7 +90,7 @@ try {
   const deletes = await measureBigDeletes({ hundredThousand: !skip100k });
   log('section 5: list and find at 100 vs 10,000 projects');
   const scale = await measureListScale(settings.scaleIterations);
-  results = { cold, cost, streamCost, inbound, warm, lines, e2e, hot, deletes, scale };
+  results = { cold, cost, idempotency, streamCost, inbound, warm, lines, e2e, hot, deletes, scale };
 } finally {
   await api.stop();
 }

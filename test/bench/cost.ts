@@ -539,3 +539,41 @@ export async function measureCosts(): Promise<CostRow[]> {
   log(`cost: ${rows.length} endpoint scenarios measured`);
   return rows;
 }
+
+/** What an Idempotency-Key adds to one request: the same request with and without a key, and a replay. */
+export interface KeyCostRow {
+  scenario: string;
+  withKey: Usage;
+  without: Usage;
+  replay: Usage;
+  answerBytes: number;
+}
+
+export async function measureIdempotencyCosts(): Promise<KeyCostRow[]> {
+  const w = await benchWorkspace('idem');
+  const { ws } = w;
+  await w.invoke('create-project', { body: { company_slug: ws, name: 'Apollo' } });
+  for (const title of ['Bug', 'Feature']) await w.invoke('create-label', { body: { title, color: 'FF0000' } });
+  const tasks = Array.from({ length: 100 }, (_, i) => `task-${String(i).padStart(3, '0')}`);
+  await w.invoke('attach-label', { path: { slug: 'feature' }, query: { project_slug: 'apollo' }, body: { task_uuids: tasks } });
+  const rows: KeyCostRow[] = [];
+  let n = 0;
+  const row = async (scenario: string, name: string, call: (i: number) => Parameters<typeof w.invoke>[1]) => {
+    const without = await metered(() => w.invoke(name, call(n++)));
+    const key = `bench-key-${n}`;
+    const first = call(n++);
+    const keyed = { ...first, headers: { 'Idempotency-Key': key } };
+    const withKey = await metered(() => w.invoke(name, keyed));
+    const replay = await metered(() => w.invoke(name, keyed));
+    const answerBytes = Buffer.byteLength(JSON.stringify(withKey.value.body));
+    rows.push({ scenario, withKey: withKey.usage, without: without.usage, replay: replay.usage, answerBytes });
+  };
+  await row('create-label (a small answer)', 'create-label', (i) => ({ body: { title: `Topic ${i}`, color: 'AABBCC' } }));
+  await row('create-project (a small answer)', 'create-project', (i) => ({ body: { company_slug: ws, name: `Project ${i}` } }));
+  await row('attach-label to 100 tasks (a large answer, kept gzipped)', 'attach-label', (i) => ({
+    path: { slug: 'bug' },
+    query: { project_slug: 'apollo' },
+    body: { task_uuids: tasks.map((t) => `${t}-${i}`) },
+  }));
+  return rows;
+}

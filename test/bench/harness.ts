@@ -33,6 +33,7 @@ interface Call {
   path?: Record<string, string>;
   query?: Record<string, string>;
   body?: unknown;
+  headers?: Record<string, string>;
 }
 
 export interface Workspace {
@@ -61,7 +62,7 @@ export async function benchWorkspace(prefix: string): Promise<Workspace> {
       path,
       pathParameters,
       query: new URLSearchParams({ company_slug: ws, ...call.query }),
-      headers: call.body === undefined ? {} : { 'content-type': 'application/json' },
+      headers: { ...(call.body === undefined ? {} : { 'content-type': 'application/json' }), ...call.headers },
       body: call.body === undefined ? null : JSON.stringify(call.body),
       authorizer,
     });

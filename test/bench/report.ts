@@ -1,6 +1,6 @@
 import { describeCalls, type Usage } from './capacity.ts';
 import type { ColdResult } from './cold.ts';
-import type { CostRow } from './cost.ts';
+import type { CostRow, KeyCostRow } from './cost.ts';
 import type { E2eRow } from './e2e.ts';
 import type { DeleteRow, HotLabelRow, ScaleRow } from './scale.ts';
 import type { InboundBenchRow, StreamCostRow } from './stream.ts';
@@ -34,6 +34,7 @@ export interface Results {
   streamCost: StreamCostRow[];
   hot: HotLabelRow[];
   inbound?: InboundBenchRow;
+  idempotency?: KeyCostRow[];
 }
 
 const SIZE_TARGET = 450 * 1024;
@@ -148,7 +149,7 @@ ${table(
 What it means: a read endpoint at 1 RCU costs $0.125 per million requests in DynamoDB, far below Lambda (${usd(lambdaPerMillion)})
 and API Gateway ($${PRICES.apiGatewayRestPerMillion}); the authorizer's token read adds 0.5 RCU per request that misses the authorizer cache.
 Writes dominate the database bill: every project write also writes its two index copies (status, name).
-
+${renderKeyCosts(r.idempotency)}
 ### Inbound events, per event
 
 ${
@@ -454,4 +455,33 @@ function renderFindings(r: Results, costAbove: CostRow[]): string {
       'authorizer results; API Gateway would, per token, for up to 300 s by default.',
   );
   return lines.join('\n') + '\n';
+}
+
+/** What an Idempotency-Key adds: the keyed request against the same request without a key, and its replay. */
+function renderKeyCosts(rows: KeyCostRow[] | undefined): string {
+  if (!rows?.length) return '';
+  const delta = (a: Usage, b: Usage) =>
+    `+${a.calls - b.calls} calls, +${fmt(a.rcu - b.rcu, 1)} RCU, +${fmt(a.wcu - b.wcu, 1)} WCU (+${usd(dollarsPerMillion(a) - dollarsPerMillion(b))} / 1M)`;
+  return `
+### What an Idempotency-Key adds
+
+The same request with and without an \`Idempotency-Key\` (in process, metered like the table above), and the
+replay of the keyed one (\`test/bench/cost.ts\`, \`measureIdempotencyCosts\`). A first request adds the claim (one
+conditional PutItem) and the kept answer (one UpdateItem, billed by the answer's size, gzipped over 8 KB); a replay
+is the refused claim (one conditional PutItem that returns the kept record) and nothing else. DynamoDB Local reports
+no capacity for a refused conditional write; DynamoDB bills it as a write (at least 1 WCU, $0.625 per million), so a
+replay costs about that on AWS, against 3 to 600 WCU for running these requests again.
+
+${table(
+  ['scenario', 'answer bytes', 'without a key', 'with a key', 'the key adds', 'replay'],
+  rows.map((k) => [
+    k.scenario,
+    String(k.answerBytes),
+    `${describeCalls(k.without)}; ${fmt(k.without.rcu, 1)} RCU, ${fmt(k.without.wcu, 1)} WCU`,
+    `${describeCalls(k.withKey)}; ${fmt(k.withKey.rcu, 1)} RCU, ${fmt(k.withKey.wcu, 1)} WCU`,
+    delta(k.withKey, k.without),
+    `${describeCalls(k.replay)}; ${fmt(k.replay.rcu, 1)} RCU, ${fmt(k.replay.wcu, 1)} WCU (${usd(dollarsPerMillion(k.replay))} / 1M)`,
+  ]),
+)}
+`;
 }

@@ -384,11 +384,11 @@ describe('API', () => {
     expect(() => JSON.parse(stage.Properties.AccessLogSetting.Format)).not.toThrow();
   });
 
-  test('CORS preflight allows the Authorization, Content-Type and X-Correlation-Id headers', () => {
+  test('CORS preflight allows the headers clients send: Authorization, Content-Type, Idempotency-Key, If-Match, If-None-Match, X-Correlation-Id', () => {
     const preflight = methodFor('OPTIONS', '/projects')!;
     const headers = preflight.Properties.Integration.IntegrationResponses[0].ResponseParameters;
     expect(headers['method.response.header.Access-Control-Allow-Headers']).toBe(
-      "'Authorization,Content-Type,If-Match,If-None-Match,X-Correlation-Id'",
+      "'Authorization,Content-Type,Idempotency-Key,If-Match,If-None-Match,X-Correlation-Id'",
     );
   });
 

@@ -4,7 +4,7 @@
  */
 export const CORS_PREFLIGHT = {
   allowMethods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
-  allowHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'X-Correlation-Id'],
-  exposeHeaders: ['ETag', 'Location', 'Retry-After', 'WWW-Authenticate', 'X-Correlation-Id', 'X-Request-Id'],
+  allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'If-None-Match', 'X-Correlation-Id'],
+  exposeHeaders: ['ETag', 'Idempotent-Replayed', 'Location', 'Retry-After', 'WWW-Authenticate', 'X-Correlation-Id', 'X-Request-Id'],
   maxAgeSeconds: 3_600,
 } as const;

@@ -9,6 +9,7 @@ import type { Scope } from '#domain/scopes';
 import { CORS_PREFLIGHT } from './cors';
 import { etagOf, notModified } from './etags';
 import { standardHeaders } from './headers';
+import { idempotencyKeyOf, idempotent } from './idempotency';
 import { noteWorkspace, observe } from './observe';
 import { principalOf, requireScope, requireWorkspace, type Principal } from './principal';
 import { problemFromError } from './problem';
@@ -155,11 +156,19 @@ export function endpoint<S extends z.ZodMiniType>(spec: EndpointSpec<S>) {
         requireWorkspace(principal, workspace);
         noteWorkspace(event, workspace);
       }
+      const key = idempotencyKeyOf(event);
       const input = parseInput(spec.input, { path: event.pathParameters ?? {}, query, body: body ?? {} });
       const workspaces = named ? [workspace] : principal.workspaces;
       const ifMatch = event.headers['if-match'];
-      const reply = await spec.run(input, { workspace, workspaces, principal, requestId: context.awsRequestId, ifMatch });
-      return render(reply, event.httpMethod === 'GET' ? event.headers['if-none-match'] : undefined);
+      const requestId = context.awsRequestId;
+      const answer = async () =>
+        render(
+          await spec.run(input, { workspace, workspaces, principal, requestId, ifMatch }),
+          event.httpMethod === 'GET' ? event.headers['if-none-match'] : undefined,
+        );
+      if (key === undefined) return answer();
+      const owner = principal.owner.username || principal.tokenId;
+      return idempotent({ ws: workspace, owner, key, requestId, event, body: body ?? null }, answer);
     });
   return Object.assign(handler, { inputSchema: spec.input });
 }

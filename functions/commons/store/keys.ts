@@ -8,6 +8,7 @@
  *                             and its deletion job while its cascade drains
  *   LABEL#<workspace>#<id>    a label's label-side links (one per task carrying it), and its deletion job
  *   TOKEN#<tokenId>           an API token
+ *   IDEMPOTENCY#<workspace>#<h> one Idempotency-Key of one owner in one workspace (h hashes both), expires
  * Project data is keyed by the project's immutable internal id, never by its slug, so a new project
  * that reuses a deleted project's slug starts empty.
  */
@@ -93,6 +94,8 @@ export const keys = {
   streamReceipt: (projectId: string, eventId: string): Key => ({ PK: `${PROJECT}${projectId}`, SK: `APPLIED#${eventId}` }),
 
   token: (tokenId: string): Key => ({ PK: `TOKEN#${tokenId}`, SK: 'TOKEN' }),
+  /** A POST's Idempotency-Key: `hash` digests the owner and the key, so any key fits the key limits. */
+  idempotencyKey: (ws: string, hash: string): Key => ({ PK: `IDEMPOTENCY#${ws}#${hash}`, SK: 'KEY' }),
   tokenPkPrefix: 'TOKEN#',
 } as const;
 
@@ -125,4 +128,5 @@ export const ItemType = {
   streamReceipt: 'stream_receipt',
   thingState: 'thing_state',
   token: 'token',
+  idempotencyKey: 'idempotency_key',
 } as const;

@@ -1,0 +1,78 @@
+import { createHash } from 'node:crypto';
+import { claimKey, completeKey, releaseKey, type KeyRef, type StoredAnswer } from '#store/idempotency';
+import { Conflict, ValidationFailed } from './errors';
+
+/**
+ * Idempotency keys (Stripe's model): the first request with a key runs and its answer is kept for a
+ * day; the same key with the same request gets that answer again; with a different request it is a
+ * 422; while the first still runs, a 409 with Retry-After. Keys belong to one owner in one workspace.
+ */
+export type KeptAnswer = StoredAnswer;
+
+export interface KeyedRequest {
+  ws: string;
+  /** Whose keys these are: the token's owner (every token of one owner shares them). */
+  owner: string;
+  key: string;
+  /** What makes two requests the same (http/idempotency.ts). */
+  fingerprint: string;
+  /** The request claiming the key: only it may keep an answer under it or free it. */
+  requestId: string;
+}
+
+const TTL_SECONDS = 24 * 3600;
+/** Longer than any request can run (functions time out at 20 s, API Gateway at 29 s). */
+const LEASE_SECONDS = 30;
+
+const refOf = (r: KeyedRequest): KeyRef => ({
+  ws: r.ws,
+  hash: createHash('sha256').update(`${r.owner}\n${r.key}`).digest('base64url'),
+  holder: r.requestId,
+});
+
+const keyReused = () =>
+  Object.assign(ValidationFailed.of('Idempotency-Key', 'was already used with a different request; use a new key for a new request'), {
+    errorCode: 'IDEMPOTENCY_KEY_REUSED',
+  });
+
+function keyInUse(lockedUntil: number): Conflict {
+  const error = Object.assign(new Conflict('A request with this Idempotency-Key is still running; retry after it finishes.'), {
+    errorCode: 'IDEMPOTENCY_KEY_IN_USE',
+  });
+  error.headers['Retry-After'] = String(Math.max(1, lockedUntil - Math.floor(Date.now() / 1000)));
+  return error;
+}
+
+/**
+ * Claims the key for this request: `undefined` when the request is to run (it then keeps or frees
+ * the key), the kept answer when it already ran; a 422 when the key was used for another request,
+ * a 409 while that request still runs.
+ */
+export async function claimIdempotencyKey(r: KeyedRequest): Promise<KeptAnswer | undefined> {
+  const claim = await claimKey(refOf(r), r.fingerprint, LEASE_SECONDS, TTL_SECONDS);
+  if (claim.state === 'claimed') return undefined;
+  if (claim.fingerprint !== r.fingerprint) throw keyReused();
+  if (claim.state === 'pending') throw keyInUse(claim.lockedUntil);
+  return claim.answer;
+}
+
+/**
+ * Keeps the answer under the key (an answer too large to keep frees it instead). Never fails the
+ * request that ran: the client has its answer; should the write fail, the key's lease frees it.
+ */
+export async function keepAnswer(r: KeyedRequest, answer: KeptAnswer): Promise<void> {
+  try {
+    if ((await completeKey(refOf(r), answer)) === 'too-large') await releaseKey(refOf(r));
+  } catch {
+    // The lease frees the key; nothing the client asked for is undone.
+  }
+}
+
+/** Frees the key after an answer worth retrying (5xx): the next request with it runs afresh. */
+export async function freeIdempotencyKey(r: KeyedRequest): Promise<void> {
+  try {
+    await releaseKey(refOf(r));
+  } catch {
+    // The lease frees it.
+  }
+}
