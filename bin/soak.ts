@@ -21,13 +21,18 @@ useLocalDatabase(api.dynamodbPort);
 process.env.TABLE_NAME = '';
 process.env.API_URL = api.url;
 const { runWorkload } = await import('#support/workload');
-const { createToken } = await import('#domain/tokens');
+const { createToken, MAX_RATE_LIMIT } = await import('#domain/tokens');
 const { checkTable } = await import('#checker/invariants');
 const { SCOPES } = await import('#domain/scopes');
 const { streamCaughtUp } = await import('#local/streams');
 try {
   const ws = 'soak';
-  const { token } = await createToken({ workspaces: [ws], owner: { name: 'Soak', username: 'soak' }, scopes: [...SCOPES] });
+  const { token } = await createToken({
+    workspaces: [ws],
+    owner: { name: 'Soak', username: 'soak' },
+    scopes: [...SCOPES],
+    limits: MAX_RATE_LIMIT,
+  });
   const result = await runWorkload({ ws, token, operations, concurrency, seed });
   // Counters and cascades follow from the table's stream: check once it has drained.
   await streamCaughtUp(statusFile, new Date().toISOString(), 600_000);

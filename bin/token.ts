@@ -1,22 +1,29 @@
 /**
- * npm run token -- create --workspace <slug> --name <name> --username <username> [--scopes a,b] [--expires-in 30d]
+ * npm run token -- create --workspace <slug> --name <name> --username <username> [--scopes a,b] [--expires-in 30d] [--rate 100] [--burst 200]
  * npm run token -- list --workspace <slug>
+ * npm run token -- limits <id> --rate <n> --burst <n>
  * npm run token -- revoke <id>
+ * npm run token -- sync-keys
  * Against the local database (DynamoDB Local on DYNAMODB_PORT, which `npm start` runs), or a deployed
- * table when TABLE_NAME and AWS credentials are set.
+ * table when TABLE_NAME and AWS credentials are set; then REST_API_ID and STAGE_NAME (stack outputs)
+ * name the API whose API keys and usage plans hold each token's rate limit.
  */
 import { parseArgs } from 'node:util';
 import { isLocalDatabase, useLocalDatabase } from '#local/database';
 
-if (isLocalDatabase()) useLocalDatabase();
-const { createToken, listTokens, MAX_TOKEN_LIFETIME_MS, revokeToken } = await import('#domain/tokens');
+const local = isLocalDatabase();
+if (local) useLocalDatabase();
+const { createToken, DEFAULT_RATE_LIMIT, listTokens, MAX_TOKEN_LIFETIME_MS, revokeToken, setTokenLimits } = await import('#domain/tokens');
 const { ValidationFailed } = await import('#domain/errors');
 const { SCOPES, isScope } = await import('#domain/scopes');
+const { addTokenKey, deployedApi, removeTokenKey } = await import('#lib/aws/usagePlans');
 
 const usage = `usage:
-  npm run token -- create --workspace <slug>[,<slug>...] --name <name> --username <username> [--scopes ${SCOPES.join(',')}] [--expires-in 30d|12h|90m]
+  npm run token -- create --workspace <slug>[,<slug>...] --name <name> --username <username> [--scopes ${SCOPES.join(',')}] [--expires-in 30d|12h|90m] [--rate ${DEFAULT_RATE_LIMIT.rate}] [--burst ${DEFAULT_RATE_LIMIT.burst}]
   npm run token -- list --workspace <slug>
-  npm run token -- revoke <id>`;
+  npm run token -- limits <id> --rate <requests per second> --burst <requests>
+  npm run token -- revoke <id>
+  npm run token -- sync-keys   (deployed: gives every active token made before rate limits its API key)`;
 
 function fail(message: string): never {
   console.error(`${message}\n${usage}`);
@@ -40,6 +47,35 @@ function list(option: string, text: string): string[] {
   return entries;
 }
 
+/** A plain decimal number as typed (`1e3`, `0x10`, `Infinity` and empty text are mistakes). */
+function number(option: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d{1,9}(\.\d{1,3})?$/.test(text)) fail(`--${option} must be a number like 100 or 2.5, not "${text}"`);
+  return Number(text);
+}
+
+function limitsOption(required: boolean) {
+  const rate = number('rate', values.rate);
+  const burst = number('burst', values.burst);
+  if (required && (rate === undefined || burst === undefined)) fail('limits needs --rate and --burst');
+  return { rate: rate ?? DEFAULT_RATE_LIMIT.rate, burst: burst ?? DEFAULT_RATE_LIMIT.burst };
+}
+
+function describeErrors(error: InstanceType<typeof ValidationFailed>): string {
+  return error.errors.map((e) => `--${e.field === 'workspaces' ? 'workspace' : e.field}: ${e.message}`).join('\n');
+}
+
+/**
+ * Deployed, every token needs its API key (the stage requires one); the API must be named before
+ * anything is written. Locally the emulator reads the limits from the token itself.
+ */
+function api() {
+  if (local) return undefined;
+  const found = deployedApi();
+  if (!found) fail('against a deployed table, set REST_API_ID and STAGE_NAME too (the stack outputs RestApiId and StageName)');
+  return found;
+}
+
 let parsed: ReturnType<typeof parse>;
 function parse() {
   return parseArgs({
@@ -51,6 +87,8 @@ function parse() {
       username: { type: 'string' },
       scopes: { type: 'string' },
       'expires-in': { type: 'string' },
+      rate: { type: 'string' },
+      burst: { type: 'string' },
       json: { type: 'boolean' },
     },
   });
@@ -72,24 +110,36 @@ switch (command) {
     const unknown = scopes.filter((s) => !isScope(s));
     if (unknown.length) fail(`unknown scopes: ${unknown.join(', ')} (known: ${SCOPES.join(', ')})`);
     const expiresIn = values['expires-in'] === undefined ? undefined : parseDuration(values['expires-in']);
+    const limits = limitsOption(false);
+    const deployed = api();
     let created;
     try {
       created = await createToken({
         workspaces: list('workspace', values.workspace),
         owner: { name: values.name, username: values.username },
         scopes: scopes.filter(isScope),
+        limits,
         ...(expiresIn ? { expiresAt: new Date(Date.now() + expiresIn) } : {}),
       });
     } catch (error) {
-      if (error instanceof ValidationFailed)
-        fail(error.errors.map((e) => `--${e.field === 'workspaces' ? 'workspace' : e.field}: ${e.message}`).join('\n'));
+      if (error instanceof ValidationFailed) fail(describeErrors(error));
       throw error;
     }
     const { token, record } = created;
+    if (deployed) {
+      try {
+        await addTokenKey(deployed, record.id, limits);
+      } catch (error) {
+        // A token without its key could never be used: take it back.
+        await revokeToken(record.id);
+        console.error(`Could not create the token's API key (${(error as Error).message}); the token was revoked.`);
+        process.exit(1);
+      }
+    }
     if (values.json) console.log(JSON.stringify({ token, ...record }));
     else {
       console.log(
-        `Token ${record.id} for ${record.workspaces.join(', ')} (${record.scopes.join(' ')})${record.expires_at ? `, expires ${record.expires_at}` : ''}.`,
+        `Token ${record.id} for ${record.workspaces.join(', ')} (${record.scopes.join(' ')}), ${limits.rate} requests/s, burst ${limits.burst}${record.expires_at ? `, expires ${record.expires_at}` : ''}.`,
       );
       console.log('Shown once; only its hash is stored:\n');
       console.log(token);
@@ -103,16 +153,50 @@ switch (command) {
     else
       for (const t of tokens) {
         const state = t.revoked ? 'revoked' : t.expires_at && Date.parse(t.expires_at) <= Date.now() ? 'expired' : 'active';
+        const { rate, burst } = t.rate_limit ?? DEFAULT_RATE_LIMIT;
         console.log(
-          `${t.id}  ${state.padEnd(7)}  ${t.owner.username.padEnd(16)}  ${t.scopes.join(' ')}  created ${t.created_at}${t.expires_at ? `  expires ${t.expires_at}` : ''}`,
+          `${t.id}  ${state.padEnd(7)}  ${t.owner.username.padEnd(16)}  ${t.scopes.join(' ')}  ${rate}/s burst ${burst}  created ${t.created_at}${t.expires_at ? `  expires ${t.expires_at}` : ''}`,
         );
       }
     break;
   }
   case 'revoke': {
     if (!arg) fail('revoke needs a token id');
+    const deployed = api();
     if (!(await revokeToken(arg))) fail(`no token ${arg}`);
+    if (deployed) await removeTokenKey(deployed, arg);
     console.log(`Token ${arg} revoked.`);
+    break;
+  }
+  case 'limits': {
+    if (!arg) fail('limits needs a token id');
+    const limits = limitsOption(true);
+    const deployed = api();
+    try {
+      if (!(await setTokenLimits(arg, limits))) fail(`no active token ${arg}`);
+    } catch (error) {
+      if (error instanceof ValidationFailed) fail(describeErrors(error));
+      throw error;
+    }
+    if (deployed) {
+      await removeTokenKey(deployed, arg);
+      await addTokenKey(deployed, arg, limits);
+    }
+    console.log(`Token ${arg}: ${limits.rate} requests/s, burst ${limits.burst} (within the authorizer cache's 300 s everywhere).`);
+    break;
+  }
+  case 'sync-keys': {
+    const deployed = api();
+    if (!deployed) fail('sync-keys is for a deployed stage (TABLE_NAME, REST_API_ID, STAGE_NAME); locally tokens need no keys');
+    let added = 0;
+    for (const t of await listTokens()) {
+      if (t.revoked || (t.expires_at && Date.parse(t.expires_at) <= Date.now())) continue;
+      // Made again either way, so a key in the wrong plan ends up in the right one.
+      const had = await removeTokenKey(deployed, t.id);
+      await addTokenKey(deployed, t.id, t.rate_limit ?? DEFAULT_RATE_LIMIT);
+      if (!had) added++;
+    }
+    console.log(`API keys in place for every active token (${added} added).`);
     break;
   }
   default:

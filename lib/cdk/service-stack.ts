@@ -1,6 +1,7 @@
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
+  ApiKeySourceType,
   AuthorizationType,
   Cors,
   LambdaIntegration,
@@ -30,7 +31,8 @@ import { EVENT_SOURCE, INBOUND_TYPES } from '#domain/eventNames';
 import { ItemType } from '#store/keys';
 import { TABLE } from '#store/table';
 import { keys } from '#store/keys';
-import { BEARER_HEADER } from '#domain/tokens';
+import { BEARER_HEADER, DEFAULT_RATE_LIMIT } from '#domain/tokens';
+import { usagePlanName } from '#lib/aws/usagePlanNames';
 import { CORS_PREFLIGHT } from '#http/cors';
 import { NO_STORE_HEADERS } from '#http/headers';
 import { addOperationsDashboard } from './dashboard.ts';
@@ -124,6 +126,8 @@ export class ServiceStack extends Stack {
     this.api.node.tryRemoveChild('Endpoint');
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API (stage included)' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'TABLE_NAME for `npm run token` against this stack' });
+    new CfnOutput(this, 'RestApiId', { value: this.api.restApiId, description: 'REST_API_ID for `npm run token` (API keys of tokens)' });
+    new CfnOutput(this, 'StageName', { value: this.api.deploymentStage.stageName, description: 'STAGE_NAME for `npm run token`' });
     new CfnOutput(this, 'EventBusName', { value: this.bus.eventBusName, description: 'The bus outbound change events are published on' });
     new CfnOutput(this, 'DashboardName', { value: dashboard.dashboardName, description: 'The CloudWatch dashboard of this stage' });
   }
@@ -185,8 +189,10 @@ export class ServiceStack extends Stack {
     const api = new RestApi(this, 'Api', {
       restApiName: stage.prefix,
       description: 'Project and Label Management Service',
-      // Every method, present and future, goes through the token authorizer.
-      defaultMethodOptions: { authorizer, authorizationType: AuthorizationType.CUSTOM },
+      // Every method, present and future, goes through the token authorizer, and counts against the
+      // usage plan of the API key the authorizer names for the token (its rate limit).
+      defaultMethodOptions: { authorizer, authorizationType: AuthorizationType.CUSTOM, apiKeyRequired: true },
+      apiKeySourceType: ApiKeySourceType.AUTHORIZER,
       defaultCorsPreflightOptions: {
         allowOrigins: corsOrigins,
         allowMethods: [...CORS_PREFLIGHT.allowMethods],
@@ -245,6 +251,14 @@ export class ServiceStack extends Stack {
         templates: { 'application/json': gatewayProblemTemplate(problem) },
       });
     }
+    // The plan of tokens with the default limits; the token CLI adds each token's API key to the plan of
+    // its limits, creating plans for other limits by the same naming (lib/aws/usagePlanNames.ts).
+    api.addUsagePlan('DefaultTokenPlan', {
+      name: usagePlanName(api.restApiId, stage.name, DEFAULT_RATE_LIMIT),
+      description: 'Rate limit of API tokens created with the default limits (one API key per token).',
+      throttle: { rateLimit: DEFAULT_RATE_LIMIT.rate, burstLimit: DEFAULT_RATE_LIMIT.burst },
+      apiStages: [{ api, stage: api.deploymentStage }],
+    });
     return api;
   }
 

@@ -15,8 +15,10 @@ import type { ProblemCode } from '#domain/problems';
 import { BEARER_HEADER } from '#domain/tokens';
 import { CORS_PREFLIGHT } from '#http/cors';
 import { NO_STORE_HEADERS } from '#http/headers';
+import { limitsOf } from '#http/principal';
 import { problemResponse } from '#http/problem';
 import { authorizerHandler, matchPath, routes, type Route } from '#http/routes';
+import { RateLimiter } from './rateLimits';
 
 /**
  * A local stand-in for API Gateway (REST, proxy integration, TOKEN authorizer): routes requests by
@@ -189,6 +191,7 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
 export function createGateway(loaded: Awaited<ReturnType<typeof loadHandlers>>, opts: GatewayOptions): Server {
   const log = opts.log ?? ((line: string) => console.log(line));
   const authorize = cachedAuthorizer(loaded.authorizer);
+  const rateLimiter = new RateLimiter();
   const server = createServer(async (req, res) => {
     const started = process.hrtime.bigint();
     const method = req.method ?? 'GET';
@@ -197,7 +200,7 @@ export function createGateway(loaded: Awaited<ReturnType<typeof loadHandlers>>, 
     let result: APIGatewayProxyResult;
     const reached = { function: false };
     try {
-      result = await dispatch(loaded, authorize, method, url, req, requestId, reached);
+      result = await dispatch(loaded, authorize, rateLimiter, method, url, req, requestId, reached);
     } catch (error) {
       console.error(error);
       result = gatewayProblem('bad_gateway', 'The function failed to answer.', requestId);
@@ -231,6 +234,7 @@ function cachedAuthorizer(authorizer: AuthorizerHandler) {
 async function dispatch(
   loaded: Awaited<ReturnType<typeof loadHandlers>>,
   authorize: (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>,
+  rateLimiter: RateLimiter,
   method: string,
   url: URL,
   req: IncomingMessage,
@@ -268,6 +272,15 @@ async function dispatch(
   }
   const allowed = policy.policyDocument.Statement.some((s) => 'Effect' in s && s.Effect === 'Allow');
   if (!allowed) return gatewayProblem('forbidden', 'The token is not allowed to call this API.', requestId);
+  // The usage plan's throttle, per API key, as deployed (stack: API key source AUTHORIZER).
+  const limits = limitsOf(policy.context);
+  if (!policy.usageIdentifierKey || !limits) return gatewayProblem('forbidden', 'The API key is not accepted.', requestId);
+  const wait = rateLimiter.take(policy.usageIdentifierKey, limits);
+  if (wait > 0) {
+    return gatewayProblem('rate_limited', 'Too many requests; retry after the time given in Retry-After.', requestId, {
+      'Retry-After': String(wait),
+    });
+  }
 
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;

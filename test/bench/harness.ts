@@ -8,7 +8,7 @@ import { routes, type Route } from '#http/routes';
 import { SCOPES } from '#domain/scopes';
 import { slugify } from '#domain/slugs';
 import { tableName } from '#store/table';
-import { createToken } from '#domain/tokens';
+import { createToken, MAX_RATE_LIMIT } from '#domain/tokens';
 import { lambdaContext, loadHandlers, proxyEvent } from '#local/gateway';
 import { repoRoot } from '#lib/paths';
 
@@ -48,7 +48,7 @@ export interface Workspace {
 export async function benchWorkspace(prefix: string): Promise<Workspace> {
   const ws = `${prefix}-${randomBytes(4).toString('hex')}`;
   const owner = { name: 'Bench User', username: 'bench' };
-  const { token, record } = await createToken({ workspaces: [ws], owner, scopes: [...SCOPES] });
+  const { token, record } = await createToken({ workspaces: [ws], owner, scopes: [...SCOPES], limits: MAX_RATE_LIMIT });
   const principal: Principal = { tokenId: record.id, owner, workspaces: [ws], scopes: [...SCOPES] };
   const authorizer = { principalId: record.id, integrationLatency: 0, ...toAuthorizerContext(principal) };
   const { handlers: map } = await handlers();

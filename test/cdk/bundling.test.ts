@@ -59,7 +59,7 @@ test("a frame in the deployed bundle maps, through the map shipped beside it, to
   expect(at).toBeGreaterThan(0);
   const before = bundle.slice(0, at).split('\n');
   const frame = `    at handler (file://${cdkBundle}:${before.length}:${before.at(-1)!.length + 1})`;
-  expect(sourceMappedStack(frame)).toBe('    at handler (functions/authorizer/handler.ts:14:25)');
+  expect(sourceMappedStack(frame)).toBe('    at handler (functions/authorizer/handler.ts:15:25)');
 });
 
 test('the bundles replace node:stream/web with a lazy shim: importing it loads no web streams, and instanceof still answers', async () => {

@@ -94,6 +94,31 @@ describe('routes', () => {
     expect(ofType('AWS::ApiGateway::Method').filter(([, r]) => r.Properties.HttpMethod !== 'OPTIONS')).toHaveLength(routes.length);
   });
 
+  test("per-token rate limits: the API's keys come from the authorizer and every route requires one", () => {
+    const [[, api]] = ofType('AWS::ApiGateway::RestApi') as [[string, Resource]];
+    expect(api.Properties.ApiKeySourceType).toBe('AUTHORIZER');
+    const methods = ofType('AWS::ApiGateway::Method').filter(([, r]) => r.Properties.HttpMethod !== 'OPTIONS');
+    expect(methods).toHaveLength(routes.length);
+    for (const [id, m] of methods) expect(m.Properties.ApiKeyRequired, id).toBe(true);
+    // A preflight carries no token: it needs no key either.
+    for (const [, m] of ofType('AWS::ApiGateway::Method').filter(([, r]) => r.Properties.HttpMethod === 'OPTIONS'))
+      expect(m.Properties.ApiKeyRequired).not.toBe(true);
+  });
+
+  test('the usage plan of the default token limits throttles the stage at 100 requests per second, burst 200', () => {
+    const plans = ofType('AWS::ApiGateway::UsagePlan');
+    expect(plans).toHaveLength(1);
+    const [[, plan]] = plans as [[string, Resource]];
+    expect(plan.Properties.Throttle).toEqual({ RateLimit: 100, BurstLimit: 200 });
+    expect(plan.Properties.ApiStages).toEqual([
+      expect.objectContaining({ ApiId: { Ref: expect.any(String) }, Stage: { Ref: expect.any(String) } }),
+    ]);
+    // Named as the token CLI looks plans up: pls-<api id>-<stage>-<rate>rps-<burst>burst.
+    expect(JSON.stringify(plan.Properties.UsagePlanName)).toMatch(/"pls-".*"-dev-100rps-200burst"/);
+    // No API key in the template: the token CLI makes one per token.
+    expect(ofType('AWS::ApiGateway::ApiKey')).toEqual([]);
+  });
+
   test('the authorizer is a TOKEN authorizer on the Authorization header, validated and cached', () => {
     synth.template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
       Type: 'TOKEN',
@@ -435,9 +460,11 @@ describe('operations', () => {
     expect(alarms.some((a) => JSON.stringify(a.Metrics ?? []).includes('ThrottleEvents'))).toBe(true);
   });
 
-  test('outputs the API URL, the table name and the event bus', () => {
+  test('outputs the API URL, the table name, the event bus, and the API id and stage the token CLI needs', () => {
     synth.template.hasOutput('ApiUrl', {});
     synth.template.hasOutput('TableName', {});
     synth.template.hasOutput('EventBusName', {});
+    synth.template.hasOutput('RestApiId', {});
+    synth.template.hasOutput('StageName', {});
   });
 });

@@ -41,6 +41,13 @@ describe('the token CLI refuses every bad argument, writes nothing and exits non
     ['an empty username', ['--workspace', ws, '--name', 'Ada', '--username', '']],
     ['a username with a newline', ['--workspace', ws, '--name', 'Ada', '--username', 'ada\nroot']],
     ['an unknown option', ['--workspace', ws, ...who, '--admin']],
+    ['a zero rate', ['--workspace', ws, ...who, '--rate', '0']],
+    ['a rate in exponent notation', ['--workspace', ws, ...who, '--rate', '1e3']],
+    ['a rate that is not a number', ['--workspace', ws, ...who, '--rate', 'fast']],
+    ['a rate over the account limit', ['--workspace', ws, ...who, '--rate', '10001']],
+    ['a negative burst', ['--workspace', ws, ...who, '--burst', '-1']],
+    ['a fractional burst', ['--workspace', ws, ...who, '--burst', '1.5']],
+    ['an empty burst', ['--workspace', ws, ...who, '--burst', '']],
   ])('%s', async (_case, args) => {
     const res = await tokenCli(['create', ...args]);
     expect(res.code, res.stdout).not.toBe(0);
@@ -57,6 +64,37 @@ describe('the token CLI refuses every bad argument, writes nothing and exits non
     expect(created).toMatchObject({ workspaces: [ws], scopes: ['labels:read'], owner: { name: 'Ada', username: 'ada' } });
     expect(Date.parse(created.expires_at) - Date.now()).toBeGreaterThan(29 * 86_400_000);
     expect((await listTokens(ws)).map((t) => t.id)).toEqual([created.id]);
+  });
+
+  test('rate and burst: the defaults, set at creation, changed with `limits`, shown by `list`', async () => {
+    const lws = uniqueWorkspace('cli');
+    const plain = JSON.parse((await tokenCli(['create', '--workspace', lws, ...who, '--json'])).stdout);
+    expect(plain.rate_limit).toEqual({ rate: 100, burst: 200 });
+    const slow = JSON.parse((await tokenCli(['create', '--workspace', lws, ...who, '--rate', '2.5', '--burst', '5', '--json'])).stdout);
+    expect(slow.rate_limit).toEqual({ rate: 2.5, burst: 5 });
+    const changed = await tokenCli(['limits', slow.id, '--rate', '20', '--burst', '40']);
+    expect(changed.code, changed.stderr).toBe(0);
+    expect((await listTokens(lws)).find((t) => t.id === slow.id)?.rate_limit).toEqual({ rate: 20, burst: 40 });
+    expect((await tokenCli(['list', '--workspace', lws])).stdout).toMatch(new RegExp(`${slow.id} .* 20/s burst 40`));
+    // Refused: missing or bad limits, an unknown token, a revoked one; nothing changes.
+    for (const args of [
+      [slow.id, '--rate', '5'],
+      [slow.id, '--rate', '0', '--burst', '5'],
+      ['nosuchtokenidxxx', '--rate', '5', '--burst', '5'],
+    ]) {
+      const res = await tokenCli(['limits', ...args]);
+      expect(res.code, args.join(' ')).not.toBe(0);
+      expect(res.stderr).not.toMatch(/\n\s+at /);
+    }
+    expect((await tokenCli(['revoke', plain.id])).code).toBe(0);
+    expect((await tokenCli(['limits', plain.id, '--rate', '5', '--burst', '5'])).code).not.toBe(0);
+    expect((await listTokens(lws)).find((t) => t.id === slow.id)?.rate_limit).toEqual({ rate: 20, burst: 40 });
+  });
+
+  test('sync-keys is for a deployed stage only', async () => {
+    const res = await tokenCli(['sync-keys']);
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toMatch(/deployed/);
   });
 
   test('revoke of an unknown id fails without a stack trace', async () => {

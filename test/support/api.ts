@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { SCOPES, type Scope } from '#domain/scopes';
-import { createToken } from '#domain/tokens';
+import { createToken, MAX_RATE_LIMIT, type RateLimit } from '#domain/tokens';
 
 export const apiUrl = () => process.env.API_URL || inject('apiUrl');
 
@@ -47,12 +47,14 @@ export function uniqueWorkspace(prefix = 'ws'): string {
 
 export async function tokenFor(
   workspaces: string | string[],
-  opts: { scopes?: Scope[]; expiresAt?: Date; name?: string; username?: string } = {},
+  opts: { scopes?: Scope[]; expiresAt?: Date; name?: string; username?: string; limits?: RateLimit } = {},
 ): Promise<string> {
   const { token } = await createToken({
     workspaces: Array.isArray(workspaces) ? workspaces : [workspaces],
     owner: { name: opts.name ?? 'Test User', username: opts.username ?? 'tester' },
     scopes: opts.scopes ?? [...SCOPES],
+    // Suites send requests as fast as they can: a token's rate limit is tested on its own tokens.
+    limits: opts.limits ?? MAX_RATE_LIMIT,
     ...(opts.expiresAt ? { expiresAt: opts.expiresAt } : {}),
   });
   return token;

@@ -43,7 +43,12 @@ export async function teardown() {
   const failures = dir ? join(dir, 'stream-failures.jsonl') : undefined;
   if (failures && existsSync(failures)) {
     const lines = readFileSync(failures, 'utf8').trim().split('\n');
-    console.warn(`stream processor set aside ${lines.length} record(s):\n${lines.map((l) => JSON.parse(l).error).join('\n')}`);
+    const describe = (line: string) => {
+      const { error, record } = JSON.parse(line) as { error: string; record?: { eventName?: string; dynamodb?: Record<string, any> } };
+      const image = record?.dynamodb?.NewImage ?? record?.dynamodb?.OldImage;
+      return `${error} (${record?.eventName} ${JSON.stringify(record?.dynamodb?.Keys)}, type ${JSON.stringify(image?.type)})`;
+    };
+    console.warn(`stream processor set aside ${lines.length} record(s):\n${lines.map(describe).join('\n')}`);
   }
   if (dir) rmSync(dir, { recursive: true, force: true });
 }

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { putNewToken, readToken, revokeTokenItem, scanTokens, type TokenRecord } from '#store/tokens';
+import { putNewToken, readToken, revokeTokenItem, scanTokens, updateTokenLimits, type TokenRecord } from '#store/tokens';
 import { ValidationFailed } from './errors';
 import type { FieldError } from './problems';
 import { isScope, type Scope } from './scopes';
@@ -19,12 +19,35 @@ const TOKEN_PATTERN = /^pls_([a-z2-7]{16})_([A-Za-z0-9_-]{43})$/;
  */
 export const BEARER_HEADER = /^Bearer [-0-9A-Za-z._~+/]+=*$/;
 
+/** A token's share of the API: requests per second, steady, and the burst a full bucket allows. */
+export interface RateLimit {
+  rate: number;
+  burst: number;
+}
+
+/** What a token gets unless it is created with other limits (README, "Rate limits"). */
+export const DEFAULT_RATE_LIMIT: RateLimit = { rate: 100, burst: 200 };
+/** API Gateway's own bounds: an account's default Region rate and burst (load tests use them). */
+export const MAX_RATE_LIMIT: RateLimit = { rate: 10_000, burst: 5_000 };
+const { rate: MAX_RATE, burst: MAX_BURST } = MAX_RATE_LIMIT;
+
+/**
+ * The API Gateway API key value a token's requests count against (its usage plan's limits). Not a
+ * secret: the API's key source is the authorizer, so no client can name a key; derived from the id,
+ * so tokens made before keys existed have one too.
+ */
+export function usageKeyOf(tokenId: string): string {
+  return `pls-usage-${tokenId}`;
+}
+
 /** Who a valid token stands for. */
 export interface Principal {
   tokenId: string;
   owner: { name: string; username: string };
   workspaces: string[];
   scopes: Scope[];
+  /** The token's rate limit (set by the authorizer; handlers never need it). */
+  limits?: RateLimit;
 }
 
 export type { TokenRecord };
@@ -34,6 +57,7 @@ export interface NewToken {
   owner: { name: string; username: string };
   scopes: Scope[];
   expiresAt?: Date;
+  limits?: RateLimit;
 }
 
 function hash(token: string): string {
@@ -56,8 +80,17 @@ export const MAX_TOKEN_LIFETIME_MS = 3_650 * 86_400_000;
  * username; an expiry, if any, a real date at most ten years away (the CLI also refuses one in the
  * past: a lifetime of zero is a mistake there; tests create expired tokens on purpose).
  */
-function tokenProblems(input: NewToken, now: number): FieldError[] {
+function limitProblems({ rate, burst }: RateLimit): FieldError[] {
   const errors: FieldError[] = [];
+  if (!(Number.isFinite(rate) && rate > 0 && rate <= MAX_RATE))
+    errors.push({ field: 'rate', message: `must be a number of requests per second above 0 and at most ${MAX_RATE}` });
+  if (!(Number.isInteger(burst) && burst >= 1 && burst <= MAX_BURST))
+    errors.push({ field: 'burst', message: `must be a whole number of requests from 1 to ${MAX_BURST}` });
+  return errors;
+}
+
+function tokenProblems(input: NewToken, now: number): FieldError[] {
+  const errors: FieldError[] = limitProblems(input.limits ?? DEFAULT_RATE_LIMIT);
   if (input.workspaces.length === 0) errors.push({ field: 'workspaces', message: 'must name at least one workspace' });
   for (const ws of input.workspaces) {
     if (!SLUG.test(ws))
@@ -96,6 +129,7 @@ export async function createToken(input: NewToken): Promise<{ token: string; rec
     created_at: new Date().toISOString(),
     ...(input.expiresAt ? { expires_at: input.expiresAt.toISOString() } : {}),
     revoked: false,
+    rate_limit: { ...(input.limits ?? DEFAULT_RATE_LIMIT) },
   };
   await putNewToken(record, hash(token));
   return { token, record };
@@ -117,7 +151,20 @@ export async function verifyToken(token: string, now = new Date()): Promise<Prin
   if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return null;
   if (stored.revoked) return null;
   if (stored.expires_at !== undefined && Date.parse(stored.expires_at) <= now.getTime()) return null;
-  return { tokenId: stored.id, owner: stored.owner, workspaces: stored.workspaces, scopes: stored.scopes.filter(isScope) };
+  return {
+    tokenId: stored.id,
+    owner: stored.owner,
+    workspaces: stored.workspaces,
+    scopes: stored.scopes.filter(isScope),
+    limits: stored.rate_limit ?? DEFAULT_RATE_LIMIT,
+  };
+}
+
+/** Gives an active token other limits (422 when they are out of bounds); false when there is no such token. */
+export function setTokenLimits(id: string, limits: RateLimit): Promise<boolean> {
+  const errors = limitProblems(limits);
+  if (errors.length) throw new ValidationFailed(errors);
+  return updateTokenLimits(id, limits);
 }
 
 export function revokeToken(id: string): Promise<boolean> {

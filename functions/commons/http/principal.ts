@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { Forbidden, Unauthorized } from '#domain/errors';
 import { isScope, type Scope } from '#domain/scopes';
-import type { Principal } from '#domain/tokens';
+import type { Principal, RateLimit } from '#domain/tokens';
 
 export type { Principal };
 
@@ -12,6 +12,9 @@ interface AuthorizerContext {
   ownerUsername: string;
   workspaces: string;
   scopes: string;
+  /** The token's limits, as its usage plan enforces them deployed (the local gateway reads them here). */
+  rateLimit?: string;
+  burstLimit?: string;
 }
 
 export function toAuthorizerContext(p: Principal): AuthorizerContext {
@@ -21,7 +24,15 @@ export function toAuthorizerContext(p: Principal): AuthorizerContext {
     ownerUsername: p.owner.username,
     workspaces: p.workspaces.join(','),
     scopes: p.scopes.join(' '),
+    ...(p.limits ? { rateLimit: String(p.limits.rate), burstLimit: String(p.limits.burst) } : {}),
   };
+}
+
+/** The rate limit an authorizer context carries, if any. */
+export function limitsOf(context: Record<string, unknown> | null | undefined): RateLimit | undefined {
+  const rate = Number(context?.rateLimit);
+  const burst = Number(context?.burstLimit);
+  return rate > 0 && burst >= 1 ? { rate, burst } : undefined;
 }
 
 /** Who is calling, as the token authorizer described them in `requestContext.authorizer`. */

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
-import { bool, map, optStr, str, strings } from './codec';
+import { bool, map, num, optStr, str, strings } from './codec';
 import { isConditionFailure } from './errors';
 import { ItemType, keys } from './keys';
 import type { Item } from './query';
@@ -15,11 +15,14 @@ export interface TokenRecord {
   created_at: string;
   expires_at?: string;
   revoked: boolean;
+  /** Requests per second and burst; absent on tokens made before tokens carried limits (the defaults apply). */
+  rate_limit?: { rate: number; burst: number };
 }
 
 function decodeToken(item: Item): TokenRecord & { hash: string } {
   const owner = map(item, 'owner');
   const expires = optStr(item, 'expires_at');
+  const limit = item.rate_limit === undefined ? undefined : map(item, 'rate_limit');
   return {
     id: str(item, 'id'),
     hash: str(item, 'hash'),
@@ -29,6 +32,7 @@ function decodeToken(item: Item): TokenRecord & { hash: string } {
     created_at: str(item, 'created_at'),
     ...(expires !== undefined ? { expires_at: expires } : {}),
     revoked: bool(item, 'revoked'),
+    ...(limit ? { rate_limit: { rate: num(limit, 'rate', item), burst: num(limit, 'burst', item) } } : {}),
   };
 }
 
@@ -58,6 +62,25 @@ export async function revokeTokenItem(id: string): Promise<boolean> {
         UpdateExpression: 'SET revoked = :true, revoked_at = :now',
         ConditionExpression: 'attribute_exists(PK)',
         ExpressionAttributeValues: { ':true': true, ':now': new Date().toISOString() },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** Sets an active token's rate limit; false when there is no such token or it is revoked. */
+export async function updateTokenLimits(id: string, limit: { rate: number; burst: number }): Promise<boolean> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.token(id),
+        UpdateExpression: 'SET rate_limit = :limit',
+        ConditionExpression: 'attribute_exists(PK) AND revoked = :false',
+        ExpressionAttributeValues: { ':limit': { rate: limit.rate, burst: limit.burst }, ':false': false },
       }),
     );
     return true;

@@ -1,0 +1,75 @@
+import {
+  APIGatewayClient,
+  CreateApiKeyCommand,
+  CreateUsagePlanCommand,
+  CreateUsagePlanKeyCommand,
+  DeleteApiKeyCommand,
+  GetApiKeysCommand,
+  GetUsagePlansCommand,
+} from '@aws-sdk/client-api-gateway';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, test } from 'vitest';
+import { usageKeyOf } from '#domain/tokens';
+import { addTokenKey, deployedApi, removeTokenKey, type DeployedApi } from '#lib/aws/usagePlans';
+
+/** The token CLI's side of deployed rate limits, against a mocked API Gateway (no account needed). */
+const gateway = mockClient(APIGatewayClient);
+const api = (): DeployedApi => ({ restApiId: 'abc123', stage: 'dev', client: new APIGatewayClient({ region: 'eu-west-1' }) });
+
+beforeEach(() => gateway.reset());
+
+describe('a new token gets its API key in the plan of its limits', () => {
+  test('the default plan the stack made is found by name (on a later page) and used', async () => {
+    gateway
+      .on(GetUsagePlansCommand, { position: undefined })
+      .resolves({ items: [{ id: 'p-other', name: 'someone-elses-plan' }], position: 'next' })
+      .on(GetUsagePlansCommand, { position: 'next' })
+      .resolves({ items: [{ id: 'p-default', name: 'pls-abc123-dev-100rps-200burst' }] });
+    gateway.on(CreateApiKeyCommand).resolves({ id: 'k-1' });
+    gateway.on(CreateUsagePlanKeyCommand).resolves({});
+    await addTokenKey(api(), 'tokenid000000001', { rate: 100, burst: 200 });
+    expect(gateway.commandCalls(CreateUsagePlanCommand)).toHaveLength(0);
+    expect(gateway.commandCalls(CreateApiKeyCommand)[0]!.args[0].input).toMatchObject({
+      name: 'pls-token-tokenid000000001',
+      value: usageKeyOf('tokenid000000001'),
+      enabled: true,
+    });
+    expect(gateway.commandCalls(CreateUsagePlanKeyCommand)[0]!.args[0].input).toEqual({
+      usagePlanId: 'p-default',
+      keyId: 'k-1',
+      keyType: 'API_KEY',
+    });
+  });
+
+  test('other limits get a plan of their own on the stage, made once', async () => {
+    gateway.on(GetUsagePlansCommand).resolves({ items: [] });
+    gateway.on(CreateUsagePlanCommand).resolves({ id: 'p-new' });
+    gateway.on(CreateApiKeyCommand).resolves({ id: 'k-2' });
+    await addTokenKey(api(), 'tokenid000000002', { rate: 2.5, burst: 5 });
+    expect(gateway.commandCalls(CreateUsagePlanCommand)[0]!.args[0].input).toMatchObject({
+      name: 'pls-abc123-dev-2.5rps-5burst',
+      apiStages: [{ apiId: 'abc123', stage: 'dev' }],
+      throttle: { rateLimit: 2.5, burstLimit: 5 },
+    });
+    expect(gateway.commandCalls(CreateUsagePlanKeyCommand)[0]!.args[0].input.usagePlanId).toBe('p-new');
+  });
+});
+
+test('revoking removes the key of that token only (a name query matches prefixes)', async () => {
+  gateway.on(GetApiKeysCommand).resolves({
+    items: [
+      { id: 'k-1', name: 'pls-token-tokenid000000001' },
+      { id: 'k-9', name: 'pls-token-tokenid0000000019' },
+    ],
+  });
+  expect(await removeTokenKey(api(), 'tokenid000000001')).toBe(true);
+  expect(gateway.commandCalls(DeleteApiKeyCommand).map((c) => c.args[0].input.apiKey)).toEqual(['k-1']);
+  gateway.on(GetApiKeysCommand).resolves({ items: [] });
+  expect(await removeTokenKey(api(), 'tokenid000000003')).toBe(false);
+});
+
+test('the deployed API is named by REST_API_ID and STAGE_NAME, both or nothing', () => {
+  expect(deployedApi({ REST_API_ID: 'abc', STAGE_NAME: 'dev' })).toMatchObject({ restApiId: 'abc', stage: 'dev' });
+  expect(deployedApi({ REST_API_ID: 'abc' })).toBeUndefined();
+  expect(deployedApi({ STAGE_NAME: ' ', REST_API_ID: 'abc' })).toBeUndefined();
+});
