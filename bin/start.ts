@@ -83,6 +83,7 @@ console.log(`API listening on ${base} (table ${tableName()}${embedded ? ', Dynam
 if (embedded) {
   // The same code as the stream processor Lambda, fed by DynamoDB Local's stream; events go to a file.
   const { processStreamBatch } = await import('#events/processor');
+  const { reachesProcessor } = await import('#events/streamFilter');
   const { fileBus } = await import('#local/eventFile');
   const { runTableStream } = await import('#local/streams');
   const eventsFile = eventsFilePath();
@@ -91,6 +92,7 @@ if (embedded) {
     endpoint: database!.endpoint,
     tableName: tableName(),
     handle: (records) => processStreamBatch(records, bus),
+    filter: reachesProcessor,
     checkpointFile: inMemory ? undefined : join(dataDir, 'stream-checkpoints.json'),
     failureFile: process.env.STREAM_FAILURES_FILE || `${eventsFile.replace(/\.jsonl$/, '')}.failures.jsonl`,
     statusFile: process.env.STREAM_STATUS_FILE || `${eventsFile.replace(/\.jsonl$/, '')}.stream-status.json`,

@@ -28,7 +28,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
 import { authorizerHandler, inboundConsumerHandler, routes, streamProcessorHandler, type Route } from '#http/routes';
 import { EVENT_SOURCE, INBOUND_TYPES } from '#domain/eventNames';
-import { ItemType } from '#store/keys';
+import { PROCESSED_REMOVALS, PROCESSED_TYPES } from '#events/streamFilter';
 import { TABLE } from '#store/table';
 import { keys } from '#store/keys';
 import { BEARER_HEADER, DEFAULT_RATE_LIMIT } from '#domain/tokens';
@@ -52,17 +52,6 @@ export interface ServiceStackProps extends StackProps {
   /** Publish outbound events to this existing EventBridge bus instead of a bus of the stack's own. */
   eventBusName?: string;
 }
-
-/** Stream records the processor acts on: public items appearing or changing, and task links going. */
-const STREAM_TYPES = [
-  ItemType.project,
-  ItemType.label,
-  ItemType.taskLink,
-  ItemType.projectLabel,
-  ItemType.detachNote,
-  ItemType.projectDeletion,
-  ItemType.labelDeletion,
-];
 
 /** How long the oldest unprocessed stream record may wait before the iterator-age alarm fires. */
 const ITERATOR_AGE_ALARM = Duration.minutes(1);
@@ -327,8 +316,11 @@ export class ServiceStack extends Stack {
         maxRecordAge: Duration.hours(24),
         onFailure: new SqsDlq(failures),
         filters: [
-          FilterCriteria.filter({ dynamodb: { NewImage: { type: string(STREAM_TYPES) } } }),
-          FilterCriteria.filter({ eventName: FilterRule.isEqual('REMOVE'), dynamodb: { OldImage: { type: string([ItemType.taskLink]) } } }),
+          FilterCriteria.filter({ dynamodb: { NewImage: { type: string([...PROCESSED_TYPES]) } } }),
+          FilterCriteria.filter({
+            eventName: FilterRule.isEqual('REMOVE'),
+            dynamodb: { OldImage: { type: string([...PROCESSED_REMOVALS]) } },
+          }),
         ],
       }),
     );

@@ -25,6 +25,8 @@ export interface StreamRunnerOptions {
   checkpointFile?: string | undefined;
   /** Records per batch (default LOCAL_BATCH). */
   batchSize?: number;
+  /** The records `handle` gets (as an event source mapping's filter: the others are skipped, never delivered). */
+  filter?: (record: DynamoDBRecord) => boolean;
   /** Where records that failed every retry are appended, one JSON line each (none: only logged). */
   failureFile?: string | undefined;
   /**
@@ -148,7 +150,8 @@ export async function runTableStream(opts: StreamRunnerOptions): Promise<StreamR
     }
     const records = (out.Records ?? []).map(lambdaRecord);
     if (records.length) {
-      await deliver(records);
+      const taken = opts.filter ? records.filter(opts.filter) : records;
+      if (taken.length) await deliver(taken);
       if (stopping) return 0;
       stats.batches++;
       stats.records += records.length;
