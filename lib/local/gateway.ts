@@ -18,6 +18,7 @@ import { NO_STORE_HEADERS } from '#http/headers';
 import { limitsOf } from '#http/principal';
 import { problemResponse } from '#http/problem';
 import { authorizerHandler, matchPath, routes, type Route } from '#http/routes';
+import { docsAnswer } from './docs';
 import { RateLimiter } from './rateLimits';
 
 /**
@@ -250,6 +251,8 @@ async function dispatch(
     }
   }
   if (!match && method === 'OPTIONS' && routes.some((route) => matchPath(route.path, url.pathname))) return preflight();
+  const docs = !match && method === 'GET' ? docsAnswer(url.pathname) : undefined;
+  if (docs) return docs;
   if (!match) {
     return gatewayProblem('not_found', `No route for ${method} ${url.pathname}.`, requestId);
   }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { SCOPES, type Scope } from '#domain/scopes';
 import { createToken, MAX_RATE_LIMIT, type RateLimit } from '#domain/tokens';
+import { checkAnswer } from './openapi';
 
 export const apiUrl = () => process.env.API_URL || inject('apiUrl');
 
@@ -32,6 +33,8 @@ export async function call(method: string, path: string, opts: RequestOptions = 
   }
   const res = await fetch(`${opts.base ?? apiUrl()}${path}`, { method, headers, body });
   const text = await res.text();
+  // Every answer a suite gets is checked against openapi.json: the document cannot drift from the code.
+  checkAnswer(method, path, res.status, res.headers.get('content-type'), text);
   let parsed: unknown = undefined;
   try {
     parsed = text ? JSON.parse(text) : undefined;

@@ -1,0 +1,248 @@
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import * as z from 'zod';
+import { PROBLEMS } from '#domain/problems';
+import { DEFAULT_RATE_LIMIT } from '#domain/tokens';
+import { routes, type Route } from '#http/routes';
+import { repoRoot } from '#lib/paths';
+import {
+  envelope,
+  Label,
+  PageMeta,
+  Problem,
+  Project,
+  ProjectCreated,
+  ProjectLabel,
+  ProjectListItem,
+  ProjectStats,
+  SearchResults,
+  TaskLabels,
+} from './schemas';
+
+/**
+ * The OpenAPI 3.1 document of the API, built from the route table, each route's own input schema
+ * (zod, as the handler validates it) and the answer schemas (./schemas.ts). `npm run openapi`
+ * writes it to openapi.json; a test fails when that file is stale.
+ */
+
+// The document is plain JSON, walked and built freely (its shape is checked by the OpenAPI schema test).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
+
+/** Where `npm run openapi` writes the document, relative to the repository root. */
+export const OPENAPI_FILE = 'openapi.json';
+
+interface Answer {
+  status: 200 | 201;
+  schema: z.ZodType;
+  description: string;
+}
+
+const one = (schema: z.ZodType) => envelope(schema);
+const page = (schema: z.ZodType) => envelope(z.array(schema), PageMeta);
+const attachResult = one(z.union([z.array(Label), z.array(TaskLabels), z.array(ProjectLabel)]));
+
+/** The success answer of every route (its errors are the catalogue's problems). */
+const ANSWERS: Record<string, Answer> = {
+  'list-projects': { status: 200, schema: page(ProjectListItem), description: 'A page of projects' },
+  'create-project': { status: 201, schema: one(ProjectCreated), description: 'The project, created' },
+  'get-project': { status: 200, schema: one(Project), description: 'The project' },
+  'update-project': { status: 200, schema: one(Project), description: 'The project after the update' },
+  'delete-project': {
+    status: 200,
+    schema: one(z.object({ slug: z.string(), deleted: z.literal(true) })),
+    description: 'The project is gone (its tasks, links and label set are removed in the background)',
+  },
+  'duplicate-project': { status: 201, schema: one(Project), description: 'The copy, created' },
+  'project-stats': { status: 200, schema: one(ProjectStats), description: "The project's statistics" },
+  'list-labels': {
+    status: 200,
+    schema: z.union([envelope(z.array(Label)), envelope(z.array(Label), PageMeta), envelope(z.array(ProjectLabel))]),
+    description:
+      "The workspace's labels (a page of them with `page`), a project's labels with `project_slug`, a task's with `task_uuid` too",
+  },
+  'create-label': { status: 201, schema: one(Label), description: 'The label, created' },
+  'update-label': { status: 200, schema: one(Label), description: 'The label after the update' },
+  'delete-label': {
+    status: 200,
+    schema: one(z.object({ id: z.int(), slug: z.string(), deleted: z.literal(true) })),
+    description: 'The label is gone (removed from every task in the background)',
+  },
+  'attach-label': {
+    status: 200,
+    schema: attachResult,
+    description: "The task's labels after the call (per task for task_uuids; the project's labels without a task)",
+  },
+  'detach-label': {
+    status: 200,
+    schema: attachResult,
+    description: "The task's labels after the call (per task for task_uuids; the project's labels without a task)",
+  },
+  'label-tasks': { status: 200, schema: page(z.string()), description: 'A page of the task_uuids of the project that carry the label' },
+  search: { status: 200, schema: one(SearchResults), description: 'Hits per category (projects; the other categories answer empty)' },
+  'get-label': { status: 200, schema: one(Label), description: 'The label' },
+  'project-labels': {
+    status: 200,
+    schema: one(z.array(ProjectLabel)),
+    description: "The project's labels, with how many of its tasks carry each",
+  },
+  'toggle-task-label': { status: 200, schema: one(z.array(Label)), description: "The task's labels after the call" },
+};
+
+/** The problems a route can answer, by status: the catalogue's, as every function and the gateway answer them. */
+function problemStatuses(route: Route): number[] {
+  const statuses = new Set([400, 401, 403, 404, 413, 415, 422, 429, 500, 502, 503, 504]);
+  if (route.method !== 'GET') statuses.add(409);
+  if (route.method === 'PUT' || route.method === 'DELETE') statuses.add(412);
+  return [...statuses].sort((a, b) => a - b);
+}
+
+const statusTitle = (status: number) => Object.values(PROBLEMS).find((p) => p.status === status)?.title ?? 'Error';
+
+/** `#/$defs/X` (zod's references to named schemas) as `#/components/schemas/X`, everywhere in `value`. */
+function toComponentRefs(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(toComponentRefs);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [
+      k,
+      k === '$ref' && typeof v === 'string' ? v.replace('#/$defs/', '#/components/schemas/') : toComponentRefs(v),
+    ]),
+  );
+}
+
+/** JSON Schema of a zod schema, its named parts (`.meta({ id })`) moved to components and referenced. */
+function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output', components: Json): Json {
+  const out = z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'any' }) as Json;
+  const { $schema: _, $defs, ...rest } = toComponentRefs(out) as Json;
+  for (const [id, def] of Object.entries(($defs ?? {}) as Json)) components[id] = def;
+  return rest;
+}
+
+async function inputSchemaOf(route: Route): Promise<z.ZodType> {
+  const mod = (await import(pathToFileURL(join(repoRoot, route.handler)).href)) as { handler: { inputSchema: z.ZodType } };
+  return mod.handler.inputSchema;
+}
+
+/** Path and query parameters of a route from its input schema, plus `company_slug`. */
+function parametersOf(route: Route, input: Json): Json[] {
+  const params: Json[] = [];
+  for (const where of ['path', 'query'] as const) {
+    const part = input.properties?.[where] as Json | undefined;
+    for (const [name, schema] of Object.entries((part?.properties ?? {}) as Json)) {
+      params.push({ name, in: where, required: where === 'path' || (part?.required ?? []).includes(name), schema });
+    }
+  }
+  params.push({
+    name: 'company_slug',
+    in: 'query',
+    required: false,
+    description:
+      route.name === 'search'
+        ? 'The workspace; left out, every workspace the token is granted (the first 10)'
+        : 'The workspace: in the query string, or in the JSON body (`company_slug`); required in one of them',
+    schema: { type: 'string', pattern: '^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$' },
+  });
+  return params;
+}
+
+const HEADERS: Json = {
+  'X-Request-Id': { description: 'The id of the request (the `request_id` of a problem)', schema: { type: 'string' } },
+  'Cache-Control': { description: 'Always `no-store`', schema: { type: 'string', const: 'no-store' } },
+};
+
+export async function buildOpenApi(): Promise<Json> {
+  const components: Json = {};
+  jsonSchemaOf(Problem, 'output', components); // registers the Problem component the responses reference
+  const paths: Json = {};
+  for (const route of routes) {
+    const answer = ANSWERS[route.name];
+    if (!answer) throw new Error(`no answer schema for route ${route.name} (lib/openapi/document.ts)`);
+    const input = jsonSchemaOf(await inputSchemaOf(route), 'input', components);
+    const body = input.properties?.body as Json | undefined;
+    const responses: Json = {
+      [answer.status]: {
+        description: answer.description,
+        headers: {
+          ...HEADERS,
+          ...(answer.status === 201 ? { Location: { description: 'Where the new resource is read', schema: { type: 'string' } } } : {}),
+          ...(route.method === 'POST'
+            ? {
+                'Idempotent-Replayed': {
+                  description: '`true` on the replay of a kept answer (Idempotency-Key)',
+                  schema: { type: 'string' },
+                },
+              }
+            : {}),
+          ...(['get-project', 'update-project', 'get-label', 'update-label'].includes(route.name)
+            ? { ETag: { description: 'Strong entity tag of the resource', schema: { type: 'string' } } }
+            : {}),
+        },
+        content: { 'application/json': { schema: jsonSchemaOf(answer.schema, 'output', components) } },
+      },
+    };
+    if (route.name === 'get-project' || route.name === 'get-label') {
+      responses[304] = { description: 'Not modified (If-None-Match matched the ETag)', headers: { ETag: { schema: { type: 'string' } } } };
+    }
+    for (const status of problemStatuses(route)) {
+      responses[status] = {
+        description: statusTitle(status),
+        ...(status === 429 || status === 503 || status === 409
+          ? { headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'string' } } } }
+          : {}),
+        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+      };
+    }
+    const headerParams: Json[] = [];
+    if (route.method === 'POST')
+      headerParams.push({
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description: 'Retries with the same key and request replay the first answer for 24 hours',
+        schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
+      });
+    if (route.method === 'PUT' || route.method === 'DELETE')
+      headerParams.push({ name: 'If-Match', in: 'header', required: false, schema: { type: 'string' } });
+    if (route.name === 'get-project' || route.name === 'get-label')
+      headerParams.push({ name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } });
+    paths[route.path] ??= {};
+    paths[route.path][route.method.toLowerCase()] = {
+      operationId: route.name,
+      tags: [route.path.startsWith('/projects-labels') || route.path.startsWith('/task-labels') ? 'labels' : 'projects'],
+      summary: answer.description,
+      security: [{ bearer: [] }],
+      'x-scope': route.scope,
+      parameters: [...parametersOf(route, input), ...headerParams],
+      ...(body
+        ? {
+            requestBody: {
+              required: (input.required ?? []).includes('body') && route.method !== 'DELETE',
+              content: {
+                'application/json': { schema: { ...body, properties: { ...body.properties, company_slug: { type: 'string' } } } },
+              },
+            },
+          }
+        : {}),
+      responses,
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Project and Label Management Service',
+      version: '1.0.0',
+      description:
+        'Workspace projects and labels. Every request carries a bearer token and names its workspace (`company_slug`). ' +
+        `Each token has a rate limit (default ${DEFAULT_RATE_LIMIT.rate} requests per second, burst ${DEFAULT_RATE_LIMIT.burst}). ` +
+        'Every error is `application/problem+json` (RFC 9457).',
+    },
+    servers: [{ url: 'http://127.0.0.1:3000', description: 'npm start' }],
+    tags: [{ name: 'projects' }, { name: 'labels' }],
+    paths,
+    components: {
+      schemas: Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))),
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'pls_<id>_<secret>' } },
+    },
+  };
+}

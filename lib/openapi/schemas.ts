@@ -1,0 +1,95 @@
+import * as z from 'zod';
+import { PROBLEMS } from '#domain/problems';
+import { SLUG } from '#domain/slugs';
+
+/**
+ * What the API answers, as zod schemas for the OpenAPI document (the inputs are the routes' own
+ * schemas). They describe functions/commons/http/*Views.ts and the problem renderer; the integration
+ * suite validates every response it gets against the document, so a view that changes without its
+ * schema here fails the suite.
+ */
+const slug = z.string().regex(SLUG);
+const timestamp = z.iso.datetime({ offset: true });
+const color = z.string().regex(/^[0-9A-F]{6}$/);
+
+export const Label = z.object({ id: z.int().min(1), slug, title: z.string(), color }).meta({ id: 'Label' });
+export const ProjectLabel = Label.extend({ tasks_count: z.int().min(0) }).meta({ id: 'ProjectLabel' });
+export const TaskLabels = z.object({ task_uuid: z.string(), labels: z.array(Label) }).meta({ id: 'TaskLabels' });
+
+const visibility = z.enum(['public', 'private']);
+const status = z.enum(['in_progress', 'completed', 'archived']);
+
+export const ProjectStats = z
+  .object({
+    tasks_count: z.int().min(0),
+    completed_count: z.int().min(0),
+    open_count: z.int().min(0),
+    members_count: z.int().min(0),
+    sprints_count: z.int().min(0),
+    labels_count: z.int().min(0),
+  })
+  .meta({ id: 'ProjectStats' });
+
+export const ProjectListItem = z
+  .object({
+    slug,
+    name: z.string(),
+    description: z.string(),
+    logo: z.string().nullable(),
+    visibility,
+    is_private: z.boolean(),
+    recurring: z.boolean(),
+    owner: z.object({ name: z.string(), username: z.string() }),
+    status,
+    created_at: timestamp,
+  })
+  .meta({ id: 'ProjectListItem' });
+
+export const Project = ProjectListItem.extend({
+  settings: z.object({ default_workflow: z.enum(['kanban', 'scrum']), task_prefix: z.string() }),
+  stats: ProjectStats,
+}).meta({ id: 'Project' });
+
+export const ProjectCreated = z
+  .object({ slug, name: z.string(), description: z.string(), visibility, is_private: z.boolean(), created_at: timestamp })
+  .meta({ id: 'ProjectCreated' });
+
+export const SearchResults = z
+  .record(
+    z.string(),
+    z.object({
+      items: z.array(ProjectListItem.extend({ title: z.string(), company_slug: slug, route: z.string() })),
+      total: z.int().min(0),
+    }),
+  )
+  .meta({ id: 'SearchResults' });
+
+export const PageMeta = z
+  .object({
+    limit: z.int().min(1),
+    next_cursor: z.string().nullable(),
+    current_page: z.int().min(1).optional(),
+    per_page: z.int().min(1).optional(),
+  })
+  .meta({ id: 'PageMeta' });
+
+const codes = Object.keys(PROBLEMS) as [keyof typeof PROBLEMS, ...(keyof typeof PROBLEMS)[]];
+
+/** RFC 9457 problem details, with the members GitScrum clients read (`message`, `error_code`). */
+export const Problem = z
+  .object({
+    type: z.url(),
+    title: z.string(),
+    status: z.int().min(400).max(599),
+    detail: z.string(),
+    message: z.string(),
+    code: z.enum(codes),
+    error_code: z.string().regex(/^[A-Z_]+$/),
+    request_id: z.string(),
+    errors: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+  })
+  .meta({ id: 'Problem' });
+
+/** `{ data }`, and `meta` on paginated lists. */
+export const envelope = (data: z.ZodType, meta?: z.ZodType) =>
+  meta ? z.object({ data, meta }) : z.object({ data, meta: z.never().optional() });

@@ -1,0 +1,77 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { describe, expect, test } from 'vitest';
+import { routes } from '#http/routes';
+import { buildOpenApi, OPENAPI_FILE } from '#lib/openapi/document';
+import { repoRoot } from '#lib/paths';
+import { call } from '#support/api';
+import { checkAnswer } from '#support/openapi';
+
+const committed = () => JSON.parse(readFileSync(join(repoRoot, OPENAPI_FILE), 'utf8'));
+
+describe('openapi.json', () => {
+  test('is what `npm run openapi` makes of the code now (run it and commit the file when this fails)', async () => {
+    expect(committed()).toEqual(JSON.parse(JSON.stringify(await buildOpenApi())));
+  });
+
+  test("is a valid OpenAPI 3.1 document by the specification's own schema", async () => {
+    const validator = new Validator();
+    const result = await validator.validate(committed());
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  test('documents every route, its scope, the bearer scheme and problem answers', () => {
+    const doc = committed();
+    for (const r of routes) {
+      const op = doc.paths[r.path]?.[r.method.toLowerCase()];
+      expect(op, `${r.method} ${r.path}`).toBeDefined();
+      expect(op.operationId).toBe(r.name);
+      expect(op['x-scope']).toBe(r.scope);
+      expect(op.security).toEqual([{ bearer: [] }]);
+      expect(op.responses['401'].content['application/problem+json']).toBeDefined();
+    }
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+});
+
+describe('the answer check the suites run on every response', () => {
+  const label = JSON.stringify({ data: { id: 1, slug: 'bug', title: 'Bug', color: 'FF0000' } });
+  test('accepts a documented answer', () => {
+    expect(() => checkAnswer('GET', '/projects-labels/bug?company_slug=a', 200, 'application/json', label)).not.toThrow();
+  });
+  test.each([
+    ['a body off its schema', 'GET', '/projects-labels/bug', 200, 'application/json', label.replace('FF0000', 'red')],
+    ['a missing member', 'GET', '/projects-labels/bug', 200, 'application/json', JSON.stringify({ data: { id: 1, slug: 'bug' } })],
+    ['an undocumented status', 'GET', '/projects-labels/bug', 201, 'application/json', label],
+    ['an undocumented content type', 'GET', '/projects-labels/bug', 200, 'text/html', '<p>'],
+    ['a problem off the problem schema', 'GET', '/projects-labels/bug', 404, 'application/problem+json', '{"status":404}'],
+    ['an unrouted answer that is not a problem', 'GET', '/nowhere', 404, 'text/plain', 'Not Found'],
+    ['a 304 with a body', 'GET', '/projects-labels/bug', 304, null, label],
+  ])('refuses %s', (_case, method, path, status, type, body) => {
+    expect(() => checkAnswer(method, path, status, type, body)).toThrow(/openapi\.json/);
+  });
+});
+
+describe('npm start serves the document and a reference page', () => {
+  test('GET /openapi.json is the committed document; /docs renders it with Swagger UI from its package', async () => {
+    const served = await call('GET', '/openapi.json');
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(served.body).toEqual(committed());
+    const page = await call('GET', '/docs');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.text).toContain("url: '/openapi.json'");
+    for (const asset of ['/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css']) {
+      const res = await call('GET', asset);
+      expect(res.status, asset).toBe(200);
+      expect(res.text.length).toBeGreaterThan(1000);
+    }
+    // Nothing else of the package is reachable.
+    expect((await call('GET', '/docs/package.json')).status).toBe(404);
+    expect((await call('GET', '/docs/../package.json')).status).toBe(404);
+  });
+});
