@@ -13,10 +13,12 @@ import { isLocalDatabase, useLocalDatabase } from '#local/database';
 
 const local = isLocalDatabase();
 if (local) useLocalDatabase();
-const { createToken, DEFAULT_RATE_LIMIT, listTokens, MAX_TOKEN_LIFETIME_MS, revokeToken, setTokenLimits } = await import('#domain/tokens');
+const { checkLimits, createToken, DEFAULT_RATE_LIMIT, listTokens, MAX_TOKEN_LIFETIME_MS, revokeToken, setTokenLimits } = await import(
+  '#domain/tokens'
+);
 const { ValidationFailed } = await import('#domain/errors');
 const { SCOPES, isScope } = await import('#domain/scopes');
-const { addTokenKey, deployedApi, removeTokenKey } = await import('#lib/aws/usagePlans');
+const { addTokenKey, deployedApi, placeTokenKey, removeTokenKey } = await import('#lib/aws/usagePlans');
 
 const usage = `usage:
   npm run token -- create --workspace <slug>[,<slug>...] --name <name> --username <username> [--scopes ${SCOPES.join(',')}] [--expires-in 30d|12h|90m] [--rate ${DEFAULT_RATE_LIMIT.rate}] [--burst ${DEFAULT_RATE_LIMIT.burst}]
@@ -172,31 +174,36 @@ switch (command) {
     if (!arg) fail('limits needs a token id');
     const limits = limitsOption(true);
     const deployed = api();
+    if (!(await listTokens()).some((t) => t.id === arg && !t.revoked)) fail(`no active token ${arg}`);
     try {
+      // Bounds first (nothing moves for limits that would be refused), then the key, then the record.
+      checkLimits(limits);
+      if (deployed) await placeTokenKey(deployed, arg, limits);
       if (!(await setTokenLimits(arg, limits))) fail(`no active token ${arg}`);
     } catch (error) {
       if (error instanceof ValidationFailed) fail(describeErrors(error));
       throw error;
     }
-    if (deployed) {
-      await removeTokenKey(deployed, arg);
-      await addTokenKey(deployed, arg, limits);
-    }
-    console.log(`Token ${arg}: ${limits.rate} requests/s, burst ${limits.burst} (within the authorizer cache's 300 s everywhere).`);
+    console.log(
+      `Token ${arg}: ${limits.rate} requests/s, burst ${limits.burst}` +
+        (deployed
+          ? ' (its API key is in the plan of these limits now).'
+          : " (locally, once the authorizer's cached answer expires: 300 s)."),
+    );
     break;
   }
   case 'sync-keys': {
     const deployed = api();
     if (!deployed) fail('sync-keys is for a deployed stage (TABLE_NAME, REST_API_ID, STAGE_NAME); locally tokens need no keys');
-    let added = 0;
+    const outcomes = { created: 0, moved: 0, unchanged: 0 };
     for (const t of await listTokens()) {
       if (t.revoked || (t.expires_at && Date.parse(t.expires_at) <= Date.now())) continue;
-      // Made again either way, so a key in the wrong plan ends up in the right one.
-      const had = await removeTokenKey(deployed, t.id);
-      await addTokenKey(deployed, t.id, t.rate_limit ?? DEFAULT_RATE_LIMIT);
-      if (!had) added++;
+      // A key in the right plan is left alone: no token loses its key while this runs.
+      outcomes[await placeTokenKey(deployed, t.id, t.rate_limit ?? DEFAULT_RATE_LIMIT)]++;
     }
-    console.log(`API keys in place for every active token (${added} added).`);
+    console.log(
+      `API keys of active tokens: ${outcomes.created} created, ${outcomes.moved} moved to their plan, ${outcomes.unchanged} in place.`,
+    );
     break;
   }
   default:

@@ -4,8 +4,10 @@ import {
   CreateUsagePlanCommand,
   CreateUsagePlanKeyCommand,
   DeleteApiKeyCommand,
+  DeleteUsagePlanKeyCommand,
   GetApiKeysCommand,
   GetUsagePlansCommand,
+  type UsagePlan,
 } from '@aws-sdk/client-api-gateway';
 import { usageKeyOf, type RateLimit } from '#domain/tokens';
 import { apiKeyName, usagePlanName } from './usagePlanNames';
@@ -30,15 +32,22 @@ export function deployedApi(env: NodeJS.ProcessEnv = process.env): DeployedApi |
   return { restApiId, stage, client: new APIGatewayClient({}) };
 }
 
-async function planFor(api: DeployedApi, limit: RateLimit): Promise<string> {
-  const name = usagePlanName(api.restApiId, api.stage, limit);
+/** Every usage plan (of the account and Region), or those holding one API key. */
+async function usagePlans(api: DeployedApi, keyId?: string): Promise<UsagePlan[]> {
+  const plans: UsagePlan[] = [];
   let position: string | undefined;
   do {
-    const page = await api.client.send(new GetUsagePlansCommand({ position, limit: 500 }));
-    const found = page.items?.find((p) => p.name === name);
-    if (found?.id) return found.id;
+    const page = await api.client.send(new GetUsagePlansCommand({ position, limit: 500, ...(keyId ? { keyId } : {}) }));
+    plans.push(...(page.items ?? []));
     position = page.position;
   } while (position);
+  return plans;
+}
+
+async function planFor(api: DeployedApi, limit: RateLimit): Promise<string> {
+  const name = usagePlanName(api.restApiId, api.stage, limit);
+  const found = (await usagePlans(api)).find((p) => p.name === name);
+  if (found?.id) return found.id;
   const created = await api.client.send(
     new CreateUsagePlanCommand({
       name,
@@ -62,6 +71,40 @@ export async function addTokenKey(api: DeployedApi, tokenId: string, limit: Rate
     }),
   );
   await api.client.send(new CreateUsagePlanKeyCommand({ usagePlanId, keyId: key.id!, keyType: 'API_KEY' }));
+}
+
+/** The id of the token's API key, if it has one. */
+async function keyIdOf(api: DeployedApi, tokenId: string): Promise<string | undefined> {
+  const name = apiKeyName(tokenId);
+  const found = await api.client.send(new GetApiKeysCommand({ nameQuery: name, includeValues: false, limit: 500 }));
+  return found.items?.find((k) => k.name === name)?.id;
+}
+
+/**
+ * Puts the token's key in the plan of `limit`, never leaving it without one for longer than the
+ * move: the target plan is found (or made) first, the key keeps its id and value, and should joining
+ * the new plan fail, the key goes back to the plans it left. A token without a key gets one.
+ */
+export async function placeTokenKey(api: DeployedApi, tokenId: string, limit: RateLimit): Promise<'created' | 'moved' | 'unchanged'> {
+  const target = await planFor(api, limit);
+  const keyId = await keyIdOf(api, tokenId);
+  if (!keyId) {
+    await addTokenKey(api, tokenId, limit);
+    return 'created';
+  }
+  const held = (await usagePlans(api, keyId)).map((p) => p.id!).filter(Boolean);
+  const leave = held.filter((id) => id !== target);
+  if (held.includes(target) && leave.length === 0) return 'unchanged';
+  // A key may sit in one plan per stage: it leaves the old plan before it joins the new one.
+  for (const usagePlanId of leave) await api.client.send(new DeleteUsagePlanKeyCommand({ usagePlanId, keyId }));
+  try {
+    if (!held.includes(target)) await api.client.send(new CreateUsagePlanKeyCommand({ usagePlanId: target, keyId, keyType: 'API_KEY' }));
+  } catch (error) {
+    for (const usagePlanId of leave)
+      await api.client.send(new CreateUsagePlanKeyCommand({ usagePlanId, keyId, keyType: 'API_KEY' })).catch(() => undefined);
+    throw error;
+  }
+  return 'moved';
 }
 
 /** Removes the token's API key (and so its place in any plan); false when it had none. */

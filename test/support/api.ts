@@ -34,7 +34,7 @@ export async function call(method: string, path: string, opts: RequestOptions = 
   const res = await fetch(`${opts.base ?? apiUrl()}${path}`, { method, headers, body });
   const text = await res.text();
   // Every answer a suite gets is checked against openapi.json: the document cannot drift from the code.
-  checkAnswer(method, path, res.status, res.headers.get('content-type'), text);
+  checkAnswer(method, path, res.status, res.headers.get('content-type'), text, res.headers);
   let parsed: unknown = undefined;
   try {
     parsed = text ? JSON.parse(text) : undefined;

@@ -4,6 +4,8 @@
  * encodings, headers and bodies, and the same handling of answers (JSON parsed on every 2xx,
  * error texts chosen by status and `error_code`). Only the project and label methods.
  */
+import { checkAnswer } from './openapi';
+
 export class GitScrumStandIn {
   constructor(
     private readonly baseUrl: string,
@@ -12,7 +14,8 @@ export class GitScrumStandIn {
 
   /** What the client's request() does: one slash between base and endpoint, five headers, JSON on every 2xx. */
   async request<T>(endpoint: string, options: RequestInit = {}): Promise<T> {
-    const response = await fetch(`${this.baseUrl}/${endpoint.replace(/^\//, '')}`, {
+    const url = `${this.baseUrl}/${endpoint.replace(/^\//, '')}`;
+    const response = await fetch(url, {
       ...options,
       headers: {
         Authorization: `Bearer ${this.token}`,
@@ -22,8 +25,25 @@ export class GitScrumStandIn {
         'X-Client-Source': 'mcp-server',
       },
     });
+    // Read once: checked against openapi.json like every answer of the suites, then parsed as the client does.
+    const text = await response.text();
+    checkAnswer(
+      options.method ?? 'GET',
+      new URL(url).pathname,
+      response.status,
+      response.headers.get('content-type'),
+      text,
+      response.headers,
+    );
+    const json = () => JSON.parse(text) as unknown;
     if (!response.ok) {
-      const errorData = (await response.json().catch(() => ({}))) as {
+      const errorData = (((): unknown => {
+        try {
+          return json();
+        } catch {
+          return {};
+        }
+      })() ?? {}) as {
         error_code?: string;
         message?: string;
         errors?: Record<string, string[]>;
@@ -50,7 +70,7 @@ export class GitScrumStandIn {
       if (response.status >= 500) throw new Error(`Server error: ${errorMessage}. Please try again later.`);
       throw new Error(errorMessage);
     }
-    return (await response.json()) as T;
+    return json() as T;
   }
 
   get<T>(endpoint: string, params?: Record<string, string | number | boolean | undefined>): Promise<T> {

@@ -41,7 +41,14 @@ function validatorOf(schema: object): ValidateFunction {
   return v;
 }
 
-export function checkAnswer(method: string, url: string, status: number, contentType: string | null, text: string): void {
+export function checkAnswer(
+  method: string,
+  url: string,
+  status: number,
+  contentType: string | null,
+  text: string,
+  headers?: Pick<Headers, 'has'>,
+): void {
   const pathname = new URL(url, 'http://x').pathname;
   const route = routes.find((r) => r.method === method && matchPath(r.path, pathname));
   const where = `${method} ${pathname} ${status}`;
@@ -56,7 +63,8 @@ export function checkAnswer(method: string, url: string, status: number, content
       if (status === 200) return;
     }
     if (type !== 'application/problem+json') fail(`an unrouted answer that is not a problem (${type})`);
-    validate(validatorOf(doc.components.schemas.Problem), text, fail);
+    const problem = validate(validatorOf(doc.components.schemas.Problem), text, fail);
+    if ((problem as { status?: unknown }).status !== status) fail("the problem's status is not the answer's");
     return;
   }
   const response = doc.paths[route.path]?.[method.toLowerCase()]?.responses?.[String(status)];
@@ -66,10 +74,17 @@ export function checkAnswer(method: string, url: string, status: number, content
     return;
   }
   if (!response.content[type]) fail(`content type ${type} not documented (${Object.keys(response.content).join(', ')})`);
-  validate(validatorOf(response.content[type].schema), text, fail);
+  const body = validate(validatorOf(response.content[type].schema), text, fail);
+  if (type === 'application/problem+json' && (body as { status?: unknown }).status !== status)
+    fail("the problem's status is not the answer's");
+  for (const name of Object.keys(response.headers ?? {}).filter((h) => REQUIRED_HEADERS.has(h)))
+    if (headers && !headers.has(name)) fail(`the ${name} header the document gives is missing`);
 }
 
-function validate(validator: ValidateFunction, text: string, fail: (why: string) => never): void {
+/** Headers the document gives an answer that must be on it whenever that answer is given. */
+const REQUIRED_HEADERS = new Set(['Location', 'ETag', 'X-Request-Id', 'Cache-Control']);
+
+function validate(validator: ValidateFunction, text: string, fail: (why: string) => never): unknown {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -77,4 +92,5 @@ function validate(validator: ValidateFunction, text: string, fail: (why: string)
     fail('the body is not JSON');
   }
   if (!validator(body)) fail(ajv.errorsText(validator.errors, { separator: '; ' }));
+  return body;
 }

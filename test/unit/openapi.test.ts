@@ -53,6 +53,26 @@ describe('the answer check the suites run on every response', () => {
   ])('refuses %s', (_case, method, path, status, type, body) => {
     expect(() => checkAnswer(method, path, status, type, body)).toThrow(/openapi\.json/);
   });
+  test("refuses a problem whose status is not the answer's, and a 201 without its Location", () => {
+    const problem = (status: number) =>
+      JSON.stringify({
+        type: 'https://project-label-service.dev/problems/not_found',
+        title: 'Not Found',
+        status,
+        detail: 'x',
+        message: 'x',
+        code: 'not_found',
+        error_code: 'NOT_FOUND',
+        request_id: 'r',
+      });
+    const headers = new Headers({ 'X-Request-Id': 'r', 'Cache-Control': 'no-store' });
+    expect(() => checkAnswer('GET', '/projects-labels/bug', 404, 'application/problem+json', problem(404), headers)).not.toThrow();
+    expect(() => checkAnswer('GET', '/projects-labels/bug', 404, 'application/problem+json', problem(409), headers)).toThrow(/status/);
+    const created = JSON.stringify({ data: { id: 1, slug: 'bug', title: 'Bug', color: 'FF0000' } });
+    expect(() => checkAnswer('POST', '/projects-labels', 201, 'application/json', created, headers)).toThrow(/Location/);
+    headers.set('Location', '/projects-labels/bug?company_slug=a');
+    expect(() => checkAnswer('POST', '/projects-labels', 201, 'application/json', created, headers)).not.toThrow();
+  });
 });
 
 describe('npm start serves the document and a reference page', () => {

@@ -4,13 +4,14 @@ import {
   CreateUsagePlanCommand,
   CreateUsagePlanKeyCommand,
   DeleteApiKeyCommand,
+  DeleteUsagePlanKeyCommand,
   GetApiKeysCommand,
   GetUsagePlansCommand,
 } from '@aws-sdk/client-api-gateway';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, test } from 'vitest';
 import { usageKeyOf } from '#domain/tokens';
-import { addTokenKey, deployedApi, removeTokenKey, type DeployedApi } from '#lib/aws/usagePlans';
+import { addTokenKey, deployedApi, placeTokenKey, removeTokenKey, type DeployedApi } from '#lib/aws/usagePlans';
 
 /** The token CLI's side of deployed rate limits, against a mocked API Gateway (no account needed). */
 const gateway = mockClient(APIGatewayClient);
@@ -72,4 +73,63 @@ test('the deployed API is named by REST_API_ID and STAGE_NAME, both or nothing',
   expect(deployedApi({ REST_API_ID: 'abc', STAGE_NAME: 'dev' })).toMatchObject({ restApiId: 'abc', stage: 'dev' });
   expect(deployedApi({ REST_API_ID: 'abc' })).toBeUndefined();
   expect(deployedApi({ STAGE_NAME: ' ', REST_API_ID: 'abc' })).toBeUndefined();
+});
+
+describe('changing limits moves the key, never dropping it for longer than the move', () => {
+  const plans = [
+    { id: 'p-default', name: 'pls-abc123-dev-100rps-200burst' },
+    { id: 'p-slow', name: 'pls-abc123-dev-5rps-10burst' },
+  ];
+  const withKeyIn = (planIds: string[]) => {
+    gateway.on(GetUsagePlansCommand).callsFake((input: { keyId?: string }) => ({
+      items: input.keyId ? plans.filter((p) => planIds.includes(p.id)) : plans,
+    }));
+    gateway.on(GetApiKeysCommand).resolves({ items: [{ id: 'k-1', name: 'pls-token-tokenid000000001' }] });
+  };
+
+  test('a key already in the plan of its limits is left alone', async () => {
+    withKeyIn(['p-slow']);
+    expect(await placeTokenKey(api(), 'tokenid000000001', { rate: 5, burst: 10 })).toBe('unchanged');
+    expect(gateway.commandCalls(DeleteUsagePlanKeyCommand)).toHaveLength(0);
+    expect(gateway.commandCalls(CreateUsagePlanKeyCommand)).toHaveLength(0);
+    expect(gateway.commandCalls(DeleteApiKeyCommand)).toHaveLength(0);
+  });
+
+  test('a key in another plan leaves it and joins the new one, keeping its id and value', async () => {
+    withKeyIn(['p-default']);
+    gateway.on(CreateUsagePlanKeyCommand).resolves({});
+    expect(await placeTokenKey(api(), 'tokenid000000001', { rate: 5, burst: 10 })).toBe('moved');
+    expect(gateway.commandCalls(DeleteUsagePlanKeyCommand).map((c) => c.args[0].input)).toEqual([
+      { usagePlanId: 'p-default', keyId: 'k-1' },
+    ]);
+    expect(gateway.commandCalls(CreateUsagePlanKeyCommand).map((c) => c.args[0].input)).toEqual([
+      { usagePlanId: 'p-slow', keyId: 'k-1', keyType: 'API_KEY' },
+    ]);
+    expect(gateway.commandCalls(CreateApiKeyCommand)).toHaveLength(0);
+    expect(gateway.commandCalls(DeleteApiKeyCommand)).toHaveLength(0);
+  });
+
+  test('when joining the new plan fails, the key goes back to the plan it left and the error stands', async () => {
+    withKeyIn(['p-default']);
+    gateway
+      .on(CreateUsagePlanKeyCommand, { usagePlanId: 'p-slow' })
+      .rejects(new Error('TooManyRequestsException'))
+      .on(CreateUsagePlanKeyCommand, { usagePlanId: 'p-default' })
+      .resolves({});
+    await expect(placeTokenKey(api(), 'tokenid000000001', { rate: 5, burst: 10 })).rejects.toThrow('TooManyRequests');
+    expect(gateway.commandCalls(CreateUsagePlanKeyCommand).map((c) => c.args[0].input.usagePlanId)).toEqual(['p-slow', 'p-default']);
+  });
+
+  test('a token without a key (made before rate limits) gets one', async () => {
+    gateway.on(GetUsagePlansCommand).resolves({ items: plans });
+    gateway.on(GetApiKeysCommand).resolves({ items: [] });
+    gateway.on(CreateApiKeyCommand).resolves({ id: 'k-new' });
+    gateway.on(CreateUsagePlanKeyCommand).resolves({});
+    expect(await placeTokenKey(api(), 'tokenid000000002', { rate: 100, burst: 200 })).toBe('created');
+    expect(gateway.commandCalls(CreateUsagePlanKeyCommand)[0]!.args[0].input).toEqual({
+      usagePlanId: 'p-default',
+      keyId: 'k-new',
+      keyType: 'API_KEY',
+    });
+  });
 });

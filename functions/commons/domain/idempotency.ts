@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
 import { claimKey, completeKey, releaseKey, type KeyRef, type StoredAnswer } from '#store/idempotency';
+import { count } from '#observability/counts';
+import { logger } from '#observability/log';
+import { sourceMapped } from '#observability/stacks';
 import { Conflict, ValidationFailed } from './errors';
 
 /**
@@ -35,13 +38,18 @@ const keyReused = () =>
     errorCode: 'IDEMPOTENCY_KEY_REUSED',
   });
 
+/**
+ * The first request usually finishes in milliseconds: a retry a second later mostly gets its answer
+ * (a lease that outlives a dead request is at most LEASE_SECONDS; Retry-After never says more).
+ */
 function keyInUse(lockedUntil: number): Conflict {
   const error = Object.assign(new Conflict('A request with this Idempotency-Key is still running; retry after it finishes.'), {
     errorCode: 'IDEMPOTENCY_KEY_IN_USE',
   });
-  error.headers['Retry-After'] = String(Math.max(1, lockedUntil - Math.floor(Date.now() / 1000)));
+  error.headers['Retry-After'] = String(Math.min(IN_USE_RETRY_SECONDS, Math.max(1, lockedUntil - Math.floor(Date.now() / 1000))));
   return error;
 }
+const IN_USE_RETRY_SECONDS = 1;
 
 /**
  * Claims the key for this request: `undefined` when the request is to run (it then keeps or frees
@@ -63,8 +71,14 @@ export async function claimIdempotencyKey(r: KeyedRequest): Promise<KeptAnswer |
 export async function keepAnswer(r: KeyedRequest, answer: KeptAnswer): Promise<void> {
   try {
     if ((await completeKey(refOf(r), answer)) === 'too-large') await releaseKey(refOf(r));
-  } catch {
-    // The lease frees the key; nothing the client asked for is undone.
+  } catch (error) {
+    // The client has its answer and nothing it asked for is undone, but once the lease ends a retry
+    // with this key would run again: said in the log and counted, for an alarm to catch.
+    count('IdempotencyKeepFailures');
+    logger.error('An Idempotency-Key answer could not be kept; a retry after the lease would run again', {
+      error: sourceMapped(error as Error),
+      workspace: r.ws,
+    });
   }
 }
 
@@ -72,7 +86,9 @@ export async function keepAnswer(r: KeyedRequest, answer: KeptAnswer): Promise<v
 export async function freeIdempotencyKey(r: KeyedRequest): Promise<void> {
   try {
     await releaseKey(refOf(r));
-  } catch {
-    // The lease frees it.
+  } catch (error) {
+    // The lease frees it: until then a retry with the key is told 409.
+    count('IdempotencyKeepFailures');
+    logger.warn('An Idempotency-Key could not be freed; its lease frees it', { error: sourceMapped(error as Error), workspace: r.ws });
   }
 }

@@ -37,7 +37,8 @@ const { rate: MAX_RATE, burst: MAX_BURST } = MAX_RATE_LIMIT;
  * so tokens made before keys existed have one too.
  */
 export function usageKeyOf(tokenId: string): string {
-  return `pls-usage-${tokenId}`;
+  // Letters and digits only (24 characters): inside every rule API Gateway has for key values.
+  return `plsusage${tokenId}`;
 }
 
 /** Who a valid token stands for. */
@@ -160,10 +161,15 @@ export async function verifyToken(token: string, now = new Date()): Promise<Prin
   };
 }
 
-/** Gives an active token other limits (422 when they are out of bounds); false when there is no such token. */
-export function setTokenLimits(id: string, limits: RateLimit): Promise<boolean> {
+/** Refuses (422) limits out of bounds. */
+export function checkLimits(limits: RateLimit): void {
   const errors = limitProblems(limits);
   if (errors.length) throw new ValidationFailed(errors);
+}
+
+/** Gives an active token other limits (422 when they are out of bounds); false when there is no such token. */
+export function setTokenLimits(id: string, limits: RateLimit): Promise<boolean> {
+  checkLimits(limits);
   return updateTokenLimits(id, limits);
 }
 

@@ -6,7 +6,7 @@
  * function shares one process, a count made during concurrent invocations may be published with a
  * neighbour's (totals stay exact).
  */
-export type CountName = 'ConflictRetries' | 'CascadeItemsRemoved' | 'IdempotentReplays';
+export type CountName = 'ConflictRetries' | 'CascadeItemsRemoved' | 'IdempotentReplays' | 'IdempotencyKeepFailures';
 
 const pending = new Map<CountName, number>();
 
