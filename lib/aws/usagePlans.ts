@@ -73,11 +73,11 @@ export async function addTokenKey(api: DeployedApi, tokenId: string, limit: Rate
   await api.client.send(new CreateUsagePlanKeyCommand({ usagePlanId, keyId: key.id!, keyType: 'API_KEY' }));
 }
 
-/** The id of the token's API key, if it has one. */
-async function keyIdOf(api: DeployedApi, tokenId: string): Promise<string | undefined> {
+/** The ids of the token's API keys (one, or none; a name query matches prefixes, so names are compared). */
+async function keyIdsOf(api: DeployedApi, tokenId: string): Promise<string[]> {
   const name = apiKeyName(tokenId);
   const found = await api.client.send(new GetApiKeysCommand({ nameQuery: name, includeValues: false, limit: 500 }));
-  return found.items?.find((k) => k.name === name)?.id;
+  return (found.items ?? []).filter((k) => k.name === name && k.id).map((k) => k.id!);
 }
 
 /**
@@ -87,7 +87,7 @@ async function keyIdOf(api: DeployedApi, tokenId: string): Promise<string | unde
  */
 export async function placeTokenKey(api: DeployedApi, tokenId: string, limit: RateLimit): Promise<'created' | 'moved' | 'unchanged'> {
   const target = await planFor(api, limit);
-  const keyId = await keyIdOf(api, tokenId);
+  const [keyId] = await keyIdsOf(api, tokenId);
   if (!keyId) {
     await addTokenKey(api, tokenId, limit);
     return 'created';
@@ -109,9 +109,7 @@ export async function placeTokenKey(api: DeployedApi, tokenId: string, limit: Ra
 
 /** Removes the token's API key (and so its place in any plan); false when it had none. */
 export async function removeTokenKey(api: DeployedApi, tokenId: string): Promise<boolean> {
-  const name = apiKeyName(tokenId);
-  const found = await api.client.send(new GetApiKeysCommand({ nameQuery: name, includeValues: false, limit: 500 }));
-  const keys = (found.items ?? []).filter((k) => k.name === name && k.id);
-  for (const key of keys) await api.client.send(new DeleteApiKeyCommand({ apiKey: key.id! }));
-  return keys.length > 0;
+  const keyIds = await keyIdsOf(api, tokenId);
+  for (const apiKey of keyIds) await api.client.send(new DeleteApiKeyCommand({ apiKey }));
+  return keyIds.length > 0;
 }

@@ -99,22 +99,20 @@ function problemStatuses(route: Route): number[] {
 
 const statusTitle = (status: number) => Object.values(PROBLEMS).find((p) => p.status === status)?.title ?? 'Error';
 
-/** `#/$defs/X` (zod's references to named schemas) as `#/components/schemas/X`, everywhere in `value`. */
-function toComponentRefs(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(toComponentRefs);
+/** `value` with every `$ref` that starts with `from` starting with `to` instead (a copy). */
+export function withRefsMoved(value: unknown, from: string, to: string): unknown {
+  if (Array.isArray(value)) return value.map((v) => withRefsMoved(v, from, to));
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [
-      k,
-      k === '$ref' && typeof v === 'string' ? v.replace('#/$defs/', '#/components/schemas/') : toComponentRefs(v),
-    ]),
+    Object.entries(value).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' ? v.replace(from, to) : withRefsMoved(v, from, to)]),
   );
 }
 
 /** JSON Schema of a zod schema, its named parts (`.meta({ id })`) moved to components and referenced. */
 function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output', components: Json): Json {
   const out = z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'any' }) as Json;
-  const { $schema: _, $defs, ...rest } = toComponentRefs(out) as Json;
+  // zod references named schemas as `#/$defs/X`; the document holds them in components.
+  const { $schema: _, $defs, ...rest } = withRefsMoved(out, '#/$defs/', '#/components/schemas/') as Json;
   for (const [id, def] of Object.entries(($defs ?? {}) as Json)) components[id] = def;
   return rest;
 }

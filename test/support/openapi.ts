@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { matchPath, routes } from '#http/routes';
-import { OPENAPI_FILE } from '#lib/openapi/document';
+import { OPENAPI_FILE, withRefsMoved } from '#lib/openapi/document';
 import { repoRoot } from '#lib/paths';
 
 /**
@@ -16,16 +16,7 @@ const COMPONENTS_ID = 'https://project-label-service.dev/openapi.json/components
 const doc = JSON.parse(readFileSync(join(repoRoot, OPENAPI_FILE), 'utf8')) as Record<string, any>;
 
 /** The document's `#/components/schemas/X` references, pointed at the components schema Ajv holds. */
-function withAjvRefs(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withAjvRefs);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [
-      k,
-      k === '$ref' && typeof v === 'string' ? v.replace('#/components/schemas/', `${COMPONENTS_ID}#/$defs/`) : withAjvRefs(v),
-    ]),
-  );
-}
+const withAjvRefs = (value: unknown) => withRefsMoved(value, '#/components/schemas/', `${COMPONENTS_ID}#/$defs/`);
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats.default(ajv);

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { claimKey, completeKey, releaseKey, type KeyRef, type StoredAnswer } from '#store/idempotency';
 import { count } from '#observability/counts';
 import { logger } from '#observability/log';
 import { sourceMapped } from '#observability/stacks';
+import { sha256Url } from './digest';
 import { Conflict, ValidationFailed } from './errors';
 
 /**
@@ -29,7 +29,7 @@ const LEASE_SECONDS = 30;
 
 const refOf = (r: KeyedRequest): KeyRef => ({
   ws: r.ws,
-  hash: createHash('sha256').update(`${r.owner}\n${r.key}`).digest('base64url'),
+  hash: sha256Url(`${r.owner}\n${r.key}`),
   holder: r.requestId,
 });
 
@@ -40,16 +40,16 @@ const keyReused = () =>
 
 /**
  * The first request usually finishes in milliseconds: a retry a second later mostly gets its answer
- * (a lease that outlives a dead request is at most LEASE_SECONDS; Retry-After never says more).
+ * (and a lease left by a dead request ends within LEASE_SECONDS).
  */
-function keyInUse(lockedUntil: number): Conflict {
+const IN_USE_RETRY_SECONDS = 1;
+function keyInUse(): Conflict {
   const error = Object.assign(new Conflict('A request with this Idempotency-Key is still running; retry after it finishes.'), {
     errorCode: 'IDEMPOTENCY_KEY_IN_USE',
   });
-  error.headers['Retry-After'] = String(Math.min(IN_USE_RETRY_SECONDS, Math.max(1, lockedUntil - Math.floor(Date.now() / 1000))));
+  error.headers['Retry-After'] = String(IN_USE_RETRY_SECONDS);
   return error;
 }
-const IN_USE_RETRY_SECONDS = 1;
 
 /**
  * Claims the key for this request: `undefined` when the request is to run (it then keeps or frees
@@ -60,7 +60,7 @@ export async function claimIdempotencyKey(r: KeyedRequest): Promise<KeptAnswer |
   const claim = await claimKey(refOf(r), r.fingerprint, LEASE_SECONDS, TTL_SECONDS);
   if (claim.state === 'claimed') return undefined;
   if (claim.fingerprint !== r.fingerprint) throw keyReused();
-  if (claim.state === 'pending') throw keyInUse(claim.lockedUntil);
+  if (claim.state === 'pending') throw keyInUse();
   return claim.answer;
 }
 
@@ -70,7 +70,8 @@ export async function claimIdempotencyKey(r: KeyedRequest): Promise<KeptAnswer |
  */
 export async function keepAnswer(r: KeyedRequest, answer: KeptAnswer): Promise<void> {
   try {
-    if ((await completeKey(refOf(r), answer)) === 'too-large') await releaseKey(refOf(r));
+    const ref = refOf(r);
+    if ((await completeKey(ref, answer)) === 'too-large') await releaseKey(ref);
   } catch (error) {
     // The client has its answer and nothing it asked for is undone, but once the lease ends a retry
     // with this key would run again: said in the log and counted, for an alarm to catch.

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Url } from './digest';
 
 /**
  * The service's text rules, in one place. Names and titles are NFC-normalised and trimmed; control
@@ -97,7 +97,7 @@ function cutToBytes(text: string, maxBytes: number): string {
  */
 function boundedKey(text: string, maxBytes: number): string {
   if (byteLength(text) <= maxBytes) return text;
-  const hash = createHash('sha256').update(text).digest('base64url').slice(0, 22);
+  const hash = sha256Url(text).slice(0, 22);
   return `${cutToBytes(text, maxBytes - hash.length - 1)}#${hash}`;
 }
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Url } from '#domain/digest';
 import { changedSinceRead, type Precondition } from '#domain/errors';
 
 /**
@@ -17,7 +17,7 @@ import { changedSinceRead, type Precondition } from '#domain/errors';
 
 /** The strong entity tag of a representation (`"` + 27 base64url characters of its SHA-256 + `"`). */
 export function etagOf(data: unknown): string {
-  return `"${createHash('sha256').update(JSON.stringify(data)).digest('base64url').slice(0, 27)}"`;
+  return `"${sha256Url(JSON.stringify(data)).slice(0, 27)}"`;
 }
 
 /** The entity tags of an If-Match / If-None-Match value: `*`, or each quoted tag (weak ones marked). */

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { sha256Url } from '#domain/digest';
 import { ValidationFailed } from '#domain/errors';
 import { claimIdempotencyKey, freeIdempotencyKey, keepAnswer, type KeptAnswer, type KeyedRequest } from '#domain/idempotency';
 import { count } from '#observability/counts';
@@ -37,8 +37,6 @@ export function idempotencyKeyOf(event: Pick<APIGatewayProxyEvent, 'httpMethod' 
   return key;
 }
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');
-
 /** JSON with every object's members in code-point order: the same request however its body was spelled. */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
@@ -53,7 +51,7 @@ function canonical(value: unknown): string {
 /** What makes two requests the same: route, path, query and body (members in any order, any spacing). */
 export function fingerprintOf(r: Pick<IdempotentRequest, 'event' | 'body'>): string {
   const { httpMethod, resource, pathParameters, queryStringParameters } = r.event;
-  return sha256(canonical([httpMethod, resource, pathParameters ?? {}, queryStringParameters ?? {}, r.body ?? null]));
+  return sha256Url(canonical([httpMethod, resource, pathParameters ?? {}, queryStringParameters ?? {}, r.body ?? null]));
 }
 
 function toKept(answer: APIGatewayProxyResult): KeptAnswer {

@@ -1,7 +1,7 @@
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
 import { num, str } from './codec';
-import { isConditionFailure } from './errors';
+import { conditionally } from './errors';
 import { ItemType, keys, type Key } from './keys';
 import { queryPage, type Item } from './query';
 import { tableName } from './table';
@@ -56,9 +56,9 @@ export function keyOf(item: Item): Key {
  * Schedules a job's next round: bumping `round` writes a stream record that runs it. False when the
  * job is no longer at `round` (a redelivered record of an older round: the newer one drives).
  */
-export async function nextRound(job: Key, round: number): Promise<boolean> {
-  try {
-    await db.send(
+export function nextRound(job: Key, round: number): Promise<boolean> {
+  return conditionally(
+    db.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: job,
@@ -66,12 +66,8 @@ export async function nextRound(job: Key, round: number): Promise<boolean> {
         ConditionExpression: 'round = :round',
         ExpressionAttributeValues: { ':next': round + 1, ':round': round },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /** The cascade is done: the job goes (idempotent). */

@@ -22,6 +22,17 @@ export function isConditionFailure(error: unknown): boolean {
   return error instanceof Error && error.name === 'ConditionalCheckFailedException';
 }
 
+/** Whether a conditional write went through: false when its condition failed; any other error is thrown. */
+export async function conditionally(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
 /**
  * A cancelled transaction, its reasons read by the names its parts were given, never by position.
  * `conflicted` is true when another writer held one of the items (the round can run again).

@@ -5,7 +5,7 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/l
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { db } from './client';
 import { map, num, oneOf, str } from './codec';
-import { isConditionFailure } from './errors';
+import { conditionally, isConditionFailure } from './errors';
 import { ItemType, keys, type Key } from './keys';
 import type { Item } from './query';
 import { tableName } from './table';
@@ -35,7 +35,7 @@ const loadZlib = () => (zlib ??= createRequire(import.meta.url)('node:zlib') as 
 
 export type Claim =
   | { state: 'claimed' }
-  | { state: 'pending'; fingerprint: string; lockedUntil: number }
+  | { state: 'pending'; fingerprint: string }
   | { state: 'done'; fingerprint: string; answer: StoredAnswer };
 
 export interface KeyRef {
@@ -94,7 +94,7 @@ async function readKey(key: Key): Promise<Item | undefined> {
 function decodeClaim(item: Item): Claim {
   const fingerprint = str(item, 'fingerprint');
   if (oneOf(item, 'state', ['pending', 'done'] as const) === 'pending') {
-    return { state: 'pending', fingerprint, lockedUntil: num(item, 'locked_until') };
+    return { state: 'pending', fingerprint };
   }
   const gzipped = item.body_gz instanceof Uint8Array;
   return {
@@ -120,8 +120,8 @@ export async function completeKey(ref: KeyRef, answer: StoredAnswer): Promise<'k
   const gzipped = Buffer.byteLength(answer.body) > GZIP_ABOVE_BYTES;
   const body = gzipped ? new Uint8Array(loadZlib().gzipSync(answer.body)) : answer.body;
   if (gzipped && body.length > MAX_STORED_BYTES) return 'too-large';
-  try {
-    await db.send(
+  const kept = await conditionally(
+    db.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.idempotencyKey(ref.ws, ref.hash),
@@ -137,18 +137,16 @@ export async function completeKey(ref: KeyRef, answer: StoredAnswer): Promise<'k
           ':holder': ref.holder,
         },
       }),
-    );
-    return 'kept';
-  } catch (error) {
-    if (isConditionFailure(error)) return 'lost';
-    throw error;
-  }
+    ),
+  );
+  return kept ? 'kept' : 'lost';
 }
 
 /** Frees the key after a failure worth retrying (5xx): the next request with it runs afresh. */
 export async function releaseKey(ref: KeyRef): Promise<void> {
-  try {
-    await db.send(
+  // A claim that is no longer this request's (or no longer pending) is left as it is.
+  await conditionally(
+    db.send(
       new DeleteCommand({
         TableName: tableName(),
         Key: keys.idempotencyKey(ref.ws, ref.hash),
@@ -156,8 +154,6 @@ export async function releaseKey(ref: KeyRef): Promise<void> {
         ExpressionAttributeNames: { '#state': 'state' },
         ExpressionAttributeValues: { ':holder': ref.holder, ':pending': 'pending' },
       }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+    ),
+  );
 }

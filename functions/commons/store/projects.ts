@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
 import { bool, map, num, oneOf, optActor, optNum, optStr, str, type Actor } from './codec';
-import { isConditionFailure, TransactionCancelled } from './errors';
+import { conditionally, isConditionFailure, TransactionCancelled } from './errors';
 import { ItemType, keys } from './keys';
 import type { Item, KeyRange } from './query';
 import { tableName } from './table';
@@ -99,16 +99,12 @@ export function decodeProject(item: Item): ProjectRecord {
 }
 
 /** Writes a new project unless its slug is taken; false when it is. */
-export async function putNewProject(record: ProjectRecord, nameKey: NameKey): Promise<boolean> {
-  try {
-    await db.send(
+export function putNewProject(record: ProjectRecord, nameKey: NameKey): Promise<boolean> {
+  return conditionally(
+    db.send(
       new PutCommand({ TableName: tableName(), Item: projectItem(record, nameKey), ConditionExpression: 'attribute_not_exists(PK)' }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /** The project, read strongly consistent (callers expect to see their own writes), or undefined. */
@@ -238,10 +234,10 @@ export async function deleteProjectItem(project: ProjectRecord, actor: Actor, as
  * Claims a copy name for `seconds` (long enough for the new project to reach the name index):
  * false when a concurrent duplicate holds it. Claims expire by themselves (TTL).
  */
-export async function claimCopyName(ws: string, nameKey: string, seconds: number): Promise<boolean> {
+export function claimCopyName(ws: string, nameKey: string, seconds: number): Promise<boolean> {
   const now = Math.floor(Date.now() / 1000);
-  try {
-    await db.send(
+  return conditionally(
+    db.send(
       new PutCommand({
         TableName: tableName(),
         Item: {
@@ -254,12 +250,8 @@ export async function claimCopyName(ws: string, nameKey: string, seconds: number
         ConditionExpression: 'attribute_not_exists(PK) OR claimed_until < :now',
         ExpressionAttributeValues: { ':now': now },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /** The ranges projects are listed from: all, by status, by name prefix, and the slugs of a family. */

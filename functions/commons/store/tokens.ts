@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
 import { bool, map, num, optStr, str, strings } from './codec';
-import { isConditionFailure } from './errors';
+import { conditionally } from './errors';
 import { ItemType, keys } from './keys';
 import type { Item } from './query';
 import { tableName } from './table';
@@ -53,9 +53,9 @@ export async function readToken(id: string): Promise<(TokenRecord & { hash: stri
 }
 
 /** Marks the token revoked; false when there is no such token. */
-export async function revokeTokenItem(id: string): Promise<boolean> {
-  try {
-    await db.send(
+export function revokeTokenItem(id: string): Promise<boolean> {
+  return conditionally(
+    db.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.token(id),
@@ -63,18 +63,14 @@ export async function revokeTokenItem(id: string): Promise<boolean> {
         ConditionExpression: 'attribute_exists(PK)',
         ExpressionAttributeValues: { ':true': true, ':now': new Date().toISOString() },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /** Sets an active token's rate limit; false when there is no such token or it is revoked. */
-export async function updateTokenLimits(id: string, limit: { rate: number; burst: number }): Promise<boolean> {
-  try {
-    await db.send(
+export function updateTokenLimits(id: string, limit: { rate: number; burst: number }): Promise<boolean> {
+  return conditionally(
+    db.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.token(id),
@@ -82,12 +78,8 @@ export async function updateTokenLimits(id: string, limit: { rate: number; burst
         ConditionExpression: 'attribute_exists(PK) AND revoked = :false',
         ExpressionAttributeValues: { ':limit': { rate: limit.rate, burst: limit.burst }, ':false': false },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /** Every token (a Scan: only the token CLI lists tokens, never a request path). */
