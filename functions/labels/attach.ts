@@ -1,5 +1,6 @@
 import { changeLabels } from '#domain/taskLabels';
 import { endpoint, ok } from '#http/endpoint';
+import { idempotencyKeys } from '#http/idempotency';
 import { linkInput, linkTasks } from '#http/labelSchemas';
 import { labelChangeView } from '#http/labelViews';
 
@@ -10,6 +11,7 @@ import { labelChangeView } from '#http/labelViews';
  */
 export const handler = endpoint({
   scope: 'labels:write',
+  idempotency: idempotencyKeys,
   input: linkInput,
   run: async (input, { workspace, principal }) =>
     ok(

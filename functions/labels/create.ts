@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { createLabel } from '#domain/labels';
 import { created, endpoint } from '#http/endpoint';
+import { idempotencyKeys } from '#http/idempotency';
 import { labelFields } from '#http/labelSchemas';
 import { labelLocation, labelView } from '#http/labelViews';
 
@@ -9,6 +10,7 @@ const input = z.object({ body: z.object({ title: labelFields.title, color: label
 /** POST /projects-labels: a new label. 201; 409 when the title is taken (case-insensitively). */
 export const handler = endpoint({
   scope: 'labels:write',
+  idempotency: idempotencyKeys,
   input,
   run: async ({ body }, { workspace, principal }) => {
     const label = await createLabel(workspace, body, principal.owner);

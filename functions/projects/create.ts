@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { createProject } from '#domain/projects';
 import { created, endpoint } from '#http/endpoint';
+import { idempotencyKeys } from '#http/idempotency';
 import { projectFields } from '#http/projectSchemas';
 import { projectCreateView, projectLocation } from '#http/projectViews';
 import { name } from '#http/validation';
@@ -17,6 +18,7 @@ const input = z.object({
 /** POST /projects: a new project; its slug is derived from the name. */
 export const handler = endpoint({
   scope: 'projects:write',
+  idempotency: idempotencyKeys,
   input,
   run: async ({ body }, { workspace, principal }) => {
     const project = await createProject(workspace, { ...body, owner: principal.owner });

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { created, endpoint } from '#http/endpoint';
+import { idempotencyKeys } from '#http/idempotency';
 import { projectFullView, projectLocation } from '#http/projectViews';
 import { duplicateProject } from '#domain/projects';
 import { slugParam } from '#http/validation';
@@ -9,6 +10,7 @@ const input = z.object({ path: z.object({ slug: slugParam }) });
 /** POST /projects/{slug}/duplicate: a copy named "<name> (copy)", owned by the caller. 201, full shape. */
 export const handler = endpoint({
   scope: 'projects:write',
+  idempotency: idempotencyKeys,
   input,
   run: async ({ path }, { workspace, principal }) => {
     const copy = await duplicateProject(workspace, path.slug, principal.owner);

@@ -3,6 +3,9 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { ValidationFailed } from '#domain/errors';
 import { fingerprintOf, idempotencyKeyOf } from '#http/idempotency';
+import { routes } from '#http/routes';
+import { repoRoot } from '#lib/paths';
+import { loadHandler } from '#local/gateway';
 import { hostileText } from '#support/hostile';
 
 const post = (key: string | undefined) => ({ httpMethod: 'POST', headers: key === undefined ? {} : { 'idempotency-key': key } });
@@ -22,6 +25,21 @@ const shuffled = (value: unknown, order: number[]): unknown => {
 };
 
 describe('Idempotency-Key', () => {
+  test('every POST route takes keys, and no other route carries them', async () => {
+    const taking = [];
+    for (const route of routes) {
+      const handler = await loadHandler<{ takesIdempotencyKeys: boolean }>(repoRoot, route.handler);
+      if (handler.takesIdempotencyKeys) taking.push(route.name);
+    }
+    expect(taking.sort()).toEqual(
+      routes
+        .filter((r) => r.method === 'POST')
+        .map((r) => r.name)
+        .sort(),
+    );
+    expect(taking).toHaveLength(5);
+  });
+
   test('visible ASCII of 1 to 255 characters is a key; anything else (hostile text included) is a 422 on the header', () => {
     expect(idempotencyKeyOf(post('0f8fad5b-d9cb-469f-a165-70867728950e'))).toBe('0f8fad5b-d9cb-469f-a165-70867728950e');
     expect(idempotencyKeyOf(post('~'.repeat(255)))).toBe('~'.repeat(255));

@@ -9,7 +9,7 @@ import type { Scope } from '#domain/scopes';
 import { CORS_PREFLIGHT } from './cors';
 import { etagOf, notModified } from './etags';
 import { standardHeaders } from './headers';
-import { idempotencyKeyOf, idempotent } from './idempotency';
+import type { IdempotencyKeys } from './idempotency';
 import { noteWorkspace, observe } from './observe';
 import { principalOf, requireScope, requireWorkspace, type Principal } from './principal';
 import { problemFromError } from './problem';
@@ -114,6 +114,8 @@ export interface EndpointSpec<S extends z.ZodMiniType> {
   input: S;
   /** `company_slug` may be left out: the request then reads every workspace the token is granted. */
   anyWorkspace?: boolean;
+  /** Every POST route passes `idempotencyKeys` (http/idempotency.ts): a repeated key replays the first answer. */
+  idempotency?: IdempotencyKeys;
   run: (input: z.output<S>, ctx: RequestContext) => Promise<Reply>;
 }
 
@@ -156,7 +158,7 @@ export function endpoint<S extends z.ZodMiniType>(spec: EndpointSpec<S>) {
         requireWorkspace(principal, workspace);
         noteWorkspace(event, workspace);
       }
-      const key = idempotencyKeyOf(event);
+      const key = spec.idempotency?.keyOf(event);
       const input = parseInput(spec.input, { path: event.pathParameters ?? {}, query, body: body ?? {} });
       const workspaces = named ? [workspace] : principal.workspaces;
       const ifMatch = event.headers['if-match'];
@@ -166,11 +168,11 @@ export function endpoint<S extends z.ZodMiniType>(spec: EndpointSpec<S>) {
           await spec.run(input, { workspace, workspaces, principal, requestId, ifMatch }),
           event.httpMethod === 'GET' ? event.headers['if-none-match'] : undefined,
         );
-      if (key === undefined) return answer();
+      if (key === undefined || spec.idempotency === undefined) return answer();
       const owner = principal.owner.username || principal.tokenId;
-      return idempotent({ ws: workspace, owner, key, requestId, event, body: body ?? null }, answer);
+      return spec.idempotency.run({ ws: workspace, owner, key, requestId, event, body: body ?? null }, answer);
     });
-  return Object.assign(handler, { inputSchema: spec.input });
+  return Object.assign(handler, { inputSchema: spec.input, takesIdempotencyKeys: spec.idempotency !== undefined });
 }
 
 function render(reply: Reply, ifNoneMatch: string | undefined): APIGatewayProxyResult {

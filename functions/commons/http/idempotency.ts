@@ -88,3 +88,10 @@ export async function idempotent(r: IdempotentRequest, answer: () => Promise<API
   await keepAnswer(keyed, toKept(result));
   return result;
 }
+
+/**
+ * What a POST route hands `endpoint()` (http/endpoint.ts) to take Idempotency-Keys: only those routes
+ * carry this module (and the key store behind it), so a read's bundle never parses it at a cold start.
+ */
+export const idempotencyKeys = { keyOf: idempotencyKeyOf, run: idempotent };
+export type IdempotencyKeys = typeof idempotencyKeys;
