@@ -1,7 +1,7 @@
 import { changeLabels } from '#domain/taskLabels';
 import { endpoint, ok } from '#http/endpoint';
 import { idempotencyKeys } from '#http/idempotency';
-import { linkInput, linkTasks } from '#http/labelSchemas';
+import { linkInput, linkTasks } from '#http/linkSchemas';
 import { labelChangeView } from '#http/labelViews';
 
 /**

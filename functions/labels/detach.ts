@@ -1,6 +1,6 @@
 import { changeLabels } from '#domain/taskLabels';
 import { endpoint, ok } from '#http/endpoint';
-import { linkInput, linkTasks } from '#http/labelSchemas';
+import { linkInput, linkTasks } from '#http/linkSchemas';
 import { labelChangeView } from '#http/labelViews';
 
 /**

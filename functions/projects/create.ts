@@ -2,15 +2,15 @@ import * as z from 'zod/mini';
 import { createProject } from '#domain/projects';
 import { created, endpoint } from '#http/endpoint';
 import { idempotencyKeys } from '#http/idempotency';
-import { projectFields } from '#http/projectSchemas';
+import { projectDescription, projectName, projectVisibility } from '#http/projectSchemas';
 import { projectCreateView, projectLocation } from '#http/projectViews';
 import { name } from '#http/validation';
 
 const input = z.object({
   body: z.object({
-    name: projectFields.name,
-    description: z.optional(projectFields.description),
-    visibility: z.optional(projectFields.visibility),
+    name: projectName,
+    description: z.optional(projectDescription),
+    visibility: z.optional(projectVisibility),
     client_uuid: z.optional(name(1, 128)),
   }),
 });

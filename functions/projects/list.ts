@@ -1,15 +1,15 @@
 import * as z from 'zod/mini';
 import { findProjectsByName, listProjects } from '#domain/projects';
 import { endpoint, ok } from '#http/endpoint';
-import { projectFields } from '#http/projectSchemas';
+import { projectName, projectStatus } from '#http/projectSchemas';
 import { projectListView } from '#http/projectViews';
 import { pageMeta, pageRequest, paginationFields, pagingRules } from '#http/validation';
 
 const input = z.object({
   query: z
     .object({
-      status: z.optional(projectFields.status),
-      name: z.optional(projectFields.name),
+      status: z.optional(projectStatus),
+      name: z.optional(projectName),
       ...paginationFields(),
     })
     .check(

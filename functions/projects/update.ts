@@ -2,18 +2,18 @@ import * as z from 'zod/mini';
 import { updateProject } from '#domain/projects';
 import { endpoint, resource } from '#http/endpoint';
 import { ifMatchCheck } from '#http/etags';
-import { projectFields } from '#http/projectSchemas';
+import { projectDescription, projectName, projectSettings, projectStatus, projectVisibility } from '#http/projectSchemas';
 import { projectFullView } from '#http/projectViews';
 import { slugParam } from '#http/validation';
 
 const input = z.object({
   path: z.object({ slug: slugParam }),
   body: z.object({
-    name: z.optional(projectFields.name),
-    description: z.optional(projectFields.description),
-    visibility: z.optional(projectFields.visibility),
-    status: z.optional(projectFields.status),
-    settings: z.optional(projectFields.settings),
+    name: z.optional(projectName),
+    description: z.optional(projectDescription),
+    visibility: z.optional(projectVisibility),
+    status: z.optional(projectStatus),
+    settings: z.optional(projectSettings),
   }),
 });
 

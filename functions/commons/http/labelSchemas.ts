@@ -1,7 +1,8 @@
 import * as z from 'zod/mini';
-import { MAX_LABEL_TITLE, MAX_TASKS_PER_REQUEST } from '#domain/limits';
-import { name, slugParam, taskUuid } from './validation';
+import { MAX_LABEL_TITLE } from '#domain/limits';
+import { name } from './validation';
 
+/** Field rules of labels, shared by create and update. */
 export const labelFields = {
   title: name(1, MAX_LABEL_TITLE),
   /** Six hex digits; a leading `#` is accepted and dropped; stored and returned uppercase. */
@@ -10,62 +11,3 @@ export const labelFields = {
     z.transform((c: string) => c.replace(/^#/, '').toUpperCase()),
   ),
 };
-
-const taskUuidList = z
-  .array(taskUuid)
-  .check(z.minLength(1, 'must not be empty'), z.maxLength(MAX_TASKS_PER_REQUEST, `must have at most ${MAX_TASKS_PER_REQUEST} items`));
-
-const sameTasks = (a: string[] | undefined, b: string[] | undefined) =>
-  a === undefined || b === undefined || [...new Set(a)].sort().join() === [...new Set(b)].sort().join();
-
-/**
- * `project_slug` in the query; `task_uuid` or `task_uuids` (up to 100) in the body or the query
- * string (comma-separated there: DELETE bodies get dropped); both places and different: 422.
- * No task at all: the change applies to the project's label set.
- */
-export const linkInput = z
-  .object({
-    path: z.object({ slug: slugParam }),
-    query: z.object({
-      project_slug: slugParam,
-      task_uuid: z.optional(taskUuid),
-      task_uuids: z.optional(
-        z.pipe(
-          z.string(),
-          z.pipe(
-            z.transform((s: string) => s.split(',')),
-            taskUuidList,
-          ),
-        ),
-      ),
-    }),
-    body: z.object({ task_uuid: z.optional(taskUuid), task_uuids: z.optional(taskUuidList) }),
-  })
-  .check(
-    z.refine(({ body }) => !(body.task_uuid !== undefined && body.task_uuids !== undefined), {
-      message: 'send either task_uuid or task_uuids',
-      path: ['body', 'task_uuid'],
-    }),
-    z.refine(({ query }) => !(query.task_uuid !== undefined && query.task_uuids !== undefined), {
-      message: 'send either task_uuid or task_uuids',
-      path: ['query', 'task_uuid'],
-    }),
-    z.refine(
-      ({ query, body }) =>
-        sameTasks(
-          query.task_uuid === undefined ? query.task_uuids : [query.task_uuid],
-          body.task_uuid === undefined ? body.task_uuids : [body.task_uuid],
-        ),
-      { message: 'differs between the query string and the body', path: ['body', 'task_uuid'] },
-    ),
-  );
-
-/** The task selection of a valid link request, wherever it was sent. */
-export function linkTasks({ query, body }: z.output<typeof linkInput>): {
-  taskUuid?: string | undefined;
-  taskUuids?: string[] | undefined;
-} {
-  // A list anywhere asks for the bulk answer, even when the other place names the same single task.
-  const taskUuids = body.task_uuids ?? query.task_uuids;
-  return taskUuids !== undefined ? { taskUuids } : { taskUuid: body.task_uuid ?? query.task_uuid };
-}
