@@ -420,7 +420,8 @@ function renderFindings(r: Results, costAbove: CostRow[]): string {
       '(about 9 points of its ratio): it loads the one the nodejs22.x runtime ships at its first dead letter (`functions/commons/events/deadLetters.ts`). ' +
       'What keeps the ratio down besides: `@middy/core` imports `node:stream/web` (for streamed ' +
       'responses, which the service never sends), eight internal modules at every cold start; the bundles replace it with a shim that ' +
-      'answers `instanceof` lazily (`lib/cdk/shims/stream-web.ts`); and the paging schemas are built only by the routes that page. ' +
+      'answers `instanceof` lazily (`lib/cdk/shims/stream-web.ts`); and a function carries only what its route uses: the paging schemas only where a route pages, ' +
+      'the Idempotency-Key code (and its key store) only in the five POST functions, the attach/detach input only in those two. ' +
       'What a function still adds at init beyond the SDK is parsing and evaluating middy, zod/mini and Powertools and building its schemas. ' +
       `Tracing the DynamoDB client with Powertools Tracer would cost ` +
       `+${kib(r.cold.traced.bytes - (r.cold.rows.find((b) => b.name === 'get-project')?.bytes ?? 0))} and ${ratio(r.cold.traced.ratioToFloor)} of the floor for get-project ` +

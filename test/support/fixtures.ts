@@ -18,3 +18,14 @@ export async function seedFixture(prefix = 'fx'): Promise<Fixture> {
   await changeLabels('attach', ws, { labelSlug: other.slug, projectSlug: project.slug, taskUuids: ['task-1'] }, seed);
   return { ws, project: project.slug, label: label.slug, task: 'task-1' };
 }
+
+/** `count` fixtures, `inFlight` seeded at a time (each in a workspace of its own), in order. */
+export async function seedFixtures(count: number, prefix = 'fx', inFlight = 4): Promise<Fixture[]> {
+  const fixtures: Fixture[] = new Array(count);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < count; i = next++) fixtures[i] = await seedFixture(prefix);
+  };
+  await Promise.all(Array.from({ length: Math.min(inFlight, count) }, worker));
+  return fixtures;
+}
