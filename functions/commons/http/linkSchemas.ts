@@ -6,6 +6,7 @@ import { slugParam, taskUuid } from './validation';
  * The input of attach and detach (a module of its own: the other label routes never build it at a
  * cold start).
  */
+
 const taskUuidList = z
   .array(taskUuid)
   .check(z.minLength(1, 'must not be empty'), z.maxLength(MAX_TASKS_PER_REQUEST, `must have at most ${MAX_TASKS_PER_REQUEST} items`));
