@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import StreamHeavyFirst from './test/support/sequencer';
+import StreamHeavyFirst from './test/support/sequencer.ts';
 
 export default defineConfig({
   test: {

@@ -4,8 +4,13 @@ import type { CostRow, KeyCostRow } from './cost.ts';
 import type { E2eRow } from './e2e.ts';
 import type { DeleteRow, HotLabelRow, ScaleRow } from './scale.ts';
 import type { InboundBenchRow, StreamCostRow } from './stream.ts';
-import { fmt, ratio, table } from './stats.ts';
+import { fmt, medianInterval, percentile, ratio, table } from './stats.ts';
 import type { LineCosts, WarmRow } from './warm.ts';
+/** A median's 95% interval, as ratios. */
+function interval(values: number[]): string {
+  const [lo, hi] = medianInterval(values);
+  return `${fmt(lo, 2)}-${ratio(hi)}`;
+}
 
 /** Prices assumed for the dollar figures (us-east-1, on-demand, as published when this was written). */
 const PRICES = {
@@ -195,13 +200,26 @@ SDK bundled but for the credential providers Lambda never loads, \`node:stream/w
 function that only creates the DocumentClient and sends one GetCommand, **built exactly like the functions** (same
 settings, same externals, same banner), so a ratio compares code, not two kinds of build. **Init** is measured in a fresh
 \`node\` process: from process start until the bundle is imported, ${r.cold.rounds} rounds, each loading every bundle once in a new random
-order; the ratio is taken per round against the floor and the median reported. **Load** is the import alone (without
+order; the ratio is taken per round against the floor and the median reported, with a 95% interval for that median
+(order statistics, no assumption about the distribution): single starts vary a lot on this machine (the floor's own
+init has an interquartile range of ${fmt(percentile(r.cold.floor.initMsAll, 25), 0)}-${fmt(percentile(r.cold.floor.initMsAll, 75), 0)} ms here), so the
+interval says how far another run of the same code could move a median. **Load** is the import alone (without
 Node's own start-up). Every function carries Powertools Logger and Metrics. Sizes are minified bytes; KiB = 1,024 bytes.
 
 Floor: ${kib(r.cold.floor.bytes)}, init ${fmt(r.cold.floor.initMs, 0)} ms (load ${fmt(r.cold.floor.loadMs, 0)} ms).
 
 ${table(
-  ['function', 'minified', 'vs floor', 'size < 450 KiB', 'init (ms)', 'init / floor', 'load / floor', `init <= ${INIT_TARGET}x`],
+  [
+    'function',
+    'minified',
+    'vs floor',
+    'size < 450 KiB',
+    'init (ms)',
+    'init / floor',
+    '95% interval',
+    'load / floor',
+    `init <= ${INIT_TARGET}x`,
+  ],
   [...r.cold.rows, r.cold.traced].map((b) => [
     b === r.cold.traced ? `${b.name} (not deployed)` : b.name,
     `${kib(b.bytes)} (${b.bytes.toLocaleString('en-US')} B)`,
@@ -209,6 +227,7 @@ ${table(
     yes(b.bytes < SIZE_TARGET),
     fmt(b.initMs, 0),
     ratio(b.ratioToFloor),
+    interval(b.initMsAll.map((ms, round) => ms / r.cold.floor.initMsAll[round]!)),
     ratio(b.loadRatioToFloor),
     yes(b.ratioToFloor <= INIT_TARGET),
   ]),
@@ -381,6 +400,9 @@ function renderFindings(r: Results, costAbove: CostRow[]): string {
   const maxOver = Math.max(...handlers.map((b) => b.bytes - floor.bytes));
   const minOver = Math.min(...handlers.map((b) => b.bytes - floor.bytes));
   const missedInit = r.cold.rows.filter((b) => b.ratioToFloor > INIT_TARGET);
+  const initInterval = (b: ColdResult['floor']) => medianInterval(b.initMsAll.map((ms, round) => ms / floor.initMsAll[round]!));
+  const surelyOver = r.cold.rows.filter((b) => initInterval(b)[0] > INIT_TARGET);
+  const surelyUnder = r.cold.rows.filter((b) => initInterval(b)[1] <= INIT_TARGET);
   const modelled = r.cost.some((c) => c.handler.modelled || c.minimum.modelled);
   const lines: string[] = ['## Findings', ''];
   lines.push(
@@ -413,6 +435,9 @@ function renderFindings(r: Results, costAbove: CostRow[]): string {
   lines.push(
     `- **Cold init.** ${missedInit.length === 0 ? `Every function loads within ${INIT_TARGET}x of the floor built like it` : `Above ${INIT_TARGET}x of the floor: ${missedInit.map((b) => `${b.name} ${ratio(b.ratioToFloor)}`).join(', ')}`}; ` +
       `the worst is ${ratio(Math.max(...r.cold.rows.map((b) => b.ratioToFloor)))}, with Powertools Logger and Metrics in every function. ` +
+      `How sure that is: ${surelyOver.length} of ${r.cold.rows.length} functions have their whole 95% interval above ${INIT_TARGET}x and ` +
+      `${surelyUnder.length} (${surelyUnder.map((b) => b.name).join(', ') || 'none'}) ${surelyUnder.length === 1 ? 'has' : 'have'} it at or under; for the others this run cannot tell which side of ` +
+      `${INIT_TARGET}x their median lies on. ` +
       'Init is measured as deployed, without `NODE_OPTIONS=--enable-source-maps`: with it, Node reads the source map and measures every ' +
       "line of a bundle at each cold start (about 4 points of the ratio, as a function's bundle and map are larger than the floor's); " +
       'the functions ship their maps and map the stacks of the errors they log themselves, when they log them ' +
