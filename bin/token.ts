@@ -13,9 +13,8 @@ import { isLocalDatabase, useLocalDatabase } from '#local/database';
 
 const local = isLocalDatabase();
 if (local) useLocalDatabase();
-const { checkLimits, createToken, DEFAULT_RATE_LIMIT, listTokens, MAX_TOKEN_LIFETIME_MS, revokeToken, setTokenLimits } = await import(
-  '#domain/tokens'
-);
+const { checkLimits, createToken, DEFAULT_RATE_LIMIT, isActiveToken, listTokens, MAX_TOKEN_LIFETIME_MS, revokeToken, setTokenLimits } =
+  await import('#domain/tokens');
 const { ValidationFailed } = await import('#domain/errors');
 const { SCOPES, isScope } = await import('#domain/scopes');
 const { addTokenKey, deployedApi, placeTokenKey, removeTokenKey } = await import('#lib/aws/usagePlans');
@@ -174,7 +173,7 @@ switch (command) {
     if (!arg) fail('limits needs a token id');
     const limits = limitsOption(true);
     const deployed = api();
-    if (!(await listTokens()).some((t) => t.id === arg && !t.revoked)) fail(`no active token ${arg}`);
+    if (!(await isActiveToken(arg))) fail(`no active token ${arg}`);
     try {
       // Bounds first (nothing moves for limits that would be refused), then the key, then the record.
       checkLimits(limits);

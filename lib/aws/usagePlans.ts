@@ -86,12 +86,12 @@ async function keyIdsOf(api: DeployedApi, tokenId: string): Promise<string[]> {
  * the new plan fail, the key goes back to the plans it left. A token without a key gets one.
  */
 export async function placeTokenKey(api: DeployedApi, tokenId: string, limit: RateLimit): Promise<'created' | 'moved' | 'unchanged'> {
-  const target = await planFor(api, limit);
   const [keyId] = await keyIdsOf(api, tokenId);
   if (!keyId) {
     await addTokenKey(api, tokenId, limit);
     return 'created';
   }
+  const target = await planFor(api, limit);
   const held = (await usagePlans(api, keyId)).map((p) => p.id!).filter(Boolean);
   const leave = held.filter((id) => id !== target);
   if (held.includes(target) && leave.length === 0) return 'unchanged';

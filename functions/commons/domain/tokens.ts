@@ -173,6 +173,12 @@ export function setTokenLimits(id: string, limits: RateLimit): Promise<boolean> 
   return updateTokenLimits(id, limits);
 }
 
+/** Whether a token exists and is not revoked (one read). */
+export async function isActiveToken(id: string): Promise<boolean> {
+  const stored = await readToken(id);
+  return stored !== undefined && !stored.revoked;
+}
+
 export function revokeToken(id: string): Promise<boolean> {
   return revokeTokenItem(id);
 }
