@@ -2,7 +2,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod';
 import { PROBLEMS } from '#domain/problems';
+import { SLUG } from '#domain/slugs';
 import { DEFAULT_RATE_LIMIT } from '#domain/tokens';
+import { KEY_SHAPE } from '#http/idempotency';
 import { routes, type Route } from '#http/routes';
 import { repoRoot } from '#lib/paths';
 import {
@@ -89,6 +91,9 @@ const ANSWERS: Record<string, Answer> = {
   'toggle-task-label': { status: 200, schema: one(z.array(Label)), description: "The task's labels after the call" },
 };
 
+/** The routes whose answer is one resource with its entity tag (`resource()` in the handler); their GETs answer 304. */
+const TAGGED = new Set(['get-project', 'update-project', 'get-label', 'update-label']);
+
 /** The problems a route can answer, by status: the catalogue's, as every function and the gateway answer them. */
 function problemStatuses(route: Route): number[] {
   const statuses = new Set([400, 401, 403, 404, 413, 415, 422, 429, 500, 502, 503, 504]);
@@ -139,7 +144,7 @@ function parametersOf(route: Route, input: Json): Json[] {
       route.name === 'search'
         ? 'The workspace; left out, every workspace the token is granted (the first 10)'
         : 'The workspace: in the query string, or in the JSON body (`company_slug`); required in one of them',
-    schema: { type: 'string', pattern: '^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$' },
+    schema: { type: 'string', pattern: SLUG.source },
   });
   return params;
 }
@@ -172,14 +177,13 @@ export async function buildOpenApi(): Promise<Json> {
                 },
               }
             : {}),
-          ...(['get-project', 'update-project', 'get-label', 'update-label'].includes(route.name)
-            ? { ETag: { description: 'Strong entity tag of the resource', schema: { type: 'string' } } }
-            : {}),
+          ...(TAGGED.has(route.name) ? { ETag: { description: 'Strong entity tag of the resource', schema: { type: 'string' } } } : {}),
         },
         content: { 'application/json': { schema: jsonSchemaOf(answer.schema, 'output', components) } },
       },
     };
-    if (route.name === 'get-project' || route.name === 'get-label') {
+    const conditionalGet = TAGGED.has(route.name) && route.method === 'GET';
+    if (conditionalGet) {
       responses[304] = { description: 'Not modified (If-None-Match matched the ETag)', headers: { ETag: { schema: { type: 'string' } } } };
     }
     for (const status of problemStatuses(route)) {
@@ -198,12 +202,11 @@ export async function buildOpenApi(): Promise<Json> {
         in: 'header',
         required: false,
         description: 'Retries with the same key and request replay the first answer for 24 hours',
-        schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
+        schema: { type: 'string', pattern: KEY_SHAPE.source },
       });
     if (route.method === 'PUT' || route.method === 'DELETE')
       headerParams.push({ name: 'If-Match', in: 'header', required: false, schema: { type: 'string' } });
-    if (route.name === 'get-project' || route.name === 'get-label')
-      headerParams.push({ name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } });
+    if (conditionalGet) headerParams.push({ name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } });
     paths[route.path] ??= {};
     paths[route.path][route.method.toLowerCase()] = {
       operationId: route.name,

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { PROBLEMS } from '#domain/problems';
+import { PROJECT_STATUSES, VISIBILITIES, WORKFLOWS } from '#domain/projects';
 import { SLUG } from '#domain/slugs';
 
 /**
@@ -16,8 +17,8 @@ export const Label = z.object({ id: z.int().min(1), slug, title: z.string(), col
 export const ProjectLabel = Label.extend({ tasks_count: z.int().min(0) }).meta({ id: 'ProjectLabel' });
 export const TaskLabels = z.object({ task_uuid: z.string(), labels: z.array(Label) }).meta({ id: 'TaskLabels' });
 
-const visibility = z.enum(['public', 'private']);
-const status = z.enum(['in_progress', 'completed', 'archived']);
+const visibility = z.enum(VISIBILITIES);
+const status = z.enum(PROJECT_STATUSES);
 
 export const ProjectStats = z
   .object({
@@ -46,7 +47,7 @@ export const ProjectListItem = z
   .meta({ id: 'ProjectListItem' });
 
 export const Project = ProjectListItem.extend({
-  settings: z.object({ default_workflow: z.enum(['kanban', 'scrum']), task_prefix: z.string() }),
+  settings: z.object({ default_workflow: z.enum(WORKFLOWS), task_prefix: z.string() }),
   stats: ProjectStats,
 }).meta({ id: 'Project' });
 

@@ -6,11 +6,12 @@ import type { DeleteRow, HotLabelRow, ScaleRow } from './scale.ts';
 import type { InboundBenchRow, StreamCostRow } from './stream.ts';
 import { fmt, medianInterval, percentile, ratio, table } from './stats.ts';
 import type { LineCosts, WarmRow } from './warm.ts';
-/** A median's 95% interval, as ratios. */
-function interval(values: number[]): string {
-  const [lo, hi] = medianInterval(values);
-  return `${fmt(lo, 2)}-${ratio(hi)}`;
+
+/** The 95% interval of a bundle's median init ratio, from its per-round ratios to the floor. */
+function initInterval(b: ColdResult['floor'], floor: ColdResult['floor']): [number, number] {
+  return medianInterval(b.initMsAll.map((ms, round) => ms / floor.initMsAll[round]!));
 }
+const span = ([lo, hi]: [number, number]) => `${fmt(lo, 2)}-${ratio(hi)}`;
 
 /** Prices assumed for the dollar figures (us-east-1, on-demand, as published when this was written). */
 const PRICES = {
@@ -227,7 +228,7 @@ ${table(
     yes(b.bytes < SIZE_TARGET),
     fmt(b.initMs, 0),
     ratio(b.ratioToFloor),
-    interval(b.initMsAll.map((ms, round) => ms / r.cold.floor.initMsAll[round]!)),
+    span(initInterval(b, r.cold.floor)),
     ratio(b.loadRatioToFloor),
     yes(b.ratioToFloor <= INIT_TARGET),
   ]),
@@ -400,9 +401,8 @@ function renderFindings(r: Results, costAbove: CostRow[]): string {
   const maxOver = Math.max(...handlers.map((b) => b.bytes - floor.bytes));
   const minOver = Math.min(...handlers.map((b) => b.bytes - floor.bytes));
   const missedInit = r.cold.rows.filter((b) => b.ratioToFloor > INIT_TARGET);
-  const initInterval = (b: ColdResult['floor']) => medianInterval(b.initMsAll.map((ms, round) => ms / floor.initMsAll[round]!));
-  const surelyOver = r.cold.rows.filter((b) => initInterval(b)[0] > INIT_TARGET);
-  const surelyUnder = r.cold.rows.filter((b) => initInterval(b)[1] <= INIT_TARGET);
+  const surelyOver = r.cold.rows.filter((b) => initInterval(b, floor)[0] > INIT_TARGET);
+  const surelyUnder = r.cold.rows.filter((b) => initInterval(b, floor)[1] <= INIT_TARGET);
   const modelled = r.cost.some((c) => c.handler.modelled || c.minimum.modelled);
   const lines: string[] = ['## Findings', ''];
   lines.push(

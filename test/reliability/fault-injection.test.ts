@@ -72,6 +72,11 @@ function oneFaultPerCall(command: string, n: number): Fault[] {
   return specific.length ? specific : [faults[n % 3]!];
 }
 
+/** Every (n, fault) to try: the n-th call of a dry run failing with each fault `faultsFor` gives it. */
+function casesOf(dryCalls: string[], faultsFor: (command: string, n: number) => Fault[]): { n: number; fault: Fault }[] {
+  return dryCalls.flatMap((command, i) => faultsFor(command, i + 1).map((fault) => ({ n: i + 1, fault })));
+}
+
 let plan: { failAt: number; fault?: Fault } = { failAt: 0 };
 let calls: string[] = [];
 let injected = 0;
@@ -133,7 +138,7 @@ describe.each(routes.map((r) => [r.name, r] as const))('%s', (_name, route) => {
     expect(dryCalls.length).toBeGreaterThan(0);
 
     // One fixture per (call, fault), seeded up front a few at a time (the seeding is most of the time).
-    const cases = dryCalls.flatMap((command, i) => faults.filter((f) => f.applies(command)).map((fault) => ({ n: i + 1, fault })));
+    const cases = casesOf(dryCalls, (command) => faults.filter((f) => f.applies(command)));
     const fixtures = await seedFixtures(cases.length, 'fi');
     await drain();
     for (const [i, { n, fault }] of cases.entries()) {
@@ -214,10 +219,9 @@ describe('stream processor', () => {
     ).toEqual([]);
 
     // A fixture per faulted run, seeded up front a few at a time and drained before the runs.
-    const runsPlanned = dryCalls.flatMap((command, i) => oneFaultPerCall(command, i + 1).map((fault) => ({ n: i + 1, fault })));
+    const runsPlanned = casesOf(dryCalls, oneFaultPerCall);
     const fixtures = await seedFixtures(runsPlanned.length, 'fs');
     await drain();
-    let runs = 0;
     for (const [run, { n, fault }] of runsPlanned.entries()) {
       const ws = await scenario(fixtures[run]!);
       calls = [];
@@ -226,7 +230,6 @@ describe('stream processor', () => {
       await drain().catch(() => undefined);
       plan = { failAt: 0 };
       await drain();
-      runs++;
       expect((await checkTable([ws])).violations, where).toEqual([]);
       const left = (await scanTable()).filter(
         (i) =>
@@ -250,7 +253,7 @@ describe('stream processor', () => {
       const got = new Set(published.map((e) => e.detailType));
       expect([...got].sort(), where).toEqual([...new Set([...expected].map((k) => k.split(' ').slice(0, 2).join(' ')))].sort());
     }
-    console.log(`stream processor: ${dryCalls.length} DynamoDB calls per run, ${runs} faulted runs`);
+    console.log(`stream processor: ${dryCalls.length} DynamoDB calls per run, ${runsPlanned.length} faulted runs`);
   }, 300_000);
 });
 
@@ -327,10 +330,9 @@ describe('inbound consumer', () => {
     const dryCalls = [...calls];
     await check(dry.f, 'clean run');
     // A fixture per faulted run, seeded up front a few at a time and drained before the runs.
-    const runsPlanned = dryCalls.flatMap((command, i) => oneFaultPerCall(command, i + 1).map((fault) => ({ n: i + 1, fault })));
+    const runsPlanned = casesOf(dryCalls, oneFaultPerCall);
     const fixtures = await seedFixtures(runsPlanned.length, 'fin');
     await drain();
-    let runs = 0;
     for (const [run, { n, fault }] of runsPlanned.entries()) {
       const { f, records } = scenario(fixtures[run]!);
       calls = [];
@@ -345,8 +347,7 @@ describe('inbound consumer', () => {
       }
       expect(out.batchItemFailures).toEqual([]);
       await check(f, `${fault.name} at consumer call ${n} (${dryCalls[n - 1]})`);
-      runs++;
     }
-    console.log(`inbound consumer: ${dryCalls.length} DynamoDB calls per batch, ${runs} faulted runs`);
+    console.log(`inbound consumer: ${dryCalls.length} DynamoDB calls per batch, ${runsPlanned.length} faulted runs`);
   }, 300_000);
 });

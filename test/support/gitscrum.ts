@@ -35,15 +35,9 @@ export class GitScrumStandIn {
       text,
       response.headers,
     );
-    const json = () => JSON.parse(text) as unknown;
     if (!response.ok) {
-      const errorData = (((): unknown => {
-        try {
-          return json();
-        } catch {
-          return {};
-        }
-      })() ?? {}) as {
+      // As the client's `response.json().catch(() => ({}))`.
+      const errorData = (parsedOr(text, {}) ?? {}) as {
         error_code?: string;
         message?: string;
         errors?: Record<string, string[]>;
@@ -70,7 +64,7 @@ export class GitScrumStandIn {
       if (response.status >= 500) throw new Error(`Server error: ${errorMessage}. Please try again later.`);
       throw new Error(errorMessage);
     }
-    return json() as T;
+    return JSON.parse(text) as T;
   }
 
   get<T>(endpoint: string, params?: Record<string, string | number | boolean | undefined>): Promise<T> {
@@ -165,5 +159,14 @@ export class GitScrumStandIn {
       `task-labels/${labelSlug}/toggle?company_slug=${companySlug}&project_slug=${projectSlug}&task_uuid=${taskUuid}`,
       {},
     );
+  }
+}
+
+/** The JSON of `text`, or `fallback` when it is not JSON. */
+function parsedOr(text: string, fallback: unknown): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return fallback;
   }
 }

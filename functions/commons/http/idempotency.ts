@@ -14,7 +14,7 @@ import { problemFromError } from './problem';
 
 const HEADER = 'idempotency-key';
 /** Visible ASCII, as Stripe and the IETF draft's examples use (a UUID fits). */
-const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
+export const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 const REPLAYED_HEADERS = ['Content-Type', 'Location'];
 const REPLAYED_HEADER = 'Idempotent-Replayed';
 
