@@ -2,9 +2,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod';
 import { PROBLEMS } from '#domain/problems';
+import { IDEMPOTENCY_KEY_SHAPE } from '#domain/limits';
 import { SLUG } from '#domain/slugs';
 import { DEFAULT_RATE_LIMIT } from '#domain/tokens';
-import { KEY_SHAPE } from '#http/idempotency';
 import { routes, type Route } from '#http/routes';
 import { repoRoot } from '#lib/paths';
 import {
@@ -202,7 +202,7 @@ export async function buildOpenApi(): Promise<Json> {
         in: 'header',
         required: false,
         description: 'Retries with the same key and request replay the first answer for 24 hours',
-        schema: { type: 'string', pattern: KEY_SHAPE.source },
+        schema: { type: 'string', pattern: IDEMPOTENCY_KEY_SHAPE.source },
       });
     if (route.method === 'PUT' || route.method === 'DELETE')
       headerParams.push({ name: 'If-Match', in: 'header', required: false, schema: { type: 'string' } });

@@ -6,3 +6,5 @@ export const MAX_LABELS_PER_TASK = 100;
 export const MAX_TASKS_PER_REQUEST = 100;
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 100;
+/** An Idempotency-Key: visible ASCII, as Stripe and the IETF draft's examples use (a UUID fits). */
+export const IDEMPOTENCY_KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { sha256Url } from '#domain/digest';
 import { ValidationFailed } from '#domain/errors';
+import { IDEMPOTENCY_KEY_SHAPE } from '#domain/limits';
 import { claimIdempotencyKey, freeIdempotencyKey, keepAnswer, type KeptAnswer, type KeyedRequest } from '#domain/idempotency';
 import { count } from '#observability/counts';
 import { problemFromError } from './problem';
@@ -13,8 +14,6 @@ import { problemFromError } from './problem';
  */
 
 const HEADER = 'idempotency-key';
-/** Visible ASCII, as Stripe and the IETF draft's examples use (a UUID fits). */
-export const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 const REPLAYED_HEADERS = ['Content-Type', 'Location'];
 const REPLAYED_HEADER = 'Idempotent-Replayed';
 
@@ -33,7 +32,8 @@ export function idempotencyKeyOf(event: Pick<APIGatewayProxyEvent, 'httpMethod' 
   if (event.httpMethod !== 'POST') return undefined;
   const key = event.headers[HEADER];
   if (key === undefined) return undefined;
-  if (!KEY_SHAPE.test(key)) throw ValidationFailed.of('Idempotency-Key', 'must be 1 to 255 visible ASCII characters (a UUID serves well)');
+  if (!IDEMPOTENCY_KEY_SHAPE.test(key))
+    throw ValidationFailed.of('Idempotency-Key', 'must be 1 to 255 visible ASCII characters (a UUID serves well)');
   return key;
 }
 
