@@ -86,6 +86,11 @@ export function proxyEvent(input: {
   isBase64Encoded?: boolean;
   authorizer: Record<string, unknown> | null;
   requestId?: string;
+  /**
+   * The path of the URL called, as `requestContext.path`: by default an execute-api URL's, the stage
+   * first (what the sample events show); the local API, served at its root, passes the path itself.
+   */
+  calledPath?: string;
 }): APIGatewayProxyEvent {
   // A Map, not an object literal: a parameter may be named `constructor` or `__proto__`.
   const values = new Map<string, string[]>();
@@ -115,7 +120,7 @@ export function proxyEvent(input: {
         sourceIp: '127.0.0.1',
         userAgent: input.headers['user-agent'] ?? null,
       } as APIGatewayProxyEvent['requestContext']['identity'],
-      path: `/${LOCAL_STAGE}${input.path}`,
+      path: input.calledPath ?? `/${LOCAL_STAGE}${input.path}`,
       protocol: 'HTTP/1.1',
       requestId,
       requestTimeEpoch: Date.now(),
@@ -299,6 +304,8 @@ async function dispatch(
     ...(isUtf8(body) ? { body: body.length ? body.toString('utf8') : null } : { body: body.toString('base64'), isBase64Encoded: true }),
     authorizer: { principalId: policy.principalId, integrationLatency: 0, ...policy.context },
     requestId,
+    // Served at the root, as a custom domain mapped at its root: no stage in the called path.
+    calledPath: url.pathname,
   });
   const handler = loaded.handlers.get(match.route)!;
   reached.function = true;

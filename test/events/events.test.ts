@@ -56,6 +56,8 @@ describe('invoking every sample event (in-process, against DynamoDB Local)', () 
     // Deployed, a read route's role may not write: a write here would be AccessDenied in AWS.
     if (route.access === 'read') expect(sent.filter((op) => WRITE_OPERATIONS.test(op))).toEqual([]);
     expect(sent.length).toBeGreaterThan(0);
+    // The sample events were sent to an execute-api URL of stage `local`: a Location must keep the stage.
+    if (result.statusCode === 201) expect(result.headers?.Location).toMatch(/^\/local\/projects(-labels)?\/[a-z0-9-]+\?company_slug=/);
   });
 
   test('the authorizer allows the sample event once its token placeholder is a real token', async () => {

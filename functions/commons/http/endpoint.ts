@@ -10,6 +10,7 @@ import { CORS_PREFLIGHT } from './cors';
 import { etagOf, notModified } from './etags';
 import { standardHeaders } from './headers';
 import type { IdempotencyKeys } from './idempotency';
+import { locationFor } from './location';
 import { noteWorkspace, observe } from './observe';
 import { principalOf, requireScope, requireWorkspace, type Principal } from './principal';
 import { problemFromError } from './problem';
@@ -167,6 +168,7 @@ export function endpoint<S extends z.ZodMiniType>(spec: EndpointSpec<S>) {
         render(
           await spec.run(input, { workspace, workspaces, principal, requestId, ifMatch }),
           event.httpMethod === 'GET' ? event.headers['if-none-match'] : undefined,
+          event,
         );
       if (key === undefined || spec.idempotency === undefined) return answer();
       const owner = principal.owner.username || principal.tokenId;
@@ -175,12 +177,18 @@ export function endpoint<S extends z.ZodMiniType>(spec: EndpointSpec<S>) {
   return Object.assign(handler, { inputSchema: spec.input, takesIdempotencyKeys: spec.idempotency !== undefined });
 }
 
-function render(reply: Reply, ifNoneMatch: string | undefined): APIGatewayProxyResult {
+function render(reply: Reply, ifNoneMatch: string | undefined, event: APIGatewayProxyEvent): APIGatewayProxyResult {
   const etag = reply.tagged ? etagOf(reply.data) : undefined;
   if (etag !== undefined && notModified(ifNoneMatch, etag)) return { statusCode: 304, headers: { ETag: etag }, body: '' };
+  const location = reply.headers?.Location;
   return {
     statusCode: reply.status,
-    headers: { 'Content-Type': 'application/json', ...reply.headers, ...(etag === undefined ? {} : { ETag: etag }) },
+    headers: {
+      'Content-Type': 'application/json',
+      ...reply.headers,
+      ...(location === undefined ? {} : { Location: locationFor(location, event) }),
+      ...(etag === undefined ? {} : { ETag: etag }),
+    },
     body: JSON.stringify({ data: reply.data, ...(reply.meta ? { meta: reply.meta } : {}) }),
   };
 }
