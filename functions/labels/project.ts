@@ -1,14 +1,12 @@
-import * as z from 'zod/mini';
-import { projectLabels } from '#domain/projectLabels';
-import { endpoint, ok } from '#http/endpoint';
-import { projectLabelView } from '#http/labelViews';
-import { slugParam } from '#http/validation';
+import { endpoint } from '#http/endpoint';
+import { labelList, labelListInput } from '#http/labelLists';
 
-const input = z.object({ query: z.object({ project_slug: slugParam }) });
-
-/** GET /task-labels?project_slug=: the project's labels (its label set and those its tasks carry), with tasks_count. */
+/**
+ * GET /task-labels?project_slug=: the alias of GET /projects-labels?project_slug= (the project's
+ * labels, its label set and those its tasks carry, with tasks_count), taking the same query.
+ */
 export const handler = endpoint({
   scope: 'labels:read',
-  input,
-  run: async ({ query }, { workspace }) => ok((await projectLabels(workspace, query.project_slug)).map(projectLabelView)),
+  input: labelListInput('required'),
+  run: async ({ query }, { workspace }) => labelList(query, workspace),
 });

@@ -59,9 +59,9 @@ const ANSWERS: Record<string, Answer> = {
   'project-stats': { status: 200, schema: one(ProjectStats), description: "The project's statistics" },
   'list-labels': {
     status: 200,
-    schema: z.union([envelope(z.array(Label)), envelope(z.array(Label), PageMeta), envelope(z.array(ProjectLabel))]),
+    schema: z.union([page(Label), page(ProjectLabel)]),
     description:
-      "The workspace's labels (a page of them with `page`), a project's labels with `project_slug`, a task's with `task_uuid` too",
+      "The workspace's labels, a project's labels with `project_slug`, a task's with `task_uuid` too: all of them, or a page with `limit`, `per_page`, `page` or `cursor`",
   },
   'create-label': { status: 201, schema: one(Label), description: 'The label, created' },
   'update-label': { status: 200, schema: one(Label), description: 'The label after the update' },
@@ -85,8 +85,9 @@ const ANSWERS: Record<string, Answer> = {
   'get-label': { status: 200, schema: one(Label), description: 'The label' },
   'project-labels': {
     status: 200,
-    schema: one(z.array(ProjectLabel)),
-    description: "The project's labels, with how many of its tasks carry each",
+    schema: z.union([page(ProjectLabel), page(Label)]),
+    description:
+      "The project's labels, with how many of its tasks carry each (a task's with `task_uuid`), as GET /projects-labels answers them",
   },
   'toggle-task-label': { status: 200, schema: one(z.array(Label)), description: "The task's labels after the call" },
 };

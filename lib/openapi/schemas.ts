@@ -67,7 +67,8 @@ export const SearchResults = z
 
 export const PageMeta = z
   .object({
-    limit: z.int().min(1),
+    // The page size; a label list answered whole (no paging parameter) gives its number of labels.
+    limit: z.int().min(0),
     next_cursor: z.string().nullable(),
     current_page: z.int().min(1).optional(),
     per_page: z.int().min(1).optional(),

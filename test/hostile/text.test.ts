@@ -152,13 +152,13 @@ describe('labels written under the earlier folding (lower case after NFC)', () =
 });
 
 describe('the label list', () => {
-  test('pages by number like every list, and past the end is empty; it has no cursors', async () => {
+  test('pages by number like every list, next_cursor null exactly on the last page, and past the end is empty', async () => {
     const c = await workspaceClient('fold');
     for (const t of ['a', 'b', 'c', 'd', 'e']) await c.createLabel(t);
     const pages = [];
     for (let page = 1; page <= 3; page++) {
       const res = await c.get('/projects-labels', { page: String(page), per_page: '2' });
-      expect(res.body.meta).toEqual({ limit: 2, next_cursor: null, current_page: page, per_page: 2 });
+      expect(res.body.meta).toEqual({ limit: 2, next_cursor: page < 3 ? expect.any(String) : null, current_page: page, per_page: 2 });
       pages.push(res.body.data.map((l: { title: string }) => l.title));
     }
     expect(pages).toEqual([['a', 'b'], ['c', 'd'], ['e']]);

@@ -87,7 +87,8 @@ describe('list labels', () => {
     const res = await c.get('/projects-labels');
     expect(res.status).toBe(200);
     expect(titles(res.body.data)).toEqual(['Alpha', 'alpha2', 'beta', 'zeta', 'Émile']);
-    expect(res.body.meta).toBeUndefined();
+    // A list answered whole: its meta says so (as every list's, DESIGN's HTTP contract).
+    expect(res.body.meta).toEqual({ limit: 5, next_cursor: null });
   });
 
   test('returns all of 120 labels in one response', async () => {
@@ -97,6 +98,88 @@ describe('list labels', () => {
     expect(res.body.data).toHaveLength(120);
     expect(res.body.data[0].title).toBe('L000');
     expect(new Set(res.body.data.map((l: { id: number }) => l.id)).size).toBe(120);
+    expect(res.body.meta).toEqual({ limit: 120, next_cursor: null });
+  });
+
+  test('pages by title with limit and cursor; a label created or deleted between pages shifts nothing', async () => {
+    const c = await workspaceClient();
+    for (let i = 0; i < 20; i++) await c.createLabel(`L${String(i * 2).padStart(2, '0')}`);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const res = await c.get('/projects-labels', { limit: '7', ...(cursor ? { cursor } : {}) });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.meta.limit).toBe(7);
+      seen.push(...titles(res.body.data));
+      cursor = res.body.meta.next_cursor;
+      if (pages++ === 0) {
+        // After the first page (L00-L12): one label before the cursor, one after, one read, one unread gone.
+        await c.createLabel('L01');
+        await c.createLabel('L13');
+        expect((await c.del('/projects-labels/l02')).status).toBe(200);
+        expect((await c.del('/projects-labels/l30')).status).toBe(200);
+      }
+    } while (cursor !== null);
+    const expected = [...Array.from({ length: 20 }, (_, i) => `L${String(i * 2).padStart(2, '0')}`), 'L13']
+      .filter((t) => t !== 'L30')
+      .sort();
+    expect(seen).toEqual(expected);
+    expect(pages).toBe(3);
+  });
+
+  test('pages by number with page and per_page; next_cursor is null exactly on the last page', async () => {
+    const c = await workspaceClient();
+    for (let i = 0; i < 12; i++) await c.createLabel(`P${String(i).padStart(2, '0')}`);
+    const second = await c.get('/projects-labels', { page: '2', per_page: '5' });
+    expect(titles(second.body.data)).toEqual(['P05', 'P06', 'P07', 'P08', 'P09']);
+    expect(second.body.meta).toEqual({ limit: 5, current_page: 2, per_page: 5, next_cursor: expect.any(String) });
+    const rest = await c.get('/projects-labels', { cursor: second.body.meta.next_cursor });
+    expect(titles(rest.body.data)).toEqual(['P10', 'P11']);
+    const third = await c.get('/projects-labels', { page: '3', per_page: '5' });
+    expect(titles(third.body.data)).toEqual(['P10', 'P11']);
+    expect(third.body.meta.next_cursor).toBeNull();
+    expect((await c.get('/projects-labels', { page: '4', per_page: '5' })).body).toMatchObject({ data: [], meta: { next_cursor: null } });
+    expect((await c.get('/projects-labels', { limit: '12' })).body.meta.next_cursor).toBeNull();
+  });
+
+  test("a cursor serves only its own list: another workspace's, project's or task's is a 422", async () => {
+    const c = await workspaceClient();
+    const other = await workspaceClient();
+    await c.createProject('Web');
+    for (const t of ['A', 'B', 'C']) {
+      await c.createLabel(t);
+      await other.createLabel(t);
+      await c.post(`/projects-labels/${t.toLowerCase()}/attach`, { task_uuid: 't1' }, { project_slug: 'web' });
+    }
+    const cursor = (await c.get('/projects-labels', { limit: '1' })).body.meta.next_cursor as string;
+    const ofTask = (await c.get('/projects-labels', { project_slug: 'web', task_uuid: 't1', limit: '1' })).body.meta.next_cursor as string;
+    expect(cursor).toEqual(expect.any(String));
+    expect(ofTask).toEqual(expect.any(String));
+    expect((await other.get('/projects-labels', { cursor })).status).toBe(422);
+    expect((await c.get('/projects-labels', { project_slug: 'web', cursor })).status).toBe(422);
+    expect((await c.get('/projects-labels', { project_slug: 'web', task_uuid: 't2', cursor: ofTask })).status).toBe(422);
+    const next = await c.get('/projects-labels', { project_slug: 'web', task_uuid: 't1', cursor: ofTask });
+    expect(titles(next.body.data)).toEqual(['B', 'C']);
+  });
+
+  test('GET /task-labels takes the same query: project_slug required, task_uuid and paging', async () => {
+    const c = await workspaceClient();
+    await c.createProject('Web');
+    for (const t of ['A', 'B', 'C']) {
+      await c.createLabel(t);
+      await c.post(`/projects-labels/${t.toLowerCase()}/attach`, { task_uuid: t === 'C' ? 't2' : 't1' }, { project_slug: 'web' });
+    }
+    // A project's labels are those its tasks carry, as the stream counts them.
+    await streamDrained();
+    expect((await c.get('/task-labels')).status).toBe(422);
+    const all = await c.get('/task-labels', { project_slug: 'web' });
+    expect(all.body).toEqual((await c.get('/projects-labels', { project_slug: 'web' })).body);
+    expect(titles(all.body.data)).toEqual(['A', 'B', 'C']);
+    expect(titles((await c.get('/task-labels', { project_slug: 'web', task_uuid: 't1' })).body.data)).toEqual(['A', 'B']);
+    const first = await c.get('/task-labels', { project_slug: 'web', limit: '2' });
+    expect(titles(first.body.data)).toEqual(['A', 'B']);
+    expect(titles((await c.get('/task-labels', { project_slug: 'web', cursor: first.body.meta.next_cursor })).body.data)).toEqual(['C']);
   });
 
   test('task_uuid needs project_slug; project_slug alone lists that project (404 when unknown)', async () => {
@@ -104,7 +187,7 @@ describe('list labels', () => {
     expect((await c.get('/projects-labels', { task_uuid: 't1' })).status).toBe(422);
     expect((await c.get('/projects-labels', { project_slug: 'p' })).status).toBe(404);
     await c.createProject('P');
-    expect((await c.get('/projects-labels', { project_slug: 'p' })).body).toEqual({ data: [] });
+    expect((await c.get('/projects-labels', { project_slug: 'p' })).body).toEqual({ data: [], meta: { limit: 0, next_cursor: null } });
   });
 });
 
@@ -277,6 +360,30 @@ describe('attach and detach', () => {
     expect(results.filter((r) => r.status === 200)).toHaveLength(4);
     expect(results.filter((r) => r.status === 422)).toHaveLength(20);
     await expectConsistent(c.ws);
+  });
+});
+
+describe('toggle', () => {
+  test('takes task_uuid from the query or the body; both and different, or neither, is a 422 that changes nothing', async () => {
+    const c = await workspaceClient();
+    await c.createProject('Web');
+    await c.createLabel('Bug');
+    const toggle = (body: unknown, params: Record<string, string> = {}) =>
+      c.post('/task-labels/bug/toggle', body, { project_slug: 'web', ...params });
+    expect(titles((await toggle({ task_uuid: 't1' })).body.data)).toEqual(['Bug']);
+    expect(titles((await toggle({}, { task_uuid: 't1' })).body.data)).toEqual([]);
+    expect(titles((await toggle({ task_uuid: 't1' }, { task_uuid: 't1' })).body.data)).toEqual(['Bug']);
+    for (const [body, params] of [
+      [{}, {}],
+      [{ task_uuid: 't2' }, { task_uuid: 't1' }],
+      [{ task_uuid: '' }, {}],
+    ] as const) {
+      const res = await toggle(body, params);
+      expect(res.status, res.text).toBe(422);
+      expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(['task_uuid']);
+    }
+    expect(titles((await c.get('/projects-labels', { project_slug: 'web', task_uuid: 't1' })).body.data)).toEqual(['Bug']);
+    expect((await c.get('/projects-labels', { project_slug: 'web', task_uuid: 't2' })).body.data).toEqual([]);
   });
 });
 

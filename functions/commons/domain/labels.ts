@@ -20,7 +20,7 @@ import { foldKey, titleKey } from './text';
 export type { LabelRecord };
 
 /** Case-insensitive by title, then exact title, then id: a stable, human order. */
-export function byTitle(a: LabelRecord, b: LabelRecord): number {
+export function byTitle(a: Pick<LabelRecord, 'title' | 'id'>, b: Pick<LabelRecord, 'title' | 'id'>): number {
   const an = foldKey(a.title);
   const bn = foldKey(b.title);
   return an < bn ? -1 : an > bn ? 1 : a.title < b.title ? -1 : a.title > b.title ? 1 : a.id - b.id;
