@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { SEARCH_CATEGORIES, searchProjects } from '#domain/search';
 import { endpoint, ok } from '#http/endpoint';
 import { projectSearchItem } from '#http/projectViews';
-import { name, paginationFields } from '#http/validation';
+import { name, paginationFields, pagingRules } from '#http/validation';
 
 /** Category names as GitScrum's clients send them, plural or singular (`project`, `user_story`). */
 const SINGULAR: Record<string, string> = {
@@ -17,24 +17,30 @@ const category = z.pipe(
   z.transform((c: string) => SINGULAR[c] ?? c),
 );
 
+const paging = paginationFields();
+
 const input = z.object({
-  query: z.object({
-    q: name(1, 255),
-    categories: z.optional(
-      z.pipe(
-        z.string(),
+  query: z
+    .object({
+      q: name(1, 255),
+      categories: z.optional(
         z.pipe(
-          z.transform((s: string) => s.split(',').map((c) => c.trim())),
-          z.array(category),
+          z.string(),
+          z.pipe(
+            z.transform((s: string) => s.split(',').map((c) => c.trim())),
+            z.array(category),
+          ),
         ),
       ),
-    ),
-    limit: paginationFields().limit,
-  }),
+      // `per_page` is an alias of `limit`, as on every route (both and different: 422).
+      limit: paging.limit,
+      per_page: paging.per_page,
+    })
+    .check(pagingRules()),
 });
 
 /**
- * GET /search?q=&categories=projects&limit=5: GitScrum's search, answered for projects (by slug, then
+ * GET /search?q=&categories=projects&limit=5 (or per_page=5): GitScrum's search, answered for projects (by slug, then
  * by name as GET /projects?name= matches); other categories answer empty. Without company_slug it
  * searches the workspaces the token is granted (the first 10). `{ data: { projects: { items: [...] }, ... } }`.
  */
@@ -47,7 +53,7 @@ export const handler = endpoint({
     const data: Record<string, { items: unknown[]; total: number }> = {};
     for (const c of categories) data[c] = { items: [], total: 0 };
     if (categories.has('projects')) {
-      const items = (await searchProjects(workspaces, query.q, query.limit ?? 5)).map(projectSearchItem);
+      const items = (await searchProjects(workspaces, query.q, query.limit ?? query.per_page ?? 5)).map(projectSearchItem);
       data.projects = { items, total: items.length };
     }
     return ok(data);

@@ -11,6 +11,7 @@ import {
   envelope,
   Label,
   PageMeta,
+  WholeListMeta,
   Problem,
   Project,
   ProjectCreated,
@@ -42,6 +43,8 @@ interface Answer {
 
 const one = (schema: z.ZodType) => envelope(schema);
 const page = (schema: z.ZodType) => envelope(z.array(schema), PageMeta);
+/** A label list answered whole (no paging parameter). */
+const whole = (schema: z.ZodType) => envelope(z.array(schema), WholeListMeta);
 const attachResult = one(z.union([z.array(Label), z.array(TaskLabels), z.array(ProjectLabel)]));
 
 /** The success answer of every route (its errors are the catalogue's problems). */
@@ -59,7 +62,7 @@ const ANSWERS: Record<string, Answer> = {
   'project-stats': { status: 200, schema: one(ProjectStats), description: "The project's statistics" },
   'list-labels': {
     status: 200,
-    schema: z.union([page(Label), page(ProjectLabel)]),
+    schema: z.union([page(Label), whole(Label), page(ProjectLabel), whole(ProjectLabel)]),
     description:
       "The workspace's labels, a project's labels with `project_slug`, a task's with `task_uuid` too: all of them, or a page with `limit`, `per_page`, `page` or `cursor`",
   },
@@ -85,7 +88,7 @@ const ANSWERS: Record<string, Answer> = {
   'get-label': { status: 200, schema: one(Label), description: 'The label' },
   'project-labels': {
     status: 200,
-    schema: z.union([page(ProjectLabel), page(Label)]),
+    schema: z.union([page(ProjectLabel), whole(ProjectLabel), page(Label), whole(Label)]),
     description:
       "The project's labels, with how many of its tasks carry each (a task's with `task_uuid`), as GET /projects-labels answers them",
   },
@@ -219,7 +222,8 @@ export async function buildOpenApi(): Promise<Json> {
       ...(body
         ? {
             requestBody: {
-              required: (input.required ?? []).includes('body') && route.method !== 'DELETE',
+              // Required only when the body has a required member: attach, toggle and updates are sent without one.
+              required: ((body.required as string[] | undefined) ?? []).length > 0 && route.method !== 'DELETE',
               content: {
                 'application/json': { schema: { ...body, properties: { ...body.properties, company_slug: { type: 'string' } } } },
               },

@@ -67,13 +67,15 @@ export const SearchResults = z
 
 export const PageMeta = z
   .object({
-    // The page size; a label list answered whole (no paging parameter) gives its number of labels.
-    limit: z.int().min(0),
+    limit: z.int().min(1),
     next_cursor: z.string().nullable(),
     current_page: z.int().min(1).optional(),
     per_page: z.int().min(1).optional(),
   })
   .meta({ id: 'PageMeta' });
+
+/** A label list answered whole, as the spec answers it (no paging parameter): `limit` is its number of labels. */
+export const WholeListMeta = z.object({ limit: z.int().min(0), next_cursor: z.null() }).meta({ id: 'WholeListMeta' });
 
 const codes = Object.keys(PROBLEMS) as [keyof typeof PROBLEMS, ...(keyof typeof PROBLEMS)[]];
 

@@ -68,6 +68,19 @@ describe("GitScrum's client, project methods", () => {
     expect(data.projects!.items).toHaveLength(1);
   });
 
+  test('search takes per_page as an alias of limit, as every route does', async () => {
+    const { c } = await setup();
+    for (const name of ['Alpha', 'Alpine', 'Alps']) await c.createProject(name);
+    const items = async (params: Record<string, string>) =>
+      (await c.get('/search', { q: 'alp', categories: 'projects', ...params })).body.data.projects.items;
+    expect(await items({ per_page: '2' })).toHaveLength(2);
+    expect(await items({ limit: '1', per_page: '1' })).toHaveLength(1);
+    expect(await items({})).toHaveLength(3);
+    const both = await c.get('/search', { q: 'alp', limit: '1', per_page: '2' });
+    expect(both.status).toBe(422);
+    expect(both.body.errors[0].field).toBe('per_page');
+  });
+
   test('getProject and getProjectStats: GET /projects/{slug}[/stats]?company_slug=; reads data', async () => {
     const { c, client } = await setup();
     await c.createProject('Mobile App');
@@ -177,7 +190,8 @@ describe('what GitScrum clients rely on beyond one method', () => {
   test('GET /projects-labels/{slug} answers the Location of create', async () => {
     const { c } = await setup();
     const created = await c.post('/projects-labels', { title: 'Bug', color: 'FF5733' });
-    const got = await call('GET', created.headers.get('location')!, { token: c.token });
+    // Resolved as a client resolves it: against the API's origin (behind a stage, the Location carries it).
+    const got = await call('GET', created.headers.get('location')!, { token: c.token, base: new URL(apiUrl()).origin });
     expect(got.status).toBe(200);
     expect(got.body.data).toEqual(created.body.data);
   });

@@ -60,6 +60,26 @@ describe('invoking every sample event (in-process, against DynamoDB Local)', () 
     if (result.statusCode === 201) expect(result.headers?.Location).toMatch(/^\/local\/projects(-labels)?\/[a-z0-9-]+\?company_slug=/);
   });
 
+  test('a replayed create answers its Location behind the base of the URL the replay was sent to', async () => {
+    const route = routes.find((r) => r.name === 'create-label')!;
+    const handler = await loadHandler<ProxyHandler>(repoRoot, route.handler);
+    const sample = prepareEvent(readEvent<APIGatewayProxyEvent>('create-label'), { workspace });
+    // The same request and key, first on the execute-api URL (stage `local`), then through a domain mapped at its root.
+    const sent = (path: string): APIGatewayProxyEvent => ({
+      ...sample,
+      body: JSON.stringify({ title: 'Replayed', color: '1E90FF' }),
+      headers: { ...sample.headers, 'Idempotency-Key': 'replay-location-1' },
+      requestContext: { ...sample.requestContext, path },
+    });
+    const first = await handler(sent('/local/projects-labels'), lambdaContext(route.name));
+    expect(first.statusCode, first.body).toBe(201);
+    expect(first.headers?.Location).toBe(`/local/projects-labels/replayed?company_slug=${workspace}`);
+    const again = await handler(sent('/projects-labels'), lambdaContext(route.name));
+    expect(again.headers?.['Idempotent-Replayed']).toBe('true');
+    expect(again.body).toBe(first.body);
+    expect(again.headers?.Location).toBe(`/projects-labels/replayed?company_slug=${workspace}`);
+  });
+
   test('the authorizer allows the sample event once its token placeholder is a real token', async () => {
     const handler = await loadHandler<AuthorizerHandler>(repoRoot, authorizerHandler);
     const result: APIGatewayAuthorizerResult = await handler(

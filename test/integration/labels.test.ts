@@ -161,6 +161,8 @@ describe('list labels', () => {
     expect((await c.get('/projects-labels', { project_slug: 'web', task_uuid: 't2', cursor: ofTask })).status).toBe(422);
     const next = await c.get('/projects-labels', { project_slug: 'web', task_uuid: 't1', cursor: ofTask });
     expect(titles(next.body.data)).toEqual(['B', 'C']);
+    // A cursor is checked before anything is read: a bad one is a 422 even for a project that does not exist.
+    expect((await c.get('/projects-labels', { project_slug: 'ghost', cursor: 'garbage' })).status).toBe(422);
   });
 
   test('GET /task-labels takes the same query: project_slug required, task_uuid and paging', async () => {

@@ -19,6 +19,14 @@ describe('Location behind a stage or a base path', () => {
     expect(locationFor('/projects/web?company_slug=acme', event)).toBe(`${base}/projects/web?company_slug=acme`);
   });
 
+  test("without requestContext.resourcePath, the event's resource tells the route", () => {
+    const event = {
+      resource: '/projects/{slug}/duplicate',
+      requestContext: { path: '/prod/projects/web/duplicate' },
+    } as unknown as APIGatewayProxyEvent;
+    expect(basePath(event)).toBe('/prod');
+  });
+
   test('an absolute URL is left alone', () => {
     expect(locationFor('https://example.com/x', called('/prod/projects', '/projects'))).toBe('https://example.com/x');
   });

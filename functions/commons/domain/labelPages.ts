@@ -7,25 +7,27 @@ import type { Page, PageRequest } from './paging';
 const PLACE = ['ws', 'title', 'id'] as const;
 
 /**
- * One page of a label list, which is read whole (the spec answers every label at once) and ordered
- * by title. The cursor names the last label's place in that order (its title and id), not an
- * offset, so a label created or deleted between two pages shifts nothing; like every cursor it is
- * bound to its query and workspace (`query` tells the lists apart), and an edited one is a 422.
+ * Pages of a label list, which is read whole (the spec answers every label at once) and ordered by
+ * title. The cursor names the last label's place in that order (its title and id), not an offset,
+ * so a label created or deleted between two pages shifts nothing; like every cursor it is bound to
+ * its query and workspace (`query` tells the lists apart). An edited or foreign cursor is a 422
+ * here, before the list is read; the pager returned then cuts the page out of the list.
  */
-export function pageOfLabels<L extends Pick<LabelRecord, 'title' | 'id'>>(
+export function labelPager(
   ws: string,
   query: string[],
-  labels: L[],
   req: PageRequest,
-): Page<L> {
+): <L extends Pick<LabelRecord, 'title' | 'id'>>(labels: L[]) => Page<L> {
   const scope: CursorScope = { fingerprint: ['label-list', ...query], keyNames: PLACE, partition: { name: 'ws', value: ws } };
   const place = decodeCursor(scope, req.cursor);
-  const ordered = [...labels].sort(byTitle);
-  let start = place ? ordered.findIndex((l) => byTitle(l, { title: place.title!, id: Number(place.id) }) > 0) : 0;
-  if (start < 0) start = ordered.length;
-  if (req.page !== undefined) start += (req.page - 1) * req.limit;
-  const items = ordered.slice(start, start + req.limit);
-  const last = items.at(-1);
-  const more = start + req.limit < ordered.length;
-  return { items, nextCursor: more && last ? encodeCursor(scope, { ws, title: last.title, id: String(last.id) }) : null };
+  return (labels) => {
+    const ordered = [...labels].sort(byTitle);
+    let start = place ? ordered.findIndex((l) => byTitle(l, { title: place.title!, id: Number(place.id) }) > 0) : 0;
+    if (start < 0) start = ordered.length;
+    if (req.page !== undefined) start += (req.page - 1) * req.limit;
+    const items = ordered.slice(start, start + req.limit);
+    const last = items.at(-1);
+    const more = start + req.limit < ordered.length;
+    return { items, nextCursor: more && last ? encodeCursor(scope, { ws, title: last.title, id: String(last.id) }) : null };
+  };
 }

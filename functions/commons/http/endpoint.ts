@@ -168,27 +168,31 @@ export function endpoint<S extends z.ZodMiniType>(spec: EndpointSpec<S>) {
         render(
           await spec.run(input, { workspace, workspaces, principal, requestId, ifMatch }),
           event.httpMethod === 'GET' ? event.headers['if-none-match'] : undefined,
-          event,
         );
-      if (key === undefined || spec.idempotency === undefined) return answer();
       const owner = principal.owner.username || principal.tokenId;
-      return spec.idempotency.run({ ws: workspace, owner, key, requestId, event, body: body ?? null }, answer);
+      // A kept answer holds its Location from the API's root: a replay resolves it against the URL it was sent to.
+      return located(
+        key === undefined || spec.idempotency === undefined
+          ? await answer()
+          : await spec.idempotency.run({ ws: workspace, owner, key, requestId, event, body: body ?? null }, answer),
+        event,
+      );
     });
   return Object.assign(handler, { inputSchema: spec.input, takesIdempotencyKeys: spec.idempotency !== undefined });
 }
 
-function render(reply: Reply, ifNoneMatch: string | undefined, event: APIGatewayProxyEvent): APIGatewayProxyResult {
+/** An answer whose Location, given from the API's root, is put behind the base of the URL called. */
+function located(result: APIGatewayProxyResult, event: APIGatewayProxyEvent): APIGatewayProxyResult {
+  const location = result.headers?.Location;
+  return typeof location === 'string' ? { ...result, headers: { ...result.headers, Location: locationFor(location, event) } } : result;
+}
+
+function render(reply: Reply, ifNoneMatch: string | undefined): APIGatewayProxyResult {
   const etag = reply.tagged ? etagOf(reply.data) : undefined;
   if (etag !== undefined && notModified(ifNoneMatch, etag)) return { statusCode: 304, headers: { ETag: etag }, body: '' };
-  const location = reply.headers?.Location;
   return {
     statusCode: reply.status,
-    headers: {
-      'Content-Type': 'application/json',
-      ...reply.headers,
-      ...(location === undefined ? {} : { Location: locationFor(location, event) }),
-      ...(etag === undefined ? {} : { ETag: etag }),
-    },
+    headers: { 'Content-Type': 'application/json', ...reply.headers, ...(etag === undefined ? {} : { ETag: etag }) },
     body: JSON.stringify({ data: reply.data, ...(reply.meta ? { meta: reply.meta } : {}) }),
   };
 }

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { pageOfLabels } from '#domain/labelPages';
+import { labelPager } from '#domain/labelPages';
 import { listLabels, type LabelRecord } from '#domain/labels';
 import { projectLabels } from '#domain/projectLabels';
 import { labelsOfTask } from '#domain/taskLabels';
@@ -33,18 +33,16 @@ type LabelListQuery = z.output<ReturnType<typeof labelListInput>>['query'];
  * `next_cursor` for the next (null exactly when nothing follows).
  */
 export async function labelList(query: LabelListQuery, ws: string): Promise<Reply> {
-  if (query.project_slug !== undefined && query.task_uuid === undefined) {
-    return answer(query, ws, await projectLabels(ws, query.project_slug), projectLabelView);
-  }
-  const labels = query.project_slug === undefined ? await listLabels(ws) : await labelsOfTask(ws, query.project_slug, query.task_uuid!);
-  return answer(query, ws, labels, labelView);
-}
-
-function answer<L extends LabelRecord>(query: LabelListQuery, ws: string, labels: L[], view: (label: L) => unknown): Reply {
-  if (query.limit === undefined && query.per_page === undefined && query.page === undefined && query.cursor === undefined) {
-    return ok(labels.map(view), { limit: labels.length, next_cursor: null });
-  }
+  const whole = query.limit === undefined && query.per_page === undefined && query.page === undefined && query.cursor === undefined;
   const req = pageRequest(query);
-  const page = pageOfLabels(ws, [query.project_slug ?? '', query.task_uuid ?? ''], labels, req);
-  return ok(page.items.map(view), pageMeta(req, page.nextCursor));
+  // A cursor is checked before anything is read.
+  const pager = whole ? undefined : labelPager(ws, [query.project_slug ?? '', query.task_uuid ?? ''], req);
+  const answer = <L extends LabelRecord>(labels: L[], view: (label: L) => unknown): Reply => {
+    if (!pager) return ok(labels.map(view), { limit: labels.length, next_cursor: null });
+    const page = pager(labels);
+    return ok(page.items.map(view), pageMeta(req, page.nextCursor));
+  };
+  if (query.project_slug === undefined) return answer(await listLabels(ws), labelView);
+  if (query.task_uuid === undefined) return answer(await projectLabels(ws, query.project_slug), projectLabelView);
+  return answer(await labelsOfTask(ws, query.project_slug, query.task_uuid), labelView);
 }
