@@ -65,16 +65,16 @@ describe('invoking every sample event (in-process, against DynamoDB Local)', () 
     const handler = await loadHandler<ProxyHandler>(repoRoot, route.handler);
     const sample = prepareEvent(readEvent<APIGatewayProxyEvent>('create-label'), { workspace });
     // The same request and key, first on the execute-api URL (stage `local`), then through a domain mapped at its root.
-    const sent = (path: string): APIGatewayProxyEvent => ({
+    const sentTo = (path: string): APIGatewayProxyEvent => ({
       ...sample,
       body: JSON.stringify({ title: 'Replayed', color: '1E90FF' }),
       headers: { ...sample.headers, 'Idempotency-Key': 'replay-location-1' },
       requestContext: { ...sample.requestContext, path },
     });
-    const first = await handler(sent('/local/projects-labels'), lambdaContext(route.name));
+    const first = await handler(sentTo('/local/projects-labels'), lambdaContext(route.name));
     expect(first.statusCode, first.body).toBe(201);
     expect(first.headers?.Location).toBe(`/local/projects-labels/replayed?company_slug=${workspace}`);
-    const again = await handler(sent('/projects-labels'), lambdaContext(route.name));
+    const again = await handler(sentTo('/projects-labels'), lambdaContext(route.name));
     expect(again.headers?.['Idempotent-Replayed']).toBe('true');
     expect(again.body).toBe(first.body);
     expect(again.headers?.Location).toBe(`/projects-labels/replayed?company_slug=${workspace}`);
