@@ -1,17 +1,38 @@
-import { defineConfig } from 'vitest/config';
-import StreamHeavyFirst from './test/support/sequencer.ts';
+import { availableParallelism } from 'node:os';
+import { configDefaults, defineConfig } from 'vitest/config';
+import HeaviestFirst from './test/support/sequencer.ts';
+import SlowestFiles from './test/support/slowest-files.ts';
+
+/** Tests that need neither a database nor a server: `npm run test:unit` runs them alone. */
+const UNIT = ['test/unit/**/*.test.ts', 'test/inbound/deadLetters.test.ts'];
+const CDK = ['test/cdk/**/*.test.ts'];
 
 export default defineConfig({
   test: {
-    globalSetup: ['test/support/global-setup.ts'],
-    setupFiles: ['test/support/env.ts'],
-    include: ['test/**/*.test.ts'],
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    // Files whose speed depends on DynamoDB Local's shared stream store run first (test/support/sequencer.ts).
-    sequence: { sequencer: StreamHeavyFirst },
+    // One worker per core (vitest's default leaves one core idle); each gets a local stack of its own.
+    maxWorkers: Math.max(1, availableParallelism()),
+    sequence: { sequencer: HeaviestFirst },
+    reporters: ['default', new SlowestFiles()],
     // Handlers run in-process by unit tests log and emit metrics nowhere; tests that read them turn them on.
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' },
+    projects: [
+      { extends: true, test: { name: 'unit', include: UNIT } },
+      // The stack's templates: the files share their worker's modules, and so one synthesis of each stage.
+      { extends: true, test: { name: 'cdk', include: CDK, isolate: false } },
+      {
+        extends: true,
+        test: {
+          name: 'local',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...UNIT, ...CDK],
+          // A local API with its own DynamoDB Local per worker (test/support/global-setup.ts).
+          globalSetup: ['test/support/global-setup.ts'],
+          setupFiles: ['test/support/env.ts'],
+        },
+      },
+    ],
   },
 });

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { repoRoot } from '#lib/paths';
 import { routeProcessOutput } from '#local/logRouter';
+import type { StreamRunner } from '#local/streams';
 import { localCursorKey } from '#local/secrets';
 import { dataDir, dynamodbPort, ensureTable, startDynamoDbLocal, useLocalDatabase, type EmbeddedDatabase } from '#local/database';
 
@@ -25,7 +26,9 @@ const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
 
 let database: EmbeddedDatabase | undefined;
-let stream: { stop(): Promise<void> } | undefined;
+let stream: StreamRunner | undefined;
+/** POST: answered once the stream processor has handled every write made before it (tests wait on it). */
+const STREAM_CAUGHT_UP_PATH = '/__local/stream/caught-up';
 let inbound: { stop(): Promise<void> } | undefined;
 // DynamoDB Local is a child process: never leave it running when this process ends, however it ends.
 process.on('exit', () => database?.process.kill('SIGKILL'));
@@ -49,7 +52,9 @@ const output = routeProcessOutput({
 
 if (embedded) {
   const dbPort = dynamodbPort();
-  database = await startDynamoDbLocal({ port: dbPort, ...(inMemory ? {} : { dataDir }) });
+  // In memory, each access key gets a database of its own (the test suite gives files that read their own
+  // tables' streams one each); on disk, one shared file, whichever key or region a CLI uses.
+  database = await startDynamoDbLocal({ port: dbPort, ...(inMemory ? { sharedDb: false } : { dataDir }) });
   useLocalDatabase(dbPort);
   console.log(`DynamoDB Local on ${database.endpoint} (${inMemory ? 'in memory' : `data in ${dataDir}`}, pid ${database.process.pid})`);
 }
@@ -103,14 +108,27 @@ if (embedded) {
   const { consumeInbound } = await import('#events/inbound');
   const { startLocalInbound } = await import('#local/inboundQueue');
   const local = startLocalInbound({
-    consume: consumeInbound,
+    // What the consumer writes (counters, a deleted task's labels) reaches the stream at once too.
+    consume: (records, deadLetters) => consumeInbound(records, deadLetters).finally(() => stream?.kick()),
     deadLetterFile: process.env.INBOUND_DLQ_FILE || `${eventsFile.replace(/\.jsonl$/, '')}.inbound-dead-letters.jsonl`,
   });
   inbound = local;
+  const runner = stream;
   const gateway = server.listeners('request')[0] as (req: IncomingMessage, res: ServerResponse) => void;
   server.removeAllListeners('request');
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    if (!local.serve(req, res)) gateway(req, res);
+    if (local.serve(req, res)) return;
+    if (req.url?.split('?')[0] === STREAM_CAUGHT_UP_PATH) {
+      // Answers once the stream processor has handled everything written before this request.
+      void runner.caughtUp().then(() => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ caught_up: true }));
+      });
+      return;
+    }
+    // A request that may have written: the stream is read at once, not after an idle pause.
+    if (req.method !== 'GET') res.once('finish', () => runner.kick());
+    gateway(req, res);
   });
   console.log(`Inbound events: npm run emit -- "Task Created" '{"company_slug":"acme-corp","project_slug":"...","task_uuid":"t-1"}'`);
 }

@@ -18,7 +18,7 @@ import { scanTable } from './invariants';
 export async function rekeyTable(
   opts: { dryRun?: boolean; workspaces?: string[] } = {},
 ): Promise<{ projects: number; labels: number; conflicts: string[] }> {
-  const items = (await scanTable()).filter((i) => !opts.workspaces || opts.workspaces.includes(i.workspace));
+  const items = (await scanTable(opts.workspaces)).filter((i) => !opts.workspaces || opts.workspaces.includes(i.workspace));
   const result = { projects: 0, labels: 0, conflicts: [] as string[] };
   for (const p of items.filter((i) => i.type === ItemType.project && i.GSI2SK !== nameKey(i.name))) {
     result.projects++;

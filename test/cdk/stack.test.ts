@@ -1,5 +1,5 @@
 import { Match } from 'aws-cdk-lib/assertions';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { routes } from '#http/routes';
 import { createTableInput } from '#local/database';
 import { functionId, TOKEN_VALIDATION_REGEX } from '#cdk/service-stack';
@@ -25,7 +25,6 @@ beforeAll(() => {
   synth = synthesize({ stage: 'dev', bundle: false });
   resources = synth.template.toJSON().Resources as Record<string, Resource>;
 });
-afterAll(() => synth?.cleanup());
 
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
 const ref = (value: unknown) => (value as { Ref?: string }).Ref ?? (value as { 'Fn::GetAtt'?: string[] })['Fn::GetAtt']?.[0];
@@ -168,20 +167,16 @@ describe('functions', () => {
 
   test('prod logs at INFO and samples 1% of invocations at DEBUG', () => {
     const prod = synthesize({ stage: 'prod', bundle: false, nag: false });
-    try {
-      const functions = Object.values(prod.template.toJSON().Resources as Record<string, Resource>).filter(
-        (r) => r.Type === 'AWS::Lambda::Function',
-      );
-      expect(functions).toHaveLength(routes.length + 3);
-      for (const fn of functions) {
-        expect(fn.Properties.Environment.Variables).toMatchObject({
-          POWERTOOLS_SERVICE_NAME: 'project-label-service-prod',
-          POWERTOOLS_LOG_LEVEL: 'INFO',
-          POWERTOOLS_LOGGER_SAMPLE_RATE: '0.01',
-        });
-      }
-    } finally {
-      prod.cleanup();
+    const functions = Object.values(prod.template.toJSON().Resources as Record<string, Resource>).filter(
+      (r) => r.Type === 'AWS::Lambda::Function',
+    );
+    expect(functions).toHaveLength(routes.length + 3);
+    for (const fn of functions) {
+      expect(fn.Properties.Environment.Variables).toMatchObject({
+        POWERTOOLS_SERVICE_NAME: 'project-label-service-prod',
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        POWERTOOLS_LOGGER_SAMPLE_RATE: '0.01',
+      });
     }
   });
 
@@ -334,13 +329,9 @@ describe('stream backbone', () => {
 
   test('an existing bus by context: no bus of its own, PutEvents on that bus', () => {
     const other = synthesize({ stage: 'dev', bundle: false, nag: false, context: { eventBusName: 'company-bus' } });
-    try {
-      const res = other.template.toJSON().Resources as Record<string, Resource>;
-      expect(Object.values(res).filter((r) => r.Type === 'AWS::Events::EventBus')).toEqual([]);
-      expect(JSON.stringify(res)).toContain(':event-bus/company-bus');
-    } finally {
-      other.cleanup();
-    }
+    const res = other.template.toJSON().Resources as Record<string, Resource>;
+    expect(Object.values(res).filter((r) => r.Type === 'AWS::Events::EventBus')).toEqual([]);
+    expect(JSON.stringify(res)).toContain(':event-bus/company-bus');
   });
 });
 

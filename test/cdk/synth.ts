@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { buildApp } from '#cdk/app';
 import type { ServiceStack } from '#cdk/service-stack';
@@ -9,17 +9,27 @@ export interface Synthesized {
   stack: ServiceStack;
   template: Template;
   templateFile: string;
-  cleanup(): void;
 }
 
+type SynthOptions = { stage?: 'dev' | 'prod'; bundle?: boolean; nag?: boolean; context?: Record<string, unknown> };
+
+/** Synthesized apps by their options: the CDK files share a worker (the unit project does not isolate them). */
+const synthesized = new Map<string, Synthesized>();
+process.once('exit', () => synthesized.forEach((s) => rmSync(dirname(s.templateFile), { recursive: true, force: true })));
+
 /**
- * Synthesizes the app into a temporary cloud assembly, once per test file (beforeAll).
- * `bundle: false` skips esbuild (CDK's `aws:cdk:bundling-stacks` context): the template is the same
- * apart from asset hashes, which is all cfn-lint and cdk-nag look at.
+ * The app synthesized into a temporary cloud assembly, once per worker for each set of options: the
+ * tests only read it. `bundle: false` skips esbuild (CDK's `aws:cdk:bundling-stacks` context): the
+ * template is the same apart from asset hashes, which is all cfn-lint and cdk-nag look at.
  */
-export function synthesize(
-  opts: { stage?: 'dev' | 'prod'; bundle?: boolean; nag?: boolean; context?: Record<string, unknown> } = {},
-): Synthesized {
+export function synthesize(opts: SynthOptions = {}): Synthesized {
+  const key = JSON.stringify(opts);
+  let synth = synthesized.get(key);
+  if (!synth) synthesized.set(key, (synth = synthesizeOnce(opts)));
+  return synth;
+}
+
+function synthesizeOnce(opts: SynthOptions): Synthesized {
   const outdir = mkdtempSync(join(tmpdir(), 'pls-cdk-'));
   const { app, stack } = buildApp({
     outdir,
@@ -31,6 +41,5 @@ export function synthesize(
     stack,
     template: Template.fromJSON(artifact.template as Record<string, unknown>),
     templateFile: artifact.templateFullPath,
-    cleanup: () => rmSync(outdir, { recursive: true, force: true }),
   };
 }

@@ -1,10 +1,11 @@
+import { localStack } from '#support/stack';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { inject } from 'vitest';
+
 import { authorizerHandler, inboundConsumerHandler, routes, streamProcessorHandler } from '#http/routes';
 import { DEFAULT_TABLE_NAME } from '#store/table';
 import { buildBundles } from '#cdk/bundling';
@@ -73,7 +74,7 @@ beforeAll(async () => {
     cwd: dir,
     env: {
       PATH: process.env.PATH,
-      DYNAMODB_ENDPOINT: `http://127.0.0.1:${inject('dynamodbPort')}`,
+      DYNAMODB_ENDPOINT: `http://127.0.0.1:${localStack().dynamodbPort}`,
       AWS_REGION: 'us-east-1',
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',

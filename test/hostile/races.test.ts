@@ -62,7 +62,7 @@ describe('copy names of long and astral names', () => {
     const names = [];
     for (let i = 0; i < 3; i++) names.push((await c.post(`/projects/${slug}/duplicate`)).body.data.name as string);
     // Claims are short-lived: drop them, as their expiry would, so only the name index decides.
-    const claims = (await scanTable()).filter((i) => i.workspace === c.ws && i.type === 'copy_name_claim');
+    const claims = (await scanTable([c.ws])).filter((i) => i.workspace === c.ws && i.type === 'copy_name_claim');
     await Promise.all(claims.map((i) => db.send(new DeleteCommand({ TableName: tableName(), Key: { PK: i.PK, SK: i.SK } }))));
     await new Promise((r) => setTimeout(r, 500)); // the name index catches up
     names.push((await c.post(`/projects/${slug}/duplicate`)).body.data.name as string);

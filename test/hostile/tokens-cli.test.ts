@@ -1,6 +1,7 @@
+import { localStack } from '#support/stack';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { inject } from 'vitest';
+
 import { describe, expect, test } from 'vitest';
 import { listTokens } from '#domain/tokens';
 import { uniqueWorkspace } from '#support/api';
@@ -11,7 +12,7 @@ const run = promisify(execFile);
 async function tokenCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'bin/token.ts', ...args], {
-      env: { ...process.env, DYNAMODB_PORT: String(inject('dynamodbPort')), TABLE_NAME: '' },
+      env: { ...process.env, DYNAMODB_PORT: String(localStack().dynamodbPort), TABLE_NAME: '' },
     });
     return { code: 0, stdout, stderr };
   } catch (error) {

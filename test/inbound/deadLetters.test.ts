@@ -17,6 +17,8 @@ const received: { target: string; body: Record<string, any> }[] = [];
 let QUEUE = '';
 
 beforeAll(async () => {
+  // What Lambda's environment always holds (the SQS client needs a Region and credentials to sign).
+  Object.assign(process.env, { AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test' });
   server = createServer((req, res) => {
     let raw = '';
     req.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));

@@ -1,5 +1,6 @@
+import { localStack } from '#support/stack';
 import { existsSync, readFileSync } from 'node:fs';
-import { describe, expect, inject, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { call, workspaceClient, type WorkspaceClient } from '#support/api';
 import { streamDrained } from '#support/settle';
 
@@ -84,7 +85,7 @@ describe('inbound events', () => {
     await emit('Task Created', { company_slug: c.ws, project_slug: 'web', event_id: 'malformed-one', occurred_at: at() }); // no task_uuid
     await emit('Task Created', { company_slug: c.ws, project_slug: 'web', task_uuid: 'ok', event_id: 'ok1', occurred_at: at() });
     await statsBecome(c, 'web', { tasks_count: 1 });
-    const file = process.env.API_URL ? process.env.INBOUND_DLQ_FILE : inject('inboundDeadLetterFile');
+    const file = process.env.API_URL ? process.env.INBOUND_DLQ_FILE : localStack().inboundDeadLetterFile;
     // Against another server (API_URL), its dead-letter file is only known when INBOUND_DLQ_FILE names it.
     if (!process.env.API_URL) expect(file).toBeTruthy();
     if (file) {

@@ -106,7 +106,7 @@ describe('every POST replays under its key', () => {
     expect(first.status, first.text).toBe(200);
     expect(Buffer.byteLength(first.text)).toBeGreaterThan(8 * 1024);
     expectReplay(first, await keyed(c, '/projects-labels/bug/attach', 'bulk', { task_uuids: tasks }, { project_slug: 'web' }));
-    const stored = (await scanTable()).find((i) => i.type === ItemType.idempotencyKey && i.workspace === c.ws);
+    const stored = (await scanTable([c.ws])).find((i) => i.type === ItemType.idempotencyKey && i.workspace === c.ws);
     expect(stored?.body_gz).toBeInstanceOf(Uint8Array);
   });
 });
@@ -117,7 +117,7 @@ describe('a key used again for something else', () => {
     await c.createProject('Web');
     const key = randomUUID();
     expect((await keyed(c, '/projects-labels', key, { title: 'Bug', color: 'FF5733' })).status).toBe(201);
-    const before = (await scanTable()).filter((i) => i.workspace === c.ws);
+    const before = (await scanTable([c.ws])).filter((i) => i.workspace === c.ws);
     const refusals = [
       await keyed(c, '/projects-labels', key, { title: 'Feature', color: 'FF5733' }),
       await keyed(c, '/projects-labels', key, { title: 'Bug', color: '00FF00' }),
@@ -130,7 +130,7 @@ describe('a key used again for something else', () => {
       expect(refused.body).toMatchObject({ code: 'validation_failed', error_code: 'IDEMPOTENCY_KEY_REUSED' });
       expect(refused.body.errors).toEqual([{ field: 'Idempotency-Key', message: expect.stringContaining('different request') }]);
     }
-    expect((await scanTable()).filter((i) => i.workspace === c.ws)).toEqual(before);
+    expect((await scanTable([c.ws])).filter((i) => i.workspace === c.ws)).toEqual(before);
   });
 
   test('keys belong to the owner and the workspace: another owner or workspace may use the same key', async () => {
@@ -197,7 +197,7 @@ describe('what is kept and what is not', () => {
     const c = await workspaceClient('idem');
     const key = randomUUID();
     const first = await keyed(c, '/projects-labels', key, { title: 'Bug', color: 'FF5733' });
-    const record = (await scanTable()).find((i) => i.type === ItemType.idempotencyKey && i.workspace === c.ws)!;
+    const record = (await scanTable([c.ws])).find((i) => i.type === ItemType.idempotencyKey && i.workspace === c.ws)!;
     await db.send(new PutCommand({ TableName: tableName(), Item: { ...record, ttl: Math.floor(Date.now() / 1000) - 1 } }));
     expect((await c.del('/projects-labels/bug')).status).toBe(200);
     const afresh = await keyed(c, '/projects-labels', key, { title: 'Bug', color: 'FF5733' });
@@ -270,7 +270,7 @@ describe('retries racing the first request', () => {
     const fresh = request(ws, 'k', 'r2');
     const done = await idempotent(fresh, async () => answer('{"ran":1}'));
     // Made pending by a holder whose lease ended (as a timed-out function leaves it).
-    const record = (await scanTable()).find((i) => i.type === ItemType.idempotencyKey && i.workspace === ws)!;
+    const record = (await scanTable([ws])).find((i) => i.type === ItemType.idempotencyKey && i.workspace === ws)!;
     expect(record).toMatchObject({ SK: 'KEY', state: 'done', status: 201 });
     const now = Math.floor(Date.now() / 1000);
     await db.send(

@@ -27,7 +27,7 @@ const tokens: Record<string, string> = {};
 async function snapshot(): Promise<string> {
   await streamDrained();
   const wanted = new Set([a.ws, b.ws]);
-  const items = (await scanTable()).filter((i) => wanted.has(i.workspace) || wanted.has(String(i.PK).slice(3)));
+  const items = (await scanTable([...wanted])).filter((i) => wanted.has(i.workspace) || wanted.has(String(i.PK).slice(3)));
   return JSON.stringify(items.sort((x, y) => `${x.PK}|${x.SK}`.localeCompare(`${y.PK}|${y.SK}`)));
 }
 

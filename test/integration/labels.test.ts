@@ -477,7 +477,7 @@ describe('large deletes', () => {
     for (const p of projects) expect((await c.get('/projects-labels', { project_slug: p, task_uuid: 'task-7' })).body.data).toEqual([]);
     for (const p of projects) await settledLabelsCount(c, p, 0);
     const leftovers = async () =>
-      (await scanTable())
+      (await scanTable([c.ws]))
         .filter((i) => i.workspace === c.ws)
         .map((i) => i.type)
         .filter((t) => ['task_link', 'label_link', 'label_use', 'label', 'label_deletion'].includes(t));

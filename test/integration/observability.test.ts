@@ -1,6 +1,7 @@
+import { localStack } from '#support/stack';
 import { readFileSync, existsSync } from 'node:fs';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { describe, expect, inject, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { call, tokenFor, uniqueWorkspace } from '#support/api';
 import { streamDrained } from '#support/settle';
 
@@ -39,8 +40,8 @@ async function linesWhere(file: string, pick: (l: Line) => boolean): Promise<Lin
 /** The lines that carry this correlation id. */
 const linesOf = (file: string, correlationId: string) => linesWhere(file, (l) => l.correlation_id === correlationId);
 
-const logFile = () => inject('logFile');
-const metricsFile = () => inject('metricsFile');
+const logFile = () => localStack().logFile;
+const metricsFile = () => localStack().metricsFile;
 
 describe.skipIf(external)('logs and metrics of the running API', () => {
   const ws = uniqueWorkspace('obs');

@@ -42,7 +42,7 @@ test('repair re-drives a stalled cascade and sets drifted counters to what the t
       ExpressionAttributeValues: { ':n': 7, ':t': 3 },
     }),
   );
-  const [fixtureLabel] = (await scanTable()).filter((i) => i.workspace === f.ws && i.type === 'label' && i.slug === f.label);
+  const [fixtureLabel] = (await scanTable([f.ws])).filter((i) => i.workspace === f.ws && i.type === 'label' && i.slug === f.label);
   await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.labelUse(project.id, fixtureLabel!.id) }));
   expect((await checkTable([f.ws])).violations.length).toBeGreaterThan(0);
 
@@ -53,7 +53,7 @@ test('repair re-drives a stalled cascade and sets drifted counters to what the t
   expect(report.countersFixed.length).toBeGreaterThanOrEqual(2);
   await drain();
   expect((await checkTable([f.ws])).violations).toEqual([]);
-  const left = (await scanTable()).filter((i) => i.workspace === f.ws && (i.label_id === doomed.id || i.type === 'label_deletion'));
+  const left = (await scanTable([f.ws])).filter((i) => i.workspace === f.ws && (i.label_id === doomed.id || i.type === 'label_deletion'));
   expect(left).toEqual([]);
   expect((await getProject(f.ws, f.project)).labels_count).toBe(2);
   expect((await getProject(f.ws, f.project)).tasks_count).toBe(0);

@@ -1,5 +1,6 @@
+import { localStack } from '#support/stack';
 import { existsSync, readFileSync } from 'node:fs';
-import { describe, expect, inject, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { workspaceClient, type WorkspaceClient } from '#support/api';
 
 /**
@@ -28,7 +29,7 @@ const PUBLIC_TYPES = [
 ];
 
 function busEvents(ws: string): BusEvent[] {
-  const file = process.env.API_URL ? process.env.EVENTS_FILE! : inject('eventsFile');
+  const file = process.env.API_URL ? process.env.EVENTS_FILE! : localStack().eventsFile;
   if (!existsSync(file)) return [];
   return readFileSync(file, 'utf8')
     .split('\n')

@@ -96,7 +96,7 @@ test('redelivered and reordered stream batches end with exact counters and the s
       Object.assign(tip, after);
 
       expect((await checkTable([ws])).violations).toEqual([]);
-      const left = (await scanTable()).filter(
+      const left = (await scanTable([ws])).filter(
         (i) => i.workspace === ws && ['project_deletion', 'label_deletion'].includes(i.type as string),
       );
       expect(left).toEqual([]);

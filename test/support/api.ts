@@ -1,10 +1,11 @@
+import { localStack } from './stack.ts';
 import { randomBytes } from 'node:crypto';
-import { inject } from 'vitest';
+
 import { SCOPES, type Scope } from '#domain/scopes';
 import { createToken, MAX_RATE_LIMIT, type RateLimit } from '#domain/tokens';
 import { checkAnswer } from './openapi';
 
-export const apiUrl = () => process.env.API_URL || inject('apiUrl');
+export const apiUrl = () => process.env.API_URL || localStack().apiUrl;
 
 export interface Response<T = any> {
   status: number;

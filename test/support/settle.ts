@@ -1,7 +1,6 @@
-import { expect, inject } from 'vitest';
+import { expect } from 'vitest';
 import { checkTable } from '#checker/invariants';
-import { streamCaughtUp } from '#local/streams';
-import type { WorkspaceClient } from './api.ts';
+import { apiUrl, type WorkspaceClient } from './api.ts';
 
 /**
  * Counters and cascades follow writes through the table's stream (the local API's stream processor),
@@ -10,19 +9,19 @@ import type { WorkspaceClient } from './api.ts';
 const DRAIN_LIMIT_MS = 60_000;
 
 /**
- * Resolves once the local API's stream processor has handled everything written before the call: its
- * status file says it read every shard, found nothing new, and that read began after this call began.
- * Against another server (API_URL) with no status file, it polls the checker instead (see below).
+ * Resolves once the local API's stream processor has handled everything written before the call (it
+ * answers POST /__local/stream/caught-up then). False when the API is not a local one (no such path):
+ * callers then poll for what they need (see below).
  */
-export async function streamDrained(): Promise<void> {
-  const file = process.env.API_URL ? process.env.STREAM_STATUS_FILE : inject('streamStatusFile');
-  if (file) await streamCaughtUp(file, new Date().toISOString(), DRAIN_LIMIT_MS);
+export async function streamDrained(): Promise<boolean> {
+  const res = await fetch(`${apiUrl()}/__local/stream/caught-up`, { method: 'POST', signal: AbortSignal.timeout(DRAIN_LIMIT_MS) });
+  await res.arrayBuffer();
+  return res.status === 200;
 }
 
 /** The workspaces' invariant violations once the stream has drained. */
 export async function settledViolations(workspaces: string[]): Promise<string[]> {
-  await streamDrained();
-  if (process.env.API_URL && !process.env.STREAM_STATUS_FILE) {
+  if (!(await streamDrained())) {
     let last: string[] = [];
     await expect
       .poll(async () => (last = (await checkTable(workspaces)).violations), { timeout: 20_000, interval: 500 })

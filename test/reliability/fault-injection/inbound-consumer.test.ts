@@ -1,0 +1,94 @@
+import type { SQSRecord } from 'aws-lambda';
+import { describe, expect, test } from 'vitest';
+import { checkTable } from '#checker/invariants';
+import { getProject } from '#domain/projects';
+import { labelsOfTask } from '#domain/taskLabels';
+import { consumeInbound } from '#events/inbound';
+import { casesOf, drain, injector, oneFaultPerCall, tableEachTest } from '#support/faults';
+import { seedFixture, seedFixtures } from '#support/fixtures';
+import type { Fixture } from '#support/requests';
+
+/**
+ * The inbound consumer: a batch of task, member and sprint events, the n-th DynamoDB call failing for
+ * every n it makes; SQS then delivers the messages reported failed again (as often as needed). It
+ * must end with the exact counters, the deleted task's labels gone, and the checker clean.
+ */
+describe('inbound consumer', () => {
+  tableEachTest(() => 'inbound');
+
+  /** The batch for a fixture already drained. */
+  function scenario(f: Fixture) {
+    const message = (type: string, detail: Record<string, unknown>, i: number) => ({
+      messageId: `m${i}`,
+      body: JSON.stringify({
+        'detail-type': type,
+        source: 'tasks',
+        detail: {
+          company_slug: f.ws,
+          project_slug: f.project,
+          event_id: `e${i}`,
+          occurred_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+          ...detail,
+        },
+      }),
+    });
+    const records = [
+      message('Task Created', { task_uuid: 'task-1' }, 1),
+      message('Task Created', { task_uuid: 'task-2' }, 2),
+      message('Task Completed', { task_uuid: 'task-1' }, 3),
+      message('Member Added', { username: 'alice' }, 4),
+      message('Sprint Created', { sprint_uuid: 's1' }, 5),
+      // task-2 carries the fixture's label: its delete takes it off.
+      message('Task Deleted', { task_uuid: 'task-2' }, 6),
+      message('Task Created', { task_uuid: 'task-2' }, 7),
+    ] as unknown as SQSRecord[];
+    return { f, records };
+  }
+
+  const deadLetters = { put: async () => undefined };
+  const expected = { tasks_count: 1, completed_count: 1, members_count: 2, sprints_count: 1 };
+
+  async function check(f: Fixture, where: string) {
+    await drain();
+    const project = await getProject(f.ws, f.project);
+    expect(
+      {
+        tasks_count: project.tasks_count,
+        completed_count: project.completed_count,
+        members_count: project.members_count,
+        sprints_count: project.sprints_count,
+      },
+      where,
+    ).toEqual(expected);
+    expect(await labelsOfTask(f.ws, f.project, 'task-2'), where).toEqual([]);
+    expect((await checkTable([f.ws])).violations, where).toEqual([]);
+  }
+
+  test('a fault at any call, then redelivery of the failed messages, ends exact', async () => {
+    const dry = scenario(await seedFixture('fin'));
+    await drain();
+    injector.arm();
+    expect((await consumeInbound(dry.records, deadLetters)).batchItemFailures).toEqual([]);
+    const dryCalls = [...injector.calls];
+    await check(dry.f, 'clean run');
+    // A fixture per faulted run, seeded up front a few at a time and drained before the runs.
+    const runsPlanned = casesOf(dryCalls, oneFaultPerCall);
+    const fixtures = await seedFixtures(runsPlanned.length, 'fin');
+    await drain();
+    for (const [run, { n, fault }] of runsPlanned.entries()) {
+      const { f, records } = scenario(fixtures[run]!);
+      injector.arm(n, fault);
+      let pending = records;
+      let out = await consumeInbound(pending, deadLetters);
+      injector.disarm();
+      for (let delivery = 0; out.batchItemFailures.length && delivery < 5; delivery++) {
+        const failed = new Set(out.batchItemFailures.map((b) => b.itemIdentifier));
+        pending = pending.filter((r) => failed.has(r.messageId));
+        out = await consumeInbound(pending, deadLetters);
+      }
+      expect(out.batchItemFailures).toEqual([]);
+      await check(f, `${fault.name} at consumer call ${n} (${dryCalls[n - 1]})`);
+    }
+    console.log(`inbound consumer: ${dryCalls.length} DynamoDB calls per batch, ${runsPlanned.length} faulted runs`);
+  }, 300_000);
+});

@@ -1,0 +1,90 @@
+import { describe, expect, test } from 'vitest';
+import { checkTable, scanTable } from '#checker/invariants';
+import { createLabel, deleteLabel } from '#domain/labels';
+import { deleteProject } from '#domain/projects';
+import { changeLabels } from '#domain/taskLabels';
+import type { OutboundEvent } from '#events/outbound';
+import { casesOf, drain, injector, oneFaultPerCall, published, tableEachTest } from '#support/faults';
+import { seedFixture, seedFixtures } from '#support/fixtures';
+import type { Fixture } from '#support/requests';
+
+/**
+ * The stream processor itself: deletes (cascades), detaches and attaches are written, then the
+ * processor runs over them with its n-th DynamoDB call failing, for every n it makes; the stream then
+ * delivers again (from the last checkpoint, as Lambda does). It must end with nothing orphaned, the
+ * counters exact, and every event published, the same ids as a run without faults.
+ */
+describe('stream processor', () => {
+  const actor = { name: 'Seed', username: 'seed' };
+  tableEachTest(() => 'stream');
+
+  /** On a fixture already drained, a change of every kind the processor acts on. Returns the workspace. */
+  async function scenario(f: Fixture): Promise<string> {
+    published.length = 0;
+    const keep = await createLabel(f.ws, { title: 'Keep', color: '0000FF' }, actor);
+    await changeLabels('attach', f.ws, { labelSlug: keep.slug, projectSlug: f.project, taskUuids: ['task-2', 'task-9'] }, actor);
+    await changeLabels('detach', f.ws, { labelSlug: keep.slug, projectSlug: f.project, taskUuid: 'task-9' }, actor);
+    await changeLabels('attach', f.ws, { labelSlug: keep.slug, projectSlug: f.project }, actor);
+    await deleteLabel(f.ws, f.label, actor);
+    await deleteProject(f.ws, f.project, actor);
+    return f.ws;
+  }
+
+  const eventKey = (e: OutboundEvent) => `${e.detailType} ${e.detail.event_id}`;
+
+  test('a fault at any call, then redelivery, ends with nothing orphaned and every event published', async () => {
+    const first = await seedFixture('fs');
+    await drain();
+    const ws = await scenario(first);
+    injector.arm();
+    await drain();
+    const dryCalls = [...injector.calls];
+    const expected = new Set(published.map(eventKey));
+    expect([...expected].map((k) => k.split(' ').slice(0, 2).join(' ')).sort()).toEqual(
+      ['Label Attached', 'Label Attached', 'Label Attached', 'Label Created', 'Label Deleted', 'Label Detached', 'Project Deleted'].sort(),
+    );
+    expect((await checkTable([ws])).violations).toEqual([]);
+    expect(
+      (await scanTable([ws])).filter(
+        (i) =>
+          i.workspace === ws && i.type !== 'label' && i.type !== 'label_title' && i.type !== 'label_id_counter' && i.type !== 'detach_note',
+      ),
+    ).toEqual([]);
+
+    // A fixture per faulted run, seeded up front a few at a time and drained before the runs.
+    const runsPlanned = casesOf(dryCalls, oneFaultPerCall);
+    const fixtures = await seedFixtures(runsPlanned.length, 'fs');
+    await drain();
+    for (const [run, { n, fault }] of runsPlanned.entries()) {
+      const ws = await scenario(fixtures[run]!);
+      injector.arm(n, fault);
+      const where = `${fault.name} at processor call ${n} (${dryCalls[n - 1]})`;
+      await drain().catch(() => undefined);
+      injector.disarm();
+      await drain();
+      expect((await checkTable([ws])).violations, where).toEqual([]);
+      const left = (await scanTable([ws])).filter(
+        (i) =>
+          i.workspace === ws &&
+          [
+            'task_link',
+            'label_link',
+            'label_use',
+            'project_label',
+            'label_project',
+            'task_version',
+            'project_deletion',
+            'label_deletion',
+            'project',
+            'stream_receipt',
+          ].includes(i.type as string),
+      );
+      expect(left, where).toEqual([]);
+      // Redelivery may publish an event twice, always under its one event_id: as many distinct ids as a clean run.
+      expect(new Set(published.map((e) => e.detail.event_id)).size, where).toBe(expected.size);
+      const got = new Set(published.map((e) => e.detailType));
+      expect([...got].sort(), where).toEqual([...new Set([...expected].map((k) => k.split(' ').slice(0, 2).join(' ')))].sort());
+    }
+    console.log(`stream processor: ${dryCalls.length} DynamoDB calls per run, ${runsPlanned.length} faulted runs`);
+  }, 300_000);
+});

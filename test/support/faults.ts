@@ -1,0 +1,187 @@
+import type { MiddlewareStack } from '@smithy/types';
+import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { checkTable } from '#checker/invariants';
+import { processStreamBatch } from '#events/processor';
+import type { OutboundEvent } from '#events/outbound';
+import { routes, type Route } from '#http/routes';
+import { ensureTable } from '#local/database';
+import { drainTableStream } from '#local/streams';
+import { db } from '#store/client';
+import { seedFixture, seedFixtures } from './fixtures.ts';
+import { invokeRoute, principalFor } from './invoke.ts';
+import { usePrivateDatabase } from './privateTable.ts';
+import { sampleRequest } from './requests.ts';
+
+/**
+ * Fault injection at every DynamoDB call site (test/reliability/fault-injection/): a middleware on the
+ * shared DocumentClient makes the n-th call of a run fail, after the SDK's own retries (for good),
+ * with a kind of fault a real database can produce. Each file tests a part of the service on tables
+ * of its own (created before each test, deleted after) in a database of its own, so the checker's
+ * scans and the stream reads stay small; no local API reads these tables' streams: the tests run the
+ * stream processor themselves, as Lambda would.
+ */
+export type Fault = { name: string; applies: (command: string) => boolean; act: (input: any) => unknown };
+
+const awsError =
+  (name: string, status: number, extra: object = {}) =>
+  () => {
+    throw Object.assign(new Error(`injected ${name}`), {
+      name,
+      $fault: status >= 500 ? 'server' : 'client',
+      $metadata: { httpStatusCode: status },
+      ...extra,
+    });
+  };
+
+const faults: Fault[] = [
+  { name: 'throttling', applies: () => true, act: awsError('ProvisionedThroughputExceededException', 400) },
+  { name: 'server error', applies: () => true, act: awsError('InternalServerError', 500) },
+  { name: 'timeout', applies: () => true, act: awsError('TimeoutError', 0) },
+  {
+    name: 'transaction cancelled',
+    applies: (c) => c === 'TransactWriteItemsCommand',
+    act: (input) =>
+      awsError('TransactionCanceledException', 400, {
+        CancellationReasons: input.TransactItems.map(() => ({ Code: 'TransactionConflict' })),
+      })(),
+  },
+  {
+    name: 'unprocessed items',
+    applies: (c) => c === 'BatchWriteItemCommand' || c === 'BatchGetItemCommand',
+    act: (input) => ({
+      output: { $metadata: {}, UnprocessedItems: input.RequestItems, UnprocessedKeys: input.RequestItems, Responses: {} },
+      response: {},
+    }),
+  },
+];
+
+/**
+ * For the stream processor and the inbound consumer, which make many calls per run: every call site
+ * fails once, with the fault specific to its kind of call (a cancelled transaction, unprocessed batch
+ * items) and otherwise with throttling, a server error or a timeout in turn.
+ */
+export function oneFaultPerCall(command: string, n: number): Fault[] {
+  const specific = faults.slice(3).filter((f) => f.applies(command));
+  return specific.length ? specific : [faults[n % 3]!];
+}
+
+/** Every (n, fault) to try: the n-th call of a dry run failing with each fault `faultsFor` gives it. */
+export function casesOf(dryCalls: string[], faultsFor: (command: string, n: number) => Fault[]): { n: number; fault: Fault }[] {
+  return dryCalls.flatMap((command, i) => faultsFor(command, i + 1).map((fault) => ({ n: i + 1, fault })));
+}
+
+/**
+ * The injector, installed on the shared DocumentClient: `plan` says which call fails and how, `calls`
+ * lists the commands of the run so far, `injected` counts the faults that struck.
+ */
+export const injector = {
+  plan: { failAt: 0 } as { failAt: number; fault?: Fault },
+  calls: [] as string[],
+  injected: 0,
+  /** A fresh run: no fault unless `fault` is given for the `failAt`-th call. */
+  arm(failAt = 0, fault?: Fault) {
+    this.calls = [];
+    this.plan = fault ? { failAt, fault } : { failAt: 0 };
+  },
+  disarm() {
+    this.plan = { failAt: 0 };
+  },
+};
+(db.middlewareStack as MiddlewareStack<any, any>).add(
+  (next, context) => async (args) => {
+    injector.calls.push(context.commandName!);
+    if (injector.calls.length === injector.plan.failAt && injector.plan.fault?.applies(context.commandName!)) {
+      injector.injected++;
+      return injector.plan.fault.act(args.input) as any;
+    }
+    return next(args);
+  },
+  { step: 'initialize', name: 'faultInjection', override: true },
+);
+
+/** The events the stream processor published in this file's drains. */
+export const published: OutboundEvent[] = [];
+let checkpoints: Record<string, string> = {};
+const memoryBus = { publish: async (events: OutboundEvent[]) => void published.push(...events) };
+
+/** Runs the stream processor over what the table's stream holds since the last drain (what Lambda would deliver). */
+export function drain(): Promise<number> {
+  return drainTableStream({
+    endpoint: process.env.DYNAMODB_ENDPOINT!,
+    tableName: process.env.TABLE_NAME!,
+    handle: (records) => processStreamBatch(records, memoryBus),
+    checkpoints,
+  });
+}
+
+/** Each test of the file on a table of its own, `fault-injection-<name>`, deleted after it. */
+export function tableEachTest(name: () => string): void {
+  usePrivateDatabase();
+  const admin = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT });
+  beforeEach(async () => {
+    process.env.TABLE_NAME = `fault-injection-${name()}`;
+    await ensureTable(admin, process.env.TABLE_NAME);
+    checkpoints = {};
+  });
+  afterEach(async () => {
+    await admin.send(new DeleteTableCommand({ TableName: process.env.TABLE_NAME }));
+    process.env.TABLE_NAME = '';
+  });
+  afterAll(() => admin.destroy());
+}
+
+/**
+ * For every route of `shard`: its sample request's n-th DynamoDB call fails with each kind of fault that
+ * applies to that call. The request must then succeed or answer 503 with Retry-After, the data model
+ * must hold (invariant checker clean), and retrying the request must work.
+ */
+export function describeRouteFaults(shard: readonly Route[]): void {
+  afterAll(() => {
+    console.log(`fault injection: ${injector.injected} faults injected across ${shard.length} routes`);
+  });
+  describe.each(shard.map((r) => [r.name, r] as const))('%s', (_name, route) => {
+    tableEachTest(() => route.name);
+    test('succeeds or answers 503 at every failing call, leaves the model intact, and works when retried', async () => {
+      // Every request runs on a fixture the stream has caught up with (its counters derived), as most do.
+      const dry = await seedFixture('fi');
+      await drain();
+      injector.arm();
+      const clean = await invokeRoute(route, sampleRequest(route, dry), principalFor(dry.ws));
+      expect(clean.statusCode).toBeLessThan(300);
+      const dryCalls = [...injector.calls];
+      expect(dryCalls.length).toBeGreaterThan(0);
+
+      // One fixture per (call, fault), seeded up front a few at a time (the seeding is most of the time).
+      const cases = casesOf(dryCalls, (command) => faults.filter((f) => f.applies(command)));
+      const fixtures = await seedFixtures(cases.length, 'fi');
+      await drain();
+      for (const [i, { n, fault }] of cases.entries()) {
+        const fixture = fixtures[i]!;
+        injector.arm(n, fault);
+        const injectedBefore = injector.injected;
+        const res = await invokeRoute(route, sampleRequest(route, fixture), principalFor(fixture.ws));
+        injector.disarm();
+        const where = `${fault.name} at call ${n} (${injector.calls[n - 1] ?? 'not reached'})`;
+        // The request made the same calls as the dry run up to the n-th, which failed: no case passes vacuously.
+        expect(injector.injected - injectedBefore, where).toBe(1);
+        if (res.statusCode >= 300) {
+          expect(res.statusCode, `${where}: ${res.body}`).toBe(503);
+          expect(res.headers?.['Retry-After'], where).toMatch(/^\d+$/);
+        }
+        await drain();
+        expect((await checkTable([fixture.ws])).violations, where).toEqual([]);
+        const retried = await invokeRoute(route, sampleRequest(route, fixture), principalFor(fixture.ws));
+        const retriedOk = retried.statusCode < 300 || (res.statusCode < 300 && [404, 409].includes(retried.statusCode));
+        expect(retriedOk, `${where}, retried: ${retried.statusCode} ${retried.body}`).toBe(true);
+        await drain();
+        expect((await checkTable([fixture.ws])).violations, `${where}, after retry`).toEqual([]);
+      }
+    });
+  });
+}
+
+/** The routes of one of `count` route files (every route falls in exactly one: a new route is covered by itself). */
+export function routeShard(index: number, count: number): Route[] {
+  return routes.filter((_, i) => i % count === index);
+}
