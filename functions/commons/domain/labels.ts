@@ -12,6 +12,7 @@ import {
 } from '#store/labels';
 import { queryAll } from '#store/query';
 import { TransactionCancelled } from '#store/errors';
+import { AGAIN, RETRY, withRetries } from '#store/retry';
 import type { Actor } from '#store/codec';
 import { changedSinceRead, Conflict, labelNotFound, type Precondition } from './errors';
 import { claimSlug, slugify } from './slugs';
@@ -68,9 +69,11 @@ export async function createLabel(ws: string, input: { title: string; color: str
 }
 
 /**
- * Title and/or color; the slug and id never change. A rename moves the title guard atomically. With
- * a precondition (If-Match), the label is read and checked first, and the write is conditional on
- * the revision read: a change in between is a 412, never overwritten.
+ * Title and/or color; the slug and id never change. A rename moves the title guard atomically. Every
+ * write is conditional on the revision read (or, a color alone, touches only the color), so two
+ * concurrent changes never lose each other's fields: a change that lost the race reads again and
+ * reapplies its own fields. With a precondition (If-Match) a change in between is a 412 instead. A
+ * change that changes nothing writes nothing: no event, the same ETag.
  */
 export async function updateLabel(
   ws: string,
@@ -79,41 +82,42 @@ export async function updateLabel(
   actor: Actor,
   precondition?: Precondition<LabelRecord>,
 ): Promise<LabelRecord> {
-  if (patch.title === undefined) {
-    // No title change: one conditional UpdateItem (with If-Match, on the revision read and checked).
-    let asRead: LabelRecord | undefined;
-    if (precondition) {
-      asRead = await getLabel(ws, slug);
-      await precondition(asRead);
-    }
-    const recolored = await recolorLabel(ws, slug, patch.color, actor, asRead);
-    if (recolored) return recolored;
-    if (asRead) await getLabel(ws, slug); // still there: it changed since it was checked
-    throw asRead ? changedSinceRead() : labelNotFound(slug);
+  if (patch.title === undefined && patch.color !== undefined && !precondition) {
+    // A recolor: one conditional UpdateItem, no read before it.
+    const recolored = await recolorLabel(ws, slug, patch.color, actor);
+    if (!recolored) throw labelNotFound(slug);
+    return recolored.label;
   }
-  const current = await getLabel(ws, slug);
-  await precondition?.(current);
-  const next: LabelRecord = {
-    ...current,
-    title: patch.title ?? current.title,
-    color: patch.color ?? current.color,
-    updated_at: new Date().toISOString(),
-    updated_by: actor,
-    rev: (current.rev ?? 0) + 1,
-  };
-  try {
-    await rewriteLabel(ws, current, next, titleKey, precondition !== undefined);
-    return next;
-  } catch (error) {
-    if (!(error instanceof TransactionCancelled)) throw error;
-    if (error.conditionFailed('newGuard')) throw titleTaken(next.title);
-    if (error.conditionFailed('label')) {
-      // Changed or deleted since we read it: report what is true now.
-      await getLabel(ws, slug);
-      throw precondition ? changedSinceRead() : new Conflict('The label was changed by another request; retry.');
+  return withRetries<LabelRecord>(RETRY.conflicts, 'The label is being changed by other requests; retry shortly.', async () => {
+    const current = await getLabel(ws, slug);
+    await precondition?.(current);
+    const title = patch.title ?? current.title;
+    const color = patch.color ?? current.color;
+    if (title === current.title && color === current.color) return current;
+    const lostRace = async (): Promise<typeof AGAIN> => {
+      if (!precondition) return AGAIN;
+      await getLabel(ws, slug); // 404 when it is gone
+      throw changedSinceRead();
+    };
+    if (title === current.title) return (await recolorLabel(ws, slug, color, actor, current))?.label ?? lostRace();
+    const next: LabelRecord = {
+      ...current,
+      title,
+      color,
+      updated_at: new Date().toISOString(),
+      updated_by: actor,
+      rev: (current.rev ?? 0) + 1,
+    };
+    try {
+      await rewriteLabel(ws, current, next, titleKey);
+      return next;
+    } catch (error) {
+      if (!(error instanceof TransactionCancelled)) throw error;
+      if (error.conditionFailed('newGuard')) throw titleTaken(next.title);
+      if (error.conditionFailed('label') || error.conflicted) return lostRace();
+      throw error;
     }
-    throw error;
-  }
+  });
 }
 
 /**

@@ -124,8 +124,10 @@ export async function findProjectsByName(ws: string, name: string, req: PageRequ
 }
 
 /**
- * A partial update. With a precondition (If-Match), the project is read and checked first, and the
- * write is conditional on the revision read: a change in between is a 412, never overwritten.
+ * A partial update: only the fields it names are written, so concurrent updates of different
+ * fields both land. With a precondition (If-Match), the project is read and checked first, and the
+ * write is conditional on the revision read: a change in between is a 412, never overwritten. An
+ * update that changes nothing writes nothing: no event, the same ETag.
  */
 export async function updateProject(
   ws: string,
@@ -140,7 +142,7 @@ export async function updateProject(
     await precondition(asRead);
   }
   const updated = await updateProjectItem(ws, slug, patch, nameKey, actor, asRead);
-  if (updated) return updated;
+  if (updated) return updated.project;
   if (asRead) await getProject(ws, slug); // still there: it changed since it was checked
   throw asRead ? changedSinceRead() : projectNotFound(slug);
 }

@@ -1,4 +1,6 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { getItems } from './batches';
 import { db } from './client';
 import { num, optActor, optNum, optStr, str, type Actor } from './codec';
@@ -118,32 +120,34 @@ function sameRevision(read: LabelRecord): string {
 }
 
 /**
- * Writes a new title and color over `current`, moving the title guard when the title changes
- * case-insensitively, and counts the change in the label's revision. Parts: `label` (still this
- * label, same title, not under deletion; `asRead`: the same revision too), `oldGuard`, `newGuard`
+ * Writes a new title (and color, when it changes) over `current`, moving the title guard when the
+ * title changes case-insensitively, and counts the change in the label's revision. Conditional on
+ * the revision read, so a change made in between (a recolor included) is never written over: the
+ * caller reads again. Parts: `label` (still this label at that revision), `oldGuard`, `newGuard`
  * (the new title is free). `next.updated_by` is recorded as the actor.
  */
-export async function rewriteLabel(ws: string, current: LabelRecord, next: LabelRecord, titleKey: TitleKey, asRead = false): Promise<void> {
+export async function rewriteLabel(ws: string, current: LabelRecord, next: LabelRecord, titleKey: TitleKey): Promise<void> {
+  const recolor = next.color !== current.color;
   const parts: [string, ReturnType<typeof tx.put>][] = [
     [
       'label',
       tx.update(
         keys.label(ws, current.slug),
-        'SET title = :title, title_norm = :norm, color = :color, updated_at = :now, updated_by = :by, #rev = if_not_exists(#rev, :zero) + :one',
+        `SET title = :title, title_norm = :norm, ${recolor ? 'color = :color, ' : ''}updated_at = :now, updated_by = :by, #rev = if_not_exists(#rev, :zero) + :one`,
         {
-          condition: `id = :id AND title_norm = :oldNorm${asRead ? ` AND ${sameRevision(current)}` : ''}`,
+          condition: `id = :id AND title_norm = :oldNorm AND ${sameRevision(current)}`,
           names: { '#rev': 'rev' },
           values: {
             ':title': next.title,
             ':norm': titleKey(next.title),
-            ':color': next.color,
+            ...(recolor ? { ':color': next.color } : {}),
             ':now': next.updated_at,
             ':by': next.updated_by,
             ':id': current.id,
             ':oldNorm': storedTitleKey(current, titleKey),
             ':zero': 0,
             ':one': 1,
-            ...(asRead && current.rev !== undefined ? { ':readRev': current.rev } : {}),
+            ...(current.rev !== undefined ? { ':readRev': current.rev } : {}),
           },
         },
       ),
@@ -164,43 +168,56 @@ export async function rewriteLabel(ws: string, current: LabelRecord, next: Label
   await transact(parts);
 }
 
+/** What a recolor found: the label after it, and whether it changed (false: it had that color already). */
+export interface Recolored {
+  label: LabelRecord;
+  changed: boolean;
+}
+
 /**
- * A change that leaves the title alone touches only the label item: one conditional UpdateItem,
- * no read before it and no transaction (which would bill every write twice). Undefined when there
- * is no such label (or, given `asRead`, when it is no longer that label at that revision).
+ * A change of color alone touches only the label item: one conditional UpdateItem, no transaction
+ * (which would bill every write twice), and only when the color differs (the same color writes
+ * nothing and answers the label as it is). Without `asRead`, no read comes before it; given `asRead`,
+ * it is conditional on that revision. Undefined when there is no such label (or, `asRead`, when it is
+ * no longer that label at that revision).
  */
 export async function recolorLabel(
   ws: string,
   slug: string,
-  color: string | undefined,
+  color: string,
   actor: Actor,
   asRead?: LabelRecord,
-): Promise<LabelRecord | undefined> {
-  const condition = asRead ? `attribute_exists(PK) AND id = :readId AND ${sameRevision(asRead)}` : 'attribute_exists(PK)';
+): Promise<Recolored | undefined> {
+  const condition = `attribute_exists(PK) AND color <> :color${asRead ? ` AND id = :readId AND ${sameRevision(asRead)}` : ''}`;
   const readValues = asRead ? { ':readId': asRead.id, ...(asRead.rev === undefined ? {} : { ':readRev': asRead.rev }) } : {};
   try {
     const { Attributes } = await db.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.label(ws, slug),
-        UpdateExpression: `SET ${color === undefined ? '' : 'color = :color, '}updated_at = :now, updated_by = :by, #rev = if_not_exists(#rev, :zero) + :one`,
+        UpdateExpression: 'SET color = :color, updated_at = :now, updated_by = :by, #rev = if_not_exists(#rev, :zero) + :one',
         ConditionExpression: condition,
         ExpressionAttributeNames: { '#rev': 'rev' },
         ExpressionAttributeValues: {
           ...readValues,
+          ':color': color,
           ':now': new Date().toISOString(),
           ':by': actor,
           ':zero': 0,
           ':one': 1,
-          ...(color === undefined ? {} : { ':color': color }),
         },
         ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
-    return Attributes ? decodeLabel(Attributes) : undefined;
+    return Attributes ? { label: decodeLabel(Attributes), changed: true } : undefined;
   } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
+    if (!isConditionFailure(error)) throw error;
+    const returned = (error as { Item?: Record<string, AttributeValue> }).Item;
+    const label = returned ? decodeLabel(unmarshall(returned)) : await readLabel(ws, slug);
+    if (!label) return undefined;
+    const asReadStill = !asRead || (label.id === asRead.id && label.rev === asRead.rev);
+    return asReadStill && label.color === color ? { label, changed: false } : undefined;
   }
 }
 

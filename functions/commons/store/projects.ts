@@ -1,4 +1,6 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { db } from './client';
 import { bool, map, num, oneOf, optActor, optNum, optStr, str, type Actor } from './codec';
 import { conditionally, isConditionFailure, TransactionCancelled } from './errors';
@@ -129,9 +131,17 @@ function sameRevision(
   return 'id = :readId AND #rev = :readRev';
 }
 
+/** What an update found: the project after it, and whether it changed (false: it had those values already). */
+export interface ProjectUpdate {
+  project: ProjectRecord;
+  changed: boolean;
+}
+
 /**
- * Applies a partial update and counts it in the item's revision; the record after it, or undefined
- * when there is no such project (or, given `asRead`, when it is no longer that revision).
+ * Applies a partial update, writing only the fields it names and only when one of them differs,
+ * and counts it in the item's revision. An update that changes nothing writes nothing and answers
+ * the project as it is. Undefined when there is no such project (or, given `asRead`, when it is no
+ * longer that revision).
  */
 export async function updateProjectItem(
   ws: string,
@@ -140,54 +150,76 @@ export async function updateProjectItem(
   nameKey: NameKey,
   actor: Actor,
   asRead?: ProjectRecord,
-): Promise<ProjectRecord | undefined> {
+): Promise<ProjectUpdate | undefined> {
   const sets: string[] = ['updated_at = :now', 'updated_by = :by', '#rev = if_not_exists(#rev, :zero) + :one'];
   const names: Record<string, string> = { '#rev': 'rev' };
   const values: Record<string, unknown> = { ':now': new Date().toISOString(), ':by': actor, ':zero': 0, ':one': 1 };
-  const condition = asRead ? `attribute_exists(PK) AND ${sameRevision(asRead, names, values)}` : 'attribute_exists(PK)';
-  const set = (attr: string, value: unknown) => {
-    const id = attr.replace(/\W/g, '_');
-    names[`#${id}`] = attr;
+  const differs: string[] = [];
+  const set = (path: string, value: unknown, compared = true) => {
+    const id = path.replace(/\W/g, '_');
+    const ref = path
+      .split('.')
+      .map((part) => {
+        names[`#${part}`] = part;
+        return `#${part}`;
+      })
+      .join('.');
     values[`:${id}`] = value;
-    sets.push(`#${id} = :${id}`);
+    sets.push(`${ref} = :${id}`);
+    if (compared) differs.push(`${ref} <> :${id}`, `attribute_not_exists(${ref})`);
   };
   if (patch.name !== undefined) {
     set('name', patch.name);
-    set('GSI2SK', nameKey(patch.name));
+    set('GSI2SK', nameKey(patch.name), false);
   }
   if (patch.description !== undefined) set('description', patch.description);
   if (patch.visibility !== undefined) set('visibility', patch.visibility);
   if (patch.status !== undefined) {
     set('status', patch.status);
-    set('GSI1PK', keys.projectStatusPartition(ws, patch.status));
+    set('GSI1PK', keys.projectStatusPartition(ws, patch.status), false);
   }
-  if (patch.settings?.default_workflow !== undefined) {
-    names['#settings'] = 'settings';
-    values[':workflow'] = patch.settings.default_workflow;
-    sets.push('#settings.default_workflow = :workflow');
+  if (patch.settings?.default_workflow !== undefined) set('settings.default_workflow', patch.settings.default_workflow);
+  if (patch.settings?.task_prefix !== undefined) set('settings.task_prefix', patch.settings.task_prefix);
+  if (differs.length === 0) {
+    const project = await readProject(ws, slug);
+    return project && (!asRead || project.rev === asRead.rev) ? { project, changed: false } : undefined;
   }
-  if (patch.settings?.task_prefix !== undefined) {
-    names['#settings'] = 'settings';
-    values[':prefix'] = patch.settings.task_prefix;
-    sets.push('#settings.task_prefix = :prefix');
-  }
+  const conditions = ['attribute_exists(PK)', `(${differs.join(' OR ')})`];
+  if (asRead) conditions.push(sameRevision(asRead, names, values));
   try {
     const { Attributes } = await db.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.project(ws, slug),
         UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: condition,
+        ConditionExpression: conditions.join(' AND '),
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
         ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
-    return Attributes ? decodeProject(Attributes) : undefined;
+    return Attributes ? { project: decodeProject(Attributes), changed: true } : undefined;
   } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
+    if (!isConditionFailure(error)) throw error;
+    // Not there, not the revision read, or already as asked (nothing to write).
+    const returned = (error as { Item?: Record<string, AttributeValue> }).Item;
+    const project = returned ? decodeProject(unmarshall(returned)) : await readProject(ws, slug);
+    if (!project || (asRead && (project.id !== asRead.id || project.rev !== asRead.rev))) return undefined;
+    return unchangedBy(project, patch) ? { project, changed: false } : undefined;
   }
+}
+
+/** Whether every field `patch` names already has its value in `project`. */
+function unchangedBy(project: ProjectRecord, patch: ProjectPatch): boolean {
+  return (
+    (patch.name === undefined || patch.name === project.name) &&
+    (patch.description === undefined || patch.description === project.description) &&
+    (patch.visibility === undefined || patch.visibility === project.visibility) &&
+    (patch.status === undefined || patch.status === project.status) &&
+    (patch.settings?.default_workflow === undefined || patch.settings.default_workflow === project.settings.default_workflow) &&
+    (patch.settings?.task_prefix === undefined || patch.settings.task_prefix === project.settings.task_prefix)
+  );
 }
 
 /**
