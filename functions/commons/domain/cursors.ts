@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ValidationFailed } from './errors';
+import { nestsDeeperThan } from './jsonDepth';
 
 /**
  * Opaque pagination cursors: the DynamoDB key to continue after, bound to the query it came from.
@@ -42,8 +43,11 @@ export function decodeCursor(scope: CursorScope, cursor: string | undefined): St
   const invalid = ValidationFailed.of('cursor', 'is not a cursor returned by this query (meta.next_cursor)');
   if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid;
   let parsed: unknown;
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  // A cursor nests 2 levels ({f, k: {...}}); deeper is not ours, and is refused before anything walks it.
+  if (nestsDeeperThan(text, 2)) throw invalid;
   try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    parsed = JSON.parse(text);
   } catch {
     throw invalid;
   }

@@ -6,5 +6,7 @@ export const MAX_LABELS_PER_TASK = 100;
 export const MAX_TASKS_PER_REQUEST = 100;
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 100;
+/** How deep objects and arrays may nest in a request body or an inbound event (the API's own nest 3 deep). */
+export const MAX_JSON_DEPTH = 32;
 /** An Idempotency-Key: visible ASCII, as Stripe and the IETF draft's examples use (a UUID fits). */
 export const IDEMPOTENCY_KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;

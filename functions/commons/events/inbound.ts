@@ -2,6 +2,8 @@ import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import * as z from 'zod/mini';
 import { INBOUND_TYPES, type InboundType } from '#domain/eventNames';
 import { applyInboundEvent, type InboundEvent, type InboundOutcome } from '#domain/inbound';
+import { nestsDeeperThan } from '#domain/jsonDepth';
+import { MAX_JSON_DEPTH } from '#domain/limits';
 import { slugParam, taskUuid } from '#http/validation';
 import { logger } from '#observability/log';
 import { sourceMapped } from '#observability/stacks';
@@ -61,6 +63,7 @@ const envelope = z.object({
 /** The event in an SQS message body (an EventBridge event), or MalformedEvent saying why not. */
 function parseInbound(body: string): InboundEvent {
   let json: unknown;
+  if (nestsDeeperThan(body, MAX_JSON_DEPTH)) throw new MalformedEvent(`the message body nests more than ${MAX_JSON_DEPTH} levels deep`);
   try {
     json = JSON.parse(body);
   } catch {

@@ -5,6 +5,8 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { MalformedJson, PayloadTooLarge, UnsupportedMediaType, ValidationFailed } from '#domain/errors';
+import { nestsDeeperThan } from '#domain/jsonDepth';
+import { MAX_JSON_DEPTH } from '#domain/limits';
 import type { Scope } from '#domain/scopes';
 import { CORS_PREFLIGHT } from './cors';
 import { etagOf, notModified } from './etags';
@@ -98,6 +100,8 @@ const jsonBody = (): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyRe
       }
       event.isBase64Encoded = false;
     }
+    if (nestsDeeperThan(event.body, MAX_JSON_DEPTH))
+      throw ValidationFailed.of('body', `nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep; the limit is ${MAX_JSON_DEPTH}`);
     try {
       await jsonParser.before!(request as never);
     } catch (error) {
