@@ -1,6 +1,7 @@
 import { createLabel } from '#domain/labels';
 import { changeLabels } from '#domain/taskLabels';
 import { createProject } from '#domain/projects';
+import { mapInFlight } from '#store/batches';
 import { uniqueWorkspace } from './api.ts';
 import type { Fixture } from './requests.ts';
 
@@ -20,12 +21,6 @@ export async function seedFixture(prefix = 'fx'): Promise<Fixture> {
 }
 
 /** `count` fixtures, `inFlight` seeded at a time (each in a workspace of its own), in order. */
-export async function seedFixtures(count: number, prefix = 'fx', inFlight = 4): Promise<Fixture[]> {
-  const fixtures: Fixture[] = new Array(count);
-  let next = 0;
-  const worker = async () => {
-    for (let i = next++; i < count; i = next++) fixtures[i] = await seedFixture(prefix);
-  };
-  await Promise.all(Array.from({ length: Math.min(inFlight, count) }, worker));
-  return fixtures;
+export function seedFixtures(count: number, prefix = 'fx', inFlight = 4): Promise<Fixture[]> {
+  return mapInFlight(Array.from({ length: count }), inFlight, () => seedFixture(prefix));
 }

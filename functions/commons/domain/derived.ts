@@ -1,3 +1,4 @@
+import { mapInFlight } from '#store/batches';
 import { num, str } from '#store/codec';
 import { applyLinkDeltas, type LinkDelta } from '#store/counters';
 import { ItemType } from '#store/keys';
@@ -45,16 +46,8 @@ export async function applyCounters(changes: Change[]): Promise<number> {
     }
     group.deltas.push({ eventId: change.id, delta: link.delta });
   }
-  const queue = [...groups.values()];
-  let applied = 0;
-  const worker = async () => {
-    for (let g = queue.shift(); g; g = queue.shift()) {
-      const outcome = await applyLinkDeltas(g.ws, g.project, g.labelId, g.deltas);
-      if (outcome !== 'project gone') applied += outcome;
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(GROUPS_IN_FLIGHT, queue.length) }, worker));
-  return applied;
+  const outcomes = await mapInFlight([...groups.values()], GROUPS_IN_FLIGHT, (g) => applyLinkDeltas(g.ws, g.project, g.labelId, g.deltas));
+  return outcomes.reduce<number>((applied, outcome) => (outcome === 'project gone' ? applied : applied + outcome), 0);
 }
 
 /** Runs one round of each deletion job the batch wrote (created, or moved to its next round). Returns the rounds run. */

@@ -1,4 +1,4 @@
-import { chunk } from '#store/batches';
+import { chunk, mapInFlight } from '#store/batches';
 import { readLabelsBySlug, type LabelRecord } from '#store/labels';
 import type { Actor } from '#store/codec';
 import {
@@ -110,8 +110,11 @@ export async function toggleTaskLabel(
   return result!.labels;
 }
 
+/** Task reads in flight at once per request (a bulk change reads up to 100 tasks, one Query each). */
+const TASK_READS_IN_FLIGHT = 8;
+
 function readTasks(project: ProjectRef, tasks: string[]): Promise<TaskState[]> {
-  return Promise.all(tasks.map((t) => readTask(project.id, t)));
+  return mapInFlight(tasks, TASK_READS_IN_FLIGHT, (t) => readTask(project.id, t));
 }
 
 const carries = (s: TaskState, label: LabelRef) => s.links.some((l) => l.id === label.id);

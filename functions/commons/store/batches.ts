@@ -18,18 +18,28 @@ export function chunk<T>(list: readonly T[], size: number): T[][] {
 }
 
 /**
+ * `fn` over every item, at most `inFlight` calls at a time (the one worker pool: a request never
+ * fans out without bound, which would queue its calls behind each other's connections); the
+ * results in the items' order.
+ */
+export async function mapInFlight<T, R>(items: readonly T[], inFlight: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < items.length; i = next++) results[i] = await fn(items[i]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(inFlight, items.length) }, worker));
+  return results;
+}
+
+/**
  * Deletes every key, 25 per BatchWriteItem, several batches in flight. Items DynamoDB leaves
  * unprocessed (throttling) are sent again under RETRY.unprocessed; if some are still unprocessed
  * after the last attempt the call fails with StoreUnavailable and the caller can retry safely
  * (deletes are idempotent).
  */
 export async function deleteKeys(keys: Key[]): Promise<void> {
-  const batches = chunk(keys, WRITE_BATCH);
-  let next = 0;
-  const worker = async () => {
-    while (next < batches.length) await deleteBatch(batches[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(DELETE_CONCURRENCY, batches.length) }, worker));
+  await mapInFlight(chunk(keys, WRITE_BATCH), DELETE_CONCURRENCY, deleteBatch);
 }
 
 async function deleteBatch(batch: Key[]): Promise<void> {
