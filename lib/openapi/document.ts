@@ -1,10 +1,11 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod';
-import { PROBLEMS } from '#domain/problems';
+import { PROBLEMS, type Problem as ProblemDetails, type ProblemCode } from '#domain/problems';
 import { IDEMPOTENCY_KEY_SHAPE } from '#domain/limits';
 import { SLUG } from '#domain/slugs';
 import { DEFAULT_RATE_LIMIT } from '#domain/tokens';
+import { problemBody } from '#http/problem';
 import { routes, type Route } from '#http/routes';
 import { repoRoot } from '#lib/paths';
 import {
@@ -108,6 +109,44 @@ function problemStatuses(route: Route): number[] {
 
 const statusTitle = (status: number) => Object.values(PROBLEMS).find((p) => p.status === status)?.title ?? 'Error';
 
+/** What an example of each problem says (the catalogue gives its status, title and error_code). */
+const EXAMPLE_DETAILS: Record<ProblemCode, string> = {
+  bad_request: 'The request could not be understood.',
+  malformed_json: 'The body is not valid JSON.',
+  unauthorized: 'The bearer token is missing, malformed, unknown, expired or revoked.',
+  forbidden: 'The token does not grant this workspace or this scope.',
+  not_found: 'No project with slug "website-redesign" in this workspace.',
+  conflict: 'A label titled "Bug" already exists in this workspace.',
+  precondition_failed: 'The resource has changed since the ETag given in If-Match; read it again (GET) and retry with its new ETag.',
+  payload_too_large: 'The body is 70000 bytes; the limit is 65536.',
+  request_header_fields_too_large: 'The request headers are too large.',
+  unsupported_media_type: 'Send the body as application/json.',
+  validation_failed: 'title: is required',
+  rate_limited: 'Too many requests for this token; retry after the time in Retry-After.',
+  internal_error: 'Something went wrong on our side; the request id identifies it in the logs.',
+  authorizer_error: 'The token could not be checked; retry shortly.',
+  bad_gateway: 'The function answered with something that is not a response.',
+  service_unavailable: 'The database is busy; retry shortly.',
+  gateway_timeout: 'The function did not answer in time.',
+};
+
+/** Every problem as the service renders it (components.examples): a real code, error_code and status. */
+function problemExampleComponents(): Json {
+  return Object.fromEntries(
+    (Object.keys(PROBLEMS) as ProblemCode[]).map((code) => {
+      const problem: ProblemDetails = { code, detail: EXAMPLE_DETAILS[code] };
+      if (code === 'validation_failed') problem.errors = [{ field: 'title', message: 'is required' }];
+      return [code, { summary: PROBLEMS[code].title, value: JSON.parse(problemBody(problem, '8d3f7c1e-4b2a-4f5e-9c61-0a7b2d9e5f34')) }];
+    }),
+  );
+}
+
+/** The examples of an answer of `status`: each problem of the catalogue with that status. */
+function problemExamples(status: number): Json {
+  const codes = (Object.keys(PROBLEMS) as ProblemCode[]).filter((code) => PROBLEMS[code].status === status);
+  return Object.fromEntries(codes.map((code) => [code, { $ref: `#/components/examples/${code}` }]));
+}
+
 /** `value` with every `$ref` that starts with `from` starting with `to` instead (a copy). */
 export function withRefsMoved(value: unknown, from: string, to: string): unknown {
   if (Array.isArray(value)) return value.map((v) => withRefsMoved(v, from, to));
@@ -196,7 +235,7 @@ export async function buildOpenApi(): Promise<Json> {
         ...(status === 429 || status === 503 || status === 409
           ? { headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'string' } } } }
           : {}),
-        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' }, examples: problemExamples(status) } },
       };
     }
     const headerParams: Json[] = [];
@@ -248,6 +287,7 @@ export async function buildOpenApi(): Promise<Json> {
     paths,
     components: {
       schemas: Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))),
+      examples: problemExampleComponents(),
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'pls_<id>_<secret>' } },
     },
   };

@@ -91,6 +91,9 @@ export const Problem = z
     error_code: z.string().regex(/^[A-Z_]+$/),
     request_id: z.string(),
     errors: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+    applied_task_uuids: z.array(z.string()).optional().meta({
+      description: 'On a 503 of a bulk attach or detach that stopped part way: the tasks it did change (repeating the request is safe).',
+    }),
   })
   .meta({ id: 'Problem' });
 
