@@ -66,7 +66,8 @@ test('duplicated, shuffled and concurrent inbound events end with the counters o
           eventId: `e${i}`,
           ws,
           projectSlug: project.slug,
-          occurredAt: new Date(Date.UTC(2026, 0, 1, 0, 0, d.second)).toISOString(),
+          // After the project's creation (an event older than its project does not count).
+          occurredAt: new Date(Date.parse(project.created_at) + 1000 * (1 + d.second)).toISOString(),
           subject: d.subject,
         }));
         // Redeliveries, then a shuffle.

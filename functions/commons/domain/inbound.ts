@@ -97,7 +97,7 @@ function stateOf(item: Item | undefined): ThingState {
 }
 
 /** What applying one inbound event did. */
-export type InboundOutcome = 'applied' | 'unchanged' | 'unknown project';
+export type InboundOutcome = 'applied' | 'unchanged' | 'unknown project' | 'before the project';
 
 /**
  * Applies one inbound event: reads the thing's state, merges the event, and when that is a real
@@ -105,11 +105,14 @@ export type InboundOutcome = 'applied' | 'unchanged' | 'unknown project';
  * another event of the same thing got in between). A task's first deletion also removes its labels,
  * through detach's own code path, before the tombstone is written (so a retry after a failure there
  * removes what is left). An event naming the project's owner as a member changes nothing: the owner
- * always counts once. Unknown workspace or project: 'unknown project', nothing written.
+ * always counts once. Unknown workspace or project: 'unknown project', nothing written. An event
+ * that happened before the project was created (a replay, or one about an earlier project of the
+ * same slug, deleted since): 'before the project', nothing written. Instants are compared, not text.
  */
 export async function applyInboundEvent(e: InboundEvent): Promise<InboundOutcome> {
   const project = await readProject(e.ws, e.projectSlug);
   if (!project) return 'unknown project';
+  if (Date.parse(e.occurredAt) < Date.parse(project.created_at)) return 'before the project';
   const thing = thingOf(e.type);
   if (thing === 'member' && e.subject === project.owner.username) return 'unchanged';
   const ref = { id: project.id, slug: project.slug };

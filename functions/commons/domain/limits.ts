@@ -10,3 +10,9 @@ export const MAX_PAGE_SIZE = 100;
 export const MAX_JSON_DEPTH = 32;
 /** An Idempotency-Key: visible ASCII, as Stripe and the IETF draft's examples use (a UUID fits). */
 export const IDEMPOTENCY_KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
+/**
+ * The instants an inbound event's occurred_at may name: from 2000-01-01 to 5 minutes past the
+ * receiver's clock (clocks of services differ a little; an event from the future is an error).
+ */
+export const INBOUND_EARLIEST = Date.UTC(2000, 0, 1);
+export const INBOUND_FUTURE_SKEW_MS = 5 * 60_000;

@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import { INBOUND_TYPES, type InboundType } from '#domain/eventNames';
 import { applyInboundEvent, type InboundEvent, type InboundOutcome } from '#domain/inbound';
 import { nestsDeeperThan } from '#domain/jsonDepth';
-import { MAX_JSON_DEPTH } from '#domain/limits';
+import { INBOUND_EARLIEST, INBOUND_FUTURE_SKEW_MS, MAX_JSON_DEPTH } from '#domain/limits';
 import { slugParam, taskUuid } from '#http/validation';
 import { logger } from '#observability/log';
 import { sourceMapped } from '#observability/stacks';
@@ -78,15 +78,29 @@ function parseInbound(body: string): InboundEvent {
   const eventId = detail.event_id ?? parsed.data.id;
   const occurredAt = detail.occurred_at ?? parsed.data.time;
   if (!eventId) throw new MalformedEvent('detail.event_id: required');
-  if (!occurredAt || Number.isNaN(Date.parse(occurredAt))) throw new MalformedEvent('detail.occurred_at: required (ISO 8601)');
+  const instant = instantOf(occurredAt);
   return {
     type,
     eventId,
     ws: detail.company_slug,
     projectSlug: detail.project_slug,
-    occurredAt: new Date(occurredAt).toISOString(),
+    occurredAt: new Date(instant).toISOString(),
     subject,
   };
+}
+
+/** An ISO 8601 date-time with its offset (Z or ±hh:mm): the only spelling of an instant accepted. */
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** occurred_at as milliseconds, inside the accepted window, or MalformedEvent saying why not. */
+function instantOf(occurredAt: string | undefined): number {
+  const instant = occurredAt !== undefined && ISO_INSTANT.test(occurredAt) ? Date.parse(occurredAt) : Number.NaN;
+  if (Number.isNaN(instant))
+    throw new MalformedEvent('detail.occurred_at: required, an ISO 8601 date-time with its offset (e.g. 2026-11-23T10:00:00Z)');
+  if (instant < INBOUND_EARLIEST) throw new MalformedEvent(`detail.occurred_at: ${occurredAt} is before 2000-01-01`);
+  if (instant > Date.now() + INBOUND_FUTURE_SKEW_MS)
+    throw new MalformedEvent(`detail.occurred_at: ${occurredAt} is more than ${INBOUND_FUTURE_SKEW_MS / 60_000} minutes in the future`);
+  return instant;
 }
 
 export interface ConsumeOutcome extends SQSBatchResponse {
@@ -104,7 +118,7 @@ export function consumeInbound(records: SQSRecord[], deadLetters: DeadLetters): 
       fields: { ...counts },
       metrics: [
         ['EventsApplied', counts.applied],
-        ['EventsDropped', counts['unknown project']],
+        ['EventsDropped', counts['unknown project'] + counts['before the project']],
         ['EventsDeadLettered', counts.malformed],
       ],
     }),
@@ -112,7 +126,7 @@ export function consumeInbound(records: SQSRecord[], deadLetters: DeadLetters): 
 }
 
 async function consumeEach(records: SQSRecord[], deadLetters: DeadLetters): Promise<ConsumeOutcome> {
-  const counts = { applied: 0, unchanged: 0, 'unknown project': 0, malformed: 0, failed: 0 };
+  const counts = { applied: 0, unchanged: 0, 'unknown project': 0, 'before the project': 0, malformed: 0, failed: 0 };
   const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
   for (const record of records) {
     try {

@@ -27,7 +27,8 @@ describe('inbound consumer', () => {
           company_slug: f.ws,
           project_slug: f.project,
           event_id: `e${i}`,
-          occurred_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+          // After the fixture's project was created (an event older than its project does not count).
+          occurred_at: new Date(Date.now() + 1000 * i).toISOString(),
           ...detail,
         },
       }),
