@@ -4,17 +4,20 @@ import { endpoint, ok } from '#http/endpoint';
 import { projectSearchItem } from '#http/projectViews';
 import { name, paginationFields, pagingRules } from '#http/validation';
 
-/** Category names as GitScrum's clients send them, plural or singular (`project`, `user_story`). */
-const SINGULAR: Record<string, string> = {
-  project: 'projects',
-  task: 'tasks',
-  user_story: 'user_stories',
-  sprint: 'sprints',
-  note: 'notes',
-};
+/**
+ * Category names as GitScrum's clients send them, plural or singular (`project`, `user_story`). A Map,
+ * not an object: a category named `constructor` or `__proto__` is a name like any other.
+ */
+const SINGULAR = new Map([
+  ['project', 'projects'],
+  ['task', 'tasks'],
+  ['user_story', 'user_stories'],
+  ['sprint', 'sprints'],
+  ['note', 'notes'],
+]);
 const category = z.pipe(
   z.string().check(z.regex(/^[a-z_]{1,32}$/, 'must be category names separated by commas')),
-  z.transform((c: string) => SINGULAR[c] ?? c),
+  z.transform((c: string) => SINGULAR.get(c) ?? c),
 );
 
 const paging = paginationFields();
@@ -50,7 +53,8 @@ export const handler = endpoint({
   anyWorkspace: true,
   run: async ({ query }, { workspaces }) => {
     const categories = new Set<string>(query.categories ?? SEARCH_CATEGORIES);
-    const data: Record<string, { items: unknown[]; total: number }> = {};
+    // Without a prototype: every category, `__proto__` included, is an own member of the answer.
+    const data: Record<string, { items: unknown[]; total: number }> = Object.create(null);
     for (const c of categories) data[c] = { items: [], total: 0 };
     if (categories.has('projects')) {
       const items = (await searchProjects(workspaces, query.q, query.limit ?? query.per_page ?? 5)).map(projectSearchItem);

@@ -121,7 +121,7 @@ const EXAMPLE_DETAILS: Record<ProblemCode, string> = {
   payload_too_large: 'The body is 70000 bytes; the limit is 65536.',
   request_header_fields_too_large: 'The request headers are too large.',
   unsupported_media_type: 'Send the body as application/json.',
-  validation_failed: 'title: is required',
+  validation_failed: 'title is required',
   rate_limited: 'Too many requests for this token; retry after the time in Retry-After.',
   internal_error: 'Something went wrong on our side; the request id identifies it in the logs.',
   authorizer_error: 'The token could not be checked; retry shortly.',
@@ -135,7 +135,7 @@ function problemExampleComponents(): Json {
   return Object.fromEntries(
     (Object.keys(PROBLEMS) as ProblemCode[]).map((code) => {
       const problem: ProblemDetails = { code, detail: EXAMPLE_DETAILS[code] };
-      if (code === 'validation_failed') problem.errors = [{ field: 'title', message: 'is required' }];
+      if (code === 'validation_failed') problem.errors = [{ field: 'title', message: 'title is required' }];
       return [code, { summary: PROBLEMS[code].title, value: JSON.parse(problemBody(problem, '8d3f7c1e-4b2a-4f5e-9c61-0a7b2d9e5f34')) }];
     }),
   );

@@ -50,7 +50,7 @@ describe('names and titles refuse what cannot be shown safely, naming the field'
       const c = await workspaceClient('txt');
       const res = await c.post('/projects', { name });
       expect(res.status).toBe(422);
-      expect(res.body.errors[0]).toEqual({ field: 'name', message: 'must not be empty' });
+      expect(res.body.errors[0]).toEqual({ field: 'name', message: 'name must not be empty' });
       expect((await c.post('/projects-labels', { title: name, color: 'FF0000' })).status).toBe(422);
     },
   );

@@ -22,9 +22,19 @@ describe('problem+json mapping', () => {
     expect(problemFromError(new Conflict('taken'), 'r').statusCode).toBe(409);
   });
 
-  test('validation errors list their fields', () => {
-    const res = problemFromError(new ValidationFailed([{ field: 'name', message: 'must not be empty' }]), 'r');
-    expect(body(res).errors).toEqual([{ field: 'name', message: 'must not be empty' }]);
+  test('validation errors list their fields, each message a sentence naming its field', () => {
+    const res = problemFromError(
+      new ValidationFailed([
+        { field: 'name', message: 'must not be empty' },
+        { field: 'task_uuids', message: 'task t1 already carries 100 labels' },
+      ]),
+      'r',
+    );
+    expect(body(res).errors).toEqual([
+      { field: 'name', message: 'name must not be empty' },
+      { field: 'task_uuids', message: 'task t1 already carries 100 labels' },
+    ]);
+    expect(body(res).detail).toBe('name must not be empty; task t1 already carries 100 labels');
   });
 
   test.each([

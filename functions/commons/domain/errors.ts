@@ -61,10 +61,21 @@ export class UnsupportedMediaType extends ServiceError {
   readonly code = 'unsupported_media_type';
 }
 
+/** Rules said as a predicate ("is required", "must be ..."): the field's name goes before them. */
+const PREDICATE = /^(is|are|was|must|differs|cannot|needs|nests|has)\b/;
+
+/** "project_slug is required": the field and the rule in one sentence (a rule that names its subject stays as it is). */
+function sentence(e: FieldError): FieldError {
+  return { field: e.field, message: e.field && PREDICATE.test(e.message) ? `${e.field} ${e.message}` : e.message };
+}
+
 export class ValidationFailed extends ServiceError {
   readonly code = 'validation_failed';
-  constructor(readonly errors: FieldError[]) {
-    super(errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join('; '));
+  readonly errors: FieldError[];
+  constructor(errors: FieldError[]) {
+    const sentences = errors.map(sentence);
+    super(sentences.map((e) => e.message).join('; '));
+    this.errors = sentences;
   }
   static of(field: string, message: string): ValidationFailed {
     return new ValidationFailed([{ field, message }]);

@@ -2,7 +2,7 @@ import { TransactionCancelled } from '#store/errors';
 import type { LabelRecord } from '#store/labels';
 import type { LabelRef, ProjectRef } from '#store/links';
 import type { ProjectRecord } from '#store/projects';
-import { labelNotFound, projectNotFound } from './errors';
+import { changedSinceRead, labelNotFound, projectNotFound } from './errors';
 import { getLabel } from './labels';
 import { getProject } from './projects';
 
@@ -25,4 +25,16 @@ export function goneReference(error: unknown, labelSlug: string, projectSlug: st
   if (error instanceof TransactionCancelled && error.conditionFailed('label')) return labelNotFound(labelSlug);
   if (error instanceof TransactionCancelled && error.conditionFailed('project')) return projectNotFound(projectSlug);
   return error;
+}
+
+/**
+ * A cancelled link change made conditional on the label as read (If-Match, part `labelAsRead`) whose
+ * label changed meanwhile: 412, or 404 when it is gone. Any other error as it is.
+ */
+export async function changedLabel(error: unknown, ws: string, labelSlug: string): Promise<never> {
+  if (error instanceof TransactionCancelled && error.conditionFailed('labelAsRead')) {
+    await getLabel(ws, labelSlug); // 404 when it is gone
+    throw changedSinceRead();
+  }
+  throw error;
 }

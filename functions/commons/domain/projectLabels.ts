@@ -3,7 +3,8 @@ import { deleteProjectLabel, readProjectLabelIds, writeProjectLabel } from '#sto
 import { readLabelUses } from '#store/links';
 import { listLabels } from './labels';
 import type { Actor } from '#store/codec';
-import { goneReference, linkTargets } from './linkTargets';
+import type { Precondition } from './errors';
+import { changedLabel, goneReference, linkTargets } from './linkTargets';
 import { getProject } from './projects';
 
 /** A label as a project sees it: with how many of the project's tasks carry it. */
@@ -32,10 +33,16 @@ export async function changeProjectLabels(
   labelSlug: string,
   projectSlug: string,
   actor: Actor,
+  precondition?: Precondition<LabelRecord>,
 ): Promise<ProjectLabel[]> {
   const targets = await linkTargets(ws, labelSlug, projectSlug);
-  if (change === 'detach') await deleteProjectLabel(ws, targets.projectRef, targets.labelRef, actor);
-  else {
+  await precondition?.(targets.label);
+  if (change === 'detach') {
+    const asRead = precondition ? targets.label : undefined;
+    await deleteProjectLabel(ws, targets.projectRef, targets.labelRef, actor, asRead).catch((error: unknown) =>
+      changedLabel(error, ws, labelSlug),
+    );
+  } else {
     await writeProjectLabel(ws, targets.projectRef, targets.labelRef, actor).catch((error: unknown) => {
       throw goneReference(error, labelSlug, projectSlug);
     });

@@ -14,11 +14,11 @@ import {
 } from '#store/links';
 import { withOptimisticRetry } from '#store/transactions';
 import { toProblem } from './failures';
-import { ServiceError, ServiceUnavailable, ValidationFailed } from './errors';
+import { ServiceError, ServiceUnavailable, ValidationFailed, type Precondition } from './errors';
 import { byTitle } from './labels';
 import { MAX_LABELS_PER_TASK } from './limits';
 import { readPage, type Page, type PageRequest } from './paging';
-import { goneReference, linkTargets } from './linkTargets';
+import { changedLabel, goneReference, linkTargets } from './linkTargets';
 import { changeProjectLabels, type ProjectLabel } from './projectLabels';
 import { getProject } from './projects';
 
@@ -52,10 +52,13 @@ export async function changeLabels(
   ws: string,
   req: TaskLabelChange,
   actor: Actor,
+  precondition?: Precondition<LabelRecord>,
 ): Promise<LabelChangeResult> {
   if (req.taskUuid === undefined && req.taskUuids === undefined)
-    return { project: await changeProjectLabels(change, ws, req.labelSlug, req.projectSlug, actor) };
-  const { projectRef, labelRef } = await linkTargets(ws, req.labelSlug, req.projectSlug);
+    return { project: await changeProjectLabels(change, ws, req.labelSlug, req.projectSlug, actor, precondition) };
+  const { label, projectRef, labelRef } = await linkTargets(ws, req.labelSlug, req.projectSlug);
+  await precondition?.(label);
+  const asRead = precondition ? label : undefined;
   const tasks = [...new Set(req.taskUuids ?? [req.taskUuid!])];
   const field = req.taskUuids ? 'task_uuids' : 'task_uuid';
   const chunks = chunk(tasks, change === 'attach' ? ATTACH_CHUNK : DETACH_CHUNK);
@@ -71,7 +74,7 @@ export async function changeLabels(
       const step = () =>
         change === 'attach'
           ? attachChunk(ws, projectRef, labelRef, part, field, actor)
-          : detachChunk(ws, projectRef, labelRef, part, actor);
+          : detachChunk(ws, projectRef, labelRef, part, actor, asRead);
       states.push(...(await withOptimisticRetry(step)));
     }
   } catch (error) {
@@ -174,16 +177,33 @@ async function attachRead(
   return states.map((s) => (adding.includes(s) ? { ...s, links: [...s.links, label] } : s));
 }
 
-/** Detaches the label from each task of one chunk; idempotent. Returns each task's links after the call. */
-async function detachChunk(ws: string, project: ProjectRef, label: LabelRef, tasks: string[], actor: Actor): Promise<TaskState[]> {
-  return detachRead(ws, project, label, await readTasks(project, tasks), actor);
+/**
+ * Detaches the label from each task of one chunk; idempotent. Returns each task's links after the
+ * call. Given `asRead` (If-Match), only while the label is still that revision (else 412).
+ */
+async function detachChunk(
+  ws: string,
+  project: ProjectRef,
+  label: LabelRef,
+  tasks: string[],
+  actor: Actor,
+  asRead?: LabelRecord,
+): Promise<TaskState[]> {
+  return detachRead(ws, project, label, await readTasks(project, tasks), actor, asRead);
 }
 
 /** Detaches the label from the tasks of `states` as read (writes conditional on that read). */
-async function detachRead(ws: string, project: ProjectRef, label: LabelRef, states: TaskState[], actor: Actor): Promise<TaskState[]> {
+async function detachRead(
+  ws: string,
+  project: ProjectRef,
+  label: LabelRef,
+  states: TaskState[],
+  actor: Actor,
+  asRead?: LabelRecord,
+): Promise<TaskState[]> {
   const removing = states.filter((s) => carries(s, label));
   if (removing.length === 0) return states;
-  await writeDetach(ws, project, label, removing, actor);
+  await writeDetach(ws, project, label, removing, actor, asRead).catch((error: unknown) => changedLabel(error, ws, label.slug));
   return states.map((s) => (removing.includes(s) ? { ...s, links: s.links.filter((l) => l.id !== label.id) } : s));
 }
 

@@ -1,22 +1,29 @@
 import * as z from 'zod/mini';
-import en from 'zod/v4/locales/en.js';
 import { ValidationFailed } from '#domain/errors';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '#domain/limits';
 import { SLUG } from '#domain/slugs';
 import type { FieldError } from '#domain/problems';
 import { charCount, cleanText, isBlank, textProblem } from '#domain/text';
+import { plainRule } from './rules';
 
-// zod/mini carries no messages of its own: load the English ones the full zod would give.
-z.config(en());
+// zod/mini carries no messages of its own: every rule is said in the service's words (rules.ts).
+z.config({ localeError: plainRule });
+
+/** A field's path as a client spells it: `task_uuids[3]`, `settings.task_prefix` (without path/query/body). */
+function fieldOf(path: PropertyKey[]): string {
+  const parts = path.length > 1 ? path.slice(1) : path;
+  return parts.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i ? '.' : ''}${String(p)}`)).join('');
+}
 
 /** Validates `{ path, query, body }` against a route's schema; every offending field is reported. */
 export function parseInput<S extends z.ZodMiniType>(schema: S, raw: unknown): z.output<S> {
   const result = schema.safeParse(raw);
   if (result.success) return result.data;
-  const errors: FieldError[] = result.error.issues.map((issue) => ({
-    field: issue.path.slice(1).map(String).join('.') || String(issue.path[0] ?? ''),
-    message: issue.message,
-  }));
+  const errors: FieldError[] = result.error.issues.map((issue) => {
+    // An unknown member is reported by its own name.
+    if (issue.code === 'unrecognized_keys') return { field: fieldOf([...issue.path, issue.keys[0]!]), message: issue.message };
+    return { field: fieldOf(issue.path), message: issue.message };
+  });
   throw new ValidationFailed(errors);
 }
 

@@ -3,7 +3,8 @@ import { TransactionCancelled } from './errors';
 import { ItemType, keys } from './keys';
 import { detachNoteItem, LABEL_LIVE, PROJECT_LIVE, type LabelRef, type ProjectRef } from './links';
 import { queryAll } from './query';
-import { transact, tx } from './transactions';
+import { labelStillAsRead, type LabelRecord } from './labels';
+import { transact, tx, type TransactItem } from './transactions';
 
 /**
  * Project label sets: labels attached to a project itself, not to a task (GitScrum's model). A
@@ -59,11 +60,19 @@ export async function writeProjectLabel(ws: string, project: ProjectRef, label: 
 
 /**
  * Removes the label from the project's label set (both sides, and a note for its event); false,
- * and nothing written, when it was not in the set. Parts: `member`, `labelSide`, `note`.
+ * and nothing written, when it was not in the set. Parts: `member`, `labelSide`, `note`; given
+ * `asRead` (If-Match), `labelAsRead` (the label is still that revision).
  */
-export async function deleteProjectLabel(ws: string, project: ProjectRef, label: LabelRef, actor: Actor): Promise<boolean> {
+export async function deleteProjectLabel(
+  ws: string,
+  project: ProjectRef,
+  label: LabelRef,
+  actor: Actor,
+  asRead?: LabelRecord,
+): Promise<boolean> {
   try {
     await transact([
+      ...(asRead ? [['labelAsRead', labelStillAsRead(ws, asRead)] as [string, TransactItem]] : []),
       ['member', tx.delete(keys.projectLabel(project.id, label.id), { condition: 'attribute_exists(PK)' })],
       ['labelSide', tx.delete(keys.labelProject(ws, label.id, project.id))],
       ['note', tx.put(detachNoteItem(ws, project, label, undefined, actor))],

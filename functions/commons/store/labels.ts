@@ -8,7 +8,7 @@ import { isConditionFailure } from './errors';
 import { ItemType, keys } from './keys';
 import { queryAll, type Item, type KeyRange } from './query';
 import { tableName } from './table';
-import { transact, tx } from './transactions';
+import { transact, tx, type TransactItem } from './transactions';
 
 /** The label item, its title guard and the workspace's label id counter, and every read and write of them. */
 export interface LabelRecord {
@@ -117,6 +117,18 @@ export async function putNewLabel(ws: string, label: LabelRecord, titleKey: Titl
 /** The condition that the label is still the revision `read` (for a write a client made conditional: If-Match). */
 function sameRevision(read: LabelRecord): string {
   return read.rev === undefined ? 'attribute_not_exists(#rev)' : '#rev = :readRev';
+}
+
+/**
+ * A transaction part (name it `labelAsRead`) that holds only while the label is still the one read,
+ * at the revision read: what makes a change of its links conditional on If-Match.
+ */
+export function labelStillAsRead(ws: string, read: LabelRecord): TransactItem {
+  return tx.check(keys.label(ws, read.slug), {
+    condition: `id = :readId AND ${sameRevision(read)}`,
+    names: { '#rev': 'rev' },
+    values: { ':readId': read.id, ...(read.rev === undefined ? {} : { ':readRev': read.rev }) },
+  });
 }
 
 /**

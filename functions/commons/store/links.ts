@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { deleteKeys } from './batches';
+import { labelStillAsRead, type LabelRecord } from './labels';
 import { num, str, type Actor } from './codec';
 import { ItemType, keys } from './keys';
 import { queryAll, type Item, type KeyRange } from './query';
@@ -140,10 +141,18 @@ export function detachNoteItem(ws: string, project: ProjectRef, label: LabelRef,
 
 /**
  * Unlinks the label from the tasks of `removing` (each carries it) in one transaction, with a note
- * per task for its event. Parts per task: `link:` (still there), `labelLink:`, `note:`.
+ * per task for its event. Parts per task: `link:` (still there), `labelLink:`, `note:`; given
+ * `asRead` (If-Match), `labelAsRead` (the label is still that revision).
  */
-export async function writeDetach(ws: string, project: ProjectRef, label: LabelRef, removing: TaskState[], actor: Actor): Promise<void> {
-  const parts: [string, TransactItem][] = [];
+export async function writeDetach(
+  ws: string,
+  project: ProjectRef,
+  label: LabelRef,
+  removing: TaskState[],
+  actor: Actor,
+  asRead?: LabelRecord,
+): Promise<void> {
+  const parts: [string, TransactItem][] = asRead ? [['labelAsRead', labelStillAsRead(ws, asRead)]] : [];
   for (const s of removing) {
     parts.push(
       [`link:${s.task}`, tx.delete(keys.taskLink(project.id, s.task, label.id), { condition: 'attribute_exists(PK)' })],
