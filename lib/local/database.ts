@@ -41,6 +41,11 @@ export function useLocalDatabase(port = dynamodbPort()): string {
   process.env.AWS_SECRET_ACCESS_KEY = 'local';
   delete process.env.AWS_SESSION_TOKEN;
   delete process.env.AWS_PROFILE;
+  // DynamoDB Local is a JVM on a machine that is doing other things (a test suite, a build): under
+  // load it can take seconds to accept a connection or finish a transaction, which deployed would
+  // mean DynamoDB is failing. Locally, wait for it rather than answer 503.
+  process.env.DYNAMODB_CONNECT_TIMEOUT_MS ??= '10000';
+  process.env.DYNAMODB_REQUEST_TIMEOUT_MS ??= '30000';
   return endpoint;
 }
 

@@ -11,7 +11,12 @@ function createClient(): DynamoDBDocumentClient {
   const client = new DynamoDBClient({
     maxAttempts: Number(process.env.DYNAMODB_MAX_ATTEMPTS ?? 4),
     retryMode: 'standard',
-    requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000 },
+    // Deployed, DynamoDB answers in milliseconds: a call that takes seconds has failed. A local DynamoDB
+    // Local shares its machine, so local entry points allow it longer (lib/local/database.ts).
+    requestHandler: {
+      connectionTimeout: Number(process.env.DYNAMODB_CONNECT_TIMEOUT_MS ?? 1_000),
+      requestTimeout: Number(process.env.DYNAMODB_REQUEST_TIMEOUT_MS ?? 5_000),
+    },
     ...(endpoint ? { endpoint } : {}),
   });
   return DynamoDBDocumentClient.from(client, {
