@@ -1,7 +1,15 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { App, Stack, Tags, Validations, type CfnResource } from 'aws-cdk-lib';
+import { repoRoot } from '#lib/paths';
 import cdkNag from 'cdk-nag';
 import { ServiceStack } from './service-stack.ts';
 import { stageConfig } from './stage.ts';
+
+/** The context block of cdk.json. */
+function cdkJsonContext(): Record<string, unknown> {
+  return (JSON.parse(readFileSync(join(repoRoot, 'cdk.json'), 'utf8')) as { context?: Record<string, unknown> }).context ?? {};
+}
 
 // cdk-nag is CommonJS; Node's ESM loader sees its exports only through the default import.
 const { AwsSolutionsChecks } = cdkNag;
@@ -21,7 +29,10 @@ export interface BuildAppOptions {
  * acknowledged below fails `cdk synth`.
  */
 export function buildApp(opts: BuildAppOptions = {}): { app: App; stack: ServiceStack } {
-  const app = new App({ ...(opts.outdir ? { outdir: opts.outdir } : {}), context: opts.context ?? {} });
+  // cdk.json's context (the feature flags and the default stage) as the CLI passes it, so that the
+  // tests synthesize the very template `cdk synth` and `cdk deploy` do.
+  const context = { ...cdkJsonContext(), ...opts.context };
+  const app = new App({ ...(opts.outdir ? { outdir: opts.outdir } : {}), context });
   const stage = stageConfig(app.node.tryGetContext('stage') ?? 'dev');
   const alarmEmail = app.node.tryGetContext('alarmEmail') as string | undefined;
   const corsOrigins = app.node.tryGetContext('corsOrigins') as string | undefined;

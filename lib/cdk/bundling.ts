@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { build, type BuildOptions } from 'esbuild';
-import { OutputFormat, SourceMapMode, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogLevel, OutputFormat, SourceMapMode, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { repoRoot } from '#lib/paths';
 
 /**
@@ -45,6 +45,8 @@ const ESBUILD = {
 export function lambdaBundling(): BundlingOptions {
   return {
     forceDockerBundling: false,
+    // Errors only: `npm run synth` says which function it bundles, not each bundle's file sizes.
+    logLevel: LogLevel.ERROR,
     format: OutputFormat.ESM,
     target: ESBUILD.target,
     mainFields: [...ESBUILD.mainFields],
