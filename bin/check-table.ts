@@ -2,9 +2,11 @@
  * npm run check:table: reads the whole table and reports every violation of the data model.
  * Exit status 1 on any violation. Local database unless TABLE_NAME names a deployed table.
  */
-import { isLocalDatabase, useLocalDatabase } from '#local/database';
+import { cliArguments } from '#lib/cli';
+import { isLocalDatabase, useLocalStack } from '#local/database';
 
-if (isLocalDatabase()) useLocalDatabase();
+cliArguments('usage: npm run check:table   (reads the whole table and reports every violation of the data model; exit 1 on any)', []);
+if (isLocalDatabase()) await useLocalStack();
 const { checkTable } = await import('#checker/invariants');
 const { items, violations } = await checkTable();
 for (const violation of violations) console.log(`VIOLATION ${violation}`);

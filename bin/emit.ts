@@ -9,17 +9,24 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { INBOUND_TYPES } from '#domain/eventNames';
+import { cliArguments, cliError } from '#lib/cli';
+import { runningStack } from '#local/database';
 
+const usage = `usage: npm run emit -- "<detail-type>" '<detail json>' [--source <source>]
+  <detail-type>: ${INBOUND_TYPES.join(', ')}`;
+cliArguments(usage, ['--source']);
 const { positionals, values } = parseArgs({
   allowPositionals: true,
-  options: { source: { type: 'string', default: 'local.emit' }, help: { type: 'boolean', short: 'h' } },
+  options: { source: { type: 'string', default: 'local.emit' } },
 });
 const [detailType, detailJson] = positionals;
-const usage = 'usage: npm run emit -- "<detail-type>" \'<detail json>\' [--source <source>]';
-if (values.help || !detailType || !detailJson || positionals.length > 2) {
+if (!detailType || !detailJson || positionals.length > 2) {
   console.error(usage);
   process.exit(2);
 }
+if (!(INBOUND_TYPES as readonly string[]).includes(detailType))
+  cliError(`"${detailType}" is not an event this service takes in; the known ones are: ${INBOUND_TYPES.join(', ')}.`);
 let detail: Record<string, unknown>;
 try {
   detail = JSON.parse(detailJson) as Record<string, unknown>;
@@ -31,7 +38,11 @@ try {
 detail.event_id ??= randomUUID();
 detail.occurred_at ??= new Date().toISOString();
 
-const url = `http://127.0.0.1:${Number(process.env.PORT ?? 3000)}/__local/events`;
+// The API npm start runs (found through the file it writes), unless PORT says where.
+const stack = process.env.PORT === undefined ? runningStack() : undefined;
+const api = stack?.apiUrl ?? `http://127.0.0.1:${Number(process.env.PORT ?? 3000)}`;
+console.error(stack ? `Using the local stack npm start runs (pid ${stack.pid}): API ${api}.` : `Using the local API at ${api}.`);
+const url = `${api}/__local/events`;
 try {
   const res = await fetch(url, {
     method: 'POST',
@@ -45,6 +56,7 @@ try {
   }
   console.log(JSON.stringify({ detailType, detail, answer: JSON.parse(answer) }, null, 2));
 } catch (error) {
-  console.error(`Could not reach the local service at ${url} (${(error as Error).message}). Is npm start running?`);
-  process.exit(1);
+  cliError(
+    `No local API answers at ${api} (${(error as Error).message}): start it with npm start in another terminal${stack ? '' : ', or set PORT to the port it uses'}.`,
+  );
 }

@@ -3,10 +3,14 @@
  * stream processor of `npm start` appends them to EVENTS_FILE, default .data/events.jsonl), one per
  * line: time, detail-type, and the detail. `--all` prints the events already there first.
  */
+import { cliArguments } from '#lib/cli';
 import { existsSync, openSync, readSync, statSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { dataDir } from '#local/database';
 
+cliArguments('usage: npm run events:follow [-- --all]   (prints outbound events as they are published; --all: those already there first)', [
+  '--all',
+]);
 const file = process.env.EVENTS_FILE || join(dataDir, 'events.jsonl');
 const all = process.argv.includes('--all');
 let offset = !all && existsSync(file) ? statSync(file).size : 0;

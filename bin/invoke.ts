@@ -4,35 +4,67 @@
  * Runs one function's handler in this process with a sample event, like `sam local invoke`, and
  * prints what it returns. <function> is a route name from functions/commons/http/routes.ts,
  * `authorizer`, `stream-processor` or `inbound-consumer`; the event defaults to events/<function>.json.
- * The stream processor publishes to the local event file (EVENTS_FILE, default .data/events.jsonl)
- * instead of EventBridge, and the inbound consumer dead-letters to a local file instead of SQS, as
- * under `npm start`.
- *   --seed       first create what the sample events act on (projects website-redesign and
- *                legacy-site, labels bug and obsolete; removes label feature so create-label can run
- *                again) and a token, which replaces {{TOKEN}} in the event
+ * Locally a sample never touches your data: it runs in a sandbox table of its own on the DynamoDB
+ * Local `npm start` runs, made for the run (with what the samples act on and a token for
+ * {{TOKEN}}) and deleted after it; the stream processor's events and the inbound consumer's dead
+ * letters go to files of the run's own (named in the output), not to .data/.
  *   --token      the token to put in place of {{TOKEN}} (also: env TOKEN)
- *   --workspace  run the event against another workspace than acme-corp
- * Database: DynamoDB Local on DYNAMODB_PORT (run `npm start` first), or a deployed table when
- * TABLE_NAME and AWS credentials are set.
+ *   --workspace  the workspace the event names (default acme-corp)
+ *   --seed       accepted for compatibility: the sandbox is always seeded
+ * Against a deployed table (TABLE_NAME and AWS credentials set) there is no sandbox: --workspace
+ * must name the workspace the sample may change, and --seed creates its fixtures there.
  */
-import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { dataDir, isLocalDatabase, useLocalDatabase } from '#local/database';
+import { CreateTableCommand, DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { routes } from '#http/routes';
+import { cliArguments, cliError } from '#lib/cli';
+import { createTableInput, dataDir, isLocalDatabase, useLocalStack } from '#local/database';
 import { routeProcessOutput } from '#local/logRouter';
 import { repoRoot } from '#lib/paths';
 
+const USAGE = 'usage: npm run invoke -- <function> [event file] [--token <token>] [--workspace <slug>]';
+cliArguments(USAGE, ['--seed', '--token', '--workspace']);
 const { positionals, values } = parseArgs({
   allowPositionals: true,
-  options: { seed: { type: 'boolean' }, token: { type: 'string' }, workspace: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  options: { seed: { type: 'boolean' }, token: { type: 'string' }, workspace: { type: 'string' } },
 });
 const [name, eventFile] = positionals;
-if (!name || values.help) {
-  console.error('usage: npm run invoke -- <function> [event file] [--seed] [--token <token>] [--workspace <slug>]');
+if (!name) {
+  console.error(USAGE);
   process.exit(2);
 }
+const FUNCTIONS = [...routes.map((r) => r.name), 'authorizer', 'stream-processor', 'inbound-consumer'];
+if (!FUNCTIONS.includes(name)) cliError(`No function named "${name}"; the known ones are: ${FUNCTIONS.join(', ')}.`);
+const file = eventFile ?? join(repoRoot, 'events', `${name}.json`);
+if (!existsSync(file)) cliError(`No event file ${file}: give the path of an event, or leave it out for events/${name}.json.`);
 
-if (isLocalDatabase()) useLocalDatabase();
+const local = isLocalDatabase();
+/** Locally, the table the sample runs in: made now, deleted when the run ends. */
+let sandbox: { table: string; client: DynamoDBClient; files: string } | undefined;
+if (local) {
+  const endpoint = await useLocalStack();
+  const table = `invoke-sandbox-${randomBytes(4).toString('hex')}`;
+  const client = new DynamoDBClient({ endpoint });
+  await client.send(new CreateTableCommand(createTableInput(table)));
+  process.env.TABLE_NAME = table;
+  sandbox = { table, client, files: join(tmpdir(), table) };
+  console.error(`Running ${name} in a sandbox table ${table} made for this run (deleted after it): your data is not touched.`);
+} else if (!values.workspace) {
+  cliError(
+    'Against a deployed table, name the workspace the sample may change with --workspace (samples create, change and delete what they act on).',
+  );
+}
+
+/** Ends the run: the sandbox table goes, then the process exits. */
+async function finish(code: number): Promise<never> {
+  if (sandbox) await sandbox.client.send(new DeleteTableCommand({ TableName: sandbox.table })).catch(() => undefined);
+  process.exit(code);
+}
+
 // As `sam local invoke` does: the function's log lines on stderr (readably), its answer alone on stdout;
 // every log and metrics line also kept, as under `npm start`.
 routeProcessOutput({
@@ -58,38 +90,38 @@ const workspace = values.workspace ?? samples.SAMPLE_WORKSPACE;
 let token = values.token ?? process.env.TOKEN;
 
 try {
-  if (values.seed) {
+  if (sandbox || values.seed) {
     const seeded = await seedFixtures(repoRoot, workspace);
     token ??= seeded.token;
-    console.error(`Seeded fixtures in workspace ${workspace}.`);
   }
 } catch (error) {
-  console.error(`Seeding failed: ${(error as Error).message}\nIs the local database running (npm start)?`);
-  process.exit(1);
+  console.error(`Seeding the fixtures failed: ${(error as Error).message}`);
+  await finish(1);
 }
 if (isAuthorizer && !token)
   console.error(`No token given: the authorizer will refuse ${samples.TOKEN_PLACEHOLDER}. Use --seed, --token or TOKEN.`);
 
-const file = eventFile ?? join(repoRoot, 'events', `${name}.json`);
 if (name === samples.STREAM_EVENT) {
   // The Lambda handler's code with the local bus in place of EventBridge.
   const { processStreamBatch } = await import('#events/processor');
   const { fileBus } = await import('#local/eventFile');
-  const eventsFile = process.env.EVENTS_FILE || join(dataDir, 'events.jsonl');
+  const eventsFile = sandbox ? `${sandbox.files}-events.jsonl` : process.env.EVENTS_FILE || join(dataDir, 'events.jsonl');
   const started = process.hrtime.bigint();
   const outcome = await processStreamBatch(JSON.parse(readFileSync(file, 'utf8')).Records, fileBus(eventsFile));
   console.error(
     `${name} handled the batch in ${(Number(process.hrtime.bigint() - started) / 1e6).toFixed(1)} ms; events in ${eventsFile}:`,
   );
   console.log(JSON.stringify(outcome, null, 2));
-  process.exit(0);
+  await finish(0);
 }
 if (name === samples.INBOUND_EVENT) {
   // The Lambda handler's code with the local dead-letter file in place of the SQS dead-letter queue.
   const { consumeInbound } = await import('#events/inbound');
   const { appendFile, mkdir } = await import('node:fs/promises');
   const { dirname } = await import('node:path');
-  const deadLetterFile = process.env.INBOUND_DLQ_FILE || join(dataDir, 'events.inbound-dead-letters.jsonl');
+  const deadLetterFile = sandbox
+    ? `${sandbox.files}-dead-letters.jsonl`
+    : process.env.INBOUND_DLQ_FILE || join(dataDir, 'events.inbound-dead-letters.jsonl');
   const event = samples.prepareEvent(JSON.parse(readFileSync(file, 'utf8')), { workspace });
   const outcome = await consumeInbound(event.Records, {
     put: async (body, reason) => {
@@ -99,7 +131,7 @@ if (name === samples.INBOUND_EVENT) {
   });
   console.error(`${name} handled ${event.Records.length} messages; malformed ones in ${deadLetterFile}:`);
   console.log(JSON.stringify(outcome, null, 2));
-  process.exit(outcome.batchItemFailures.length ? 1 : 0);
+  await finish(outcome.batchItemFailures.length ? 1 : 0);
 }
 const event = samples.prepareEvent(JSON.parse(readFileSync(file, 'utf8')), { workspace, ...(token ? { token } : {}) });
 const handler = await loadHandler<(event: unknown, context: unknown) => Promise<unknown>>(repoRoot, handlerFile);
@@ -110,9 +142,9 @@ try {
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   console.error(`${name} answered in ${ms.toFixed(1)} ms:`);
   console.log(JSON.stringify(result, null, 2));
-  process.exit(0);
+  await finish(0);
 } catch (error) {
   // What Lambda reports for a function error (the authorizer's "Unauthorized" is one: API Gateway answers 401).
   console.log(JSON.stringify({ errorType: (error as Error).name, errorMessage: (error as Error).message }, null, 2));
-  process.exit(1);
+  await finish(1);
 }

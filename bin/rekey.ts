@@ -4,9 +4,11 @@
  * changed and any label whose folded title another label already holds (rename one of them).
  * Local database unless TABLE_NAME names a deployed table.
  */
-import { isLocalDatabase, useLocalDatabase } from '#local/database';
+import { cliArguments } from '#lib/cli';
+import { isLocalDatabase, useLocalStack } from '#local/database';
 
-if (isLocalDatabase()) useLocalDatabase();
+cliArguments('usage: npm run rekey [-- --dry-run]   (brings keys built from user text up to the current folding)', ['--dry-run']);
+if (isLocalDatabase()) await useLocalStack();
 const { rekeyTable } = await import('#checker/rekey');
 const dryRun = process.argv.includes('--dry-run');
 const { projects, labels, conflicts } = await rekeyTable({ dryRun });

@@ -4,11 +4,13 @@
  * Starts its own in-memory local API on free ports, runs, waits for its stream processor to drain, then
  * checks the table; exit 1 on any violation.
  */
+import { cliArguments } from '#lib/cli';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalApi } from '#support/local-api';
 
+cliArguments('usage: npm run soak   (SOAK_OPERATIONS, default 20000; SOAK_CONCURRENCY, default 32; SOAK_SEED)', []);
 const operations = Number(process.env.SOAK_OPERATIONS ?? 20_000);
 const concurrency = Number(process.env.SOAK_CONCURRENCY ?? 32);
 const seed = Number(process.env.SOAK_SEED ?? Date.now() % 1_000_000);

@@ -17,8 +17,25 @@ import { repoRoot } from '#lib/paths';
 import { routeProcessOutput } from '#local/logRouter';
 import type { StreamRunner } from '#local/streams';
 import { localCursorKey } from '#local/secrets';
-import { dataDir, dynamodbPort, ensureTable, startDynamoDbLocal, useLocalDatabase, type EmbeddedDatabase } from '#local/database';
+import { cliArguments, cliError } from '#lib/cli';
+import {
+  dataDir,
+  dynamodbPort,
+  ensureTable,
+  portAnswers,
+  recordRunningStack,
+  runningStack,
+  startDynamoDbLocal,
+  useLocalDatabase,
+  type EmbeddedDatabase,
+} from '#local/database';
 
+const USAGE = `usage: npm start [-- --in-memory | --embedded]
+  (no option)   DynamoDB Local with its data in DATA_DIR (default .data/), or, with TABLE_NAME set, that real table
+  --in-memory   a throwaway DynamoDB Local (nothing kept)
+  --embedded    DynamoDB Local even when TABLE_NAME is set
+Environment: PORT (default 3000), DYNAMODB_PORT (default 8000), DATA_DIR, TABLE_NAME.`;
+cliArguments(USAGE, ['--in-memory', '--embedded']);
 const args = new Set(process.argv.slice(2));
 const inMemory = args.has('--in-memory');
 const embedded = args.has('--embedded') || inMemory || !process.env.TABLE_NAME;
@@ -50,8 +67,22 @@ const output = routeProcessOutput({
   echo: process.env.LOG_ECHO !== '0',
 });
 
+// A second start on the same data, or on ports in use, says so in one sentence (not EADDRINUSE, and
+// never by talking to another start's DynamoDB Local as if it were its own).
+const already = embedded ? runningStack() : undefined;
+if (already)
+  cliError(
+    `npm start is already running on ${dataDir} (pid ${already.pid}, API ${already.apiUrl}): stop it first (Ctrl-C in its terminal), or start another with DATA_DIR, PORT and DYNAMODB_PORT of its own.`,
+  );
+if (port !== 0 && (await portAnswers(port)))
+  cliError(`Port ${port} is in use (another npm start, or another program): set PORT to a free port, e.g. PORT=${port + 1} npm start.`);
+const dbPort = dynamodbPort();
+if (embedded && (await portAnswers(dbPort)))
+  cliError(
+    `Port ${dbPort} is in use (another npm start's DynamoDB Local, or another program): set DYNAMODB_PORT to a free port, e.g. DYNAMODB_PORT=${dbPort + 1} npm start.`,
+  );
+
 if (embedded) {
-  const dbPort = dynamodbPort();
   // In memory, each access key gets a database of its own (the test suite gives files that read their own
   // tables' streams one each); on disk, one shared file, whichever key or region a CLI uses.
   database = await startDynamoDbLocal({ port: dbPort, ...(inMemory ? { sharedDb: false } : { dataDir }) });
@@ -146,6 +177,11 @@ if (embedded && (await listTokens('acme-corp')).length === 0) {
     'Tokens for acme-corp exist already; create another with: npm run token -- create --workspace acme-corp --name "Your Name" --username you',
   );
 }
+// The CLIs (token, invoke, emit, check-table, repair) find this stack through this file.
+const forgetStack = embedded
+  ? recordRunningStack({ pid: process.pid, apiUrl: base, dynamodbPort: dbPort, startedAt: new Date().toISOString() })
+  : () => undefined;
+process.on('exit', forgetStack);
 console.log(`READY ${base}`);
 
 const shutdown = async () => {

@@ -9,22 +9,34 @@
  * name the API whose API keys and usage plans hold each token's rate limit.
  */
 import { parseArgs } from 'node:util';
-import { isLocalDatabase, useLocalDatabase } from '#local/database';
+import { isLocalDatabase, useLocalStack } from '#local/database';
 
+/** The command's usage, with the scopes and default limits it offers. */
+function usageOf(scopes: readonly string[], limit: { rate: number; burst: number }): string {
+  return `usage:
+  npm run token -- create --workspace <slug>[,<slug>...] --name <name> --username <username> [--scopes ${scopes.join(',')}] [--expires-in 30d|12h|90m] [--rate ${limit.rate}] [--burst ${limit.burst}]
+  npm run token -- list --workspace <slug>
+  npm run token -- limits <id> --rate <requests per second> --burst <requests>
+  npm run token -- revoke <id>
+  npm run token -- sync-keys   (deployed: gives every active token made before rate limits its API key)`;
+}
+
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  // Nothing is read or written: the modules only give the usage its scopes and limits.
+  const { SCOPES } = await import('#domain/scopes');
+  const { DEFAULT_RATE_LIMIT } = await import('#domain/tokens');
+  console.log(usageOf(SCOPES, DEFAULT_RATE_LIMIT));
+  process.exit(0);
+}
 const local = isLocalDatabase();
-if (local) useLocalDatabase();
+if (local) await useLocalStack();
 const { checkLimits, createToken, DEFAULT_RATE_LIMIT, isActiveToken, listTokens, MAX_TOKEN_LIFETIME_MS, revokeToken, setTokenLimits } =
   await import('#domain/tokens');
 const { ValidationFailed } = await import('#domain/errors');
 const { SCOPES, isScope } = await import('#domain/scopes');
 const { addTokenKey, deployedApi, placeTokenKey, removeTokenKey } = await import('#lib/aws/usagePlans');
 
-const usage = `usage:
-  npm run token -- create --workspace <slug>[,<slug>...] --name <name> --username <username> [--scopes ${SCOPES.join(',')}] [--expires-in 30d|12h|90m] [--rate ${DEFAULT_RATE_LIMIT.rate}] [--burst ${DEFAULT_RATE_LIMIT.burst}]
-  npm run token -- list --workspace <slug>
-  npm run token -- limits <id> --rate <requests per second> --burst <requests>
-  npm run token -- revoke <id>
-  npm run token -- sync-keys   (deployed: gives every active token made before rate limits its API key)`;
+const usage = usageOf(SCOPES, DEFAULT_RATE_LIMIT);
 
 function fail(message: string): never {
   console.error(`${message}\n${usage}`);
@@ -166,7 +178,9 @@ switch (command) {
     const deployed = api();
     if (!(await revokeToken(arg))) fail(`no token ${arg}`);
     if (deployed) await removeTokenKey(deployed, arg);
-    console.log(`Token ${arg} revoked.`);
+    console.log(
+      `Token ${arg} revoked. API Gateway caches the authorizer's answer for a token up to 300 s: requests with it may still be accepted until then.`,
+    );
     break;
   }
   case 'limits': {

@@ -282,7 +282,8 @@ export async function buildOpenApi(): Promise<Json> {
         `Each token has a rate limit (default ${DEFAULT_RATE_LIMIT.rate} requests per second, burst ${DEFAULT_RATE_LIMIT.burst}). ` +
         'Every error is `application/problem+json` (RFC 9457).',
     },
-    servers: [{ url: 'http://127.0.0.1:3000', description: 'npm start' }],
+    // Relative: the server that serves this document (npm start on whatever PORT, or a deployed stage).
+    servers: [{ url: './', description: 'the server this document is served from' }],
     tags: [{ name: 'projects' }, { name: 'labels' }],
     paths,
     components: {

@@ -28,6 +28,7 @@ async function startStack(): Promise<LocalStack> {
   };
   const api = await startLocalApi({
     env: {
+      DATA_DIR: dir,
       EVENTS_FILE: files.eventsFile,
       STREAM_FAILURES_FILE: join(dir, 'stream-failures.jsonl'),
       STREAM_STATUS_FILE: files.streamStatusFile,

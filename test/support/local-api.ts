@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '#lib/paths';
 import { freePort } from './ports.ts';
@@ -32,6 +34,9 @@ export async function startLocalApi(
       POWERTOOLS_LOG_LEVEL: 'INFO',
       POWERTOOLS_METRICS_DISABLED: 'false',
       LOG_ECHO: '0',
+      // A data directory of its own (the file that names the running stack for the CLIs lives there):
+      // never the repository's .data/, where a developer's own npm start may be running.
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'pls-api-')),
       ...opts.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,180 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { ListTablesCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { repoRoot } from '#lib/paths';
+import { call } from '#support/api';
+import { startLocalApi, type LocalApi } from '#support/local-api';
+import { freePort } from '#support/ports';
+
+/**
+ * The first hour at the command line, as a new user spends it: `npm start` on ports of their choosing,
+ * then the CLIs with nothing exported (they find the running stack themselves and say which one),
+ * samples that never touch the user's data, and mistakes answered in one sentence (no stack trace).
+ */
+const run = promisify(execFile);
+
+interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** A CLI of bin/ as `npm run` starts it, with only what a new user's shell holds (no PORT or DYNAMODB_PORT). */
+async function cli(script: string, args: string[], env: Record<string, string> = {}): Promise<Ran> {
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !['PORT', 'DYNAMODB_PORT', 'DYNAMODB_ENDPOINT', 'TABLE_NAME', 'API_URL'].includes(k)),
+  );
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', `bin/${script}.ts`, ...args], {
+      cwd: repoRoot,
+      env: { ...clean, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
+      timeout: 60_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
+/** One sentence, no stack trace. */
+function expectPlainError(res: Ran, says: RegExp): void {
+  expect(res.code, res.stdout + res.stderr).toBeGreaterThan(0);
+  expect(res.stderr).toMatch(says);
+  expect(res.stderr).not.toMatch(/\n\s+at |ECONNREFUSED|EADDRINUSE|Error:/);
+}
+
+describe('a stack on ports of the user’s choosing', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'pls-first-hour-'));
+  let api: LocalApi;
+  let token: string;
+  const env = { DATA_DIR: dataDir };
+  const q = (path: string, params: Record<string, string> = {}) =>
+    `${path}?${new URLSearchParams({ company_slug: 'acme-corp', ...params })}`;
+  const send = (method: string, path: string, body?: unknown) =>
+    call(method, path, { base: api.url, token, ...(body === undefined ? {} : { body }) });
+
+  beforeAll(async () => {
+    api = await startLocalApi({ args: ['--in-memory'], env });
+    token = /pls_[A-Za-z0-9_-]+/.exec(api.output())![0];
+  });
+  afterAll(async () => {
+    await api?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('the OpenAPI document points "Try it out" at the server that serves it', async () => {
+    const doc = (await call('GET', '/openapi.json', { base: api.url })).body as { servers: { url: string }[] };
+    const target = new URL(doc.servers[0]!.url, `${api.url}/openapi.json`);
+    expect(target.origin).toBe(api.url);
+  });
+
+  test('the CLIs find the running stack by themselves and say which one', async () => {
+    const listed = await cli('token', ['list', '--workspace', 'acme-corp'], env);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stderr).toContain(`API ${api.url}`);
+    expect(listed.stdout).toMatch(/active/);
+    const emitted = await cli('emit', ['Task Created', '{"company_slug":"acme-corp","project_slug":"nowhere","task_uuid":"t1"}'], env);
+    expect(emitted.code, emitted.stderr).toBe(0);
+    expect(emitted.stderr).toContain(api.url);
+  });
+
+  test('invoking samples, the destructive ones included, leaves the user’s data and event log as they were', async () => {
+    expect((await send('POST', '/projects', { company_slug: 'acme-corp', name: 'Website Redesign' })).status).toBe(201);
+    expect((await send('POST', q('/projects-labels'), { title: 'Bug', color: 'FF0000' })).status).toBe(201);
+    expect((await send('POST', q('/projects-labels'), { title: 'Obsolete', color: '00FF00' })).status).toBe(201);
+    expect(
+      (await send('POST', q('/projects-labels/bug/attach', { project_slug: 'website-redesign' }), { task_uuids: ['t1', 't2'] })).status,
+    ).toBe(200);
+    await fetch(`${api.url}/__local/stream/caught-up`, { method: 'POST' });
+    const state = async () =>
+      Promise.all([
+        send('GET', q('/projects')).then((r) => r.body.data.map((p: { slug: string; stats?: unknown }) => p.slug)),
+        send('GET', q('/projects-labels')).then((r) => r.body.data),
+        send('GET', q('/projects-labels/bug/tasks', { project_slug: 'website-redesign' })).then((r) => r.body.data),
+      ]);
+    const before = await state();
+    const eventsFile = join(dataDir, 'events.jsonl');
+    const eventsBefore = existsSync(eventsFile) ? readFileSync(eventsFile, 'utf8') : '';
+    const ran = await Promise.all(
+      ['stream-processor', 'inbound-consumer', 'delete-label', 'delete-project', 'detach-label'].map((fn) => cli('invoke', [fn], env)),
+    );
+    for (const r of ran) {
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/sandbox table invoke-sandbox-\w+ made for this run/);
+    }
+    await fetch(`${api.url}/__local/stream/caught-up`, { method: 'POST' });
+    expect(await state()).toEqual(before);
+    expect(existsSync(eventsFile) ? readFileSync(eventsFile, 'utf8') : '').toBe(eventsBefore);
+    // Every sandbox went with its run.
+    const db = new DynamoDBClient({
+      endpoint: `http://127.0.0.1:${api.dynamodbPort}`,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    expect((await db.send(new ListTablesCommand({}))).TableNames!.filter((t) => t.startsWith('invoke-sandbox'))).toEqual([]);
+    db.destroy();
+  });
+
+  test('a second npm start on the same data, or on a port in use, says so in one sentence', async () => {
+    const again = await cli('start', ['--in-memory'], { ...env, PORT: String(await freePort()), DYNAMODB_PORT: String(await freePort()) });
+    expectPlainError(again, /already running .* \(pid \d+, API http:\/\/127\.0\.0\.1:\d+\): stop it first/);
+    const otherData = mkdtempSync(join(tmpdir(), 'pls-first-hour-'));
+    const port = new URL(api.url).port;
+    const taken = await cli('start', ['--in-memory'], { DATA_DIR: otherData, PORT: port, DYNAMODB_PORT: String(await freePort()) });
+    expectPlainError(taken, new RegExp(`Port ${port} is in use .*set PORT`));
+    const dbTaken = await cli('start', ['--in-memory'], {
+      DATA_DIR: otherData,
+      PORT: String(await freePort()),
+      DYNAMODB_PORT: String(api.dynamodbPort),
+    });
+    expectPlainError(dbTaken, new RegExp(`Port ${api.dynamodbPort} is in use .*set DYNAMODB_PORT`));
+    rmSync(otherData, { recursive: true, force: true });
+  });
+
+  test('revoking a token says the authorizer may accept it for its cache time', async () => {
+    const created = await cli('token', ['create', '--workspace', 'acme-corp', '--name', 'Temp', '--username', 'temp', '--json'], env);
+    expect(created.code, created.stderr).toBe(0);
+    const id = (JSON.parse(created.stdout) as { id: string }).id;
+    const revoked = await cli('token', ['revoke', id], env);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(revoked.stdout).toMatch(/300 s/);
+  });
+});
+
+describe('mistakes at the command line', () => {
+  const nowhere = mkdtempSync(join(tmpdir(), 'pls-nowhere-'));
+  afterAll(() => rmSync(nowhere, { recursive: true, force: true }));
+
+  test('with no database running, the token CLI and invoke say so (not ECONNREFUSED, not a 503)', async () => {
+    const env = { DATA_DIR: nowhere, DYNAMODB_PORT: String(await freePort()) };
+    expectPlainError(await cli('token', ['list', '--workspace', 'acme-corp'], env), /No DynamoDB Local answers on port \d+.*npm start/);
+    expectPlainError(await cli('invoke', ['get-project'], env), /No DynamoDB Local answers on port \d+.*npm start/);
+    expectPlainError(await cli('check-table', [], env), /No DynamoDB Local answers/);
+  });
+
+  test('emit refuses an event type it does not know, listing the known ones', async () => {
+    const res = await cli('emit', ['Task Exploded', '{"company_slug":"acme-corp"}'], { DATA_DIR: nowhere });
+    expectPlainError(res, /"Task Exploded" is not an event .* Task Created, Task Completed/);
+  });
+
+  test('invoke of a function that does not exist names the ones that do', async () => {
+    expectPlainError(
+      await cli('invoke', ['get-projects'], { DATA_DIR: nowhere }),
+      /No function named "get-projects"; the known ones are: .*get-project/,
+    );
+  });
+
+  test.each(['start', 'token', 'invoke', 'emit', 'check-table', 'repair', 'rekey', 'follow-events', 'soak'])(
+    '%s --help prints its usage and exits 0',
+    async (script) => {
+      const res = await cli(script, ['--help'], { DATA_DIR: nowhere });
+      expect(res.code, res.stderr).toBe(0);
+      expect(res.stdout).toMatch(/usage:\s+npm (start|run )/);
+    },
+  );
+});
