@@ -18,6 +18,8 @@ const HEAVIEST = [
   'test/reliability/fault-injection/stream-processor.test.ts',
   'test/reliability/fault-injection/routes-1.test.ts',
   'test/hostile/tokens-cli.test.ts',
+  'test/hostile/bulk-contention.test.ts',
+  'test/hostile/first-hour.test.ts',
   'test/integration/isolation.test.ts',
   'test/reliability/durability.test.ts',
 ];
