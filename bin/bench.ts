@@ -15,7 +15,15 @@ import { startLocalApi } from '#support/local-api';
 import { measureBundles } from '#bench/cold';
 import { log } from '#bench/stats';
 import { routeProcessOutput } from '#local/logRouter';
+import { cliArguments } from '#lib/cli';
 
+cliArguments(
+  `usage: npm run bench -- [--quick] [--skip-100k] [--report-only]   (measures, writes BENCHMARKS.md and .bench/)
+  --quick         fewer rounds and shorter load tests (a smoke run; do not commit its BENCHMARKS.md)
+  --skip-100k     leave out the delete of a label with 100,000 links (the longest scenario by far)
+  --report-only   render BENCHMARKS.md again from .bench/latest.json, measuring nothing`,
+  ['--quick', '--skip-100k', '--report-only'],
+);
 const quick = process.argv.includes('--quick');
 const skip100k = quick || process.argv.includes('--skip-100k');
 if (process.argv.includes('--report-only')) {

@@ -2,10 +2,11 @@
  * npm run check:table: reads the whole table and reports every violation of the data model.
  * Exit status 1 on any violation. Local database unless TABLE_NAME names a deployed table.
  */
-import { cliArguments } from '#lib/cli';
+import { cliArguments, exitPlainlyOnError } from '#lib/cli';
 import { isLocalDatabase, useLocalStack } from '#local/database';
 
 cliArguments('usage: npm run check:table   (reads the whole table and reports every violation of the data model; exit 1 on any)', []);
+exitPlainlyOnError();
 if (isLocalDatabase()) await useLocalStack();
 const { checkTable } = await import('#checker/invariants');
 const { items, violations } = await checkTable();

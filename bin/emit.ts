@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { INBOUND_TYPES } from '#domain/eventNames';
+import { EVENT_SOURCE, INBOUND_TYPES } from '#domain/eventNames';
 import { cliArguments, cliError } from '#lib/cli';
 import { runningStack } from '#local/database';
 
@@ -27,6 +27,11 @@ if (!detailType || !detailJson || positionals.length > 2) {
 }
 if (!(INBOUND_TYPES as readonly string[]).includes(detailType))
   cliError(`"${detailType}" is not an event this service takes in; the known ones are: ${INBOUND_TYPES.join(', ')}.`);
+// The rule takes these types from any source but the service's own (it never consumes its own events).
+if (values.source === EVENT_SOURCE)
+  cliError(
+    `The service ignores events from its own source "${EVENT_SOURCE}": leave --source out, or name the service that sends the event.`,
+  );
 let detail: Record<string, unknown>;
 try {
   detail = JSON.parse(detailJson) as Record<string, unknown>;

@@ -6,12 +6,15 @@
 import { cliArguments } from '#lib/cli';
 import { existsSync, openSync, readSync, statSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
-import { dataDir } from '#local/database';
+import { dataDir, runningStack } from '#local/database';
 
 cliArguments('usage: npm run events:follow [-- --all]   (prints outbound events as they are published; --all: those already there first)', [
   '--all',
 ]);
-const file = process.env.EVENTS_FILE || join(dataDir, 'events.jsonl');
+// The events of the stack npm start runs (found through the file it writes: an in-memory run keeps
+// them in the temporary folder), unless EVENTS_FILE says where.
+const stack = process.env.EVENTS_FILE ? undefined : runningStack();
+const file = process.env.EVENTS_FILE || stack?.eventsFile || join(dataDir, 'events.jsonl');
 const all = process.argv.includes('--all');
 let offset = !all && existsSync(file) ? statSync(file).size : 0;
 let pending = '';
@@ -41,6 +44,11 @@ function readNew(): void {
   for (const line of lines) if (line.trim()) show(line);
 }
 
-console.error(`Following ${file} (Ctrl-C to stop)${all ? '' : '; --all shows earlier events too'}`);
+const whose = stack
+  ? ` (the local stack npm start runs: pid ${stack.pid}, API ${stack.apiUrl})`
+  : process.env.EVENTS_FILE
+    ? ' (EVENTS_FILE)'
+    : '';
+console.error(`Following ${file}${whose}; Ctrl-C to stop${all ? '' : ', --all shows earlier events too'}.`);
 readNew();
 setInterval(readNew, 200);

@@ -7,8 +7,11 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 // Loaded first: it turns off the AWS SDK's Node 20 notice (the samples use the service's item builders).
 import '#local/database';
+import { cliArguments } from '#lib/cli';
 import { repoRoot } from '#lib/paths';
 import { sampleEvents } from '#local/samples';
+
+cliArguments('usage: npm run events   (writes events/<function>.json, the sample event of every function, from lib/local/samples.ts)');
 
 const dir = join(repoRoot, 'events');
 mkdirSync(dir, { recursive: true });

@@ -20,8 +20,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CreateTableCommand, DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
 import { routes } from '#http/routes';
-import { cliArguments, cliError } from '#lib/cli';
+import { cliArguments, cliError, exitPlainlyOnError } from '#lib/cli';
 import { createTableInput, dataDir, isLocalDatabase, useLocalStack } from '#local/database';
 import { routeProcessOutput } from '#local/logRouter';
 import { repoRoot } from '#lib/paths';
@@ -41,17 +42,29 @@ const FUNCTIONS = [...routes.map((r) => r.name), 'authorizer', 'stream-processor
 if (!FUNCTIONS.includes(name)) cliError(`No function named "${name}"; the known ones are: ${FUNCTIONS.join(', ')}.`);
 const file = eventFile ?? join(repoRoot, 'events', `${name}.json`);
 if (!existsSync(file)) cliError(`No event file ${file}: give the path of an event, or leave it out for events/${name}.json.`);
+let sample: unknown;
+try {
+  sample = JSON.parse(readFileSync(file, 'utf8'));
+} catch (error) {
+  cliError(`${file} is not a JSON event (${(error as Error).message}): fix it, or leave it out for events/${name}.json.`);
+}
 
 const local = isLocalDatabase();
 /** Locally, the table the sample runs in: made now, deleted when the run ends. */
 let sandbox: { table: string; client: DynamoDBClient; files: string } | undefined;
+// An error nothing below catches is one sentence, and the sandbox goes with the run.
+exitPlainlyOnError(removeSandbox);
 if (local) {
   const endpoint = await useLocalStack();
   const table = `invoke-sandbox-${randomBytes(4).toString('hex')}`;
   const client = new DynamoDBClient({ endpoint });
-  await client.send(new CreateTableCommand(createTableInput(table)));
+  // No stream: nothing reads it, and DynamoDB Local keeps a stream's records a day in the database the
+  // user's own stack reads (each of its stream reads costs time in proportion to all of them).
+  await client.send(new CreateTableCommand({ ...createTableInput(table), StreamSpecification: undefined }));
   process.env.TABLE_NAME = table;
   sandbox = { table, client, files: join(tmpdir(), table) };
+  // However the run ends (Ctrl-C too), the sandbox goes with it.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void removeSandbox().finally(() => process.exit(130)));
   console.error(`Running ${name} in a sandbox table ${table} made for this run (deleted after it): your data is not touched.`);
 } else if (!values.workspace) {
   cliError(
@@ -59,9 +72,14 @@ if (local) {
   );
 }
 
+/** Deletes the sandbox table, if this run made one. */
+async function removeSandbox(): Promise<void> {
+  if (sandbox) await sandbox.client.send(new DeleteTableCommand({ TableName: sandbox.table })).catch(() => undefined);
+}
+
 /** Ends the run: the sandbox table goes, then the process exits. */
 async function finish(code: number): Promise<never> {
-  if (sandbox) await sandbox.client.send(new DeleteTableCommand({ TableName: sandbox.table })).catch(() => undefined);
+  await removeSandbox();
   process.exit(code);
 }
 
@@ -107,7 +125,9 @@ if (name === samples.STREAM_EVENT) {
   const { fileBus } = await import('#local/eventFile');
   const eventsFile = sandbox ? `${sandbox.files}-events.jsonl` : process.env.EVENTS_FILE || join(dataDir, 'events.jsonl');
   const started = process.hrtime.bigint();
-  const outcome = await processStreamBatch(JSON.parse(readFileSync(file, 'utf8')).Records, fileBus(eventsFile));
+  // In the workspace the run names, as every other sample (against a deployed table, the only one it may change).
+  const batch = samples.prepareEvent(sample as DynamoDBStreamEvent, { workspace });
+  const outcome = await processStreamBatch(batch.Records, fileBus(eventsFile));
   console.error(
     `${name} handled the batch in ${(Number(process.hrtime.bigint() - started) / 1e6).toFixed(1)} ms; events in ${eventsFile}:`,
   );
@@ -122,7 +142,7 @@ if (name === samples.INBOUND_EVENT) {
   const deadLetterFile = sandbox
     ? `${sandbox.files}-dead-letters.jsonl`
     : process.env.INBOUND_DLQ_FILE || join(dataDir, 'events.inbound-dead-letters.jsonl');
-  const event = samples.prepareEvent(JSON.parse(readFileSync(file, 'utf8')), { workspace });
+  const event = samples.prepareEvent(sample as SQSEvent, { workspace });
   const outcome = await consumeInbound(event.Records, {
     put: async (body, reason) => {
       await mkdir(dirname(deadLetterFile), { recursive: true });
@@ -133,7 +153,7 @@ if (name === samples.INBOUND_EVENT) {
   console.log(JSON.stringify(outcome, null, 2));
   await finish(outcome.batchItemFailures.length ? 1 : 0);
 }
-const event = samples.prepareEvent(JSON.parse(readFileSync(file, 'utf8')), { workspace, ...(token ? { token } : {}) });
+const event = samples.prepareEvent(sample, { workspace, ...(token ? { token } : {}) });
 const handler = await loadHandler<(event: unknown, context: unknown) => Promise<unknown>>(repoRoot, handlerFile);
 
 const started = process.hrtime.bigint();

@@ -4,10 +4,11 @@
  * changed and any label whose folded title another label already holds (rename one of them).
  * Local database unless TABLE_NAME names a deployed table.
  */
-import { cliArguments } from '#lib/cli';
+import { cliArguments, exitPlainlyOnError } from '#lib/cli';
 import { isLocalDatabase, useLocalStack } from '#local/database';
 
 cliArguments('usage: npm run rekey [-- --dry-run]   (brings keys built from user text up to the current folding)', ['--dry-run']);
+exitPlainlyOnError();
 if (isLocalDatabase()) await useLocalStack();
 const { rekeyTable } = await import('#checker/rekey');
 const dryRun = process.argv.includes('--dry-run');

@@ -5,12 +5,13 @@
  * age near zero) and writes are quiet, then `npm run check:table`. Local database unless TABLE_NAME
  * names a deployed table.
  */
-import { cliArguments } from '#lib/cli';
+import { cliArguments, exitPlainlyOnError } from '#lib/cli';
 import { isLocalDatabase, useLocalStack } from '#local/database';
 
 cliArguments('usage: npm run repair [-- --dry-run]   (re-drives every deletion cascade, sets every derived counter to a recount)', [
   '--dry-run',
 ]);
+exitPlainlyOnError();
 if (isLocalDatabase()) await useLocalStack();
 const dryRun = process.argv.includes('--dry-run');
 const { repairTable } = await import('#checker/repair');

@@ -85,7 +85,9 @@ if (embedded && (await portAnswers(dbPort)))
 if (embedded) {
   // In memory, each access key gets a database of its own (the test suite gives files that read their own
   // tables' streams one each); on disk, one shared file, whichever key or region a CLI uses.
-  database = await startDynamoDbLocal({ port: dbPort, ...(inMemory ? { sharedDb: false } : { dataDir }) });
+  database = await startDynamoDbLocal({ port: dbPort, ...(inMemory ? { sharedDb: false } : { dataDir }) }).catch((error: Error) =>
+    cliError(error.message),
+  );
   useLocalDatabase(dbPort);
   console.log(`DynamoDB Local on ${database.endpoint} (${inMemory ? 'in memory' : `data in ${dataDir}`}, pid ${database.process.pid})`);
 }
@@ -110,7 +112,10 @@ const server = createGateway(await loadHandlers(repoRoot), {});
 await new Promise<void>((resolve, reject) => {
   server.once('error', reject);
   server.listen(port, host, resolve);
-});
+}).catch((error: NodeJS.ErrnoException) =>
+  // What the checks above cannot see: a port taken meanwhile, one below 1024, a HOST this machine does not have.
+  cliError(`The API cannot listen on ${host}:${port} (${error.code ?? error.message}): choose another PORT (or HOST) and start again.`),
+);
 const address = server.address();
 const actualPort = typeof address === 'object' && address ? address.port : port;
 const base = `http://${host}:${actualPort}`;
@@ -177,9 +182,15 @@ if (embedded && (await listTokens('acme-corp')).length === 0) {
     'Tokens for acme-corp exist already; create another with: npm run token -- create --workspace acme-corp --name "Your Name" --username you',
   );
 }
-// The CLIs (token, invoke, emit, check-table, repair) find this stack through this file.
+// The CLIs (token, invoke, emit, check-table, repair, rekey, events:follow) find this stack through this file.
 const forgetStack = embedded
-  ? recordRunningStack({ pid: process.pid, apiUrl: base, dynamodbPort: dbPort, startedAt: new Date().toISOString() })
+  ? recordRunningStack({
+      pid: process.pid,
+      apiUrl: base,
+      dynamodbPort: dbPort,
+      eventsFile: eventsFilePath(),
+      startedAt: new Date().toISOString(),
+    })
   : () => undefined;
 process.on('exit', forgetStack);
 console.log(`READY ${base}`);

@@ -9,6 +9,7 @@
  * name the API whose API keys and usage plans hold each token's rate limit.
  */
 import { parseArgs } from 'node:util';
+import { exitPlainlyOnError } from '#lib/cli';
 import { isLocalDatabase, useLocalStack } from '#local/database';
 
 /** The command's usage, with the scopes and default limits it offers. */
@@ -28,6 +29,8 @@ if (process.argv.includes('--help') || process.argv.includes('-h')) {
   console.log(usageOf(SCOPES, DEFAULT_RATE_LIMIT));
   process.exit(0);
 }
+// An AWS error (no credentials, no such table) or a database gone mid-command: its message, no stack trace.
+exitPlainlyOnError();
 const local = isLocalDatabase();
 if (local) await useLocalStack();
 const { checkLimits, createToken, DEFAULT_RATE_LIMIT, isActiveToken, listTokens, MAX_TOKEN_LIFETIME_MS, revokeToken, setTokenLimits } =
@@ -179,7 +182,9 @@ switch (command) {
     if (!(await revokeToken(arg))) fail(`no token ${arg}`);
     if (deployed) await removeTokenKey(deployed, arg);
     console.log(
-      `Token ${arg} revoked. API Gateway caches the authorizer's answer for a token up to 300 s: requests with it may still be accepted until then.`,
+      deployed
+        ? `Token ${arg} revoked; its API key is deleted, so API Gateway refuses it at once (even while the authorizer's answer for it is cached, up to 300 s).`
+        : `Token ${arg} revoked. The local gateway caches the authorizer's answer for a token up to 300 s: requests with it may still be accepted until then (restart npm start to refuse it at once).`,
     );
     break;
   }

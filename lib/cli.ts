@@ -23,3 +23,18 @@ export function cliError(message: string): never {
   console.error(message);
   process.exit(1);
 }
+
+/**
+ * For a tool's top level: an error nothing else caught (an AWS error, a file it could not read) is its
+ * message on stderr and exit 1, never a stack trace; `cleanup` runs first (e.g. invoke's sandbox table).
+ */
+export function exitPlainlyOnError(cleanup: () => Promise<unknown> = async () => undefined): void {
+  const report = (error: unknown) => {
+    console.error(error instanceof Error ? error.message : String(error));
+    void cleanup()
+      .catch(() => undefined)
+      .finally(() => process.exit(1));
+  };
+  process.on('uncaughtException', report);
+  process.on('unhandledRejection', report);
+}

@@ -36,6 +36,8 @@ export interface RunningStack {
   pid: number;
   apiUrl: string;
   dynamodbPort: number;
+  /** Where its stream processor writes the outbound events (`npm run events:follow` reads it). */
+  eventsFile?: string;
   startedAt: string;
 }
 
@@ -91,12 +93,37 @@ export async function useLocalStack(): Promise<string> {
       `No DynamoDB Local answers on port ${port}${given ? ' (DYNAMODB_PORT)' : ''}: start the local stack with npm start in another terminal${given ? ', or set DYNAMODB_PORT to the port it uses' : ''}.`,
     );
   }
+  // Something listening is not enough: the API's port, say, answers HTTP too, but not as DynamoDB.
+  const notDynamoDb = await dynamoDbRefusal(endpoint);
+  if (notDynamoDb)
+    cliError(
+      `Port ${port}${given ? ' (DYNAMODB_PORT)' : ''} answers, but not as DynamoDB Local (${notDynamoDb}): set DYNAMODB_PORT to the DynamoDB Local port npm start prints, or leave it unset.`,
+    );
   console.error(
     stack
       ? `Using the local stack npm start runs (pid ${stack.pid}): API ${stack.apiUrl}, DynamoDB Local on port ${port}.`
       : `Using DynamoDB Local on port ${port}${given ? ' (DYNAMODB_PORT)' : ''}.`,
   );
   return endpoint;
+}
+
+/** Why the endpoint does not answer a ListTables as DynamoDB does (within a few seconds), or undefined when it does. */
+async function dynamoDbRefusal(endpoint: string): Promise<string | undefined> {
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 1,
+    requestHandler: { connectionTimeout: 3_000, requestTimeout: 10_000 },
+  });
+  try {
+    await client.send(new ListTablesCommand({ Limit: 1 }));
+    return undefined;
+  } catch (error) {
+    return (error as Error).name || 'no answer';
+  } finally {
+    client.destroy();
+  }
 }
 
 /**
@@ -173,6 +200,8 @@ export async function startDynamoDbLocal(opts: { port: number; dataDir?: string;
     { cwd: dirname(jar), stdio: 'pipe' },
   );
   let output = '';
+  // No Java on the PATH: the spawn fails, and the first start of a new machine says what to install.
+  const spawnFailed = new Promise<Error>((resolve) => child.once('error', resolve));
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -180,7 +209,13 @@ export async function startDynamoDbLocal(opts: { port: number; dataDir?: string;
   const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const status = await Promise.race([exited.then((code) => ({ code })), new Promise((r) => setTimeout(r, 150)).then(() => null)]);
+    const status = await Promise.race([
+      exited.then((code) => ({ code })),
+      spawnFailed.then((error) => ({ error })),
+      new Promise((r) => setTimeout(r, 150)).then(() => null),
+    ]);
+    if (status && 'error' in status)
+      throw new Error(`Java could not be started (${status.error.message}): DynamoDB Local needs Java 17 or newer on the PATH.`);
     if (status) throw new Error(`DynamoDB Local exited (code ${status.code}) on port ${opts.port}:\n${output}`);
     try {
       await client.send(new ListTablesCommand({}));

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -162,6 +162,19 @@ describe('mistakes at the command line', () => {
     expectPlainError(res, /"Task Exploded" is not an event .* Task Created, Task Completed/);
   });
 
+  test('emit refuses the service’s own source (the rule never takes it in)', async () => {
+    const res = await cli('emit', ['Task Created', '{"company_slug":"acme-corp"}', '--source', 'project-label-service'], {
+      DATA_DIR: nowhere,
+    });
+    expectPlainError(res, /ignores events from its own source "project-label-service"/);
+  });
+
+  test('invoke of an event file that is not JSON says so before touching any database', async () => {
+    const bad = join(nowhere, 'broken.json');
+    writeFileSync(bad, '{"resource": ');
+    expectPlainError(await cli('invoke', ['get-project', bad], { DATA_DIR: nowhere }), /broken\.json is not a JSON event/);
+  });
+
   test('invoke of a function that does not exist names the ones that do', async () => {
     expectPlainError(
       await cli('invoke', ['get-projects'], { DATA_DIR: nowhere }),
@@ -169,12 +182,15 @@ describe('mistakes at the command line', () => {
     );
   });
 
-  test.each(['start', 'token', 'invoke', 'emit', 'check-table', 'repair', 'rekey', 'follow-events', 'soak'])(
-    '%s --help prints its usage and exits 0',
+  test.each(['start', 'token', 'invoke', 'emit', 'check-table', 'repair', 'rekey', 'follow-events', 'soak', 'bench', 'generate-events'])(
+    '%s --help prints its usage, does nothing else and exits 0',
     async (script) => {
+      const samples = readdirSync(join(repoRoot, 'events')).map((f) => statSync(join(repoRoot, 'events', f)).mtimeMs);
       const res = await cli(script, ['--help'], { DATA_DIR: nowhere });
       expect(res.code, res.stderr).toBe(0);
       expect(res.stdout).toMatch(/usage:\s+npm (start|run )/);
+      // generate-events --help writes no sample; bench --help measures nothing (it would take minutes).
+      expect(readdirSync(join(repoRoot, 'events')).map((f) => statSync(join(repoRoot, 'events', f)).mtimeMs)).toEqual(samples);
     },
   );
 });

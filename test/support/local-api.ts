@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '#lib/paths';
@@ -22,6 +22,9 @@ export async function startLocalApi(
 ): Promise<LocalApi> {
   const port = opts.port ?? (await freePort());
   const dynamodbPort = opts.dynamodbPort ?? (await freePort());
+  // A data directory of its own unless the caller gives one (the file that names the running stack for
+  // the CLIs lives there): never the repository's .data/, where a developer's own npm start may be running.
+  const ownDataDir = opts.env?.DATA_DIR ? undefined : mkdtempSync(join(tmpdir(), 'pls-api-'));
   const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'bin/start.ts'), ...(opts.args ?? ['--in-memory'])], {
     cwd: repoRoot,
     env: {
@@ -34,9 +37,7 @@ export async function startLocalApi(
       POWERTOOLS_LOG_LEVEL: 'INFO',
       POWERTOOLS_METRICS_DISABLED: 'false',
       LOG_ECHO: '0',
-      // A data directory of its own (the file that names the running stack for the CLIs lives there):
-      // never the repository's .data/, where a developer's own npm start may be running.
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'pls-api-')),
+      ...(ownDataDir ? { DATA_DIR: ownDataDir } : {}),
       ...opts.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -59,6 +60,7 @@ export async function startLocalApi(
     });
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  if (ownDataDir) void exited.then(() => rmSync(ownDataDir, { recursive: true, force: true }));
   return {
     url: `http://127.0.0.1:${port}`,
     dynamodbPort,
