@@ -4,7 +4,7 @@ import HeaviestFirst from './test/support/sequencer.ts';
 import SlowestFiles from './test/support/slowest-files.ts';
 
 /** Tests that need neither a database nor a server: `npm run test:unit` runs them alone. */
-const UNIT = ['test/unit/**/*.test.ts', 'test/inbound/deadLetters.test.ts'];
+const UNIT = ['test/unit/**/*.test.ts', 'test/inbound/deadLetters.test.ts', 'test/docs/links.test.ts'];
 const CDK = ['test/cdk/**/*.test.ts'];
 
 export default defineConfig({

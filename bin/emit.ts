@@ -1,7 +1,7 @@
 /**
  * npm run emit -- "<detail-type>" '<detail json>' [--source <source>]
  *
- * Sends one inbound event (DESIGN.md, "Events", inbound: Task Created, Task Completed, Task Reopened,
+ * Sends one inbound event (docs/events.md, inbound: Task Created, Task Completed, Task Reopened,
  * Task Deleted, Member Added, Member Removed, Sprint Created, Sprint Deleted) to the local service
  * `npm start` runs on PORT (default 3000), as the rest of the product would put it on EventBridge.
  * `event_id` and `occurred_at` are filled in when the detail has none. Example:

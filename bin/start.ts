@@ -120,6 +120,7 @@ const address = server.address();
 const actualPort = typeof address === 'object' && address ? address.port : port;
 const base = `http://${host}:${actualPort}`;
 console.log(`API listening on ${base} (table ${tableName()}${embedded ? ', DynamoDB Local' : ', AWS'})`);
+console.log(`API reference: ${base}/docs (the OpenAPI document: ${base}/openapi.json)`);
 
 if (embedded) {
   // The same code as the stream processor Lambda, fed by DynamoDB Local's stream; events go to a file.
@@ -176,7 +177,9 @@ if (embedded && (await listTokens('acme-corp')).length === 0) {
     scopes: [...SCOPES],
   });
   console.log(`\nFirst start: created a token for workspace acme-corp (shown once, keep it):\n\n  ${token}\n`);
-  console.log(`Try it:\n\n  curl -s -H "Authorization: Bearer ${token}" "${base}/projects?company_slug=acme-corp"\n`);
+  // The README's walkthrough starts from this line, pasted as it is.
+  console.log(`For the README's walkthrough, paste:\n\n  export API=${base} TOKEN=${token}\n`);
+  console.log(`Try it:\n\n  curl -s -H "Authorization: Bearer $TOKEN" "$API/projects?company_slug=acme-corp"\n`);
 } else if (embedded) {
   console.log(
     'Tokens for acme-corp exist already; create another with: npm run token -- create --workspace acme-corp --name "Your Name" --username you',

@@ -83,7 +83,7 @@ function acknowledgeAcceptedFindings(stack: ServiceStack): void {
     {
       id: 'AwsSolutions-APIG2',
       reason:
-        'Each handler validates its request with a zod schema and answers 422 listing every offending field (DESIGN.md); an API Gateway request validator would reject first with a less precise body.',
+        'Each handler validates its request with a zod schema and answers 422 listing every offending field (docs/api.md); an API Gateway request validator would reject first with a less precise body.',
     },
     {
       id: 'AwsSolutions-APIG3',
@@ -92,7 +92,8 @@ function acknowledgeAcceptedFindings(stack: ServiceStack): void {
     },
     {
       id: 'AwsSolutions-COG4',
-      reason: 'The API authenticates its own bearer tokens with a Lambda TOKEN authorizer (DESIGN.md), not with Cognito user pools.',
+      reason:
+        'The API authenticates its own bearer tokens with a Lambda TOKEN authorizer (docs/architecture.md), not with Cognito user pools.',
     },
     {
       id: 'AwsSolutions-SMG4',

@@ -235,7 +235,7 @@ ${table(
 )}
 
 The last row is get-project with Powertools Tracer instrumenting its DynamoDB client (\`test/bench/traced.ts\`): what
-tracing the client would cost every cold start. It is not deployed (README, "Operations").
+tracing the client would cost every cold start. It is not deployed (docs/operations.md, "Traces").
 
 What dominates a bundle (esbuild metafile of \`${top.name}\`, bytes in the output by package, next to the floor):
 

@@ -9,7 +9,7 @@ import { settledViolations } from '#support/settle';
 import { workspaceClient } from '#support/api';
 import { hostileText } from '#support/hostile';
 
-/** The text rules DESIGN.md and the README promise, tried with what a careless or hostile client sends. */
+/** The text rules docs/api.md promises, tried with what a careless or hostile client sends. */
 describe('names and titles refuse what cannot be shown safely, naming the field', () => {
   test.each([
     ['a newline', 'Web\nsite'],

@@ -1,6 +1,6 @@
 /**
- * A stand-in for GitScrum's official TypeScript client (src/client/GitScrumClient.ts of
- * gitscrum-core/mcp-server), written from its source for these tests: the same URLs, query
+ * A stand-in for GitScrum's official TypeScript client (the GitScrumClient class of GitScrum's
+ * MCP server), written from its source for these tests: the same URLs, query
  * encodings, headers and bodies, and the same handling of answers (JSON parsed on every 2xx,
  * error texts chosen by status and `error_code`). Only the project and label methods.
  */

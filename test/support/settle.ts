@@ -4,7 +4,7 @@ import { apiUrl, type WorkspaceClient } from './api.ts';
 
 /**
  * Counters and cascades follow writes through the table's stream (the local API's stream processor),
- * within moments. DESIGN.md promises them exact once the stream has drained: these wait for that.
+ * within moments. docs/api.md promises them exact once the stream has drained: these wait for that.
  */
 const DRAIN_LIMIT_MS = 60_000;
 

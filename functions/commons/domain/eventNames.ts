@@ -1,5 +1,5 @@
 /**
- * The names of the events this service publishes and consumes (DESIGN.md, "Events"), with no code
+ * The names of the events this service publishes and consumes (docs/events.md), with no code
  * behind them: the CDK stack reads them too (the bus rule, the stream filter).
  */
 export const EVENT_SOURCE = 'project-label-service';

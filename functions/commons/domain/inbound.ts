@@ -6,7 +6,7 @@ import { readThing, writeTransition, type Thing } from '#store/things';
 import { removeTaskLabels } from './taskLabels';
 
 /**
- * What the rest of the product tells this service (DESIGN.md, "Events", inbound), and how each event
+ * What the rest of the product tells this service (docs/events.md, inbound), and how each event
  * moves a project's stats. EventBridge delivers at least once and in any order, so counters never
  * move on an event itself, only on a real transition of the thing it is about: each task, member and
  * sprint has a small state, every event is merged into it, and a counter moves by the difference of

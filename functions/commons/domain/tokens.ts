@@ -25,7 +25,7 @@ export interface RateLimit {
   burst: number;
 }
 
-/** What a token gets unless it is created with other limits (README, "Rate limits"). */
+/** What a token gets unless it is created with other limits (docs/operations.md, "Rate limits per token"). */
 export const DEFAULT_RATE_LIMIT: RateLimit = { rate: 100, burst: 200 };
 /** API Gateway's own bounds: an account's default Region rate and burst (load tests use them). */
 export const MAX_RATE_LIMIT: RateLimit = { rate: 10_000, burst: 5_000 };

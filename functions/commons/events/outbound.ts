@@ -9,7 +9,7 @@ import type { Item } from '#store/query';
 import type { Change } from '#store/streamRecords';
 
 /**
- * The service's outbound events (DESIGN.md, "Events"), derived from the table's stream: one per
+ * The service's outbound events (docs/events.md), derived from the table's stream: one per
  * public change, none for internal items (counters, guards, versions, receipts, tokens) and none for a
  * refused request (it wrote nothing). `event_id` is the stream record's id, the same on redelivery.
  */
