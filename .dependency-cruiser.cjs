@@ -1,10 +1,11 @@
 /**
- * The house rules (README, "Architecture"): one direction of dependency between the rooms.
- *   functions/<area>/         handlers: may use http and domain, never store or the AWS SDK
- *   functions/commons/http/   may use domain, never store or the AWS SDK
- *   functions/commons/domain/ may use store, never http
+ * The house rules (docs/architecture.md): one direction of dependency between the rooms.
+ *   functions/<area>/         handlers: may use http, wire and domain, never store or the AWS SDK
+ *   functions/commons/http/   requests: may use wire and domain, never store, events or the AWS SDK
+ *   functions/commons/wire/   what crosses the boundary (views, input schemas, messages, problems): may use domain only
+ *   functions/commons/domain/ may use store, never http or wire: it speaks only the domain
  *   functions/commons/store/  uses nothing above it
- *   functions/commons/events/ the stream side: may use http views, domain and store; nothing else uses it but handlers
+ *   functions/commons/events/ the stream side: may use wire, domain and store, never http; nothing else uses it but handlers
  *   functions/commons/observability/ logs, metrics and counts: any room may use it; it uses no room
  *   functions/                never lib/, bin/ or test/
  *   lib/cdk/                  never the local emulator or the checker
@@ -15,7 +16,7 @@ module.exports = {
   forbidden: [
     { name: 'no-cycles', severity: 'error', comment: 'No module may depend on itself through others.', from: {}, to: { circular: true } },
     {
-      name: 'handlers-use-http-and-domain-only',
+      name: 'handlers-use-http-wire-and-domain-only',
       severity: 'error',
       comment: 'A handler validates, makes one domain call and shapes the answer: no storage, no AWS SDK.',
       from: { path: HANDLERS },
@@ -29,24 +30,39 @@ module.exports = {
       to: { path: ['^functions/commons/store/', '^node_modules/@aws-sdk/'] },
     },
     {
+      name: 'wire-speaks-only-of-the-boundary',
+      severity: 'error',
+      comment:
+        'Views, input schemas, messages and the problem catalogue: what requests and messages share. They read domain types and errors, nothing else of the house.',
+      from: { path: '^functions/commons/wire/' },
+      to: { path: ['^functions/commons/(http|events|store)/', '^functions/(?!commons/)[^/]+/', '^node_modules/(@middy|@aws-sdk)/'] },
+    },
+    {
+      name: 'events-never-reach-http',
+      severity: 'error',
+      comment: 'Requests and messages both use the wire room; neither imports the other.',
+      from: { path: '^functions/commons/events/' },
+      to: { path: '^functions/commons/http/' },
+    },
+    {
       name: 'domain-never-reaches-http',
       severity: 'error',
-      comment: 'Use cases know nothing of HTTP, middy or API Gateway events.',
+      comment: 'Use cases know nothing of HTTP, middy, API Gateway events, statuses or the wire shapes.',
       from: { path: '^functions/commons/domain/' },
-      to: { path: ['^functions/commons/http/', '^functions/(?!commons/)[^/]+/', '^node_modules/@middy/'] },
+      to: { path: ['^functions/commons/(http|wire)/', '^functions/(?!commons/)[^/]+/', '^node_modules/@middy/'] },
     },
     {
       name: 'store-is-the-bottom',
       severity: 'error',
       comment: 'The store depends on nothing above it.',
       from: { path: '^functions/commons/store/' },
-      to: { path: ['^functions/commons/(http|domain)/', '^functions/(?!commons/)[^/]+/', '^node_modules/(@middy|zod)/'] },
+      to: { path: ['^functions/commons/(http|wire|domain)/', '^functions/(?!commons/)[^/]+/', '^node_modules/(@middy|zod)/'] },
     },
     {
       name: 'events-are-the-stream-side',
       severity: 'error',
       comment: 'Outbound events are made from the stream, never from a request: no other room reaches them.',
-      from: { path: '^functions/commons/(http|domain|store)/' },
+      from: { path: '^functions/commons/(http|wire|domain|store)/' },
       to: { path: '^functions/commons/events/' },
     },
     {
@@ -55,7 +71,11 @@ module.exports = {
       comment: 'Logging and metrics serve every room and know none of them: no cycles, and cheap to load.',
       from: { path: '^functions/commons/observability/' },
       to: {
-        path: ['^functions/commons/(http|domain|store|events)/', '^functions/(?!commons/)[^/]+/', '^node_modules/(@middy|zod|@aws-sdk)/'],
+        path: [
+          '^functions/commons/(http|wire|domain|store|events)/',
+          '^functions/(?!commons/)[^/]+/',
+          '^node_modules/(@middy|zod|@aws-sdk)/',
+        ],
       },
     },
     {

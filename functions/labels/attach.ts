@@ -1,8 +1,8 @@
 import { changeLabels } from '#domain/taskLabels';
 import { endpoint, ok } from '#http/endpoint';
 import { idempotencyKeys } from '#http/idempotency';
-import { linkInput, linkTasks } from '#http/linkSchemas';
-import { labelChangeView } from '#http/labelViews';
+import { linkInput, linkTasks } from '#wire/linkSchemas';
+import { labelChangeView } from '#wire/labelViews';
 
 /**
  * POST /projects-labels/{slug}/attach: idempotent. With a task (`task_uuid` or `task_uuids`, in the body

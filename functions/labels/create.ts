@@ -2,8 +2,8 @@ import * as z from 'zod/mini';
 import { createLabel } from '#domain/labels';
 import { created, endpoint } from '#http/endpoint';
 import { idempotencyKeys } from '#http/idempotency';
-import { labelFields } from '#http/labelSchemas';
-import { labelLocation, labelView } from '#http/labelViews';
+import { labelFields } from '#wire/labelSchemas';
+import { labelLocation, labelView } from '#wire/labelViews';
 
 const input = z.object({ body: z.object({ title: labelFields.title, color: labelFields.color }) });
 

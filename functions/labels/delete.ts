@@ -2,8 +2,8 @@ import * as z from 'zod/mini';
 import { deleteLabel } from '#domain/labels';
 import { endpoint, ok } from '#http/endpoint';
 import { ifMatchCheck } from '#http/etags';
-import { labelView } from '#http/labelViews';
-import { slugParam } from '#http/validation';
+import { labelView } from '#wire/labelViews';
+import { slugParam } from '#wire/validation';
 
 const input = z.object({ path: z.object({ slug: slugParam }) });
 

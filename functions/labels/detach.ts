@@ -1,8 +1,8 @@
 import { changeLabels } from '#domain/taskLabels';
 import { endpoint, ok } from '#http/endpoint';
-import { linkInput, linkTasks } from '#http/linkSchemas';
+import { linkInput, linkTasks } from '#wire/linkSchemas';
 import { ifMatchCheck } from '#http/etags';
-import { labelChangeView, labelView } from '#http/labelViews';
+import { labelChangeView, labelView } from '#wire/labelViews';
 
 /**
  * DELETE /projects-labels/{slug}/detach: idempotent. With a task (`task_uuid` or `task_uuids`, in the body

@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
 import { getLabel } from '#domain/labels';
 import { endpoint, resource } from '#http/endpoint';
-import { labelView } from '#http/labelViews';
-import { slugParam } from '#http/validation';
+import { labelView } from '#wire/labelViews';
+import { slugParam } from '#wire/validation';
 
 const input = z.object({ path: z.object({ slug: slugParam }) });
 

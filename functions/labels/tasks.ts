@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { tasksWithLabel } from '#domain/taskLabels';
 import { endpoint, ok } from '#http/endpoint';
-import { pageMeta, pageRequest, paginationFields, pagingRules, slugParam } from '#http/validation';
+import { pageMeta, pageRequest, paginationFields, pagingRules, slugParam } from '#wire/validation';
 
 const input = z.object({
   path: z.object({ slug: slugParam }),

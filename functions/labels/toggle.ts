@@ -2,8 +2,8 @@ import * as z from 'zod/mini';
 import { toggleTaskLabel } from '#domain/taskLabels';
 import { endpoint, ok } from '#http/endpoint';
 import { idempotencyKeys } from '#http/idempotency';
-import { labelView } from '#http/labelViews';
-import { slugParam, taskUuid } from '#http/validation';
+import { labelView } from '#wire/labelViews';
+import { slugParam, taskUuid } from '#wire/validation';
 
 /** `project_slug` in the query; `task_uuid` in the query (as GitScrum's client sends it) or the body; both and different: 422. */
 const input = z

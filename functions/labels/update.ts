@@ -1,10 +1,10 @@
 import * as z from 'zod/mini';
 import { endpoint, resource } from '#http/endpoint';
 import { ifMatchCheck } from '#http/etags';
-import { labelFields } from '#http/labelSchemas';
+import { labelFields } from '#wire/labelSchemas';
 import { updateLabel } from '#domain/labels';
-import { labelView } from '#http/labelViews';
-import { slugParam } from '#http/validation';
+import { labelView } from '#wire/labelViews';
+import { slugParam } from '#wire/validation';
 
 const input = z.object({
   path: z.object({ slug: slugParam }),

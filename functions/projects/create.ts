@@ -2,9 +2,9 @@ import * as z from 'zod/mini';
 import { createProject } from '#domain/projects';
 import { created, endpoint } from '#http/endpoint';
 import { idempotencyKeys } from '#http/idempotency';
-import { projectDescription, projectName, projectVisibility } from '#http/projectSchemas';
-import { projectCreateView, projectLocation } from '#http/projectViews';
-import { name } from '#http/validation';
+import { projectDescription, projectName, projectVisibility } from '#wire/projectSchemas';
+import { projectCreateView, projectLocation } from '#wire/projectViews';
+import { name } from '#wire/validation';
 
 const input = z.object({
   body: z.object({

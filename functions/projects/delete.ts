@@ -2,8 +2,8 @@ import * as z from 'zod/mini';
 import { deleteProject } from '#domain/projects';
 import { endpoint, ok } from '#http/endpoint';
 import { ifMatchCheck } from '#http/etags';
-import { projectFullView } from '#http/projectViews';
-import { slugParam } from '#http/validation';
+import { projectFullView } from '#wire/projectViews';
+import { slugParam } from '#wire/validation';
 
 const input = z.object({ path: z.object({ slug: slugParam }) });
 

@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
 import { created, endpoint } from '#http/endpoint';
 import { idempotencyKeys } from '#http/idempotency';
-import { projectFullView, projectLocation } from '#http/projectViews';
+import { projectFullView, projectLocation } from '#wire/projectViews';
 import { duplicateProject } from '#domain/projects';
-import { slugParam } from '#http/validation';
+import { slugParam } from '#wire/validation';
 
 const input = z.object({ path: z.object({ slug: slugParam }) });
 

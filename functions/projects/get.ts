@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
 import { endpoint, resource } from '#http/endpoint';
-import { projectFullView } from '#http/projectViews';
+import { projectFullView } from '#wire/projectViews';
 import { getProject } from '#domain/projects';
-import { slugParam } from '#http/validation';
+import { slugParam } from '#wire/validation';
 
 const input = z.object({ path: z.object({ slug: slugParam }) });
 

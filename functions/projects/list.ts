@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
 import { findProjectsByName, listProjects } from '#domain/projects';
 import { endpoint, ok } from '#http/endpoint';
-import { projectName, projectStatus } from '#http/projectSchemas';
-import { projectListView } from '#http/projectViews';
-import { pageMeta, pageRequest, paginationFields, pagingRules } from '#http/validation';
+import { projectName, projectStatus } from '#wire/projectSchemas';
+import { projectListView } from '#wire/projectViews';
+import { pageMeta, pageRequest, paginationFields, pagingRules } from '#wire/validation';
 
 const input = z.object({
   query: z

@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
 import { SEARCH_CATEGORIES, searchProjects } from '#domain/search';
 import { endpoint, ok } from '#http/endpoint';
-import { projectSearchItem } from '#http/projectViews';
-import { name, paginationFields, pagingRules } from '#http/validation';
+import { projectSearchItem } from '#wire/projectViews';
+import { name, paginationFields, pagingRules } from '#wire/validation';
 
 /**
  * Category names as GitScrum's clients send them, plural or singular (`project`, `user_story`). A Map,

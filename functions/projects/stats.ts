@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
 import { endpoint, ok } from '#http/endpoint';
-import { projectStatsView } from '#http/projectViews';
+import { projectStatsView } from '#wire/projectViews';
 import { getProject } from '#domain/projects';
-import { slugParam } from '#http/validation';
+import { slugParam } from '#wire/validation';
 
 const input = z.object({ path: z.object({ slug: slugParam }) });
 

@@ -2,9 +2,9 @@ import * as z from 'zod/mini';
 import { updateProject } from '#domain/projects';
 import { endpoint, resource } from '#http/endpoint';
 import { ifMatchCheck } from '#http/etags';
-import { projectDescription, projectName, projectSettings, projectStatus, projectVisibility } from '#http/projectSchemas';
-import { projectFullView } from '#http/projectViews';
-import { slugParam } from '#http/validation';
+import { projectDescription, projectName, projectSettings, projectStatus, projectVisibility } from '#wire/projectSchemas';
+import { projectFullView } from '#wire/projectViews';
+import { slugParam } from '#wire/validation';
 
 const input = z.object({
   path: z.object({ slug: slugParam }),

@@ -1,5 +1,5 @@
 import { ResponseType } from 'aws-cdk-lib/aws-apigateway';
-import { PROBLEMS, type ProblemCode } from '#domain/problems';
+import { PROBLEMS, type ProblemCode } from '#wire/problems';
 import { problemBody } from '#http/problem';
 
 /**

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { createToken } from '#domain/tokens';
-import { matchPath } from '#http/routes';
+import { matchPath } from '#http/route';
 import { toAuthorizerContext } from '#http/principal';
 import { lambdaContext, proxyEvent } from './gateway.ts';
 import { loadHandler, type ProxyHandler } from './gateway.ts';

@@ -11,13 +11,14 @@ import type {
   APIGatewayTokenAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import type { ProblemCode } from '#domain/problems';
+import type { ProblemCode } from '#wire/problems';
 import { BEARER_HEADER } from '#domain/tokens';
 import { CORS_PREFLIGHT } from '#http/cors';
 import { NO_STORE_HEADERS } from '#http/headers';
 import { limitsOf } from '#http/principal';
 import { problemResponse } from '#http/problem';
-import { authorizerHandler, matchPath, routes, type Route } from '#http/routes';
+import { matchPath } from '#http/route';
+import { authorizerHandler, routes, type Route } from '#http/routes';
 import { docsAnswer } from './docs';
 import { RateLimiter } from './rateLimits';
 

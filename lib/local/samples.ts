@@ -3,7 +3,8 @@ import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent, DynamoDBReco
 import { storedProjectItem } from '#domain/projects';
 import { ItemType, keys } from '#store/keys';
 import { detachNoteItem, taskLinkItem } from '#store/links';
-import { matchPath, routes, type Route } from '#http/routes';
+import { matchPath, type SampleRequest as RouteSample, type SampleTargets as RouteTargets } from '#http/route';
+import { routes, type Route } from '#http/routes';
 import { toAuthorizerContext } from '#http/principal';
 import { SCOPES } from '#domain/scopes';
 import { methodArn, proxyEvent } from './gateway.ts';
@@ -43,71 +44,19 @@ export const SAMPLE_PRINCIPAL = {
   scopes: [...SCOPES],
 };
 
-export interface SampleRequest {
-  path: string;
-  query?: Record<string, string>;
-  body?: unknown;
-  /** The status the handler answers when the fixtures exist. */
-  expectedStatus: number;
-}
-
-/** What a set of sample requests acts on: a workspace, a project, a label and a task. */
-export interface SampleTargets {
-  ws: string;
-  project: string;
-  label: string;
-  task: string;
-  /** What the delete requests remove (default: project and label themselves). */
-  doomedProject?: string;
-  doomedLabel?: string;
-}
+/** A sample request and the status its route answers when the fixtures exist. */
+export type SampleRequest = RouteSample & { expectedStatus: number };
+export type SampleTargets = Omit<RouteTargets, 'newLabel'>;
 
 /**
- * A valid request for every route against the given targets. The sample events use it with the
- * fixtures above; the tests generated from the route table (isolation matrix, fault injection)
- * use it with fixtures of their own. A route missing here fails all of them.
+ * A valid request for every route against the given targets (each route's row says its own). The
+ * sample events use it with the fixtures above; the tests generated from the route table (isolation
+ * matrix, fault injection) use it with fixtures of their own.
  */
 export function sampleRequestsFor(t: SampleTargets): Record<string, SampleRequest> {
-  const ws = { company_slug: t.ws };
-  const inProject = { ...ws, project_slug: t.project };
-  return {
-    'list-projects': { path: '/projects', query: { ...ws, status: 'in_progress', limit: '20' }, expectedStatus: 200 },
-    'create-project': {
-      path: '/projects',
-      body: { company_slug: t.ws, name: 'Mobile App', description: 'iOS and Android clients', visibility: 'private' },
-      expectedStatus: 201,
-    },
-    'get-project': { path: `/projects/${t.project}`, query: ws, expectedStatus: 200 },
-    'update-project': {
-      path: `/projects/${t.project}`,
-      body: { company_slug: t.ws, description: 'New public website, launch in Q3', visibility: 'public' },
-      expectedStatus: 200,
-    },
-    'delete-project': { path: `/projects/${t.doomedProject ?? t.project}`, query: ws, expectedStatus: 200 },
-    'duplicate-project': { path: `/projects/${t.project}/duplicate`, query: ws, expectedStatus: 201 },
-    'project-stats': { path: `/projects/${t.project}/stats`, query: ws, expectedStatus: 200 },
-    'list-labels': { path: '/projects-labels', query: ws, expectedStatus: 200 },
-    'create-label': {
-      path: '/projects-labels',
-      query: ws,
-      body: { title: FIXTURES.newLabel.title, color: FIXTURES.newLabel.color },
-      expectedStatus: 201,
-    },
-    'update-label': { path: `/projects-labels/${t.label}`, query: ws, body: { color: '#b60205' }, expectedStatus: 200 },
-    'delete-label': { path: `/projects-labels/${t.doomedLabel ?? t.label}`, query: ws, expectedStatus: 200 },
-    'attach-label': { path: `/projects-labels/${t.label}/attach`, query: inProject, body: { task_uuid: t.task }, expectedStatus: 200 },
-    'detach-label': { path: `/projects-labels/${t.label}/detach`, query: inProject, body: { task_uuid: t.task }, expectedStatus: 200 },
-    'label-tasks': { path: `/projects-labels/${t.label}/tasks`, query: inProject, expectedStatus: 200 },
-    search: { path: '/search', query: { q: t.project, ...ws, categories: 'projects', limit: '5' }, expectedStatus: 200 },
-    'get-label': { path: `/projects-labels/${t.label}`, query: ws, expectedStatus: 200 },
-    'project-labels': { path: '/task-labels', query: inProject, expectedStatus: 200 },
-    'toggle-task-label': {
-      path: `/task-labels/${t.label}/toggle`,
-      query: { ...inProject, task_uuid: t.task },
-      body: {},
-      expectedStatus: 200,
-    },
-  };
+  return Object.fromEntries(
+    routes.map((r) => [r.name, { ...r.sample({ ...t, newLabel: FIXTURES.newLabel }), expectedStatus: r.answer.status }]),
+  );
 }
 
 export const SAMPLE_REQUESTS: Record<string, SampleRequest> = sampleRequestsFor({

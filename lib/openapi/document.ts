@@ -1,31 +1,18 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod';
-import { PROBLEMS, type Problem as ProblemDetails, type ProblemCode } from '#domain/problems';
+import { PROBLEMS, type Problem as ProblemDetails, type ProblemCode } from '#wire/problems';
 import { IDEMPOTENCY_KEY_SHAPE } from '#domain/limits';
 import { SLUG } from '#domain/slugs';
 import { DEFAULT_RATE_LIMIT } from '#domain/tokens';
 import { problemBody } from '#http/problem';
 import { routes, type Route } from '#http/routes';
 import { repoRoot } from '#lib/paths';
-import {
-  envelope,
-  Label,
-  PageMeta,
-  WholeListMeta,
-  Problem,
-  Project,
-  ProjectCreated,
-  ProjectLabel,
-  ProjectListItem,
-  ProjectStats,
-  SearchResults,
-  TaskLabels,
-} from './schemas';
+import { Problem } from '#wire/answers';
 
 /**
  * The OpenAPI 3.1 document of the API, built from the route table, each route's own input schema
- * (zod, as the handler validates it) and the answer schemas (./schemas.ts). `npm run openapi`
+ * (zod, as the handler validates it) and its answer (the row's, declared in wire/answers.ts). `npm run openapi`
  * writes it to openapi.json; a test fails when that file is stale.
  */
 
@@ -35,69 +22,6 @@ type Json = Record<string, any>;
 
 /** Where `npm run openapi` writes the document, relative to the repository root. */
 export const OPENAPI_FILE = 'openapi.json';
-
-interface Answer {
-  status: 200 | 201;
-  schema: z.ZodType;
-  description: string;
-}
-
-const one = (schema: z.ZodType) => envelope(schema);
-const page = (schema: z.ZodType) => envelope(z.array(schema), PageMeta);
-/** A label list answered whole (no paging parameter). */
-const whole = (schema: z.ZodType) => envelope(z.array(schema), WholeListMeta);
-const attachResult = one(z.union([z.array(Label), z.array(TaskLabels), z.array(ProjectLabel)]));
-
-/** The success answer of every route (its errors are the catalogue's problems). */
-const ANSWERS: Record<string, Answer> = {
-  'list-projects': { status: 200, schema: page(ProjectListItem), description: 'A page of projects' },
-  'create-project': { status: 201, schema: one(ProjectCreated), description: 'The project, created' },
-  'get-project': { status: 200, schema: one(Project), description: 'The project' },
-  'update-project': { status: 200, schema: one(Project), description: 'The project after the update' },
-  'delete-project': {
-    status: 200,
-    schema: one(z.object({ slug: z.string(), deleted: z.literal(true) })),
-    description: 'The project is gone (its tasks, links and label set are removed in the background)',
-  },
-  'duplicate-project': { status: 201, schema: one(Project), description: 'The copy, created' },
-  'project-stats': { status: 200, schema: one(ProjectStats), description: "The project's statistics" },
-  'list-labels': {
-    status: 200,
-    schema: z.union([page(Label), whole(Label), page(ProjectLabel), whole(ProjectLabel)]),
-    description:
-      "The workspace's labels, a project's labels with `project_slug`, a task's with `task_uuid` too: all of them, or a page with `limit`, `per_page`, `page` or `cursor`",
-  },
-  'create-label': { status: 201, schema: one(Label), description: 'The label, created' },
-  'update-label': { status: 200, schema: one(Label), description: 'The label after the update' },
-  'delete-label': {
-    status: 200,
-    schema: one(z.object({ id: z.int(), slug: z.string(), deleted: z.literal(true) })),
-    description: 'The label is gone (removed from every task in the background)',
-  },
-  'attach-label': {
-    status: 200,
-    schema: attachResult,
-    description: "The task's labels after the call (per task for task_uuids; the project's labels without a task)",
-  },
-  'detach-label': {
-    status: 200,
-    schema: attachResult,
-    description: "The task's labels after the call (per task for task_uuids; the project's labels without a task)",
-  },
-  'label-tasks': { status: 200, schema: page(z.string()), description: 'A page of the task_uuids of the project that carry the label' },
-  search: { status: 200, schema: one(SearchResults), description: 'Hits per category (projects; the other categories answer empty)' },
-  'get-label': { status: 200, schema: one(Label), description: 'The label' },
-  'project-labels': {
-    status: 200,
-    schema: z.union([page(ProjectLabel), whole(ProjectLabel), page(Label), whole(Label)]),
-    description:
-      "The project's labels, with how many of its tasks carry each (a task's with `task_uuid`), as GET /projects-labels answers them",
-  },
-  'toggle-task-label': { status: 200, schema: one(z.array(Label)), description: "The task's labels after the call" },
-};
-
-/** The routes whose answer is one resource with its entity tag (`resource()` in the handler); their GETs answer 304. */
-const TAGGED = new Set(['get-project', 'update-project', 'get-label', 'update-label']);
 
 /** The problems a route can answer, by status: the catalogue's, as every function and the gateway answer them. */
 function problemStatuses(route: Route): number[] {
@@ -202,8 +126,7 @@ export async function buildOpenApi(): Promise<Json> {
   jsonSchemaOf(Problem, 'output', components); // registers the Problem component the responses reference
   const paths: Json = {};
   for (const route of routes) {
-    const answer = ANSWERS[route.name];
-    if (!answer) throw new Error(`no answer schema for route ${route.name} (lib/openapi/document.ts)`);
+    const answer = route.answer;
     const input = jsonSchemaOf(await inputSchemaOf(route), 'input', components);
     const body = input.properties?.body as Json | undefined;
     const responses: Json = {
@@ -220,12 +143,12 @@ export async function buildOpenApi(): Promise<Json> {
                 },
               }
             : {}),
-          ...(TAGGED.has(route.name) ? { ETag: { description: 'Strong entity tag of the resource', schema: { type: 'string' } } } : {}),
+          ...(route.tagged ? { ETag: { description: 'Strong entity tag of the resource', schema: { type: 'string' } } } : {}),
         },
         content: { 'application/json': { schema: jsonSchemaOf(answer.schema, 'output', components) } },
       },
     };
-    const conditionalGet = TAGGED.has(route.name) && route.method === 'GET';
+    const conditionalGet = route.tagged && route.method === 'GET';
     if (conditionalGet) {
       responses[304] = { description: 'Not modified (If-None-Match matched the ETag)', headers: { ETag: { schema: { type: 'string' } } } };
     }

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { INBOUND_TYPES, OUTBOUND_TYPES } from '#domain/eventNames';
 import { routes } from '#http/routes';
 import { repoRoot } from '#lib/paths';
 import { scriptsNamed } from '#support/docExamples';
@@ -62,6 +63,11 @@ describe('the documentation holds together', () => {
   test('every route has its request and answer in docs/api.md', () => {
     const api = text('docs/api.md');
     for (const route of routes) expect(api, `${route.method} ${route.path}`).toContain(`#### \`${route.method} ${route.path}\``);
+  });
+
+  test('docs/events.md describes every event the service publishes and every one it takes in', () => {
+    const events = text('docs/events.md');
+    for (const type of [...OUTBOUND_TYPES, ...INBOUND_TYPES]) expect(events, type).toContain(`\`${type}\``);
   });
 
   test('the README is a front door: at most 200 lines, a table of every page of docs/', () => {

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { createLabel } from '#domain/labels';
-import { PROBLEMS, type ProblemCode } from '#domain/problems';
+import { PROBLEMS, type ProblemCode } from '#wire/problems';
 import { createProject } from '#domain/projects';
 import { problemBody } from '#http/problem';
 import { routes } from '#http/routes';

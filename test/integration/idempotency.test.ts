@@ -3,7 +3,8 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { describe, expect, test } from 'vitest';
 import { scanTable } from '#checker/invariants';
-import { Conflict, ServiceUnavailable } from '#domain/errors';
+import { Busy, Conflict } from '#domain/errors';
+import { toProblem } from '#wire/problems';
 import { claimIdempotencyKey, keepAnswer } from '#domain/idempotency';
 import { idempotent, type IdempotentRequest } from '#http/idempotency';
 import { db } from '#store/client';
@@ -245,7 +246,7 @@ describe('retries racing the first request', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     const meanwhile = await idempotent(request(ws, 'k', 'r2'), async () => answer('{"second":1}')).catch((e: unknown) => e);
     expect(meanwhile).toBeInstanceOf(Conflict);
-    expect(Number((meanwhile as Conflict).headers['Retry-After'])).toBeGreaterThanOrEqual(1);
+    expect(Number(toProblem(meanwhile).headers?.['Retry-After'])).toBeGreaterThanOrEqual(1);
     release();
     expect((await first).body).toBe('{"first":1}');
     const replayed = await idempotent(request(ws, 'k', 'r3'), async () => answer('{"third":1}'));
@@ -257,9 +258,9 @@ describe('retries racing the first request', () => {
     const ws = `idem-${randomUUID().slice(0, 8)}`;
     await expect(
       idempotent(request(ws, 'k', 'r1'), async () => {
-        throw new ServiceUnavailable();
+        throw new Busy();
       }),
-    ).rejects.toBeInstanceOf(ServiceUnavailable);
+    ).rejects.toBeInstanceOf(Busy);
     const retried = await idempotent(request(ws, 'k', 'r2'), async () => answer('{"ran":2}'));
     expect(retried.body).toBe('{"ran":2}');
     expect(retried.headers?.['Idempotent-Replayed']).toBeUndefined();

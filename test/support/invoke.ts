@@ -3,7 +3,8 @@ import { lambdaContext, loadHandler, proxyEvent, type ProxyHandler } from '#loca
 import { repoRoot } from '#lib/paths';
 import { toAuthorizerContext, type Principal } from '#http/principal';
 import { SCOPES } from '#domain/scopes';
-import { matchPath, type Route } from '#http/routes';
+import { matchPath } from '#http/route';
+import { type Route } from '#http/routes';
 import type { SampleRequest } from './requests.ts';
 
 export function principalFor(ws: string, scopes = [...SCOPES]): Principal {

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { matchPath, routes } from '#http/routes';
+import { matchPath } from '#http/route';
+import { routes } from '#http/routes';
 import { OPENAPI_FILE, withRefsMoved } from '#lib/openapi/document';
 import { repoRoot } from '#lib/paths';
 

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { PreconditionFailed } from '#domain/errors';
+import { PROBLEMS, toProblem } from '#wire/problems';
 import { etagOf, ifMatchCheck, notModified } from '#http/etags';
 
 const view = (r: { name: string }) => ({ name: r.name });
@@ -54,7 +55,7 @@ describe('entity tags', () => {
       error = e;
     }
     expect(error).toBeInstanceOf(PreconditionFailed);
-    expect((error as PreconditionFailed).status).toBe(412);
+    expect(PROBLEMS[toProblem(error).code].status).toBe(412);
   });
 
   test('no If-Match, or `*` (it holds whenever the resource exists; one that does not is a 404 first): no check at all', () => {

@@ -1,7 +1,8 @@
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { matchPath, routes } from '#http/routes';
+import { matchPath } from '#http/route';
+import { routes } from '#http/routes';
 import { toAuthorizerContext } from '#http/principal';
 import { lambdaContext, loadHandler, proxyEvent, type ProxyHandler } from '#local/gateway';
 import { repoRoot } from '#lib/paths';

@@ -1,5 +1,9 @@
 import { describe, expect, test } from 'vitest';
-import { toProblem } from '#domain/failures';
+import { inDomainTerms } from '#domain/failures';
+import { toProblem as problemOf } from '#wire/problems';
+
+/** The problem a failure of the store is answered with: put in the domain's words, then at the edge. */
+const toProblem = (error: unknown) => problemOf(inDomainTerms(error));
 import { sampleProjectItem } from '#support/items';
 import { decodeProject } from '#store/projects';
 import { CorruptItem, TransactionCancelled } from '#store/errors';

@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { describe, expect, test } from 'vitest';
 import { ValidationFailed } from '#domain/errors';
-import { labelFields } from '#http/labelSchemas';
-import { parseInput, text, workspaceSlug } from '#http/validation';
+import { labelFields } from '#wire/labelSchemas';
+import { parseInput, text, workspaceSlug } from '#wire/validation';
 
 describe('workspace slug', () => {
   test('comes from the query or the body', () => {

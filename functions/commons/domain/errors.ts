@@ -1,65 +1,50 @@
-import { PROBLEMS, type FieldError, type Problem, type ProblemCode } from './problems';
-
 /**
- * Typed errors. Domain code throws these; `toProblem` (domain/failures.ts) is the one place that
- * turns them, and anything unexpected, into a Problem the HTTP layer renders.
+ * What can go wrong, in the domain's own words. Use cases throw these; the edge (wire/problems.ts)
+ * is the one place that decides how each is answered (status, title, error_code, headers): nothing
+ * here knows of HTTP.
  */
-export abstract class ServiceError extends Error {
-  abstract readonly code: ProblemCode;
-  readonly headers: Record<string, string> = {};
-  readonly extensions: Record<string, unknown> = {};
-  /** A more specific GitScrum `error_code` than the catalogue's. */
-  errorCode?: string;
-  get status(): number {
-    return PROBLEMS[this.code].status;
+
+/** One broken rule of one field of a request or command. */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export abstract class DomainError extends Error {}
+
+/** What a missing thing is, when it is a resource the caller named. */
+export type Subject = 'project' | 'label';
+
+export class NotFound extends DomainError {
+  constructor(
+    message: string,
+    readonly subject?: Subject,
+  ) {
+    super(message);
   }
-  toProblem(): Problem {
-    const problem: Problem = { code: this.code, detail: this.message || PROBLEMS[this.code].title, headers: this.headers };
-    if (Object.keys(this.extensions).length) problem.extensions = this.extensions;
-    if (this.errorCode) problem.errorCode = this.errorCode;
-    return problem;
+}
+
+/** Another state stands in the way: a title taken, a resource changed under a write, a request still running. */
+export class Conflict extends DomainError {
+  constructor(
+    message: string,
+    /** When the same command is worth trying again (it waits on something that ends by itself). */
+    readonly retryAfterSeconds?: number,
+    readonly reason?: 'key_in_use',
+  ) {
+    super(message);
   }
 }
 
-export class MalformedJson extends ServiceError {
-  readonly code = 'malformed_json';
-}
+/** The thing is no longer as the caller last saw it (its version differs from the one named). */
+export class PreconditionFailed extends DomainError {}
 
-export class Unauthorized extends ServiceError {
-  readonly code = 'unauthorized';
-  override readonly headers = { 'WWW-Authenticate': 'Bearer' };
-}
-
-export class Forbidden extends ServiceError {
-  readonly code = 'forbidden';
-}
-
-export class NotFound extends ServiceError {
-  readonly code = 'not_found';
-}
-
-export class Conflict extends ServiceError {
-  readonly code = 'conflict';
-}
-
-export class PreconditionFailed extends ServiceError {
-  readonly code = 'precondition_failed';
-}
-
-/** The answer to a conditional write (If-Match) whose resource is no longer as the client last saw it. */
+/** The answer to a conditional write whose resource is no longer as the client last saw it. */
 export const changedSinceRead = () =>
   new PreconditionFailed('The resource has changed since the ETag given in If-Match; read it again (GET) and retry with its new ETag.');
 
-/** A check of the current record before a conditional write: throws (412) when the precondition fails. */
+/** A check of the current record before a conditional write: throws PreconditionFailed when it fails. */
 export type Precondition<R> = (current: R) => void | Promise<void>;
-
-export class PayloadTooLarge extends ServiceError {
-  readonly code = 'payload_too_large';
-}
-
-export class UnsupportedMediaType extends ServiceError {
-  readonly code = 'unsupported_media_type';
-}
 
 /** Rules said as a predicate ("is required", "must be ..."): the field's name goes before them. */
 const PREDICATE = /^(is|are|was|must|differs|cannot|needs|nests|has)\b/;
@@ -69,10 +54,13 @@ function sentence(e: FieldError): FieldError {
   return { field: e.field, message: e.field && PREDICATE.test(e.message) ? `${e.field} ${e.message}` : e.message };
 }
 
-export class ValidationFailed extends ServiceError {
-  readonly code = 'validation_failed';
+/** Values that break the rules, every broken rule listed. */
+export class ValidationFailed extends DomainError {
   readonly errors: FieldError[];
-  constructor(errors: FieldError[]) {
+  constructor(
+    errors: FieldError[],
+    readonly reason?: 'key_reused',
+  ) {
     const sentences = errors.map(sentence);
     super(sentences.map((e) => e.message).join('; '));
     this.errors = sentences;
@@ -80,22 +68,34 @@ export class ValidationFailed extends ServiceError {
   static of(field: string, message: string): ValidationFailed {
     return new ValidationFailed([{ field, message }]);
   }
-  override toProblem(): Problem {
-    return { ...super.toProblem(), errors: this.errors };
+}
+
+/** A limit of the model reached (a task's 100 labels): a rule of the values, said as one. */
+export class LimitReached extends ValidationFailed {}
+
+/** The database stayed busy or away through every retry: the same command later will likely work. */
+export class Busy extends DomainError {
+  constructor(
+    message = 'The database is busy; retry shortly.',
+    readonly retryAfterSeconds = 1,
+  ) {
+    super(message);
   }
 }
 
-export class ServiceUnavailable extends ServiceError {
-  readonly code = 'service_unavailable';
-  constructor(message = 'The database is busy; retry shortly.', retryAfterSeconds = 1) {
-    super(message);
-    this.headers['Retry-After'] = String(retryAfterSeconds);
+/** A command over many tasks that stopped after changing some of them: which, and why it stopped. */
+export class PartlyApplied extends DomainError {
+  constructor(
+    readonly failure: DomainError,
+    readonly appliedTasks: string[],
+  ) {
+    super(`${failure.message} The request was applied to ${appliedTasks.length} of its tasks (applied_task_uuids); repeating it is safe.`);
   }
 }
 
 export function projectNotFound(slug: string): NotFound {
-  return Object.assign(new NotFound(`No project "${slug}" in this workspace.`), { errorCode: 'PROJECT_NOT_FOUND' });
+  return new NotFound(`No project "${slug}" in this workspace.`, 'project');
 }
 export function labelNotFound(slug: string): NotFound {
-  return Object.assign(new NotFound(`No label "${slug}" in this workspace.`), { errorCode: 'LABEL_NOT_FOUND' });
+  return new NotFound(`No label "${slug}" in this workspace.`, 'label');
 }

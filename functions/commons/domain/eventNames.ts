@@ -1,9 +1,25 @@
 /**
- * The names of the events this service publishes and consumes (docs/events.md), with no code
- * behind them: the CDK stack reads them too (the bus rule, the stream filter).
+ * The events this service publishes and consumes, declared once: the publisher (events/outbound.ts)
+ * and the consumer (events/inbound.ts) use these names, the CDK stack's bus rule and the local queue
+ * read the inbound list, and a test holds docs/events.md to both lists.
  */
 export const EVENT_SOURCE = 'project-label-service';
 
+/** One per public change, published from the table's stream (source EVENT_SOURCE). */
+export const OUTBOUND_TYPES = [
+  'Project Created',
+  'Project Updated',
+  'Project Duplicated',
+  'Project Deleted',
+  'Label Created',
+  'Label Updated',
+  'Label Deleted',
+  'Label Attached',
+  'Label Detached',
+] as const;
+export type OutboundType = (typeof OUTBOUND_TYPES)[number];
+
+/** What the rest of the product tells this service, for the projects' stats. */
 export const INBOUND_TYPES = [
   'Task Created',
   'Task Completed',

@@ -1,40 +1,12 @@
-import { StoreUnavailable, TransactionCancelled } from '#store/errors';
-import { ServiceError, ServiceUnavailable } from './errors';
-import type { Problem } from './problems';
-
-/** AWS SDK errors that mean "the database is overloaded or briefly unavailable: retry later". */
-const RETRYABLE_AWS_ERRORS = new Set([
-  'ProvisionedThroughputExceededException',
-  'ThrottlingException',
-  'RequestLimitExceeded',
-  'InternalServerError',
-  'ServiceUnavailable',
-  'TransactionConflictException',
-  'TimeoutError',
-  'RequestTimeout',
-  'RequestTimeoutException',
-]);
-
-function isTransient(error: unknown): boolean {
-  if (error instanceof StoreUnavailable) return true;
-  if (error instanceof TransactionCancelled) return error.conflicted || error.throttled;
-  if (!(error instanceof Error)) return false;
-  if (RETRYABLE_AWS_ERRORS.has(error.name)) return true;
-  const meta = (error as { $metadata?: { httpStatusCode?: number } }).$metadata;
-  if (meta?.httpStatusCode !== undefined && meta.httpStatusCode >= 500) return true;
-  return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes((error as { code?: string }).code ?? '');
-}
+import { isTransient, StoreUnavailable } from '#store/errors';
+import { Busy, DomainError } from './errors';
 
 /**
- * Any thrown value as the Problem to answer: typed service errors as they are, a busy or briefly
- * unavailable database as 503 with Retry-After, anything else as a 500 that says nothing of the
- * cause (no stack, AWS error name or key ever reaches a client).
+ * Any failure in the domain's words: its own errors as they are, a busy or briefly unavailable
+ * database (however the store or the SDK said it) as Busy, anything else unchanged (unexpected).
  */
-export function toProblem(error: unknown): Problem {
-  if (error instanceof ServiceError) return error.toProblem();
-  if (isTransient(error)) {
-    const retryAfter = error instanceof StoreUnavailable ? error.retryAfterSeconds : 1;
-    return new ServiceUnavailable(error instanceof StoreUnavailable ? error.message : undefined, retryAfter).toProblem();
-  }
-  return { code: 'internal_error', detail: 'An unexpected error occurred.' };
+export function inDomainTerms(error: unknown): unknown {
+  if (error instanceof DomainError) return error;
+  if (isTransient(error)) return error instanceof StoreUnavailable ? new Busy(error.message, error.retryAfterSeconds) : new Busy();
+  return error;
 }

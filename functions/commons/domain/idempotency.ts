@@ -34,9 +34,10 @@ const refOf = (r: KeyedRequest): KeyRef => ({
 });
 
 const keyReused = () =>
-  Object.assign(ValidationFailed.of('Idempotency-Key', 'was already used with a different request; use a new key for a new request'), {
-    errorCode: 'IDEMPOTENCY_KEY_REUSED',
-  });
+  new ValidationFailed(
+    [{ field: 'Idempotency-Key', message: 'was already used with a different request; use a new key for a new request' }],
+    'key_reused',
+  );
 
 /**
  * The first request usually finishes in milliseconds: a retry a second later mostly gets its answer
@@ -44,11 +45,7 @@ const keyReused = () =>
  */
 const IN_USE_RETRY_SECONDS = 1;
 function keyInUse(): Conflict {
-  const error = Object.assign(new Conflict('A request with this Idempotency-Key is still running; retry after it finishes.'), {
-    errorCode: 'IDEMPOTENCY_KEY_IN_USE',
-  });
-  error.headers['Retry-After'] = String(IN_USE_RETRY_SECONDS);
-  return error;
+  return new Conflict('A request with this Idempotency-Key is still running; retry after it finishes.', IN_USE_RETRY_SECONDS, 'key_in_use');
 }
 
 /**

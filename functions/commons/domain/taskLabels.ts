@@ -13,8 +13,8 @@ import {
   type TaskState,
 } from '#store/links';
 import { withOptimisticRetry } from '#store/transactions';
-import { toProblem } from './failures';
-import { ServiceError, ServiceUnavailable, ValidationFailed, type Precondition } from './errors';
+import { inDomainTerms } from './failures';
+import { DomainError, LimitReached, PartlyApplied, type Precondition } from './errors';
 import { byTitle } from './labels';
 import { MAX_LABELS_PER_TASK } from './limits';
 import { readPage, type Page, type PageRequest } from './paging';
@@ -122,26 +122,17 @@ function readTasks(project: ProjectRef, tasks: string[]): Promise<TaskState[]> {
 
 const carries = (s: TaskState, label: LabelRef) => s.links.some((l) => l.id === label.id);
 
-function labelLimitReached(full: TaskState[], field: string): ValidationFailed {
-  return new ValidationFailed(
+function labelLimitReached(full: TaskState[], field: string): LimitReached {
+  return new LimitReached(
     full.map((s) => ({ field, message: `task ${s.task} already carries ${MAX_LABELS_PER_TASK} labels, the most a task can carry` })),
   );
 }
 
 /** The error of a bulk change that stopped after some chunks were applied, naming the tasks they changed. */
 function partiallyApplied(error: unknown, applied: string[]): unknown {
-  let reported = error;
-  if (!(error instanceof ServiceError)) {
-    // A busy database in any form (store retries exhausted, SDK throttling, a conflict) is a 503 to say it on.
-    const problem = toProblem(error);
-    if (problem.code === 'service_unavailable')
-      reported = new ServiceUnavailable(problem.detail, Number(problem.headers?.['Retry-After'] ?? 1));
-  }
-  if (reported instanceof ServiceError) {
-    reported.extensions.applied_task_uuids = applied;
-    reported.message += ` The request was applied to ${applied.length} of its tasks (applied_task_uuids); repeating it is safe.`;
-  }
-  return reported;
+  // A busy database in any form (store retries exhausted, SDK throttling, a conflict) is Busy to say it on.
+  const failure = inDomainTerms(error);
+  return failure instanceof DomainError ? new PartlyApplied(failure, applied) : error;
 }
 
 /** Attaches the label to each task of one chunk; idempotent. Returns each task's links after the call. */

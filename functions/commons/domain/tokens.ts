@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { putNewToken, readToken, revokeTokenItem, scanTokens, updateTokenLimits, type TokenRecord } from '#store/tokens';
 import { ValidationFailed } from './errors';
-import type { FieldError } from './problems';
+import type { FieldError } from './errors';
 import { isScope, type Scope } from './scopes';
 import { SLUG } from './slugs';
 import { textProblem } from './text';

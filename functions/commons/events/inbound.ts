@@ -4,7 +4,7 @@ import { INBOUND_TYPES, type InboundType } from '#domain/eventNames';
 import { applyInboundEvent, type InboundEvent, type InboundOutcome } from '#domain/inbound';
 import { nestsDeeperThan } from '#domain/jsonDepth';
 import { INBOUND_EARLIEST, INBOUND_FUTURE_SKEW_MS, MAX_JSON_DEPTH } from '#domain/limits';
-import { slugParam, taskUuid } from '#http/validation';
+import { slugParam, taskUuid } from '#wire/validation';
 import { logger } from '#observability/log';
 import { sourceMapped } from '#observability/stacks';
 import { observeBatch } from './observeBatch';

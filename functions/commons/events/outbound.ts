@@ -1,5 +1,6 @@
-import { labelView } from '#http/labelViews';
-import { projectFullView } from '#http/projectViews';
+import type { OutboundType } from '#domain/eventNames';
+import { labelView } from '#wire/labelViews';
+import { projectFullView } from '#wire/projectViews';
 import { getItems } from '#store/batches';
 import { map, num, optActor, str, type Actor } from '#store/codec';
 import { ItemType, keys } from '#store/keys';
@@ -15,7 +16,7 @@ import type { Change } from '#store/streamRecords';
  */
 
 export interface OutboundEvent {
-  detailType: string;
+  detailType: OutboundType;
   /** When the change happened (ISO 8601): the event's `occurred_at` and EventBridge `Time`. */
   time: string;
   detail: Record<string, unknown> & { event_id: string; company_slug: string; occurred_at: string };
@@ -25,7 +26,7 @@ type LabelLookup = (ws: string, id: number, slug: string) => Record<string, unkn
 
 const actorView = (actor: Actor | undefined) => (actor ? { username: actor.username } : null);
 
-function event(change: Change, detailType: string, ws: string, time: string, rest: Record<string, unknown>): OutboundEvent {
+function event(change: Change, detailType: OutboundType, ws: string, time: string, rest: Record<string, unknown>): OutboundEvent {
   return { detailType, time, detail: { event_id: change.id, company_slug: ws, occurred_at: time, ...rest } };
 }
 

@@ -4,7 +4,8 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import { MalformedJson, PayloadTooLarge, UnsupportedMediaType, ValidationFailed } from '#domain/errors';
+import { ValidationFailed } from '#domain/errors';
+import { Refused } from '#wire/problems';
 import { nestsDeeperThan } from '#domain/jsonDepth';
 import { MAX_JSON_DEPTH } from '#domain/limits';
 import type { Scope } from '#domain/scopes';
@@ -16,7 +17,7 @@ import { locationFor } from './location';
 import { noteWorkspace, observe } from './observe';
 import { principalOf, requireScope, requireWorkspace, type Principal } from './principal';
 import { problemFromError } from './problem';
-import { parseInput, workspaceSlug } from './validation';
+import { parseInput, workspaceSlug } from '#wire/validation';
 
 const MAX_BODY_BYTES = 64 * 1024;
 
@@ -71,9 +72,10 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 function checkEncoding(headers: APIGatewayProxyEvent['headers']): void {
   const coding = headers['content-encoding']?.trim().toLowerCase();
   if (coding && coding !== 'identity')
-    throw new UnsupportedMediaType(`Content-Encoding ${coding} is not supported; send the body uncompressed.`);
+    throw new Refused('unsupported_media_type', `Content-Encoding ${coding} is not supported; send the body uncompressed.`);
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(headers['content-type'] ?? '')?.[1]?.toLowerCase();
-  if (charset && charset !== 'utf-8' && charset !== 'utf8') throw new UnsupportedMediaType(`The body must be UTF-8 JSON, not ${charset}.`);
+  if (charset && charset !== 'utf-8' && charset !== 'utf8')
+    throw new Refused('unsupported_media_type', `The body must be UTF-8 JSON, not ${charset}.`);
 }
 
 /**
@@ -89,14 +91,14 @@ const jsonBody = (): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyRe
     }
     const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : undefined;
     const bytes = raw ? raw.length : Buffer.byteLength(event.body);
-    if (bytes > MAX_BODY_BYTES) throw new PayloadTooLarge(`The body is ${bytes} bytes; the limit is ${MAX_BODY_BYTES}.`);
+    if (bytes > MAX_BODY_BYTES) throw new Refused('payload_too_large', `The body is ${bytes} bytes; the limit is ${MAX_BODY_BYTES}.`);
     checkEncoding(event.headers);
     if (raw) {
       // Bytes as sent (binary passthrough): they must be UTF-8, never silently repaired.
       try {
         event.body = utf8.decode(raw);
       } catch {
-        throw new MalformedJson('The body is not valid UTF-8.');
+        throw new Refused('malformed_json', 'The body is not valid UTF-8.');
       }
       event.isBase64Encoded = false;
     }
@@ -106,9 +108,9 @@ const jsonBody = (): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyRe
       await jsonParser.before!(request as never);
     } catch (error) {
       if ((error as Error).message === 'Unsupported Media Type') {
-        throw new UnsupportedMediaType('Send the body as application/json.');
+        throw new Refused('unsupported_media_type', 'Send the body as application/json.');
       }
-      throw new MalformedJson('The body is not valid JSON.');
+      throw new Refused('malformed_json', 'The body is not valid JSON.');
     }
   },
 });

@@ -4,8 +4,8 @@ import { listLabels, type LabelRecord } from '#domain/labels';
 import { projectLabels } from '#domain/projectLabels';
 import { labelsOfTask } from '#domain/taskLabels';
 import { ok, type Reply } from './endpoint';
-import { labelView, projectLabelView } from './labelViews';
-import { pageMeta, pageRequest, paginationFields, pagingRules, slugParam, taskUuid } from './validation';
+import { labelView, projectLabelView } from '#wire/labelViews';
+import { pageMeta, pageRequest, paginationFields, pagingRules, slugParam, taskUuid } from '#wire/validation';
 
 /**
  * The query of a label list (GET /projects-labels, and GET /task-labels, where `project_slug` is

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { Forbidden, Unauthorized } from '#domain/errors';
+import { forbidden, unauthorized } from '#wire/problems';
 import { isScope, type Scope } from '#domain/scopes';
 import type { Principal, RateLimit } from '#domain/tokens';
 
@@ -39,7 +39,7 @@ export function limitsOf(context: Record<string, unknown> | null | undefined): R
 export function principalOf(event: Pick<APIGatewayProxyEvent, 'requestContext'>): Principal {
   const ctx = event.requestContext?.authorizer as Partial<AuthorizerContext> | null | undefined;
   if (!ctx?.tokenId || typeof ctx.workspaces !== 'string' || typeof ctx.scopes !== 'string') {
-    throw new Unauthorized('No authenticated principal on the request.');
+    throw unauthorized('No authenticated principal on the request.');
   }
   return {
     tokenId: ctx.tokenId,
@@ -50,9 +50,9 @@ export function principalOf(event: Pick<APIGatewayProxyEvent, 'requestContext'>)
 }
 
 export function requireScope(p: Principal, scope: Scope): void {
-  if (!p.scopes.includes(scope)) throw new Forbidden(`This token lacks the ${scope} scope.`);
+  if (!p.scopes.includes(scope)) throw forbidden(`This token lacks the ${scope} scope.`);
 }
 
 export function requireWorkspace(p: Principal, workspace: string): void {
-  if (!p.workspaces.includes(workspace)) throw new Forbidden('This token is not granted this workspace.');
+  if (!p.workspaces.includes(workspace)) throw forbidden('This token is not granted this workspace.');
 }

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { toProblem } from '#domain/failures';
-import { PROBLEMS, TYPE_BASE, type Problem } from '#domain/problems';
+import { inDomainTerms } from '#domain/failures';
+import { PROBLEMS, TYPE_BASE, toProblem, type Problem } from '#wire/problems';
 
 /** The problem+json body of a Problem: one shape for handlers, the local gateway and the deployed gateway. */
 export function problemBody(p: Problem, requestId: string): string {
@@ -30,5 +30,5 @@ export function problemResponse(p: Problem, requestId: string): APIGatewayProxyR
 
 /** Maps any thrown value to a problem response. Never leaks stack traces, AWS error names or keys. */
 export function problemFromError(error: unknown, requestId: string): APIGatewayProxyResult {
-  return problemResponse(toProblem(error), requestId);
+  return problemResponse(toProblem(inDomainTerms(error)), requestId);
 }

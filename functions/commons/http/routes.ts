@@ -1,23 +1,34 @@
-import type { Scope } from '#domain/scopes';
+import * as z from 'zod';
+import {
+  Label,
+  LabelDeleted,
+  one,
+  page,
+  Project,
+  ProjectCreated,
+  ProjectDeleted,
+  ProjectLabel,
+  ProjectListItem,
+  ProjectStats,
+  SearchResults,
+  TaskLabels,
+  whole,
+} from '#wire/answers';
+import type { Route, SampleTargets } from './route';
 
-type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type { Route } from './route';
 
-export interface Route {
-  /** Function name, sample event name stem and log name. */
-  name: string;
-  method: HttpMethod;
-  /** API Gateway resource path, `{param}` for path parameters. */
-  path: string;
-  /** Handler module, relative to the repository root; it exports `handler`. */
-  handler: string;
-  scope: Scope;
-  /** Read routes get read-only table grants. */
-  access: 'read' | 'write';
-}
+const ws = (t: SampleTargets) => ({ company_slug: t.ws });
+const inProject = (t: SampleTargets) => ({ company_slug: t.ws, project_slug: t.project });
+
+/** Attach and detach answer the labels after the call: one task's, per task for task_uuids, or the project's. */
+const LABEL_CHANGE = one(z.union([z.array(Label), z.array(TaskLabels), z.array(ProjectLabel)]));
+const LABEL_CHANGE_DESCRIPTION = "The task's labels after the call (per task for task_uuids; the project's labels without a task)";
 
 /**
- * Every endpoint of the service. The local server, the CDK stack, the sample events and the tests
- * all read this table: adding an endpoint is one row here plus one handler module.
+ * Every endpoint of the service, each row all there is to know of it outside its handler: the CDK
+ * stack, the local server, the OpenAPI document, the sample events and the tests all read this
+ * table. Adding an endpoint is one row here, one handler module and one use case.
  */
 export const routes: readonly Route[] = [
   {
@@ -27,6 +38,8 @@ export const routes: readonly Route[] = [
     handler: 'functions/projects/list.ts',
     scope: 'projects:read',
     access: 'read',
+    answer: { status: 200, schema: page(ProjectListItem), description: 'A page of projects' },
+    sample: (t) => ({ path: '/projects', query: { ...ws(t), status: 'in_progress', limit: '20' } }),
   },
   {
     name: 'create-project',
@@ -35,6 +48,11 @@ export const routes: readonly Route[] = [
     handler: 'functions/projects/create.ts',
     scope: 'projects:write',
     access: 'write',
+    answer: { status: 201, schema: one(ProjectCreated), description: 'The project, created' },
+    sample: (t) => ({
+      path: '/projects',
+      body: { company_slug: t.ws, name: 'Mobile App', description: 'iOS and Android clients', visibility: 'private' },
+    }),
   },
   {
     name: 'get-project',
@@ -43,6 +61,9 @@ export const routes: readonly Route[] = [
     handler: 'functions/projects/get.ts',
     scope: 'projects:read',
     access: 'read',
+    answer: { status: 200, schema: one(Project), description: 'The project' },
+    tagged: true,
+    sample: (t) => ({ path: `/projects/${t.project}`, query: ws(t) }),
   },
   {
     name: 'update-project',
@@ -51,6 +72,12 @@ export const routes: readonly Route[] = [
     handler: 'functions/projects/update.ts',
     scope: 'projects:write',
     access: 'write',
+    answer: { status: 200, schema: one(Project), description: 'The project after the update' },
+    tagged: true,
+    sample: (t) => ({
+      path: `/projects/${t.project}`,
+      body: { company_slug: t.ws, description: 'New public website, launch in Q3', visibility: 'public' },
+    }),
   },
   {
     name: 'delete-project',
@@ -59,6 +86,12 @@ export const routes: readonly Route[] = [
     handler: 'functions/projects/delete.ts',
     scope: 'projects:write',
     access: 'write',
+    answer: {
+      status: 200,
+      schema: one(ProjectDeleted),
+      description: 'The project is gone (its tasks, links and label set are removed in the background)',
+    },
+    sample: (t) => ({ path: `/projects/${t.doomedProject ?? t.project}`, query: ws(t) }),
   },
   {
     name: 'duplicate-project',
@@ -67,6 +100,8 @@ export const routes: readonly Route[] = [
     handler: 'functions/projects/duplicate.ts',
     scope: 'projects:write',
     access: 'write',
+    answer: { status: 201, schema: one(Project), description: 'The copy, created' },
+    sample: (t) => ({ path: `/projects/${t.project}/duplicate`, query: ws(t) }),
   },
   {
     name: 'project-stats',
@@ -75,6 +110,8 @@ export const routes: readonly Route[] = [
     handler: 'functions/projects/stats.ts',
     scope: 'projects:read',
     access: 'read',
+    answer: { status: 200, schema: one(ProjectStats), description: "The project's statistics" },
+    sample: (t) => ({ path: `/projects/${t.project}/stats`, query: ws(t) }),
   },
   {
     name: 'list-labels',
@@ -83,6 +120,13 @@ export const routes: readonly Route[] = [
     handler: 'functions/labels/list.ts',
     scope: 'labels:read',
     access: 'read',
+    answer: {
+      status: 200,
+      schema: z.union([page(Label), whole(Label), page(ProjectLabel), whole(ProjectLabel)]),
+      description:
+        "The workspace's labels, a project's labels with `project_slug`, a task's with `task_uuid` too: all of them, or a page with `limit`, `per_page`, `page` or `cursor`",
+    },
+    sample: (t) => ({ path: '/projects-labels', query: ws(t) }),
   },
   {
     name: 'create-label',
@@ -91,6 +135,8 @@ export const routes: readonly Route[] = [
     handler: 'functions/labels/create.ts',
     scope: 'labels:write',
     access: 'write',
+    answer: { status: 201, schema: one(Label), description: 'The label, created' },
+    sample: (t) => ({ path: '/projects-labels', query: ws(t), body: { title: t.newLabel.title, color: t.newLabel.color } }),
   },
   {
     name: 'update-label',
@@ -99,6 +145,9 @@ export const routes: readonly Route[] = [
     handler: 'functions/labels/update.ts',
     scope: 'labels:write',
     access: 'write',
+    answer: { status: 200, schema: one(Label), description: 'The label after the update' },
+    tagged: true,
+    sample: (t) => ({ path: `/projects-labels/${t.label}`, query: ws(t), body: { color: '#b60205' } }),
   },
   {
     name: 'delete-label',
@@ -107,6 +156,8 @@ export const routes: readonly Route[] = [
     handler: 'functions/labels/delete.ts',
     scope: 'labels:write',
     access: 'write',
+    answer: { status: 200, schema: one(LabelDeleted), description: 'The label is gone (removed from every task in the background)' },
+    sample: (t) => ({ path: `/projects-labels/${t.doomedLabel ?? t.label}`, query: ws(t) }),
   },
   {
     name: 'attach-label',
@@ -115,6 +166,8 @@ export const routes: readonly Route[] = [
     handler: 'functions/labels/attach.ts',
     scope: 'labels:write',
     access: 'write',
+    answer: { status: 200, schema: LABEL_CHANGE, description: LABEL_CHANGE_DESCRIPTION },
+    sample: (t) => ({ path: `/projects-labels/${t.label}/attach`, query: inProject(t), body: { task_uuid: t.task } }),
   },
   {
     name: 'detach-label',
@@ -123,6 +176,8 @@ export const routes: readonly Route[] = [
     handler: 'functions/labels/detach.ts',
     scope: 'labels:write',
     access: 'write',
+    answer: { status: 200, schema: LABEL_CHANGE, description: LABEL_CHANGE_DESCRIPTION },
+    sample: (t) => ({ path: `/projects-labels/${t.label}/detach`, query: inProject(t), body: { task_uuid: t.task } }),
   },
   {
     name: 'label-tasks',
@@ -131,6 +186,8 @@ export const routes: readonly Route[] = [
     handler: 'functions/labels/tasks.ts',
     scope: 'labels:read',
     access: 'read',
+    answer: { status: 200, schema: page(z.string()), description: 'A page of the task_uuids of the project that carry the label' },
+    sample: (t) => ({ path: `/projects-labels/${t.label}/tasks`, query: inProject(t) }),
   },
   {
     name: 'search',
@@ -139,6 +196,8 @@ export const routes: readonly Route[] = [
     handler: 'functions/projects/search.ts',
     scope: 'projects:read',
     access: 'read',
+    answer: { status: 200, schema: one(SearchResults), description: 'Hits per category (projects; the other categories answer empty)' },
+    sample: (t) => ({ path: '/search', query: { q: t.project, ...ws(t), categories: 'projects', limit: '5' } }),
   },
   {
     name: 'get-label',
@@ -147,6 +206,9 @@ export const routes: readonly Route[] = [
     handler: 'functions/labels/get.ts',
     scope: 'labels:read',
     access: 'read',
+    answer: { status: 200, schema: one(Label), description: 'The label' },
+    tagged: true,
+    sample: (t) => ({ path: `/projects-labels/${t.label}`, query: ws(t) }),
   },
   {
     name: 'project-labels',
@@ -155,6 +217,13 @@ export const routes: readonly Route[] = [
     handler: 'functions/labels/project.ts',
     scope: 'labels:read',
     access: 'read',
+    answer: {
+      status: 200,
+      schema: z.union([page(ProjectLabel), whole(ProjectLabel), page(Label), whole(Label)]),
+      description:
+        "The project's labels, with how many of its tasks carry each (a task's with `task_uuid`), as GET /projects-labels answers them",
+    },
+    sample: (t) => ({ path: '/task-labels', query: inProject(t) }),
   },
   {
     name: 'toggle-task-label',
@@ -163,6 +232,8 @@ export const routes: readonly Route[] = [
     handler: 'functions/labels/toggle.ts',
     scope: 'labels:write',
     access: 'write',
+    answer: { status: 200, schema: one(z.array(Label)), description: "The task's labels after the call" },
+    sample: (t) => ({ path: `/task-labels/${t.label}/toggle`, query: { ...inProject(t), task_uuid: t.task }, body: {} }),
   },
 ];
 
@@ -174,23 +245,3 @@ export const streamProcessorHandler = 'functions/stream/processor.ts';
 
 /** The inbound queue's consumer: task, member and sprint events from the rest of the product (not a route). */
 export const inboundConsumerHandler = 'functions/inbound/consumer.ts';
-
-/** Matches a concrete path against a route template; returns the path parameters or null. */
-export function matchPath(template: string, path: string): Record<string, string> | null {
-  const t = template.split('/');
-  const p = path.split('/');
-  if (t.length !== p.length) return null;
-  const params: Record<string, string> = {};
-  for (let i = 0; i < t.length; i++) {
-    const seg = t[i]!;
-    if (seg.startsWith('{') && seg.endsWith('}')) {
-      if (!p[i]) return null;
-      try {
-        params[seg.slice(1, -1)] = decodeURIComponent(p[i]!);
-      } catch {
-        return null;
-      }
-    } else if (seg !== p[i]) return null;
-  }
-  return params;
-}

@@ -63,3 +63,31 @@ export class TransactionCancelled extends Error {
     return [...this.reasons.values()].some((code) => code === 'ThrottlingError' || code === 'ProvisionedThroughputExceeded');
   }
 }
+
+/** AWS SDK errors that mean "the database is overloaded or briefly unavailable: retry later". */
+const RETRYABLE_AWS_ERRORS = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'ServiceUnavailable',
+  'TransactionConflictException',
+  'TimeoutError',
+  'RequestTimeout',
+  'RequestTimeoutException',
+]);
+
+/**
+ * Whether a failure of the database means "busy or briefly away: the same call later may work" (the
+ * store's own StoreUnavailable, a transaction lost to a concurrent writer or throttled, the SDK's
+ * throttling and 5xx errors after its retries, a dropped connection).
+ */
+export function isTransient(error: unknown): boolean {
+  if (error instanceof StoreUnavailable) return true;
+  if (error instanceof TransactionCancelled) return error.conflicted || error.throttled;
+  if (!(error instanceof Error)) return false;
+  if (RETRYABLE_AWS_ERRORS.has(error.name)) return true;
+  const meta = (error as { $metadata?: { httpStatusCode?: number } }).$metadata;
+  if (meta?.httpStatusCode !== undefined && meta.httpStatusCode >= 500) return true;
+  return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes((error as { code?: string }).code ?? '');
+}

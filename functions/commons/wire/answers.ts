@@ -1,13 +1,12 @@
 import * as z from 'zod';
-import { PROBLEMS } from '#domain/problems';
+import { PROBLEMS } from './problems';
 import { PROJECT_STATUSES, VISIBILITIES, WORKFLOWS } from '#domain/projects';
 import { SLUG } from '#domain/slugs';
 
 /**
- * What the API answers, as zod schemas for the OpenAPI document (the inputs are the routes' own
- * schemas). They describe functions/commons/http/*Views.ts and the problem renderer; the integration
- * suite validates every response it gets against the document, so a view that changes without its
- * schema here fails the suite.
+ * What the API answers, declared once: the views (projectViews.ts, labelViews.ts) are typed by these
+ * schemas (a type-only import: no function bundles them), and the OpenAPI document is built from them.
+ * The integration suite also validates every response it gets against the document.
  */
 const slug = z.string().regex(SLUG);
 const timestamp = z.iso.datetime({ offset: true });
@@ -55,17 +54,14 @@ export const ProjectCreated = z
   .object({ slug, name: z.string(), description: z.string(), visibility, is_private: z.boolean(), created_at: timestamp })
   .meta({ id: 'ProjectCreated' });
 
+/** A search hit as GitScrum's clients read it. */
+export const SearchItem = ProjectListItem.extend({ title: z.string(), company_slug: slug, route: z.string() });
+
 export const SearchResults = z
-  .record(
-    z.string(),
-    z.object({
-      items: z.array(ProjectListItem.extend({ title: z.string(), company_slug: slug, route: z.string() })),
-      total: z.int().min(0),
-    }),
-  )
+  .record(z.string(), z.object({ items: z.array(SearchItem), total: z.int().min(0) }))
   .meta({ id: 'SearchResults' });
 
-export const PageMeta = z
+const PageMeta = z
   .object({
     limit: z.int().min(1),
     next_cursor: z.string().nullable(),
@@ -75,7 +71,7 @@ export const PageMeta = z
   .meta({ id: 'PageMeta' });
 
 /** A label list answered whole, as the spec answers it (no paging parameter): `limit` is its number of labels. */
-export const WholeListMeta = z.object({ limit: z.int().min(0), next_cursor: z.null() }).meta({ id: 'WholeListMeta' });
+const WholeListMeta = z.object({ limit: z.int().min(0), next_cursor: z.null() }).meta({ id: 'WholeListMeta' });
 
 const codes = Object.keys(PROBLEMS) as [keyof typeof PROBLEMS, ...(keyof typeof PROBLEMS)[]];
 
@@ -98,5 +94,14 @@ export const Problem = z
   .meta({ id: 'Problem' });
 
 /** `{ data }`, and `meta` on paginated lists. */
-export const envelope = (data: z.ZodType, meta?: z.ZodType) =>
-  meta ? z.object({ data, meta }) : z.object({ data, meta: z.never().optional() });
+const envelope = (data: z.ZodType, meta?: z.ZodType) => (meta ? z.object({ data, meta }) : z.object({ data, meta: z.never().optional() }));
+
+/** One resource. */
+export const one = (schema: z.ZodType) => envelope(schema);
+/** A page of a list, with its cursor. */
+export const page = (schema: z.ZodType) => envelope(z.array(schema), PageMeta);
+/** A label list answered whole (no paging parameter). */
+export const whole = (schema: z.ZodType) => envelope(z.array(schema), WholeListMeta);
+
+export const ProjectDeleted = z.object({ slug: z.string(), deleted: z.literal(true) });
+export const LabelDeleted = z.object({ id: z.int(), slug: z.string(), deleted: z.literal(true) });

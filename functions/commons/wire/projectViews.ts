@@ -1,8 +1,10 @@
+import type * as z from 'zod';
 import type { ProjectRecord } from '#domain/projects';
+import type { Project, ProjectCreated, ProjectListItem, ProjectStats, SearchItem } from './answers';
 
-/** The three shapes the spec defines for a project, plus the statistics object. */
+/** The three shapes of a project the interface defines, plus the statistics object; each typed by its schema in answers.ts. */
 
-export function projectListView(p: ProjectRecord) {
+export function projectListView(p: ProjectRecord): z.infer<typeof ProjectListItem> {
   return {
     slug: p.slug,
     name: p.name,
@@ -17,7 +19,7 @@ export function projectListView(p: ProjectRecord) {
   };
 }
 
-export function projectStatsView(p: ProjectRecord) {
+export function projectStatsView(p: ProjectRecord): z.infer<typeof ProjectStats> {
   return {
     tasks_count: p.tasks_count,
     completed_count: p.completed_count,
@@ -28,7 +30,7 @@ export function projectStatsView(p: ProjectRecord) {
   };
 }
 
-export function projectFullView(p: ProjectRecord) {
+export function projectFullView(p: ProjectRecord): z.infer<typeof Project> {
   return {
     ...projectListView(p),
     settings: { default_workflow: p.settings.default_workflow, task_prefix: p.settings.task_prefix },
@@ -36,7 +38,7 @@ export function projectFullView(p: ProjectRecord) {
   };
 }
 
-export function projectCreateView(p: ProjectRecord) {
+export function projectCreateView(p: ProjectRecord): z.infer<typeof ProjectCreated> {
   return {
     slug: p.slug,
     name: p.name,
@@ -52,6 +54,6 @@ export function projectLocation(ws: string, slug: string): string {
 }
 
 /** A search hit as GitScrum's clients read it: `title`, and `route` `/{company_slug}/projects/{slug}`. */
-export function projectSearchItem(p: ProjectRecord) {
+export function projectSearchItem(p: ProjectRecord): z.infer<typeof SearchItem> {
   return { ...projectListView(p), title: p.name, company_slug: p.workspace, route: `/${p.workspace}/projects/${p.slug}` };
 }

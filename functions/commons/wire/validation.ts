@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { ValidationFailed } from '#domain/errors';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '#domain/limits';
 import { SLUG } from '#domain/slugs';
-import type { FieldError } from '#domain/problems';
+import type { FieldError } from '#domain/errors';
 import { charCount, cleanText, isBlank, textProblem } from '#domain/text';
 import { plainRule } from './rules';
 
