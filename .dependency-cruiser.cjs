@@ -4,7 +4,7 @@
  *   functions/commons/http/   requests: may use wire and domain, never store, events or the AWS SDK
  *   functions/commons/wire/   what crosses the boundary (views, input schemas, messages, problems): may use domain only
  *   functions/commons/domain/ may use store, never http or wire: it speaks only the domain
- *   functions/commons/store/  uses nothing above it
+ *   functions/commons/store/  uses nothing above it but the entities it keeps (domain/entities.ts)
  *   functions/commons/events/ the stream side: may use wire, domain and store, never http; nothing else uses it but handlers
  *   functions/commons/observability/ logs, metrics and counts: any room may use it; it uses no room
  *   functions/                never lib/, bin/ or test/
@@ -54,9 +54,18 @@ module.exports = {
     {
       name: 'store-is-the-bottom',
       severity: 'error',
-      comment: 'The store depends on nothing above it.',
+      comment: 'The store depends on nothing above it but the declarations of the entities it keeps.',
       from: { path: '^functions/commons/store/' },
-      to: { path: ['^functions/commons/(http|wire|domain)/', '^functions/(?!commons/)[^/]+/', '^node_modules/(@middy|zod)/'] },
+      to: {
+        path: ['^functions/commons/(http|wire)/', '^functions/commons/domain/(?!entities\\.ts$)', '^functions/(?!commons/)[^/]+/', '^node_modules/(@middy|zod)/'],
+      },
+    },
+    {
+      name: 'entities-are-pure-declarations',
+      severity: 'error',
+      comment: 'What a project, a label, an actor and a token are: every room reads it, so it imports nothing.',
+      from: { path: '^functions/commons/domain/entities\\.ts$' },
+      to: {},
     },
     {
       name: 'events-are-the-stream-side',

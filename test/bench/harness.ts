@@ -3,7 +3,7 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '#store/client';
 import { toAuthorizerContext, type Principal } from '#http/principal';
-import { FRESH_STATS, storedProjectItem, taskPrefixFor, type ProjectRecord } from '#domain/projects';
+import { FRESH_STATS, storedProjectItem, taskPrefixFor } from '#domain/projects';
 import { routes, type Route } from '#http/routes';
 import { SCOPES } from '#domain/scopes';
 import { slugify } from '#domain/slugs';
@@ -11,6 +11,7 @@ import { tableName } from '#store/table';
 import { createToken, MAX_RATE_LIMIT } from '#domain/tokens';
 import { lambdaContext, loadHandlers, proxyEvent } from '#local/gateway';
 import { repoRoot } from '#lib/paths';
+import type { ProjectRecord } from '#domain/entities';
 
 /**
  * In-process invocation of the real handlers with the event API Gateway would send (authorizer

@@ -2,9 +2,9 @@ import type { Server } from 'node:http';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '#store/client';
 import { ItemType, keys } from '#store/keys';
-import { createLabel, type LabelRecord } from '#domain/labels';
+import { createLabel } from '#domain/labels';
 import { labelLinkItem, taskLinkItem, taskVersionItem } from '#store/links';
-import { storedProjectItem, type ProjectRecord } from '#domain/projects';
+import { storedProjectItem } from '#domain/projects';
 import { nameKey } from '#domain/text';
 import { TABLE, tableName } from '#store/table';
 import { checkTable } from '#checker/invariants';
@@ -12,6 +12,7 @@ import { createGateway } from '#local/gateway';
 import { metered, type Usage } from './capacity.ts';
 import { BENCH_ACTOR, batchPut, benchWorkspace, handlers, projectRecord, seedProjects, type Workspace } from './harness.ts';
 import { log, median, timed } from './stats.ts';
+import type { LabelRecord, ProjectRecord } from '#domain/entities';
 
 /**
  * Section 5: does a request's cost grow with the workspace? List page and find-by-name with 100

@@ -1,4 +1,5 @@
-import { FRESH_STATS, storedProjectItem, type ProjectRecord } from '#domain/projects';
+import { FRESH_STATS, storedProjectItem } from '#domain/projects';
+import type { ProjectRecord } from '#domain/entities';
 
 /** A project record as the service stores it, for tests that hand DynamoDB items to mocks or decoders. */
 export function sampleProject(overrides: Partial<ProjectRecord> = {}): ProjectRecord {

@@ -5,7 +5,7 @@ import { toProblem as problemOf } from '#wire/problems';
 /** The problem a failure of the store is answered with: put in the domain's words, then at the edge. */
 const toProblem = (error: unknown) => problemOf(inDomainTerms(error));
 import { sampleProjectItem } from '#support/items';
-import { decodeProject } from '#store/projects';
+import { decodeProject } from '#store/projectItem';
 import { CorruptItem, TransactionCancelled } from '#store/errors';
 import { AGAIN, withRetries } from '#store/retry';
 

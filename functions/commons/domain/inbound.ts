@@ -2,7 +2,7 @@ import type { InboundType } from './eventNames';
 import { readProject } from '#store/projects';
 import type { Item } from '#store/query';
 import { AGAIN, RETRY, withRetries } from '#store/retry';
-import { readThing, writeTransition, type Thing } from '#store/things';
+import { readThing, writeTransition, type Thing } from '#store/inboundStates';
 import { removeTaskLabels } from './taskLabels';
 
 /**

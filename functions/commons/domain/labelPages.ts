@@ -1,7 +1,7 @@
-import type { LabelRecord } from '#store/labels';
 import { decodeCursor, encodeCursor, type CursorScope } from './cursors';
 import { byTitle } from './labels';
 import type { Page, PageRequest } from './paging';
+import type { LabelRecord } from './entities';
 
 /** What a label list's cursor holds: the workspace and the last label's place in the order. */
 const PLACE = ['ws', 'title', 'id'] as const;

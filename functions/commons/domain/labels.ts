@@ -1,24 +1,13 @@
-import {
-  deleteLabelItems,
-  labelSlugsRange,
-  nextLabelId,
-  putNewLabel,
-  readLabel,
-  readLabels,
-  recolorLabel,
-  rewriteLabel,
-  slugOfLabelItem,
-  type LabelRecord,
-} from '#store/labels';
+import { deleteLabelItems, nextLabelId, putNewLabel, readLabel, readLabels, recolorLabel, rewriteLabel } from '#store/labels';
+import { labelSlugsRange, slugOfLabelItem } from '#store/labelItem';
 import { queryAll } from '#store/query';
 import { TransactionCancelled } from '#store/errors';
 import { AGAIN, RETRY, withRetries } from '#store/retry';
-import type { Actor } from '#store/codec';
+
 import { changedSinceRead, Conflict, labelNotFound, type Precondition } from './errors';
 import { claimSlug, slugify } from './slugs';
 import { foldKey, titleKey } from './text';
-
-export type { LabelRecord };
+import type { Actor, LabelRecord } from './entities';
 
 /** Case-insensitive by title, then exact title, then id: a stable, human order. */
 export function byTitle(a: Pick<LabelRecord, 'title' | 'id'>, b: Pick<LabelRecord, 'title' | 'id'>): number {

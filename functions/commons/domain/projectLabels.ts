@@ -1,11 +1,11 @@
-import type { LabelRecord } from '#store/labels';
 import { deleteProjectLabel, readProjectLabelIds, writeProjectLabel } from '#store/labelSets';
 import { readLabelUses } from '#store/links';
 import { listLabels } from './labels';
-import type { Actor } from '#store/codec';
+
 import type { Precondition } from './errors';
-import { changedLabel, goneReference, linkTargets } from './linkTargets';
+import { changedLabel, goneReference, linkEnds } from './linkEnds';
 import { getProject } from './projects';
+import type { Actor, LabelRecord } from './entities';
 
 /** A label as a project sees it: with how many of the project's tasks carry it. */
 export type ProjectLabel = LabelRecord & { tasks_count: number };
@@ -35,7 +35,7 @@ export async function changeProjectLabels(
   actor: Actor,
   precondition?: Precondition<LabelRecord>,
 ): Promise<ProjectLabel[]> {
-  const targets = await linkTargets(ws, labelSlug, projectSlug);
+  const targets = await linkEnds(ws, labelSlug, projectSlug);
   await precondition?.(targets.label);
   if (change === 'detach') {
     const asRead = precondition ? targets.label : undefined;

@@ -1,30 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { queryAll } from '#store/query';
-import {
-  claimCopyName,
-  decodeProject,
-  deleteProjectItem,
-  projectRanges,
-  projectItem,
-  putNewProject,
-  readProject,
-  slugOfProjectItem,
-  updateProjectItem,
-  type ProjectPatch,
-  type ProjectRecord,
-  type ProjectStatus,
-  type Visibility,
-  type Workflow,
-} from '#store/projects';
-import type { Actor } from '#store/codec';
+import { claimCopyName, deleteProjectItem, putNewProject, readProject, updateProjectItem } from '#store/projects';
+import { decodeProject, projectRanges, projectItem, slugOfProjectItem } from '#store/projectItem';
+
 import { changedSinceRead, projectNotFound, type Precondition } from './errors';
 import { MAX_PROJECT_NAME } from './limits';
 import { readPage, type Page, type PageRequest } from './paging';
 import { claimSlug, slugify } from './slugs';
 import { cutToChars, foldKey, nameKey, titleKey } from './text';
-
-export { PROJECT_STATUSES, VISIBILITIES, WORKFLOWS } from '#store/projects';
-export type { Actor, ProjectPatch, ProjectRecord, ProjectStatus };
+import type { Actor, ProjectPatch, ProjectRecord, ProjectStatus, Visibility, Workflow } from './entities';
 
 export interface NewProject {
   name: string;

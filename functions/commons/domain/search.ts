@@ -1,6 +1,7 @@
 import { readProject } from '#store/projects';
-import { findProjectsByName, type ProjectRecord } from './projects';
+import { findProjectsByName } from './projects';
 import { SLUG } from './slugs';
+import type { ProjectRecord } from './entities';
 
 /** The categories GitScrum's search answers; this service holds projects, the rest answer empty. */
 export const SEARCH_CATEGORIES = ['projects', 'tasks', 'user_stories', 'sprints', 'wiki', 'notes'] as const;

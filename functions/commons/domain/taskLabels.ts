@@ -1,6 +1,6 @@
 import { chunk, mapInFlight } from '#store/batches';
-import { readLabelsBySlug, type LabelRecord } from '#store/labels';
-import type { Actor } from '#store/codec';
+import { readLabelsBySlug } from '#store/labels';
+
 import {
   deleteTaskVersion,
   readTask,
@@ -18,9 +18,10 @@ import { DomainError, LimitReached, PartlyApplied, type Precondition } from './e
 import { byTitle } from './labels';
 import { MAX_LABELS_PER_TASK } from './limits';
 import { readPage, type Page, type PageRequest } from './paging';
-import { changedLabel, goneReference, linkTargets } from './linkTargets';
+import { changedLabel, goneReference, linkEnds } from './linkEnds';
 import { changeProjectLabels, type ProjectLabel } from './projectLabels';
 import { getProject } from './projects';
+import type { Actor, LabelRecord } from './entities';
 
 /** Tasks per transaction: attach writes 3 items per task plus 2 checks, detach 3 per task (limit 100). */
 const ATTACH_CHUNK = 32;
@@ -56,7 +57,7 @@ export async function changeLabels(
 ): Promise<LabelChangeResult> {
   if (req.taskUuid === undefined && req.taskUuids === undefined)
     return { project: await changeProjectLabels(change, ws, req.labelSlug, req.projectSlug, actor, precondition) };
-  const { label, projectRef, labelRef } = await linkTargets(ws, req.labelSlug, req.projectSlug);
+  const { label, projectRef, labelRef } = await linkEnds(ws, req.labelSlug, req.projectSlug);
   await precondition?.(label);
   const asRead = precondition ? label : undefined;
   const tasks = [...new Set(req.taskUuids ?? [req.taskUuid!])];
@@ -102,7 +103,7 @@ export async function toggleTaskLabel(
   task: string,
   actor: Actor,
 ): Promise<LabelRecord[]> {
-  const { projectRef, labelRef } = await linkTargets(ws, labelSlug, projectSlug);
+  const { projectRef, labelRef } = await linkEnds(ws, labelSlug, projectSlug);
   const [state] = await withOptimisticRetry(async () => {
     // One read decides and conditions the write: a concurrent toggle makes it fail and run again.
     const states = await readTasks(projectRef, [task]);
@@ -222,7 +223,7 @@ export async function labelsOfTask(ws: string, projectSlug: string, task: string
 
 /** The tasks of a project that carry a label, a page at a time. */
 export async function tasksWithLabel(ws: string, labelSlug: string, projectSlug: string, req: PageRequest): Promise<Page<string>> {
-  const { labelRef, projectRef } = await linkTargets(ws, labelSlug, projectSlug);
+  const { labelRef, projectRef } = await linkEnds(ws, labelSlug, projectSlug);
   return readPage(tasksWithLabelRange(ws, labelRef.id, projectRef.id), ['label-tasks'], req, taskOfLabelLink);
 }
 

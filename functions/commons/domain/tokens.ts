@@ -1,10 +1,11 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { putNewToken, readToken, revokeTokenItem, scanTokens, updateTokenLimits, type TokenRecord } from '#store/tokens';
+import { putNewToken, readToken, revokeTokenItem, scanTokens, updateTokenLimits } from '#store/tokens';
 import { ValidationFailed } from './errors';
 import type { FieldError } from './errors';
 import { isScope, type Scope } from './scopes';
 import { SLUG } from './slugs';
 import { textProblem } from './text';
+import type { TokenRecord } from './entities';
 
 /**
  * API tokens: `pls_<id>_<secret>`, 256 random bits of secret. Only the SHA-256 of the whole token is
@@ -50,8 +51,6 @@ export interface Principal {
   /** The token's rate limit (set by the authorizer; handlers never need it). */
   limits?: RateLimit;
 }
-
-export type { TokenRecord };
 
 export interface NewToken {
   workspaces: string[];

@@ -2,12 +2,13 @@ import type { OutboundType } from '#domain/eventNames';
 import { labelView } from '#wire/labelViews';
 import { projectFullView } from '#wire/projectViews';
 import { getItems } from '#store/batches';
-import { map, num, optActor, str, type Actor } from '#store/codec';
+import { map, num, optActor, str } from '#store/codec';
 import { ItemType, keys } from '#store/keys';
-import { decodeLabel, type LabelRecord } from '#store/labels';
-import { decodeProject } from '#store/projects';
+import { decodeLabel } from '#store/labelItem';
+import { decodeProject } from '#store/projectItem';
 import type { Item } from '#store/query';
 import type { Change } from '#store/streamRecords';
+import type { Actor, LabelRecord } from '#domain/entities';
 
 /**
  * The service's outbound events (docs/events.md), derived from the table's stream: one per

@@ -1,5 +1,5 @@
 import type { DynamoDBRecord } from 'aws-lambda';
-import { applyCounters, runCascades } from '#domain/derived';
+import { applyCounters, runCascades } from '#domain/streamUpkeep';
 import { changeOf } from '#store/streamRecords';
 import type { EventBus } from './bus';
 import { observeBatch } from './observeBatch';

@@ -1,11 +1,12 @@
 import * as z from 'zod/mini';
 import { labelPager } from '#domain/labelPages';
-import { listLabels, type LabelRecord } from '#domain/labels';
+import { listLabels } from '#domain/labels';
 import { projectLabels } from '#domain/projectLabels';
 import { labelsOfTask } from '#domain/taskLabels';
 import { ok, type Reply } from './endpoint';
 import { labelView, projectLabelView } from '#wire/labelViews';
 import { pageMeta, pageRequest, paginationFields, pagingRules, slugParam, taskUuid } from '#wire/validation';
+import type { LabelRecord } from '#domain/entities';
 
 /**
  * The query of a label list (GET /projects-labels, and GET /task-labels, where `project_slug` is

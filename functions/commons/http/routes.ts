@@ -193,7 +193,7 @@ export const routes: readonly Route[] = [
     name: 'search',
     method: 'GET',
     path: '/search',
-    handler: 'functions/projects/search.ts',
+    handler: 'functions/search/search.ts',
     scope: 'projects:read',
     access: 'read',
     answer: { status: 200, schema: one(SearchResults), description: 'Hits per category (projects; the other categories answer empty)' },
@@ -214,7 +214,7 @@ export const routes: readonly Route[] = [
     name: 'project-labels',
     method: 'GET',
     path: '/task-labels',
-    handler: 'functions/labels/project.ts',
+    handler: 'functions/labels/projectLabels.ts',
     scope: 'labels:read',
     access: 'read',
     answer: {

@@ -1,5 +1,6 @@
 import { CorruptItem } from './errors';
 import type { Item } from './query';
+import type { Actor } from '#domain/entities';
 
 /**
  * Typed reads of stored attributes: each returns the attribute with its promised type or throws
@@ -49,12 +50,6 @@ export function strings(from: Item, attr: string, of: Item = from): string[] {
 export function map(from: Item, attr: string, of: Item = from): Item {
   const v = from[attr];
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Item) : fail(of, attr, 'a map');
-}
-
-/** Who made a change: the token owner, recorded on what they write so events can name them. */
-export interface Actor {
-  username: string;
-  name: string;
 }
 
 /** The actor stored under `attr`, or undefined on items written before actors were recorded. */

@@ -1,10 +1,11 @@
-import { num, type Actor } from './codec';
+import { num } from './codec';
 import { TransactionCancelled } from './errors';
 import { ItemType, keys } from './keys';
 import { detachNoteItem, LABEL_LIVE, PROJECT_LIVE, type LabelRef, type ProjectRef } from './links';
 import { queryAll } from './query';
-import { labelStillAsRead, type LabelRecord } from './labels';
+import { labelStillAsRead } from './labels';
 import { transact, tx, type TransactItem } from './transactions';
+import type { Actor, LabelRecord } from '#domain/entities';
 
 /**
  * Project label sets: labels attached to a project itself, not to a task (GitScrum's model). A

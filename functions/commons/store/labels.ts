@@ -3,72 +3,16 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { getItems } from './batches';
 import { db } from './client';
-import { num, optActor, optNum, optStr, str, type Actor } from './codec';
+import { num } from './codec';
 import { isConditionFailure } from './errors';
 import { ItemType, keys } from './keys';
-import { queryAll, type Item, type KeyRange } from './query';
+import { queryAll } from './query';
 import { tableName } from './table';
 import { transact, tx, type TransactItem } from './transactions';
+import type { Actor, LabelRecord } from '#domain/entities';
+import { decodeLabel, labelItem, storedTitleKey, titleGuardItem, type TitleKey } from './labelItem';
 
-/** The label item, its title guard and the workspace's label id counter, and every read and write of them. */
-export interface LabelRecord {
-  id: number;
-  slug: string;
-  title: string;
-  color: string;
-  created_at: string;
-  updated_at: string;
-  /** Who made the last change (absent on items written before actors were recorded). */
-  updated_by?: Actor;
-  /** The title key as stored (`title_norm`, the guard's key): what a rename or delete must release. */
-  titleNorm?: string;
-  /** How many times a user changed the item (absent until the first change): what If-Match writes are conditional on. */
-  rev?: number;
-}
-
-/** A label's case-insensitive title: the key of its title guard (the domain's titleKey: folded, bounded in bytes). */
-type TitleKey = (title: string) => string;
-
-function labelItem(ws: string, l: LabelRecord, titleKey: TitleKey): Item {
-  const { titleNorm: _stored, ...fields } = l;
-  return { ...keys.label(ws, l.slug), type: ItemType.label, workspace: ws, title_norm: titleKey(l.title), ...fields };
-}
-
-/**
- * The key the label's guard is stored under: as read, so a label written under an earlier folding
- * is still renamed and deleted cleanly (and its old guard released), not stuck.
- */
-function storedTitleKey(l: LabelRecord, titleKey: TitleKey): string {
-  return l.titleNorm ?? titleKey(l.title);
-}
-
-function titleGuardItem(ws: string, title: string, label: { id: number; slug: string }, titleKey: TitleKey): Item {
-  return {
-    ...keys.labelTitleGuard(ws, titleKey(title)),
-    type: ItemType.labelTitleGuard,
-    workspace: ws,
-    label_id: label.id,
-    label_slug: label.slug,
-  };
-}
-
-export function decodeLabel(item: Item): LabelRecord {
-  const label: LabelRecord = {
-    id: num(item, 'id'),
-    slug: str(item, 'slug'),
-    title: str(item, 'title'),
-    color: str(item, 'color'),
-    created_at: str(item, 'created_at'),
-    updated_at: str(item, 'updated_at'),
-  };
-  const by = optActor(item, 'updated_by');
-  if (by !== undefined) label.updated_by = by;
-  const titleNorm = optStr(item, 'title_norm');
-  if (titleNorm !== undefined) label.titleNorm = titleNorm;
-  const rev = optNum(item, 'rev');
-  if (rev !== undefined) label.rev = rev;
-  return label;
-}
+/** Every read and write of a label item, its title guard and the workspace's label id counter (their shape: labelItem.ts). */
 
 export async function readLabels(ws: string): Promise<LabelRecord[]> {
   return (await queryAll({ partition: keys.workspace(ws), sortPrefix: keys.labelSkPrefix })).map(decodeLabel);
@@ -272,13 +216,4 @@ export async function deleteLabelItems(ws: string, label: LabelRecord, titleKey:
       ),
     ],
   ]);
-}
-
-/** The label items whose slug starts with `slugPrefix`, for picking a free slug. */
-export function labelSlugsRange(ws: string, slugPrefix: string): KeyRange {
-  return { partition: keys.workspace(ws), sortPrefix: `${keys.labelSkPrefix}${slugPrefix}` };
-}
-
-export function slugOfLabelItem(item: Item): string {
-  return str(item, 'SK').slice(keys.labelSkPrefix.length);
 }

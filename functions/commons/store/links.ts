@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { deleteKeys } from './batches';
-import { labelStillAsRead, type LabelRecord } from './labels';
-import { num, str, type Actor } from './codec';
+import { labelStillAsRead } from './labels';
+import { num, str } from './codec';
 import { ItemType, keys } from './keys';
 import { queryAll, type Item, type KeyRange } from './query';
 import { transact, tx, type TransactItem } from './transactions';
+import type { Actor, LabelRecord } from '#domain/entities';
 
 /**
  * Task-label links. A link is two items written and deleted together in one transaction:

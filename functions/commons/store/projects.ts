@@ -2,103 +2,14 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { db } from './client';
-import { bool, map, num, oneOf, optActor, optNum, optStr, str, type Actor } from './codec';
 import { conditionally, isConditionFailure, TransactionCancelled } from './errors';
 import { ItemType, keys } from './keys';
-import type { Item, KeyRange } from './query';
 import { tableName } from './table';
 import { transact, tx } from './transactions';
+import { decodeProject, projectItem, type NameKey } from './projectItem';
+import type { Actor, ProjectPatch, ProjectRecord } from '#domain/entities';
 
-/** The project item: its attributes, keys and index keys, and every read and write of it. */
-export const PROJECT_STATUSES = ['in_progress', 'completed', 'archived'] as const;
-export type ProjectStatus = (typeof PROJECT_STATUSES)[number];
-export const WORKFLOWS = ['kanban', 'scrum'] as const;
-export type Workflow = (typeof WORKFLOWS)[number];
-export const VISIBILITIES = ['public', 'private'] as const;
-export type Visibility = (typeof VISIBILITIES)[number];
-
-/** A project as stored (keys and index attributes omitted). */
-export interface ProjectRecord {
-  id: string;
-  workspace: string;
-  slug: string;
-  name: string;
-  description: string;
-  logo?: string;
-  visibility: Visibility;
-  recurring: boolean;
-  owner: { name: string; username: string };
-  status: ProjectStatus;
-  settings: { default_workflow: Workflow; task_prefix: string };
-  client_uuid?: string;
-  tasks_count: number;
-  completed_count: number;
-  members_count: number;
-  sprints_count: number;
-  labels_count: number;
-  created_at: string;
-  updated_at: string;
-  /** Who made the last change (absent on items written before actors were recorded). */
-  updated_by?: Actor;
-  /** The project this one is a copy of, for its `Project Duplicated` event. */
-  source_slug?: string;
-  /** How many times a user changed the item (absent until the first change): what If-Match writes are conditional on. */
-  rev?: number;
-}
-
-export type ProjectPatch = Partial<Pick<ProjectRecord, 'name' | 'description' | 'visibility' | 'status'>> & {
-  settings?: Partial<ProjectRecord['settings']>;
-};
-
-/** The case-insensitive comparison form the name index sorts by (the domain's nameKey: folded, bounded in bytes). */
-type NameKey = (name: string) => string;
-
-/** The project item as written to the table: keys, index keys and the record (benchmarks seed with it). */
-export function projectItem(record: ProjectRecord, nameKey: NameKey): Item {
-  const ws = record.workspace;
-  return {
-    ...keys.project(ws, record.slug),
-    ...keys.projectStatusIndex(ws, record.status, record.slug),
-    ...keys.projectNameIndex(ws, nameKey(record.name)),
-    type: ItemType.project,
-    ...record,
-  };
-}
-
-export function decodeProject(item: Item): ProjectRecord {
-  const owner = map(item, 'owner');
-  const settings = map(item, 'settings');
-  const record: ProjectRecord = {
-    id: str(item, 'id'),
-    workspace: str(item, 'workspace'),
-    slug: str(item, 'slug'),
-    name: str(item, 'name'),
-    description: str(item, 'description'),
-    visibility: oneOf(item, 'visibility', VISIBILITIES),
-    recurring: bool(item, 'recurring'),
-    owner: { name: str(owner, 'name', item), username: str(owner, 'username', item) },
-    status: oneOf(item, 'status', PROJECT_STATUSES),
-    settings: { default_workflow: oneOf(settings, 'default_workflow', WORKFLOWS, item), task_prefix: str(settings, 'task_prefix', item) },
-    tasks_count: num(item, 'tasks_count'),
-    completed_count: num(item, 'completed_count'),
-    members_count: num(item, 'members_count'),
-    sprints_count: num(item, 'sprints_count'),
-    labels_count: num(item, 'labels_count'),
-    created_at: str(item, 'created_at'),
-    updated_at: str(item, 'updated_at'),
-  };
-  const logo = optStr(item, 'logo');
-  if (logo !== undefined) record.logo = logo;
-  const client = optStr(item, 'client_uuid');
-  if (client !== undefined) record.client_uuid = client;
-  const by = optActor(item, 'updated_by');
-  if (by !== undefined) record.updated_by = by;
-  const source = optStr(item, 'source_slug');
-  if (source !== undefined) record.source_slug = source;
-  const rev = optNum(item, 'rev');
-  if (rev !== undefined) record.rev = rev;
-  return record;
-}
+/** Every read and write of a project item (its shape: projectItem.ts). */
 
 /** Writes a new project unless its slug is taken; false when it is. */
 export function putNewProject(record: ProjectRecord, nameKey: NameKey): Promise<boolean> {
@@ -284,24 +195,4 @@ export function claimCopyName(ws: string, nameKey: string, seconds: number): Pro
       }),
     ),
   );
-}
-
-/** The ranges projects are listed from: all, by status, by name prefix, and the slugs of a family. */
-export const projectRanges = {
-  all: (ws: string): KeyRange => ({ partition: keys.workspace(ws), sortPrefix: keys.projectSkPrefix }),
-  byStatus: (ws: string, status: ProjectStatus): KeyRange => ({ index: 'byStatus', partition: keys.projectStatusPartition(ws, status) }),
-  byName: (ws: string, namePrefix: string): KeyRange => ({
-    index: 'byName',
-    partition: keys.projectNamePartition(ws),
-    sortPrefix: namePrefix,
-  }),
-  slugsStartingWith: (ws: string, slugPrefix: string): KeyRange => ({
-    partition: keys.workspace(ws),
-    sortPrefix: `${keys.projectSkPrefix}${slugPrefix}`,
-  }),
-};
-
-/** The slug of a project item returned by `slugsStartingWith`. */
-export function slugOfProjectItem(item: Item): string {
-  return str(item, 'SK').slice(keys.projectSkPrefix.length);
 }

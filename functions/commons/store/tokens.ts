@@ -5,19 +5,9 @@ import { conditionally } from './errors';
 import { ItemType, keys } from './keys';
 import type { Item } from './query';
 import { tableName } from './table';
+import type { TokenRecord } from '#domain/entities';
 
 /** An API token as stored: everything but the token itself, of which only a SHA-256 is kept. */
-export interface TokenRecord {
-  id: string;
-  owner: { name: string; username: string };
-  workspaces: string[];
-  scopes: string[];
-  created_at: string;
-  expires_at?: string;
-  revoked: boolean;
-  /** Requests per second and burst; absent on tokens made before tokens carried limits (the defaults apply). */
-  rate_limit?: { rate: number; burst: number };
-}
 
 function decodeToken(item: Item): TokenRecord & { hash: string } {
   const owner = map(item, 'owner');

@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { PROBLEMS } from './problems';
-import { PROJECT_STATUSES, VISIBILITIES, WORKFLOWS } from '#domain/projects';
+
 import { SLUG } from '#domain/slugs';
+import { PROJECT_STATUSES, VISIBILITIES, WORKFLOWS } from '#domain/entities';
 
 /**
  * What the API answers, declared once: the views (projectViews.ts, labelViews.ts) are typed by these

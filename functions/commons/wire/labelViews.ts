@@ -1,8 +1,9 @@
 import type * as z from 'zod';
-import type { LabelRecord } from '#domain/labels';
+
 import type { ProjectLabel } from '#domain/projectLabels';
 import type { LabelChangeResult } from '#domain/taskLabels';
 import type { Label, ProjectLabel as ProjectLabelAnswer, TaskLabels } from './answers';
+import type { LabelRecord } from '#domain/entities';
 
 /** What the API returns for a label; each view is typed by its schema in answers.ts. */
 export function labelView(l: LabelRecord): z.infer<typeof Label> {

@@ -1,7 +1,8 @@
 import * as z from 'zod/mini';
 import { MAX_DESCRIPTION, MAX_PROJECT_NAME } from '#domain/limits';
-import { PROJECT_STATUSES, VISIBILITIES, WORKFLOWS } from '#domain/projects';
+
 import { name, text } from './validation';
+import { PROJECT_STATUSES, VISIBILITIES, WORKFLOWS } from '#domain/entities';
 
 /**
  * Field rules of projects, shared by create, update and the list's filters. Each is marked pure, so a

@@ -1,6 +1,7 @@
 import type * as z from 'zod';
-import type { ProjectRecord } from '#domain/projects';
+
 import type { Project, ProjectCreated, ProjectListItem, ProjectStats, SearchItem } from './answers';
+import type { ProjectRecord } from '#domain/entities';
 
 /** The three shapes of a project the interface defines, plus the statistics object; each typed by its schema in answers.ts. */
 

@@ -1,13 +1,14 @@
 import { TransactionCancelled } from '#store/errors';
-import type { LabelRecord } from '#store/labels';
+
 import type { LabelRef, ProjectRef } from '#store/links';
-import type { ProjectRecord } from '#store/projects';
+
 import { changedSinceRead, labelNotFound, projectNotFound } from './errors';
 import { getLabel } from './labels';
 import { getProject } from './projects';
+import type { LabelRecord, ProjectRecord } from './entities';
 
 /** The label and project a link change (attach, detach, toggle, label sets) acts on. */
-export interface LinkTargets {
+export interface LinkEnds {
   label: LabelRecord;
   project: ProjectRecord;
   labelRef: LabelRef;
@@ -15,7 +16,7 @@ export interface LinkTargets {
 }
 
 /** Reads the label and the project of the workspace together; 404 when either is unknown. */
-export async function linkTargets(ws: string, labelSlug: string, projectSlug: string): Promise<LinkTargets> {
+export async function linkEnds(ws: string, labelSlug: string, projectSlug: string): Promise<LinkEnds> {
   const [label, project] = await Promise.all([getLabel(ws, labelSlug), getProject(ws, projectSlug)]);
   return { label, project, labelRef: { id: label.id, slug: label.slug }, projectRef: { id: project.id, slug: project.slug } };
 }

@@ -1,0 +1,81 @@
+/**
+ * The entities the service is about, declared once: what a project, a label, an actor and a token
+ * are. The use cases (domain/) work on them; the store (store/) keeps them in items and reads them
+ * back; the wire room shapes them for answers and events. Pure declarations: this module imports
+ * nothing.
+ */
+
+/** Who made a change: the token owner, recorded on what they write so events can name them. */
+export interface Actor {
+  username: string;
+  name: string;
+}
+
+export const PROJECT_STATUSES = ['in_progress', 'completed', 'archived'] as const;
+export type ProjectStatus = (typeof PROJECT_STATUSES)[number];
+export const WORKFLOWS = ['kanban', 'scrum'] as const;
+export type Workflow = (typeof WORKFLOWS)[number];
+export const VISIBILITIES = ['public', 'private'] as const;
+export type Visibility = (typeof VISIBILITIES)[number];
+
+/** A project (as stored: keys and index attributes omitted). */
+export interface ProjectRecord {
+  id: string;
+  workspace: string;
+  slug: string;
+  name: string;
+  description: string;
+  logo?: string;
+  visibility: Visibility;
+  recurring: boolean;
+  owner: { name: string; username: string };
+  status: ProjectStatus;
+  settings: { default_workflow: Workflow; task_prefix: string };
+  client_uuid?: string;
+  tasks_count: number;
+  completed_count: number;
+  members_count: number;
+  sprints_count: number;
+  labels_count: number;
+  created_at: string;
+  updated_at: string;
+  /** Who made the last change (absent on items written before actors were recorded). */
+  updated_by?: Actor;
+  /** The project this one is a copy of, for its `Project Duplicated` event. */
+  source_slug?: string;
+  /** How many times a user changed the item (absent until the first change): what If-Match writes are conditional on. */
+  rev?: number;
+}
+
+export type ProjectPatch = Partial<Pick<ProjectRecord, 'name' | 'description' | 'visibility' | 'status'>> & {
+  settings?: Partial<ProjectRecord['settings']>;
+};
+
+/** A label of a workspace. */
+export interface LabelRecord {
+  id: number;
+  slug: string;
+  title: string;
+  color: string;
+  created_at: string;
+  updated_at: string;
+  /** Who made the last change (absent on items written before actors were recorded). */
+  updated_by?: Actor;
+  /** The title key as stored (`title_norm`, the guard's key): what a rename or delete must release. */
+  titleNorm?: string;
+  /** How many times a user changed the item (absent until the first change): what If-Match writes are conditional on. */
+  rev?: number;
+}
+
+/** A bearer token of the API (its secret is never kept: only its hash, in the store). */
+export interface TokenRecord {
+  id: string;
+  owner: { name: string; username: string };
+  workspaces: string[];
+  scopes: string[];
+  created_at: string;
+  expires_at?: string;
+  revoked: boolean;
+  /** Requests per second and burst; absent on tokens made before tokens carried limits (the defaults apply). */
+  rate_limit?: { rate: number; burst: number };
+}
