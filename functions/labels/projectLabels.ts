@@ -1,5 +1,6 @@
 import { endpoint } from '#http/endpoint';
-import { labelList, labelListInput } from '#http/labelLists';
+import { labelListReply } from '#http/labelLists';
+import { labelListInput } from '#wire/labelSchemas';
 
 /**
  * GET /task-labels?project_slug=: the alias of GET /projects-labels?project_slug= (the project's
@@ -8,5 +9,5 @@ import { labelList, labelListInput } from '#http/labelLists';
 export const handler = endpoint({
   scope: 'labels:read',
   input: labelListInput('required'),
-  run: async ({ query }, { workspace }) => labelList(query, workspace),
+  run: async ({ query }, { workspace }) => labelListReply(query, workspace),
 });

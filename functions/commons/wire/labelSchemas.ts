@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { MAX_LABEL_TITLE } from '#domain/limits';
-import { name } from './validation';
+import { name, paginationFields, pagingRules, slugParam, taskUuid } from './validation';
 
 /** Field rules of labels, shared by create and update. */
 export const labelFields = {
@@ -11,3 +11,21 @@ export const labelFields = {
     z.transform((c: string) => c.replace(/^#/, '').toUpperCase()),
   ),
 };
+
+/**
+ * The query of a label list (GET /projects-labels, and GET /task-labels, where `project_slug` is
+ * required): the workspace's labels; with `project_slug`, the project's (with `tasks_count`); with
+ * `task_uuid` too, that task's; and the paging fields every list takes.
+ */
+export function labelListInput(project: 'optional' | 'required') {
+  const projectSlug: z.ZodMiniType<string | undefined> = project === 'required' ? slugParam : z.optional(slugParam);
+  return z.object({
+    query: z.object({ project_slug: projectSlug, task_uuid: z.optional(taskUuid), ...paginationFields() }).check(
+      z.refine((q) => q.task_uuid === undefined || q.project_slug !== undefined, {
+        message: 'task_uuid needs project_slug',
+        path: ['task_uuid'],
+      }),
+      pagingRules(),
+    ),
+  });
+}
