@@ -7,7 +7,7 @@ import type { LabelRecord } from './entities';
 const PLACE = ['ws', 'title', 'id'] as const;
 
 /**
- * Pages of a label list, which is read whole (the spec answers every label at once) and comes in
+ * Pages of a label list, which is read whole (the interface answers every label at once) and comes in
  * `byTitle` order (every label read gives it so: listLabels, projectLabels, labelsOfTask). The cursor names the last label's place in that order (its title and id), not an offset,
  * so a label created or deleted between two pages shifts nothing; like every cursor it is bound to
  * its query and workspace (`query` tells the lists apart). An edited or foreign cursor is a 422

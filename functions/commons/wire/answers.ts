@@ -71,7 +71,7 @@ const PageMeta = z
   })
   .meta({ id: 'PageMeta' });
 
-/** A label list answered whole, as the spec answers it (no paging parameter): `limit` is its number of labels. */
+/** A label list answered whole, as the interface answers it (no paging parameter): `limit` is its number of labels. */
 const WholeListMeta = z.object({ limit: z.int().min(0), next_cursor: z.null() }).meta({ id: 'WholeListMeta' });
 
 const codes = Object.keys(PROBLEMS) as [keyof typeof PROBLEMS, ...(keyof typeof PROBLEMS)[]];

@@ -27,7 +27,7 @@ export function parseInput<S extends z.ZodMiniType>(schema: S, raw: unknown): z.
   throw new ValidationFailed(errors);
 }
 
-/** `company_slug` from the query string, or from the body where the spec puts it; both and different: 422. */
+/** `company_slug` from the query string, or from the body where the interface puts it; both and different: 422. */
 export function workspaceSlug(fromQuery: unknown, fromBody: unknown): string {
   if (fromQuery !== undefined && fromBody !== undefined && fromQuery !== fromBody) {
     throw ValidationFailed.of('company_slug', 'differs between the query string and the body');
