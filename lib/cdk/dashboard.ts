@@ -18,17 +18,10 @@ import { Operation, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import type { MetricName } from '#observability/metrics';
-import { METRICS_NAMESPACE } from '#observability/service';
 import { TABLE } from '#store/table';
+import { METRICS_NAMESPACE } from '#observability/service';
+import { PERIOD, serviceMetrics } from './serviceMetrics.ts';
 import type { StageConfig } from './stage.ts';
-
-/**
- * The service's own metrics (functions/commons/observability/metrics.ts): every one a Count with the
- * dimensions `service` (the stage prefix) and `route` (a route name, or `authorizer`, `stream-processor`,
- * `inbound-consumer`); `ColdStart` adds `function_name` (its search below takes any dimension set).
- */
-type ServiceMetric = MetricName;
 
 /** What the dashboard draws: the stack's parts, as `ServiceStack` keeps them. */
 interface DashboardParts {
@@ -46,8 +39,6 @@ interface DashboardParts {
   apiLatencyAlarm?: Alarm;
 }
 
-/** Most graphs: five-minute points, as the alarms (and the SEARCH expressions below) use. */
-const PERIOD = Duration.minutes(5);
 /** Operations the handlers, the stream processor and the inbound consumer call (store/): their system errors. */
 const TABLE_OPERATIONS = [
   Operation.GET_ITEM,
@@ -226,29 +217,4 @@ export function addOperationsDashboard(scope: Construct, parts: DashboardParts):
   // schema (1.51) does not list them yet and calls them unexpected (E3002). Silenced on this resource only.
   (dashboard.node.defaultChild as CfnDashboard).addMetadata('cfn-lint', { config: { ignore_checks: ['E3002'] } });
   return dashboard;
-}
-
-/**
- * The service's EMF metrics as SEARCH expressions over this stage's `service`: they find every route (or
- * function) that has reported, so the dashboard needs no list of routes and shows new ones by itself.
- */
-function serviceMetrics(service: string) {
-  const seconds = PERIOD.toSeconds();
-  const search = (dimensions: string, metricName: string) =>
-    `SEARCH('{${METRICS_NAMESPACE},${dimensions},service} MetricName="${metricName}" service="${service}"', 'Sum', ${seconds})`;
-  return {
-    /** One line per route. */
-    byRoute: (metric: ServiceMetric) =>
-      new MathExpression({ expression: search('route', metric), label: "${PROP('Dim.route')}", period: PERIOD }),
-    /** One line: the sum over every route. */
-    total: (metric: ServiceMetric, label: string) =>
-      new MathExpression({ expression: `SUM(${search('route', metric)})`, label, period: PERIOD }),
-    /** One line per function; no dimension schema, so `ColdStart` is found with or without a `route` dimension. */
-    coldStarts: () =>
-      new MathExpression({
-        expression: `SEARCH('Namespace="${METRICS_NAMESPACE}" MetricName="ColdStart" service="${service}"', 'Sum', ${seconds})`,
-        label: "${PROP('Dim.function_name')}",
-        period: PERIOD,
-      }),
-  };
 }

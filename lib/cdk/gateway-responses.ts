@@ -4,7 +4,7 @@ import { problemBody } from '#http/problem';
 
 /**
  * API Gateway's own rejections (before or instead of a handler) in the service's problem+json shape.
- * Codes, statuses and titles come from the one problem catalogue (domain/problems.ts); the body from
+ * Codes, statuses and titles come from the one problem catalogue (wire/problems.ts); the body from
  * the same `problemBody()` the handlers use, with `$context.requestId` filled in by API Gateway.
  * Every response type is listed so the body's `status` always equals the HTTP status; DEFAULT_4XX/5XX
  * only catch types AWS adds later.

@@ -2,7 +2,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { routes } from '#http/routes';
 import { createTableInput } from '#local/database';
-import { functionId, TOKEN_VALIDATION_REGEX } from '#cdk/service-stack';
+import { functionId, TOKEN_VALIDATION_REGEX } from '#cdk/api';
 import { synthesize, type Synthesized } from './synth.ts';
 
 // A synthesized template is untyped JSON; the assertions below walk it freely.

@@ -1,0 +1,122 @@
+import { Duration } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, MathExpression, TreatMissingData, type IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { Alias } from 'aws-cdk-lib/aws-kms';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { functionId } from './api.ts';
+import type { ServiceParts } from './parts.ts';
+import type { StageConfig } from './stage.ts';
+
+/** The stack's alarms (docs/operations.md says what each means and what to do) and the topic they notify. */
+
+/** How long the oldest unprocessed stream record may wait before the iterator-age alarm fires. */
+const ITERATOR_AGE_ALARM = Duration.minutes(1);
+/**
+ * API p99 latency (ms, one-minute points) above which the latency alarm counts a breach. A warm request makes
+ * one to a few single-digit-millisecond DynamoDB calls (BENCHMARKS.md: p99 16-75 ms locally, authorizer
+ * included) and a cold start adds a few hundred ms, so a p99 over 1 s means DynamoDB, a dependency or the
+ * functions are slow, not one unlucky cold start; 3 of 5 minutes keeps a lone slow minute from paging.
+ */
+const API_P99_LATENCY_ALARM_MS = 1000;
+/**
+ * Requests a minute below which the p99 alarm looks away: with a handful of requests p99 is simply the
+ * slowest one (a cold authorizer and handler after a deploy), which is no sign of trouble.
+ */
+const API_P99_MIN_REQUESTS = 20;
+/** Every alarm notifies the alarm topic; returns the API latency alarm (the dashboard draws its threshold). */
+export function createAlarms(
+  stack: ServiceParts & { streamFailures: Queue; inboundQueue: Queue; inboundDeadLetters: Queue; alarms: Alarm[] },
+  stage: StageConfig,
+  alarmEmail: string | undefined,
+): Alarm {
+  const topic = new Topic(stack, 'AlarmTopic', {
+    topicName: `${stage.prefix}-alarms`,
+    enforceSSL: true,
+    masterKey: Alias.fromAliasName(stack, 'SnsManagedKey', 'alias/aws/sns'),
+  });
+  if (alarmEmail) topic.addSubscription(new EmailSubscription(alarmEmail));
+  const action: IAlarmAction = new SnsAction(topic);
+  const alarm = (id: string, a: Omit<ConstructorParameters<typeof Alarm>[2], 'evaluationPeriods'> & { evaluationPeriods?: number }) => {
+    const created = new Alarm(stack, id, {
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+      ...a,
+    });
+    created.addAlarmAction(action);
+    stack.alarms.push(created);
+    return created;
+  };
+
+  alarm('Api5xxAlarm', {
+    alarmName: `${stage.prefix}-api-5xx`,
+    alarmDescription: 'The API answered 5xx (handler failures, authorizer failures, timeouts).',
+    metric: stack.api.metricServerError({ period: Duration.minutes(5), statistic: 'Sum' }),
+    threshold: 5,
+  });
+  for (const [name, fn] of stack.functions) {
+    alarm(`${functionId(name)}ErrorsAlarm`, {
+      alarmName: `${stage.prefix}-${name}-errors`,
+      alarmDescription: `Function ${name} threw (errors the handler did not turn into a response).`,
+      metric: fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+      threshold: 1,
+    });
+  }
+  alarm('StreamFailuresAlarm', {
+    alarmName: `${stage.prefix}-stream-failures`,
+    alarmDescription: 'Stream batches failed every retry and were set aside on the failure queue: events or counters are missing.',
+    metric: stack.streamFailures.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+    threshold: 1,
+  });
+  alarm('StreamIteratorAgeAlarm', {
+    alarmName: `${stage.prefix}-stream-iterator-age`,
+    alarmDescription: 'The stream processor is falling behind: events, counters and cascades are late.',
+    metric: stack.functions.get('stream-processor')!.metric('IteratorAge', { period: Duration.minutes(5), statistic: 'Maximum' }),
+    threshold: ITERATOR_AGE_ALARM.toMilliseconds(),
+  });
+  alarm('InboundDeadLettersAlarm', {
+    alarmName: `${stage.prefix}-inbound-dead-letters`,
+    alarmDescription: 'Inbound events were malformed or kept failing: the stats they concern are missing them.',
+    metric: stack.inboundDeadLetters.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+    threshold: 1,
+  });
+  alarm('InboundQueueAgeAlarm', {
+    alarmName: `${stage.prefix}-inbound-age`,
+    alarmDescription: 'Inbound events wait in the queue: the consumer is failing or falling behind.',
+    metric: stack.inboundQueue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(5), statistic: 'Maximum' }),
+    threshold: Duration.minutes(5).toSeconds(),
+  });
+  alarm('TableThrottlesAlarm', {
+    alarmName: `${stage.prefix}-table-throttles`,
+    alarmDescription: 'DynamoDB throttled reads or writes on the table.',
+    metric: new MathExpression({
+      label: 'Throttled events',
+      expression: 'reads + writes',
+      usingMetrics: {
+        reads: stack.table.metric('ReadThrottleEvents', { statistic: 'Sum' }),
+        writes: stack.table.metric('WriteThrottleEvents', { statistic: 'Sum' }),
+      },
+      period: Duration.minutes(5),
+    }),
+    threshold: 1,
+  });
+  return alarm('ApiLatencyP99Alarm', {
+    alarmName: `${stage.prefix}-api-latency-p99`,
+    alarmDescription: `API p99 latency above ${API_P99_LATENCY_ALARM_MS} ms for 3 of 5 minutes with at least ${API_P99_MIN_REQUESTS} requests a minute: clients wait (DynamoDB, the authorizer or the handlers are slow).`,
+    metric: new MathExpression({
+      expression: `IF(requests >= ${API_P99_MIN_REQUESTS}, p99, 0)`,
+      usingMetrics: {
+        p99: stack.api.metricLatency({ period: Duration.minutes(1), statistic: 'p99' }),
+        requests: stack.api.metricCount({ period: Duration.minutes(1), statistic: 'Sum' }),
+      },
+      period: Duration.minutes(1),
+      label: 'API p99 latency (ms), busy minutes only',
+    }),
+    threshold: API_P99_LATENCY_ALARM_MS,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    evaluationPeriods: 5,
+    datapointsToAlarm: 3,
+  });
+}

@@ -1,0 +1,181 @@
+import { Duration, type Stack } from 'aws-cdk-lib';
+import {
+  AccessLogFormat,
+  ApiKeySourceType,
+  AuthorizationType,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  RestApi,
+  TokenAuthorizer,
+  type IResource,
+} from 'aws-cdk-lib/aws-apigateway';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { authorizerHandler, type Route } from '#http/routes';
+import { keys } from '#store/keys';
+import { BEARER_HEADER, DEFAULT_RATE_LIMIT } from '#domain/tokens';
+import { usagePlanName } from '#lib/aws/usagePlanNames';
+import { CORS_PREFLIGHT } from '#http/cors';
+import { NO_STORE_HEADERS } from '#http/headers';
+import { GATEWAY_PROBLEMS, gatewayProblemTemplate, gatewayStatus } from './gateway-responses.ts';
+import type { ServiceParts } from './parts.ts';
+import { ServiceFunction } from './service-function.ts';
+import type { StageConfig } from './stage.ts';
+
+/**
+ * The API: the REST API with its stage, access logs, gateway responses and default usage plan, the
+ * token authorizer, one function and method per route, and the key that signs pagination cursors.
+ */
+
+/** The TOKEN authorizer's identity validation: API Gateway refuses other headers without calling it. */
+export const TOKEN_VALIDATION_REGEX = BEARER_HEADER.source;
+
+/** The authorizer reads token items and nothing else: one GetItem on `TOKEN#` keys. */
+export function createAuthorizerFunction(stack: ServiceParts, stage: StageConfig): ServiceFunction {
+  const fn = new ServiceFunction(stack, 'Authorizer', {
+    name: 'authorizer',
+    handler: authorizerHandler,
+    description: 'TOKEN authorizer: verifies the bearer token against its stored hash',
+    stage,
+    table: stack.table,
+    timeout: Duration.seconds(10),
+  });
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      actions: ['dynamodb:GetItem'],
+      resources: [stack.table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${keys.tokenPkPrefix}*`] } },
+    }),
+  );
+  stack.functions.set('authorizer', fn);
+  return fn;
+}
+
+export function createApi(stack: Stack, stage: StageConfig, authorizerFn: ServiceFunction, corsOrigins: string[]): RestApi {
+  const authorizer = new TokenAuthorizer(stack, 'TokenAuthorizer', {
+    handler: authorizerFn,
+    identitySource: 'method.request.header.Authorization',
+    validationRegex: TOKEN_VALIDATION_REGEX,
+    resultsCacheTtl: stage.authorizerCacheTtl,
+  });
+  const accessLogs = new LogGroup(stack, 'ApiAccessLogs', { retention: stage.logRetention, removalPolicy: stage.removalPolicy });
+  const api = new RestApi(stack, 'Api', {
+    restApiName: stage.prefix,
+    description: 'Project and Label Management Service',
+    // Every method, present and future, goes through the token authorizer, and counts against the
+    // usage plan of the API key the authorizer names for the token (its rate limit).
+    defaultMethodOptions: { authorizer, authorizationType: AuthorizationType.CUSTOM, apiKeyRequired: true },
+    apiKeySourceType: ApiKeySourceType.AUTHORIZER,
+    defaultCorsPreflightOptions: {
+      allowOrigins: corsOrigins,
+      allowMethods: [...CORS_PREFLIGHT.allowMethods],
+      allowHeaders: [...CORS_PREFLIGHT.allowHeaders],
+      exposeHeaders: [...CORS_PREFLIGHT.exposeHeaders],
+      maxAge: Duration.seconds(CORS_PREFLIGHT.maxAgeSeconds),
+    },
+    cloudWatchRole: true,
+    cloudWatchRoleRemovalPolicy: stage.removalPolicy,
+    deployOptions: {
+      stageName: stage.name,
+      tracingEnabled: true,
+      throttlingRateLimit: stage.throttle.rateLimit,
+      throttlingBurstLimit: stage.throttle.burstLimit,
+      loggingLevel: MethodLoggingLevel.ERROR,
+      dataTraceEnabled: false,
+      metricsEnabled: true,
+      accessLogDestination: new LogGroupLogDestination(accessLogs),
+      accessLogFormat: AccessLogFormat.custom(
+        JSON.stringify({
+          requestId: '$context.requestId',
+          extendedRequestId: '$context.extendedRequestId',
+          ip: '$context.identity.sourceIp',
+          requestTime: '$context.requestTime',
+          httpMethod: '$context.httpMethod',
+          resourcePath: '$context.resourcePath',
+          path: '$context.path',
+          status: '$context.status',
+          protocol: '$context.protocol',
+          responseLength: '$context.responseLength',
+          responseLatency: '$context.responseLatency',
+          integrationLatency: '$context.integrationLatency',
+          principalId: '$context.authorizer.principalId',
+          errorType: '$context.error.responseType',
+          errorMessage: '$context.error.message',
+        }),
+      ),
+    },
+  });
+  // Lets browsers read the gateway's own errors. A gateway response cannot pick one of several
+  // origins, so several configured origins get `*` here: these bodies carry no data, and the API
+  // authenticates with bearer tokens, never cookies.
+  const allowOrigin = corsOrigins.length === 1 ? corsOrigins[0]! : '*';
+  for (const problem of GATEWAY_PROBLEMS) {
+    api.addGatewayResponse(`Gateway${problem.type.responseType}`, {
+      type: problem.type,
+      statusCode: String(gatewayStatus(problem)),
+      responseHeaders: {
+        'Content-Type': "'application/problem+json'",
+        'Access-Control-Allow-Origin': `'${allowOrigin}'`,
+        // As on the functions' answers; the request id is API Gateway's own x-amzn-RequestId here
+        // (a gateway response can only map request parameters and constants into headers).
+        ...Object.fromEntries(Object.entries(NO_STORE_HEADERS).map(([k, v]) => [k, `'${v}'`])),
+        ...Object.fromEntries(Object.entries(problem.headers ?? {}).map(([k, v]) => [k, `'${v}'`])),
+      },
+      templates: { 'application/json': gatewayProblemTemplate(problem) },
+    });
+  }
+  // The plan of tokens with the default limits; the token CLI adds each token's API key to the plan of
+  // its limits, creating plans for other limits by the same naming (lib/aws/usagePlanNames.ts).
+  api.addUsagePlan('DefaultTokenPlan', {
+    name: usagePlanName(api.restApiId, stage.name, DEFAULT_RATE_LIMIT),
+    description: 'Rate limit of API tokens created with the default limits (one API key per token).',
+    throttle: { rateLimit: DEFAULT_RATE_LIMIT.rate, burstLimit: DEFAULT_RATE_LIMIT.burst },
+    apiStages: [{ api, stage: api.deploymentStage }],
+  });
+  return api;
+}
+
+/**
+ * The key that makes pagination cursors tamper-evident (an HMAC over query and position), generated
+ * by the stack. CloudFormation resolves it into each function's CURSOR_KEY at deploy time.
+ */
+export function createCursorKey(stack: Stack, stage: StageConfig): Secret {
+  return new Secret(stack, 'CursorKey', {
+    secretName: `${stage.prefix}-cursor-key`,
+    description: 'HMAC key of pagination cursors (changing it invalidates outstanding cursors: clients get 422 and start over)',
+    generateSecretString: { passwordLength: 64, excludePunctuation: true },
+    removalPolicy: stage.removalPolicy,
+  });
+}
+
+export function addRoute(stack: ServiceParts, route: Route, stage: StageConfig, corsOrigins: string[], cursorKey: Secret): void {
+  const fn = new ServiceFunction(stack, functionId(route.name), {
+    name: route.name,
+    handler: route.handler,
+    description: `${route.method} ${route.path}`,
+    stage,
+    table: stack.table,
+  });
+  // The handlers answer browsers with the same allowed origins as the preflight.
+  fn.addEnvironment('CORS_ORIGINS', corsOrigins.join(','));
+  fn.addEnvironment('CURSOR_KEY', cursorKey.secretValue.unsafeUnwrap());
+  if (route.access === 'read') stack.table.grantReadData(fn);
+  else stack.table.grantReadWriteData(fn);
+  stack.functions.set(route.name, fn);
+  // No test-invoke permission: the console's test button is not a way this API is called.
+  resourceFor(stack.api, route.path).addMethod(route.method, new LambdaIntegration(fn, { allowTestInvoke: false }));
+}
+
+function resourceFor(api: RestApi, path: string): IResource {
+  return path
+    .split('/')
+    .filter(Boolean)
+    .reduce<IResource>((parent, part) => parent.getResource(part) ?? parent.addResource(part), api.root);
+}
+
+/** `get-project` -> `GetProject`: stable logical ids derived from route names. */
+export function functionId(name: string): string {
+  return name.replace(/(^|-)([a-z0-9])/g, (_, _dash: string, c: string) => c.toUpperCase());
+}

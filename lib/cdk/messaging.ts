@@ -1,0 +1,122 @@
+import { Duration } from 'aws-cdk-lib';
+import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Match as EventMatch, Rule } from 'aws-cdk-lib/aws-events';
+import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { inboundConsumerHandler, streamProcessorHandler } from '#http/routes';
+import { EVENT_SOURCE, INBOUND_TYPES } from '#domain/eventNames';
+import { PROCESSED_REMOVALS, PROCESSED_TYPES } from '#events/streamFilter';
+import type { ServiceParts } from './parts.ts';
+import { ServiceFunction } from './service-function.ts';
+import type { StageConfig } from './stage.ts';
+
+/** The message side: the stream processor and its failure queue, the inbound rule, queue, consumer and dead letters. */
+
+/** Deliveries of an inbound message before SQS moves it to the dead-letter queue. */
+const INBOUND_MAX_RECEIVES = 5;
+
+/**
+ * The stream processor: the table's stream (filtered to the records it acts on) in batches, retried
+ * with bisection on error, a bounded number of times; a batch that still fails is described on the
+ * failure queue (which alarms). It reads the stream, writes the table, and puts events on one bus.
+ */
+export function createStreamProcessor(stack: ServiceParts, stage: StageConfig): Queue {
+  const failures = new Queue(stack, 'StreamFailures', {
+    queueName: `${stage.prefix}-stream-failures`,
+    enforceSSL: true,
+    encryption: QueueEncryption.SQS_MANAGED,
+    retentionPeriod: Duration.days(14),
+  });
+  const fn = new ServiceFunction(stack, 'StreamProcessor', {
+    name: 'stream-processor',
+    handler: streamProcessorHandler,
+    description: "The table's stream: outbound events, derived counters, delete cascades",
+    stage,
+    table: stack.table,
+    timeout: Duration.minutes(1),
+  });
+  fn.addEnvironment('EVENT_BUS_NAME', stack.bus.eventBusName);
+  stack.table.grantStreamRead(fn);
+  fn.addToRolePolicy(itemAccess(stack.table));
+  stack.bus.grantPutEventsTo(fn);
+  const string = (values: string[]) => ({ S: FilterRule.or(...values) });
+  fn.addEventSource(
+    new DynamoEventSource(stack.table, {
+      startingPosition: StartingPosition.TRIM_HORIZON,
+      batchSize: 100,
+      bisectBatchOnError: true,
+      retryAttempts: 10,
+      maxRecordAge: Duration.hours(24),
+      onFailure: new SqsDlq(failures),
+      filters: [
+        FilterCriteria.filter({ dynamodb: { NewImage: { type: string([...PROCESSED_TYPES]) } } }),
+        FilterCriteria.filter({
+          eventName: FilterRule.isEqual('REMOVE'),
+          dynamodb: { OldImage: { type: string([...PROCESSED_REMOVALS]) } },
+        }),
+      ],
+    }),
+  );
+  stack.functions.set('stream-processor', fn);
+  return failures;
+}
+
+/** What the stream processor and the inbound consumer use: key reads, base-table queries, item writes (no Scan, no index). */
+function itemAccess(table: Table): PolicyStatement {
+  return new PolicyStatement({
+    actions: [
+      'dynamodb:GetItem',
+      'dynamodb:BatchGetItem',
+      'dynamodb:Query',
+      'dynamodb:ConditionCheckItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:BatchWriteItem',
+    ],
+    resources: [table.tableArn],
+  });
+}
+
+/**
+ * The inbound path: a rule on the bus takes the task, member and sprint events of the rest of the
+ * product (any source but this service) to a queue; its consumer applies them in batches of 10 with
+ * partial batch responses; a message that fails 5 deliveries, or is malformed (sent at once, with its
+ * reason), lands on the dead-letter queue, which alarms.
+ */
+export function createInbound(stack: ServiceParts, stage: StageConfig): [Queue, Queue] {
+  const secure = { enforceSSL: true, encryption: QueueEncryption.SQS_MANAGED, retentionPeriod: Duration.days(14) };
+  const deadLetters = new Queue(stack, 'InboundDeadLetters', { queueName: `${stage.prefix}-inbound-dead-letters`, ...secure });
+  const consumerTimeout = Duration.seconds(30);
+  const queue = new Queue(stack, 'InboundEvents', {
+    queueName: `${stage.prefix}-inbound`,
+    ...secure,
+    retentionPeriod: Duration.days(4),
+    // AWS's advice for Lambda consumers: at least six times the function's timeout.
+    visibilityTimeout: Duration.seconds(consumerTimeout.toSeconds() * 6),
+    deadLetterQueue: { queue: deadLetters, maxReceiveCount: INBOUND_MAX_RECEIVES },
+  });
+  new Rule(stack, 'InboundRule', {
+    eventBus: stack.bus,
+    description: 'Task, member and sprint events of the rest of the product, to the inbound queue',
+    eventPattern: { source: EventMatch.anythingBut(EVENT_SOURCE), detailType: [...INBOUND_TYPES] },
+    targets: [new SqsQueue(queue)],
+  });
+  const fn = new ServiceFunction(stack, 'InboundConsumer', {
+    name: 'inbound-consumer',
+    handler: inboundConsumerHandler,
+    description: 'Inbound task, member and sprint events: the projects stats',
+    stage,
+    table: stack.table,
+    timeout: consumerTimeout,
+  });
+  fn.addEnvironment('DEAD_LETTER_QUEUE_URL', deadLetters.queueUrl);
+  fn.addToRolePolicy(itemAccess(stack.table));
+  deadLetters.grantSendMessages(fn);
+  fn.addEventSource(new SqsEventSource(queue, { batchSize: 10, reportBatchItemFailures: true }));
+  stack.functions.set('inbound-consumer', fn);
+  return [queue, deadLetters];
+}

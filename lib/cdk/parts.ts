@@ -1,0 +1,13 @@
+import type { Stack } from 'aws-cdk-lib';
+import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
+import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { IEventBus } from 'aws-cdk-lib/aws-events';
+import type { ServiceFunction } from './service-function.ts';
+
+/** What the parts of the stack hand each other while it is built (ServiceStack holds them). */
+export interface ServiceParts extends Stack {
+  readonly table: Table;
+  readonly api: RestApi;
+  readonly bus: IEventBus;
+  readonly functions: Map<string, ServiceFunction>;
+}
