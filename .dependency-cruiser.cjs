@@ -57,7 +57,12 @@ module.exports = {
       comment: 'The store depends on nothing above it but the declarations of the entities it keeps.',
       from: { path: '^functions/commons/store/' },
       to: {
-        path: ['^functions/commons/(http|wire)/', '^functions/commons/domain/(?!entities\\.ts$)', '^functions/(?!commons/)[^/]+/', '^node_modules/(@middy|zod)/'],
+        path: [
+          '^functions/commons/(http|wire)/',
+          '^functions/commons/domain/(?!entities\\.ts$)',
+          '^functions/(?!commons/)[^/]+/',
+          '^node_modules/(@middy|zod)/',
+        ],
       },
     },
     {

@@ -3,7 +3,8 @@
  * Exit status 1 on any violation. Local database unless TABLE_NAME names a deployed table.
  */
 import { cliArguments, exitPlainlyOnError } from '#lib/cli';
-import { isLocalDatabase, useLocalStack } from '#local/database';
+import { isLocalDatabase } from '#local/database';
+import { useLocalStack } from '#local/stackDiscovery';
 
 cliArguments('usage: npm run check:table   (reads the whole table and reports every violation of the data model; exit 1 on any)', []);
 exitPlainlyOnError();

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { EVENT_SOURCE, INBOUND_TYPES } from '#domain/eventNames';
 import { cliArguments, cliError } from '#lib/cli';
-import { runningStack } from '#local/database';
+import { runningStack } from '#local/stackDiscovery';
 
 const usage = `usage: npm run emit -- "<detail-type>" '<detail json>' [--source <source>]
   <detail-type>: ${INBOUND_TYPES.join(', ')}`;

@@ -6,7 +6,7 @@
 import { cliArguments } from '#lib/cli';
 import { existsSync, openSync, readSync, statSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
-import { dataDir, runningStack } from '#local/database';
+import { dataDir, runningStack } from '#local/stackDiscovery';
 
 cliArguments('usage: npm run events:follow [-- --all]   (prints outbound events as they are published; --all: those already there first)', [
   '--all',

@@ -23,7 +23,8 @@ import { CreateTableCommand, DeleteTableCommand, DynamoDBClient } from '@aws-sdk
 import type { DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
 import { routes } from '#http/routes';
 import { cliArguments, cliError, exitPlainlyOnError } from '#lib/cli';
-import { createTableInput, dataDir, isLocalDatabase, useLocalStack } from '#local/database';
+import { createTableInput, isLocalDatabase } from '#local/database';
+import { dataDir, useLocalStack } from '#local/stackDiscovery';
 import { routeProcessOutput } from '#local/logRouter';
 import { repoRoot } from '#lib/paths';
 
@@ -92,7 +93,7 @@ routeProcessOutput({
 });
 // Imported only now: the shared DocumentClient reads its endpoint from the environment at load.
 const { authorizerHandler, inboundConsumerHandler, streamProcessorHandler } = await import('#http/routes');
-const { lambdaContext, loadHandler } = await import('#local/gateway');
+const { lambdaContext, loadHandler } = await import('#local/lambdaEvents');
 const samples = await import('#local/samples');
 const { seedFixtures } = await import('#local/fixtures');
 

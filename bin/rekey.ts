@@ -5,7 +5,8 @@
  * Local database unless TABLE_NAME names a deployed table.
  */
 import { cliArguments, exitPlainlyOnError } from '#lib/cli';
-import { isLocalDatabase, useLocalStack } from '#local/database';
+import { isLocalDatabase } from '#local/database';
+import { useLocalStack } from '#local/stackDiscovery';
 
 cliArguments('usage: npm run rekey [-- --dry-run]   (brings keys built from user text up to the current folding)', ['--dry-run']);
 exitPlainlyOnError();

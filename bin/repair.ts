@@ -6,7 +6,8 @@
  * names a deployed table.
  */
 import { cliArguments, exitPlainlyOnError } from '#lib/cli';
-import { isLocalDatabase, useLocalStack } from '#local/database';
+import { isLocalDatabase } from '#local/database';
+import { useLocalStack } from '#local/stackDiscovery';
 
 cliArguments('usage: npm run repair [-- --dry-run]   (re-drives every deletion cascade, sets every derived counter to a recount)', [
   '--dry-run',

@@ -26,7 +26,7 @@ const { runWorkload } = await import('#support/workload');
 const { createToken, MAX_RATE_LIMIT } = await import('#domain/tokens');
 const { checkTable } = await import('#checker/invariants');
 const { SCOPES } = await import('#domain/scopes');
-const { streamCaughtUp } = await import('#local/streams');
+const { streamCaughtUp } = await import('#local/streamReads');
 try {
   const ws = 'soak';
   const { token } = await createToken({

@@ -18,17 +18,8 @@ import { routeProcessOutput } from '#local/logRouter';
 import type { StreamRunner } from '#local/streams';
 import { localCursorKey } from '#local/secrets';
 import { cliArguments, cliError } from '#lib/cli';
-import {
-  dataDir,
-  dynamodbPort,
-  ensureTable,
-  portAnswers,
-  recordRunningStack,
-  runningStack,
-  startDynamoDbLocal,
-  useLocalDatabase,
-  type EmbeddedDatabase,
-} from '#local/database';
+import { dynamodbPort, ensureTable, startDynamoDbLocal, useLocalDatabase, type EmbeddedDatabase } from '#local/database';
+import { dataDir, portAnswers, recordRunningStack, runningStack } from '#local/stackDiscovery';
 
 const USAGE = `usage: npm start [-- --in-memory | --embedded]
   (no option)   DynamoDB Local with its data in DATA_DIR (default .data/), or, with TABLE_NAME set, that real table

@@ -10,7 +10,8 @@
  */
 import { parseArgs } from 'node:util';
 import { exitPlainlyOnError } from '#lib/cli';
-import { isLocalDatabase, useLocalStack } from '#local/database';
+import { isLocalDatabase } from '#local/database';
+import { useLocalStack } from '#local/stackDiscovery';
 
 /** The command's usage, with the scopes and default limits it offers. */
 function usageOf(scopes: readonly string[], limit: { rate: number; burst: number }): string {

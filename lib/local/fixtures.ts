@@ -3,8 +3,8 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import { createToken } from '#domain/tokens';
 import { matchPath } from '#http/route';
 import { toAuthorizerContext } from '#http/principal';
-import { lambdaContext, proxyEvent } from './gateway.ts';
-import { loadHandler, type ProxyHandler } from './gateway.ts';
+import { lambdaContext, proxyEvent } from './lambdaEvents.ts';
+import { loadHandler, type ProxyHandler } from './lambdaEvents.ts';
 import { FIXTURES, SAMPLE_PRINCIPAL, routeNamed } from './samples.ts';
 
 /**

@@ -2,15 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { isUtf8 } from 'node:buffer';
-import { pathToFileURL } from 'node:url';
-import { join } from 'node:path';
-import type {
-  APIGatewayAuthorizerResult,
-  APIGatewayProxyEvent,
-  APIGatewayProxyResult,
-  APIGatewayTokenAuthorizerEvent,
-  Context,
-} from 'aws-lambda';
+import type { APIGatewayAuthorizerResult, APIGatewayProxyResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import type { ProblemCode } from '#wire/problems';
 import { BEARER_HEADER } from '#domain/tokens';
 import { CORS_PREFLIGHT } from '#http/cors';
@@ -20,26 +12,16 @@ import { problemResponse } from '#http/problem';
 import { matchPath } from '#http/route';
 import { authorizerHandler, routes, type Route } from '#http/routes';
 import { docsAnswer } from './docs';
+import { loadHandler, lambdaContext, methodArn, proxyEvent, type AuthorizerHandler, type ProxyHandler } from './lambdaEvents.ts';
 import { RateLimiter } from './rateLimits';
 
 /**
  * A local stand-in for API Gateway (REST, proxy integration, TOKEN authorizer): routes requests by
  * the route table, runs the authorizer first and answers 401/403 as API Gateway would, builds the
- * REST proxy event API Gateway sends, invokes the handler and writes its result back.
+ * REST proxy event API Gateway sends (lambdaEvents.ts), invokes the handler and writes its result back.
  */
-export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-export type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent, context: Context) => Promise<APIGatewayAuthorizerResult>;
-
-/** The `handler` export of a module named as in the route table (a path relative to `root`). */
-export async function loadHandler<H>(root: string, file: string): Promise<H> {
-  return (await import(pathToFileURL(join(root, file)).href)).handler as H;
-}
-
 /** API Gateway's payload limit; the handlers enforce the service's own, smaller limit. */
 const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
-const LOCAL_API_ID = 'local';
-const LOCAL_STAGE = 'local';
-const ACCOUNT = '123456789012';
 
 export interface GatewayOptions {
   log?: (line: string) => void;
@@ -50,86 +32,6 @@ export async function loadHandlers(root: string) {
   for (const route of routes) handlers.set(route, await loadHandler<ProxyHandler>(root, route.handler));
   const authorizer = await loadHandler<AuthorizerHandler>(root, authorizerHandler);
   return { handlers, authorizer };
-}
-
-export function lambdaContext(functionName: string): Context {
-  const deadline = Date.now() + 29_000;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:us-east-1:${ACCOUNT}:function:${functionName}`,
-    memoryLimitInMB: '1024',
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
-
-export function methodArn(method: string, path: string): string {
-  return `arn:aws:execute-api:us-east-1:${ACCOUNT}:${LOCAL_API_ID}/${LOCAL_STAGE}/${method}${path}`;
-}
-
-/** The REST proxy event API Gateway builds for a request (authorizer context included). */
-export function proxyEvent(input: {
-  route: Route;
-  method: string;
-  path: string;
-  pathParameters: Record<string, string>;
-  query: URLSearchParams;
-  headers: Record<string, string>;
-  body: string | null;
-  /** The body is base64 of bytes that are not UTF-8 text. */
-  isBase64Encoded?: boolean;
-  authorizer: Record<string, unknown> | null;
-  requestId?: string;
-  /**
-   * The path of the URL called, as `requestContext.path`: by default an execute-api URL's, the stage
-   * first (what the sample events show); the local API, served at its root, passes the path itself.
-   */
-  calledPath?: string;
-}): APIGatewayProxyEvent {
-  // A Map, not an object literal: a parameter may be named `constructor` or `__proto__`.
-  const values = new Map<string, string[]>();
-  for (const [k, v] of input.query) values.set(k, [...(values.get(k) ?? []), v]);
-  const multiQuery = Object.fromEntries(values);
-  const query = Object.fromEntries([...values].map(([k, v]) => [k, v[v.length - 1]!]));
-  const hasQuery = Object.keys(query).length > 0;
-  const requestId = input.requestId ?? randomUUID();
-  return {
-    resource: input.route.path,
-    path: input.path,
-    httpMethod: input.method,
-    headers: input.headers,
-    multiValueHeaders: Object.fromEntries(Object.entries(input.headers).map(([k, v]) => [k, [v]])),
-    queryStringParameters: hasQuery ? query : null,
-    multiValueQueryStringParameters: hasQuery ? multiQuery : null,
-    pathParameters: Object.keys(input.pathParameters).length ? input.pathParameters : null,
-    stageVariables: null,
-    body: input.body,
-    isBase64Encoded: input.isBase64Encoded ?? false,
-    requestContext: {
-      accountId: ACCOUNT,
-      apiId: LOCAL_API_ID,
-      authorizer: input.authorizer,
-      httpMethod: input.method,
-      identity: {
-        sourceIp: '127.0.0.1',
-        userAgent: input.headers['user-agent'] ?? null,
-      } as APIGatewayProxyEvent['requestContext']['identity'],
-      path: input.calledPath ?? `/${LOCAL_STAGE}${input.path}`,
-      protocol: 'HTTP/1.1',
-      requestId,
-      requestTimeEpoch: Date.now(),
-      resourceId: input.route.name,
-      resourcePath: input.route.path,
-      stage: LOCAL_STAGE,
-    },
-  };
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {

@@ -6,7 +6,7 @@ import { detachNoteItem, labelLinkItem, taskLinkItem, taskVersionItem } from '#s
 import { getProject, storedProjectItem } from '#domain/projects';
 import { nameKey, titleKey } from '#domain/text';
 import { TABLE, tableName } from '#store/table';
-import { lambdaContext } from '#local/gateway';
+import { lambdaContext } from '#local/lambdaEvents';
 import { metered, type Usage } from './capacity.ts';
 import { BENCH_ACTOR, benchWorkspace, handlers, projectRecord, seedProjects } from './harness.ts';
 import { log } from './stats.ts';

@@ -9,7 +9,8 @@ import { SCOPES } from '#domain/scopes';
 import { slugify } from '#domain/slugs';
 import { tableName } from '#store/table';
 import { createToken, MAX_RATE_LIMIT } from '#domain/tokens';
-import { lambdaContext, loadHandlers, proxyEvent } from '#local/gateway';
+import { loadHandlers } from '#local/gateway';
+import { lambdaContext, proxyEvent } from '#local/lambdaEvents';
 import { repoRoot } from '#lib/paths';
 import type { ProjectRecord } from '#domain/entities';
 

@@ -7,7 +7,7 @@ import { changeLabels } from '#domain/taskLabels';
 import type { OutboundEvent } from '#events/outbound';
 import { processStreamBatch } from '#events/processor';
 import { ensureTable } from '#local/database';
-import { drainTableStream } from '#local/streams';
+import { drainTableStream } from '#local/streamReads';
 import { metered, type Usage } from './capacity.ts';
 import { BENCH_ACTOR } from './harness.ts';
 import { log } from './stats.ts';

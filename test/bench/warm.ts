@@ -7,7 +7,7 @@ import { db } from '#store/client';
 import { keys } from '#store/keys';
 import { storedProjectItem } from '#domain/projects';
 import { tableName } from '#store/table';
-import { lambdaContext } from '#local/gateway';
+import { lambdaContext } from '#local/lambdaEvents';
 import { benchWorkspace, handlers, projectRecord, route } from './harness.ts';
 import { log, median } from './stats.ts';
 

@@ -4,7 +4,7 @@ import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayTokenA
 import { beforeAll, describe, expect, test } from 'vitest';
 import { authorizerHandler, routes } from '#http/routes';
 import { seedFixtures } from '#local/fixtures';
-import { lambdaContext, loadHandler, type AuthorizerHandler, type ProxyHandler } from '#local/gateway';
+import { lambdaContext, loadHandler, type AuthorizerHandler, type ProxyHandler } from '#local/lambdaEvents';
 import { repoRoot } from '#lib/paths';
 import { AUTHORIZER_EVENT, STREAM_EVENT, INBOUND_EVENT, SAMPLE_REQUESTS, prepareEvent, sampleEvents } from '#local/samples';
 import { db } from '#store/client';

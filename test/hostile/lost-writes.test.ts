@@ -7,6 +7,8 @@ import { db } from '#store/client';
 import { call, uniqueWorkspace, workspaceClient, type WorkspaceClient } from '#support/api';
 import { streamDrained } from '#support/settle';
 import { localStack } from '#support/stack';
+import { PreconditionFailed } from '#domain/errors';
+import { PROBLEMS, toProblem } from '#wire/problems';
 
 /**
  * Concurrent writers never lose each other's changes, and a change that changes nothing is no change.
@@ -62,7 +64,9 @@ describe('a label renamed while it is recolored', () => {
     const label = await createLabel(ws, { title: 'Bug', color: 'FF0000' }, actor);
     afterNextRead = () => updateLabel(ws, label.slug, { color: '00FF00' }, actor);
     const stillAsRead = () => undefined;
-    await expect(updateLabel(ws, label.slug, { title: 'Defect' }, actor, stillAsRead)).rejects.toMatchObject({ status: 412 });
+    const refused = await updateLabel(ws, label.slug, { title: 'Defect' }, actor, stillAsRead).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(PreconditionFailed);
+    expect(PROBLEMS[toProblem(refused).code].status).toBe(412);
     const stored = await getLabel(ws, label.slug);
     expect({ title: stored.title, color: stored.color }).toEqual({ title: 'Bug', color: '00FF00' });
   });
@@ -74,7 +78,9 @@ describe('a project updated by two writers at once', () => {
     const project = await createProject(ws, { name: 'Apollo', owner: actor });
     afterNextRead = () => updateProject(ws, project.slug, { description: 'To the moon' }, actor);
     // An If-Match update reads first: the other writer lands between its read and its write.
-    await expect(updateProject(ws, project.slug, { name: 'Artemis' }, actor, () => undefined)).rejects.toMatchObject({ status: 412 });
+    const refused = await updateProject(ws, project.slug, { name: 'Artemis' }, actor, () => undefined).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(PreconditionFailed);
+    expect(PROBLEMS[toProblem(refused).code].status).toBe(412);
     await updateProject(ws, project.slug, { name: 'Artemis' }, actor);
     const stored = await getProject(ws, project.slug);
     expect({ name: stored.name, description: stored.description }).toEqual({ name: 'Artemis', description: 'To the moon' });

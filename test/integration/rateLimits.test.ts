@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { usageKeyOf, verifyToken } from '#domain/tokens';
 import { call, tokenFor, uniqueWorkspace } from '#support/api';
 import { handler as authorizer } from '../../functions/authorizer/handler.ts';
-import { lambdaContext } from '#local/gateway';
+import { lambdaContext } from '#local/lambdaEvents';
 import { RateLimiter } from '#local/rateLimits';
 
 /**

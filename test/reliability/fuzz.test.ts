@@ -11,7 +11,7 @@ import { call, tokenFor } from '#support/api';
 import { seedFixture } from '#support/fixtures';
 import { hostileText } from '#support/hostile';
 import { withQuery, type Fixture } from '#support/requests';
-import { loadHandler } from '#local/gateway';
+import { loadHandler } from '#local/lambdaEvents';
 import { repoRoot } from '#lib/paths';
 
 /**

@@ -6,7 +6,7 @@ import { processStreamBatch } from '#events/processor';
 import type { OutboundEvent } from '#events/outbound';
 import { routes, type Route } from '#http/routes';
 import { ensureTable } from '#local/database';
-import { drainTableStream } from '#local/streams';
+import { drainTableStream } from '#local/streamReads';
 import { db } from '#store/client';
 import { seedFixture, seedFixtures } from './fixtures.ts';
 import { invokeRoute, principalFor } from './invoke.ts';

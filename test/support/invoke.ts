@@ -1,5 +1,5 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { lambdaContext, loadHandler, proxyEvent, type ProxyHandler } from '#local/gateway';
+import { lambdaContext, loadHandler, proxyEvent, type ProxyHandler } from '#local/lambdaEvents';
 import { repoRoot } from '#lib/paths';
 import { toAuthorizerContext, type Principal } from '#http/principal';
 import { SCOPES } from '#domain/scopes';

@@ -3,7 +3,7 @@ import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll } from 'vitest';
 import { ensureTable } from '#local/database';
-import { drainTableStream } from '#local/streams';
+import { drainTableStream } from '#local/streamReads';
 
 /**
  * A table of the test file's own (created before its tests, deleted after), for tests that run the

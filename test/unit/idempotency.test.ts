@@ -5,7 +5,7 @@ import { ValidationFailed } from '#domain/errors';
 import { fingerprintOf, idempotencyKeyOf } from '#http/idempotency';
 import { routes } from '#http/routes';
 import { repoRoot } from '#lib/paths';
-import { loadHandler } from '#local/gateway';
+import { loadHandler } from '#local/lambdaEvents';
 import { hostileText } from '#support/hostile';
 
 const post = (key: string | undefined) => ({ httpMethod: 'POST', headers: key === undefined ? {} : { 'idempotency-key': key } });

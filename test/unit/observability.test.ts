@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { matchPath } from '#http/route';
 import { routes } from '#http/routes';
 import { toAuthorizerContext } from '#http/principal';
-import { lambdaContext, loadHandler, proxyEvent, type ProxyHandler } from '#local/gateway';
+import { lambdaContext, loadHandler, proxyEvent, type ProxyHandler } from '#local/lambdaEvents';
 import { repoRoot } from '#lib/paths';
 import { readableLogLine } from '#local/logRouter';
 import { TransactionCancelled } from '#store/errors';

@@ -14,9 +14,9 @@ import { etagOf, notModified } from './etags';
 import { standardHeaders } from './headers';
 import type { IdempotencyKeys } from './idempotency';
 import { locationFor } from './location';
-import { noteWorkspace, observe } from './observe';
+import { noteProblem, noteWorkspace, observe } from './observe';
 import { principalOf, requireScope, requireWorkspace, type Principal } from './principal';
-import { problemFromError } from './problem';
+import { problemOf, problemResponse } from './problem';
 import { parseInput, workspaceSlug } from '#wire/validation';
 
 const MAX_BODY_BYTES = 64 * 1024;
@@ -54,7 +54,9 @@ type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error,
  */
 const problemErrors = (): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> => ({
   onError: async (request: Request) => {
-    request.response = problemFromError(request.error, request.context?.awsRequestId ?? 'unknown');
+    const problem = problemOf(request.error);
+    noteProblem(request.event, problem.code);
+    request.response = problemResponse(problem, request.context?.awsRequestId ?? 'unknown');
   },
 });
 

@@ -22,6 +22,8 @@ interface Observed {
   started: number;
   correlationId: string;
   workspace?: string;
+  /** The problem code the request was answered with, when it failed. */
+  problem?: string;
 }
 
 const observed = new WeakMap<APIGatewayProxyEvent, Observed>();
@@ -30,6 +32,12 @@ const observed = new WeakMap<APIGatewayProxyEvent, Observed>();
 export function noteWorkspace(event: APIGatewayProxyEvent, workspace: string): void {
   const o = observed.get(event);
   if (o) o.workspace = workspace;
+}
+
+/** Which problem the request is answered with (its log line names it). */
+export function noteProblem(event: APIGatewayProxyEvent, code: string): void {
+  const o = observed.get(event);
+  if (o) o.problem = code;
 }
 
 /** The caller's X-Correlation-Id, whatever its spelling (API Gateway keeps the client's header case). */
@@ -88,7 +96,7 @@ function finish(request: Request): void {
   };
   if (status >= 500 && status !== 503) logger.error('request failed', { ...fields, error: sourceMapped(error ?? undefined) });
   else if (status === 503) logger.warn('request refused: database busy', { ...fields, error: sourceMapped(error ?? undefined) });
-  else if (error) logger.info('request', { ...fields, problem: (error as { code?: string }).code });
+  else if (error) logger.info('request', { ...fields, problem: o.problem });
   else logger.info('request', fields);
   publishMetrics(
     route,

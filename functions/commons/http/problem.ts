@@ -30,5 +30,10 @@ export function problemResponse(p: Problem, requestId: string): APIGatewayProxyR
 
 /** Maps any thrown value to a problem response. Never leaks stack traces, AWS error names or keys. */
 export function problemFromError(error: unknown, requestId: string): APIGatewayProxyResult {
-  return problemResponse(toProblem(inDomainTerms(error)), requestId);
+  return problemResponse(problemOf(error), requestId);
+}
+
+/** The problem a thrown value is answered with, in the domain's words first. */
+export function problemOf(error: unknown): Problem {
+  return toProblem(inDomainTerms(error));
 }

@@ -1,0 +1,24 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test } from 'vitest';
+import { repoRoot } from '#lib/paths';
+
+/** Small modules: no file of the deployed code, the app and its tools is over 250 lines. */
+const MAX_LINES = 250;
+
+function sources(dir: string): string[] {
+  return readdirSync(join(repoRoot, dir)).flatMap((name) => {
+    const path = `${dir}/${name}`;
+    if (statSync(join(repoRoot, path)).isDirectory()) return sources(path);
+    return path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+test(`every file of functions/, lib/ and bin/ is at most ${MAX_LINES} lines`, () => {
+  const long = ['functions', 'lib', 'bin']
+    .flatMap(sources)
+    .map((file) => ({ file, lines: readFileSync(join(repoRoot, file), 'utf8').trimEnd().split('\n').length }))
+    .filter((f) => f.lines > MAX_LINES)
+    .map((f) => `${f.file}: ${f.lines} lines`);
+  expect(long).toEqual([]);
+});
