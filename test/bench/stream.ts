@@ -2,7 +2,7 @@ import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBRecord, SQSRecord } from 'aws-lambda';
 import { consumeInbound } from '#events/inbound';
 import { createLabel } from '#domain/labels';
-import { createProject } from '#domain/projects';
+import { createProject, getProject } from '#domain/projects';
 import { changeLabels } from '#domain/taskLabels';
 import type { OutboundEvent } from '#events/outbound';
 import { processStreamBatch } from '#events/processor';
@@ -113,7 +113,10 @@ export async function measureInbound(): Promise<InboundBenchRow> {
   try {
     const ws = 'bench-inbound';
     const project = await createProject(ws, { name: 'Inbound Project', owner: BENCH_ACTOR });
-    const at = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
+    // After the project was created (an event older than its project counts for nothing) and within the
+    // consumer's window (at most 5 minutes ahead of its clock): 100 ms apart, in order.
+    const created = Date.parse(project.created_at);
+    const at = (i: number) => new Date(created + (i + 1) * 100).toISOString();
     const bodies: string[] = [];
     const add = (type: string, subject: Record<string, string>) =>
       bodies.push(
@@ -144,6 +147,17 @@ export async function measureInbound(): Promise<InboundBenchRow> {
     });
     const seconds = (performance.now() - started) / 1000;
     if (value) throw new Error(`${value} inbound events failed in the benchmark`);
+    // Every event must have moved the stats: a benchmark of events dropped or dead-lettered measures nothing.
+    const stats = await getProject(ws, project.slug);
+    const expected = { tasks_count: 150, completed_count: 150, members_count: 51, sprints_count: 50 };
+    const got = {
+      tasks_count: stats.tasks_count,
+      completed_count: stats.completed_count,
+      members_count: stats.members_count,
+      sprints_count: stats.sprints_count,
+    };
+    if (JSON.stringify(got) !== JSON.stringify(expected))
+      throw new Error(`the inbound events were not all applied: stats ${JSON.stringify(got)}, expected ${JSON.stringify(expected)}`);
     log(`inbound: ${records.length} events in ${seconds.toFixed(1)} s, ${usage.calls} calls, ${usage.rcu} RCU, ${usage.wcu} WCU`);
     return {
       events: records.length,
