@@ -111,7 +111,7 @@ const address = server.address();
 const actualPort = typeof address === 'object' && address ? address.port : port;
 const base = `http://${host}:${actualPort}`;
 console.log(`API listening on ${base} (table ${tableName()}${embedded ? ', DynamoDB Local' : ', AWS'})`);
-console.log(`API reference: ${base}/docs (the OpenAPI document: ${base}/openapi.json)`);
+console.log(`API reference: ${base}/docs (the OpenAPI document: ${base}/openapi.json; the events, AsyncAPI: ${base}/asyncapi.json)`);
 
 if (embedded) {
   // The same code as the stream processor Lambda, fed by DynamoDB Local's stream; events go to a file.

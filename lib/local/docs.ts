@@ -2,13 +2,15 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { ASYNCAPI_FILE } from '#lib/asyncapi/document';
 import { OPENAPI_FILE } from '#lib/openapi/document';
 import { repoRoot } from '#lib/paths';
 
 /**
  * What `npm start` serves beside the API, for people and tools: the OpenAPI document at
- * /openapi.json (the committed file, read on every request) and a reference page at /docs
- * (Swagger UI, from the swagger-ui-dist package). The deployed API serves neither.
+ * /openapi.json and the AsyncAPI document of the events at /asyncapi.json (the committed files, read
+ * on every request), and a reference page at /docs (Swagger UI, from the swagger-ui-dist package).
+ * The deployed API serves none of them.
  */
 const ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
@@ -42,6 +44,7 @@ const answer = (type: string, body: string): APIGatewayProxyResult => ({
 /** The answer to a GET of the document, the page or one of its assets; undefined for any other path. */
 export function docsAnswer(pathname: string): APIGatewayProxyResult | undefined {
   if (pathname === '/openapi.json') return answer('application/json', readFileSync(join(repoRoot, OPENAPI_FILE), 'utf8'));
+  if (pathname === '/asyncapi.json') return answer('application/json', readFileSync(join(repoRoot, ASYNCAPI_FILE), 'utf8'));
   if (pathname === '/docs' || pathname === '/docs/') return answer('text/html; charset=utf-8', PAGE);
   const asset = pathname.startsWith('/docs/') ? pathname.slice('/docs/'.length) : undefined;
   if (asset !== undefined && Object.hasOwn(ASSETS, asset)) return answer(ASSETS[asset]!, readFileSync(join(swaggerUi(), asset), 'utf8'));

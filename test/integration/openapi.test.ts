@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, test } from 'vitest';
 import { routes } from '#http/routes';
+import { ASYNCAPI_FILE } from '#lib/asyncapi/document';
 import { buildOpenApi, OPENAPI_FILE } from '#lib/openapi/document';
 import { repoRoot } from '#lib/paths';
 import { call } from '#support/api';
@@ -76,6 +77,13 @@ describe('the answer check the suites run on every response', () => {
 });
 
 describe('npm start serves the document and a reference page', () => {
+  test('GET /asyncapi.json is the committed AsyncAPI document of the events', async () => {
+    const served = await call('GET', '/asyncapi.json');
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(served.body).toEqual(JSON.parse(readFileSync(join(repoRoot, ASYNCAPI_FILE), 'utf8')));
+  });
+
   test('GET /openapi.json is the committed document; /docs renders it with Swagger UI from its package', async () => {
     const served = await call('GET', '/openapi.json');
     expect(served.status).toBe(200);

@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { localStack } from './stack.ts';
 
 import { useLocalDatabase } from '#local/database';
@@ -6,3 +8,25 @@ import { useLocalDatabase } from '#local/database';
 // HTTP suites against another local API (API_URL), at that API's database (TEST_DYNAMODB_PORT).
 useLocalDatabase(Number(process.env.TEST_DYNAMODB_PORT) || localStack().dynamodbPort);
 process.env.TABLE_NAME = '';
+
+// Every event this file's requests put on the worker's local bus is described by asyncapi.json
+// (whole lines only: an event published after the file ends is checked with the next file of the worker).
+const busFile = process.env.API_URL ? process.env.EVENTS_FILE : localStack().eventsFile;
+const busText = () => (busFile && existsSync(busFile) ? readFileSync(busFile) : Buffer.alloc(0));
+let busFrom = 0;
+beforeAll(() => {
+  const text = busText();
+  busFrom = text.lastIndexOf('\n') + 1;
+});
+afterAll(async () => {
+  // Imported here: the document's builder loads the store, whose client must see the database above first.
+  const { outboundMismatches } = await import('./asyncapi.ts');
+  const text = busText();
+  const from = text.length >= busFrom ? busFrom : 0;
+  const lines = text
+    .subarray(from, text.lastIndexOf('\n') + 1)
+    .toString('utf8')
+    .split('\n')
+    .filter(Boolean);
+  expect(outboundMismatches(lines.map((l) => JSON.parse(l)))).toEqual([]);
+});

@@ -51,7 +51,13 @@ export function checkAnswer(
   if (!route) {
     if (method === 'OPTIONS' && status === 204) return; // CORS preflight, answered by the gateway
     // The emulator's own endpoints (inbound events) and the document and its page: not the API.
-    if (pathname.startsWith('/__local/') || pathname === '/openapi.json' || pathname === '/docs' || pathname.startsWith('/docs/')) {
+    if (
+      pathname.startsWith('/__local/') ||
+      pathname === '/openapi.json' ||
+      pathname === '/asyncapi.json' ||
+      pathname === '/docs' ||
+      pathname.startsWith('/docs/')
+    ) {
       if (status === 200) return;
     }
     if (type !== 'application/problem+json') fail(`an unrouted answer that is not a problem (${type})`);

@@ -32,11 +32,18 @@ describe('which changes are public', () => {
 describe('the EventBridge bus', () => {
   const eb = mockClient(EventBridgeClient);
   afterEach(() => eb.reset());
-  const big = (i: number): OutboundEvent => ({
-    detailType: 'Project Updated',
+  const labelNamed = (i: number, title: string): OutboundEvent<'Label Created'> => ({
+    detailType: 'Label Created',
     time: '2026-01-01T00:00:00.000Z',
-    detail: { event_id: `e${i}`, company_slug: 'w', occurred_at: '2026-01-01T00:00:00.000Z', data: { description: 'é'.repeat(30_000) } },
+    detail: {
+      event_id: `e${i}`,
+      company_slug: 'w',
+      occurred_at: '2026-01-01T00:00:00.000Z',
+      actor: null,
+      data: { id: i + 1, slug: `l${i}`, title, color: 'FF5733' },
+    },
   });
+  const big = (i: number) => labelNamed(i, 'é'.repeat(30_000));
 
   test('calls stay under PutEvents limits: at most 10 entries and 256 KB each', async () => {
     eb.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [] });
@@ -54,7 +61,7 @@ describe('the EventBridge bus', () => {
     eb.on(PutEventsCommand)
       .resolvesOnce({ FailedEntryCount: 1, Entries: [{ EventId: '1' }, { ErrorCode: 'ThrottlingException' }] })
       .resolves({ FailedEntryCount: 0, Entries: [{ EventId: '2' }] });
-    const small = (i: number): OutboundEvent => ({ ...big(i), detail: { ...big(i).detail, data: {} } });
+    const small = (i: number) => labelNamed(i, '');
     await eventBridgeBus('bus', eb as unknown as EventBridgeClient).publish([small(1), small(2)]);
     const sent = eb.commandCalls(PutEventsCommand).map((c) => c.args[0].input.Entries!.map((e) => JSON.parse(e.Detail!).event_id));
     expect(sent).toEqual([['e1', 'e2'], ['e2']]);

@@ -1,10 +1,8 @@
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
-import * as z from 'zod/mini';
-import { INBOUND_TYPES, type InboundType } from '#domain/eventNames';
 import { applyInboundEvent, type InboundEvent, type InboundOutcome } from '#domain/inbound';
 import { nestsDeeperThan } from '#domain/jsonDepth';
 import { INBOUND_EARLIEST, INBOUND_FUTURE_SKEW_MS, MAX_JSON_DEPTH } from '#domain/limits';
-import { slugParam, taskUuid } from '#wire/validation';
+import { INBOUND_SUBJECT, inboundEnvelope, ISO_INSTANT } from '#wire/inboundSchemas';
 import { logger } from '#observability/log';
 import { sourceMapped } from '#observability/stacks';
 import { observeBatch } from './observeBatch';
@@ -24,44 +22,8 @@ class MalformedEvent extends Error {
   override readonly name = 'MalformedEvent';
 }
 
-/** A task or sprint id of the other services (the task_uuid rule of the API). */
-const subjectId = taskUuid;
-/** A username as the product spells it (an e-mail address, say): 1-128 characters, no control characters. */
-const username = z
-  .string()
-  .check(
-    z.minLength(1),
-    z.maxLength(128),
-    z.regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+$/u, 'must be 1-128 characters without control or format characters'),
-  );
-const SUBJECT: Record<InboundType, 'task_uuid' | 'username' | 'sprint_uuid'> = {
-  'Task Created': 'task_uuid',
-  'Task Completed': 'task_uuid',
-  'Task Reopened': 'task_uuid',
-  'Task Deleted': 'task_uuid',
-  'Member Added': 'username',
-  'Member Removed': 'username',
-  'Sprint Created': 'sprint_uuid',
-  'Sprint Deleted': 'sprint_uuid',
-};
-
-const envelope = z.object({
-  id: z.optional(z.string()),
-  time: z.optional(z.string()),
-  'detail-type': z.enum(INBOUND_TYPES),
-  detail: z.object({
-    event_id: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
-    occurred_at: z.optional(z.iso.datetime({ offset: true })),
-    company_slug: slugParam,
-    project_slug: slugParam,
-    task_uuid: z.optional(subjectId),
-    username: z.optional(username),
-    sprint_uuid: z.optional(subjectId),
-  }),
-});
-
 /** The event in an SQS message body (an EventBridge event), or MalformedEvent saying why not. */
-function parseInbound(body: string): InboundEvent {
+export function parseInbound(body: string): InboundEvent {
   let json: unknown;
   if (nestsDeeperThan(body, MAX_JSON_DEPTH)) throw new MalformedEvent(`the message body nests more than ${MAX_JSON_DEPTH} levels deep`);
   try {
@@ -69,12 +31,12 @@ function parseInbound(body: string): InboundEvent {
   } catch {
     throw new MalformedEvent('the message body is not JSON');
   }
-  const parsed = envelope.safeParse(json);
+  const parsed = inboundEnvelope.safeParse(json);
   if (!parsed.success)
     throw new MalformedEvent(parsed.error.issues.map((i) => `${i.path.join('.') || '(event)'}: ${i.message}`).join('; '));
   const { detail, 'detail-type': type } = parsed.data;
-  const subject = detail[SUBJECT[type]];
-  if (subject === undefined) throw new MalformedEvent(`detail.${SUBJECT[type]}: required for ${type}`);
+  const subject = detail[INBOUND_SUBJECT[type]];
+  if (subject === undefined) throw new MalformedEvent(`detail.${INBOUND_SUBJECT[type]}: required for ${type}`);
   const eventId = detail.event_id ?? parsed.data.id;
   const occurredAt = detail.occurred_at ?? parsed.data.time;
   if (!eventId) throw new MalformedEvent('detail.event_id: required');
@@ -88,9 +50,6 @@ function parseInbound(body: string): InboundEvent {
     subject,
   };
 }
-
-/** An ISO 8601 date-time with its offset (Z or ±hh:mm): the only spelling of an instant accepted. */
-const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 
 /** occurred_at as milliseconds, inside the accepted window, or MalformedEvent saying why not. */
 function instantOf(occurredAt: string | undefined): number {

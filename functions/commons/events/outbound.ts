@@ -9,6 +9,7 @@ import { decodeProject } from '#store/projectItem';
 import type { Item } from '#store/query';
 import type { Change } from '#store/streamRecords';
 import type { Actor, LabelRecord } from '#domain/entities';
+import type { OutboundDetail } from '#wire/eventSchemas';
 
 /**
  * The service's outbound events (docs/events.md), derived from the table's stream: one per
@@ -16,19 +17,21 @@ import type { Actor, LabelRecord } from '#domain/entities';
  * refused request (it wrote nothing). `event_id` is the stream record's id, the same on redelivery.
  */
 
-export interface OutboundEvent {
-  detailType: OutboundType;
+export interface OutboundEvent<T extends OutboundType = OutboundType> {
+  detailType: T;
   /** When the change happened (ISO 8601): the event's `occurred_at` and EventBridge `Time`. */
   time: string;
-  detail: Record<string, unknown> & { event_id: string; company_slug: string; occurred_at: string };
+  /** As wire/eventSchemas.ts declares it for T (the AsyncAPI document says the same). */
+  detail: OutboundDetail<T>;
 }
 
-type LabelLookup = (ws: string, id: number, slug: string) => Record<string, unknown>;
+type LabelLookup = (ws: string, id: number, slug: string) => OutboundDetail<'Label Attached'>['label'];
+type Rest<T extends OutboundType> = Omit<OutboundDetail<T>, 'event_id' | 'company_slug' | 'occurred_at'>;
 
 const actorView = (actor: Actor | undefined) => (actor ? { username: actor.username } : null);
 
-function event(change: Change, detailType: OutboundType, ws: string, time: string, rest: Record<string, unknown>): OutboundEvent {
-  return { detailType, time, detail: { event_id: change.id, company_slug: ws, occurred_at: time, ...rest } };
+function event<T extends OutboundType>(change: Change, detailType: T, ws: string, time: string, rest: Rest<T>): OutboundEvent {
+  return { detailType, time, detail: { event_id: change.id, company_slug: ws, occurred_at: time, ...rest } as OutboundDetail<T> };
 }
 
 /** A project's public fields, its stats left out (counters are derived, not changes anyone made). */
