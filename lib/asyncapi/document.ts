@@ -35,8 +35,8 @@ function outboundPayload(type: OutboundType, components: Json): Json {
     type: 'object',
     required: ['source', 'detail-type', 'detail'],
     properties: {
-      source: { const: EVENT_SOURCE },
-      'detail-type': { const: type },
+      source: { type: 'string', const: EVENT_SOURCE },
+      'detail-type': { type: 'string', const: type },
       detail: schemaOf(OUTBOUND_DETAILS[type], 'output', components),
     },
   };
@@ -51,20 +51,25 @@ function inboundPayload(type: InboundType, components: Json): Json {
   return {
     ...envelope,
     description:
-      `An EventBridge event with detail-type "${type}", from any source, as SQS delivers it. Also refused (dead-lettered with the reason): ` +
-      `an instant before ${earliest} or more than ${INBOUND_FUTURE_SKEW_MS / 60_000} minutes in the future, a body nested more than ${MAX_JSON_DEPTH} levels deep.`,
+      `An EventBridge event with detail-type "${type}" from any source but this service's own, as SQS delivers it. Also refused ` +
+      `(dead-lettered with the reason): an instant that names no real time (2026-02-30), one before ${earliest} or more than ` +
+      `${INBOUND_FUTURE_SKEW_MS / 60_000} minutes in the future, a body nested more than ${MAX_JSON_DEPTH} levels deep.`,
     properties: {
       ...envelope.properties,
-      'detail-type': { const: type },
+      // The bus rule sends the queue every matching event but the service's own.
+      source: { type: 'string', not: { const: EVENT_SOURCE } },
+      'detail-type': { type: 'string', const: type },
       detail: { ...detail, required: [...(detail.required as string[]), subject] },
     },
     allOf: [
       {
         description: 'An event id: detail.event_id, else the envelope id (EventBridge sets it).',
-        anyOf: [{ properties: { detail: { required: ['event_id'] } } }, { required: ['id'] }],
+        anyOf: [{ properties: { detail: { required: ['event_id'] } } }, { required: ['id'], properties: { id: { minLength: 1 } } }],
       },
       {
-        description: 'When it happened: detail.occurred_at, else the envelope time (EventBridge sets it).',
+        description:
+          'When it happened: detail.occurred_at (an ISO 8601 date-time with its offset, seconds required, at most nine digits of fraction), ' +
+          'else the envelope time (EventBridge sets it; seconds may be left out).',
         anyOf: [
           { properties: { detail: { required: ['occurred_at'] } } },
           { required: ['time'], properties: { time: { type: 'string', pattern: ISO_INSTANT.source } } },
@@ -74,8 +79,11 @@ function inboundPayload(type: InboundType, components: Json): Json {
   };
 }
 
-function message(type: string, summary: string, payload: Json): Json {
-  return { name: messageName(type), title: type, summary, contentType: 'application/json', payload };
+/** A message, its payload named in components (`<Name>Event`) so that generators give its model a name. */
+function message(type: string, summary: string, payload: Json, schemas: Json): Json {
+  const name = messageName(type);
+  schemas[`${name}Event`] = payload;
+  return { name, title: type, summary, contentType: 'application/json', payload: { $ref: `#/components/schemas/${name}Event` } };
 }
 
 const refs = (types: readonly string[], to: string) =>
@@ -85,8 +93,9 @@ export function buildAsyncApi(): Json {
   const schemas: Json = {};
   const messages: Json = {};
   for (const type of OUTBOUND_TYPES)
-    messages[messageName(type)] = message(type, OUTBOUND_DESCRIPTIONS[type], outboundPayload(type, schemas));
-  for (const type of INBOUND_TYPES) messages[messageName(type)] = message(type, INBOUND_DESCRIPTIONS[type], inboundPayload(type, schemas));
+    messages[messageName(type)] = message(type, OUTBOUND_DESCRIPTIONS[type], outboundPayload(type, schemas), schemas);
+  for (const type of INBOUND_TYPES)
+    messages[messageName(type)] = message(type, INBOUND_DESCRIPTIONS[type], inboundPayload(type, schemas), schemas);
   return {
     asyncapi: '3.0.0',
     info: {

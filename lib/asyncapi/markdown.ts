@@ -29,9 +29,12 @@ function typeOf(s: Json): string {
   if (Array.isArray(s.type)) return s.type.join(' or ');
   if (s.type === 'array') return `array of ${typeOf(s.items ?? {})}`;
   if (s.type === 'string') {
-    if (s.format) return `string (${s.format})`;
-    if (s.pattern && String(s.pattern).length <= MAX_PATTERN) return `string matching \`${s.pattern}\``;
-    return 'string';
+    const length =
+      typeof s.minLength === 'number' || typeof s.maxLength === 'number' ? `, ${s.minLength ?? 0}-${s.maxLength ?? 'any'} characters` : '';
+    if (s.format) return `string (${s.format})${length}`;
+    if (s.pattern && String(s.pattern).length <= MAX_PATTERN) return `string matching \`${s.pattern}\`${length}`;
+    if (s.allOf) return `string matching ${(s.allOf as Json[]).length} patterns (see \`asyncapi.json\`)`;
+    return `string${length}`;
   }
   if (s.type === 'integer' && typeof s.minimum === 'number') return `integer, at least ${s.minimum}`;
   if (s.type === 'object' && s.properties) return `object {${Object.keys(s.properties as Json).join(', ')}}`;
@@ -50,8 +53,11 @@ function rows(s: Json, prefix = ''): string[] {
 
 const table = (what: string, s: Json) => [`| ${what} | type | required | notes |`, '|---|---|---|---|', ...rows(s)].join('\n');
 
-function messageSection(m: Json): string {
-  const payload = m.payload as Json;
+/** A schema, or the one its `$ref` names in the document's components. */
+const resolved = (doc: Json, s: Json): Json => (s.$ref ? doc.components.schemas[String(s.$ref).split('/').pop()!] : s);
+
+function messageSection(doc: Json, m: Json): string {
+  const payload = resolved(doc, m.payload as Json);
   const rules = ((payload.allOf ?? []) as Json[]).map((r) => `- ${r.description}`);
   return [
     `### \`${m.title}\``,
@@ -69,11 +75,14 @@ export function renderEventReference(doc: Json): string {
   const channel = (id: string, heading: string) => {
     const c = doc.channels[id] as Json;
     const names = Object.values(c.messages as Json).map((ref) => String(ref.$ref).split('/').pop()!);
-    return [`## ${heading}`, '', c.description, '', ...names.map((n) => `${messageSection(messages[n])}\n`)].join('\n');
+    return [`## ${heading}`, '', c.description, '', ...names.map((n) => `${messageSection(doc, messages[n])}\n`)].join('\n');
   };
-  const shapes = Object.entries(doc.components.schemas as Json).map(([name, s]) =>
-    [`### ${name}`, '', ...(s.description ? [s.description, ''] : []), s.properties ? table('member', s) : `${typeOf(s)}`, ''].join('\n'),
-  );
+  const payloads = new Set(Object.values(messages).map((m: Json) => String(m.payload.$ref).split('/').pop()));
+  const shapes = Object.entries(doc.components.schemas as Json)
+    .filter(([name]) => !payloads.has(name))
+    .map(([name, s]) =>
+      [`### ${name}`, '', ...(s.description ? [s.description, ''] : []), s.properties ? table('member', s) : `${typeOf(s)}`, ''].join('\n'),
+    );
   return [
     '# Event reference',
     '',

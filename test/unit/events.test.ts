@@ -2,7 +2,7 @@ import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, test } from 'vitest';
 import { eventBridgeBus } from '#events/bus';
-import { eventsOf, type OutboundEvent } from '#events/outbound';
+import { eventsOf, type OutboundEventOf } from '#events/outbound';
 import { storedProjectItem } from '#domain/projects';
 import type { Change } from '#store/streamRecords';
 import { sampleProject } from '#support/items';
@@ -32,7 +32,7 @@ describe('which changes are public', () => {
 describe('the EventBridge bus', () => {
   const eb = mockClient(EventBridgeClient);
   afterEach(() => eb.reset());
-  const labelNamed = (i: number, title: string): OutboundEvent<'Label Created'> => ({
+  const labelNamed = (i: number, title: string): OutboundEventOf<'Label Created'> => ({
     detailType: 'Label Created',
     time: '2026-01-01T00:00:00.000Z',
     detail: {

@@ -17,21 +17,28 @@ import type { OutboundDetail } from '#wire/eventSchemas';
  * refused request (it wrote nothing). `event_id` is the stream record's id, the same on redelivery.
  */
 
-export interface OutboundEvent<T extends OutboundType = OutboundType> {
+/** One outbound event of type T: its `detail` as wire/eventSchemas.ts declares it for T (the AsyncAPI document says the same). */
+export interface OutboundEventOf<T extends OutboundType> {
   detailType: T;
   /** When the change happened (ISO 8601): the event's `occurred_at` and EventBridge `Time`. */
   time: string;
-  /** As wire/eventSchemas.ts declares it for T (the AsyncAPI document says the same). */
   detail: OutboundDetail<T>;
 }
 
+/** Any outbound event: its type and its detail go together. */
+export type OutboundEvent = { [T in OutboundType]: OutboundEventOf<T> }[OutboundType];
+
 type LabelLookup = (ws: string, id: number, slug: string) => OutboundDetail<'Label Attached'>['label'];
-type Rest<T extends OutboundType> = Omit<OutboundDetail<T>, 'event_id' | 'company_slug' | 'occurred_at'>;
+/** What an event of type T carries besides what every event carries (distributed over a union of types). */
+type Rest<T extends OutboundType> = T extends OutboundType ? Omit<OutboundDetail<T>, 'event_id' | 'company_slug' | 'occurred_at'> : never;
 
 const actorView = (actor: Actor | undefined) => (actor ? { username: actor.username } : null);
 
 function event<T extends OutboundType>(change: Change, detailType: T, ws: string, time: string, rest: Rest<T>): OutboundEvent {
-  return { detailType, time, detail: { event_id: change.id, company_slug: ws, occurred_at: time, ...rest } as OutboundDetail<T> };
+  // The compiler checks `rest` against T's declaration; it cannot follow a spread of a generic into
+  // OutboundDetail<T>, so the three members every event carries are added under a cast.
+  const detail = { event_id: change.id, company_slug: ws, occurred_at: time, ...rest } as OutboundDetail<T>;
+  return { detailType, time, detail } as OutboundEventOf<T> as OutboundEvent;
 }
 
 /** A project's public fields, its stats left out (counters are derived, not changes anyone made). */

@@ -6,7 +6,7 @@ import { Label, Project } from './answers';
 /**
  * What each outbound event carries in its `detail`, declared once: the publisher (events/outbound.ts)
  * is typed by these schemas (a type-only import: no function bundles them), the AsyncAPI document
- * (lib/asyncapi) is built from them, and the test suite validates every event it sees against it.
+ * (lib/asyncapi) is built from them, and the test suite validates the events its files publish locally against it.
  */
 const slug = z.string().regex(SLUG);
 const timestamp = z.iso.datetime({ offset: true });
@@ -23,7 +23,9 @@ const LinkedLabel = z.union([Label, z.strictObject({ id: z.int().min(1), slug })
 const common = {
   event_id: z.string().meta({ description: 'Stable across redeliveries of the same change: deduplicate on it.' }),
   company_slug: slug,
-  occurred_at: timestamp.meta({ description: "When the change happened (also the EventBridge event's time)." }),
+  occurred_at: timestamp.meta({
+    description: "When the change happened (the EventBridge event's time is the same instant, to the second).",
+  }),
   actor: Actor,
 };
 

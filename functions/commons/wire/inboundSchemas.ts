@@ -5,7 +5,9 @@ import { slugParam, taskUuid } from './validation';
 /**
  * What an inbound event looks like on the wire (an EventBridge event, as SQS delivers it): the
  * consumer (events/inbound.ts) validates with these declarations and the AsyncAPI document
- * (lib/asyncapi) is built from them, so the two cannot say different things.
+ * (lib/asyncapi) is built from them; the rules beyond the envelope (the subject, the id and time
+ * fallbacks) are stated beside it there, and a property test holds document and consumer to the
+ * same verdict (test/unit/asyncapi.test.ts).
  */
 
 /** An ISO 8601 date-time with its offset (Z or ±hh:mm): the only spelling of an instant accepted. */
@@ -57,7 +59,8 @@ export const inboundEnvelope = z.object({
   'detail-type': z.enum(INBOUND_TYPES),
   detail: z.object({
     event_id: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
-    occurred_at: z.optional(z.iso.datetime({ offset: true })),
+    // The consumer reads the instant with ISO_INSTANT's spelling (at most nine digits of fraction) too.
+    occurred_at: z.optional(z.iso.datetime({ offset: true }).check(z.regex(ISO_INSTANT))),
     company_slug: slugParam,
     project_slug: slugParam,
     task_uuid: z.optional(subjectId),
