@@ -1,9 +1,9 @@
-import * as z from 'zod';
+import type * as z from 'zod';
 import { EVENT_SOURCE, INBOUND_TYPES, OUTBOUND_TYPES, type InboundType, type OutboundType } from '#domain/eventNames';
 import { INBOUND_EARLIEST, INBOUND_FUTURE_SKEW_MS, MAX_JSON_DEPTH } from '#domain/limits';
 import { OUTBOUND_DESCRIPTIONS, OUTBOUND_DETAILS } from '#wire/eventSchemas';
 import { INBOUND_DESCRIPTIONS, INBOUND_SUBJECT, inboundEnvelope, ISO_INSTANT } from '#wire/inboundSchemas';
-import { withRefsMoved } from '#lib/openapi/document';
+import { componentSchemaOf } from '#lib/jsonSchema';
 
 /**
  * The AsyncAPI 3.0 document of the service's events: every outbound event (published from the
@@ -23,12 +23,8 @@ export const ASYNCAPI_FILE = 'asyncapi.json';
 export const messageName = (type: string) => type.replaceAll(' ', '');
 
 /** JSON Schema (draft 7, the base of AsyncAPI's schema format) of a zod schema, its named parts moved to components. */
-function schemaOf(schema: z.core.$ZodType, io: 'input' | 'output', components: Json): Json {
-  const out = z.toJSONSchema(schema, { io, target: 'draft-7', unrepresentable: 'any' }) as Json;
-  const { $schema: _, definitions, ...rest } = withRefsMoved(out, '#/definitions/', '#/components/schemas/') as Json;
-  for (const [id, def] of Object.entries((definitions ?? {}) as Json)) components[id] = def;
-  return rest;
-}
+const schemaOf = (schema: z.core.$ZodType, io: 'input' | 'output', components: Json) =>
+  componentSchemaOf(schema, { io, target: 'draft-7' }, components);
 
 function outboundPayload(type: OutboundType, components: Json): Json {
   return {

@@ -16,13 +16,12 @@ const anchor = (name: string) =>
     .replace(/[^a-z0-9 -]/g, '')
     .replaceAll(' ', '-');
 const MAX_PATTERN = 70;
+/** The component a `$ref` names: `#/components/schemas/Label` -> `Label`. */
+const refName = (ref: unknown) => String(ref).split('/').pop()!;
 
 /** A schema's type in a few words: named shapes linked, constants quoted, patterns shown when short. */
 function typeOf(s: Json): string {
-  if (s.$ref) {
-    const name = String(s.$ref).split('/').pop()!;
-    return `[${name}](#${anchor(name)})`;
-  }
+  if (s.$ref) return `[${refName(s.$ref)}](#${anchor(refName(s.$ref))})`;
   if (s.anyOf) return (s.anyOf as Json[]).map(typeOf).join(' or ');
   if ('const' in s) return `\`${JSON.stringify(s.const)}\``;
   if (s.enum) return (s.enum as unknown[]).map((v) => `\`${JSON.stringify(v)}\``).join(', ');
@@ -54,7 +53,7 @@ function rows(s: Json, prefix = ''): string[] {
 const table = (what: string, s: Json) => [`| ${what} | type | required | notes |`, '|---|---|---|---|', ...rows(s)].join('\n');
 
 /** A schema, or the one its `$ref` names in the document's components. */
-const resolved = (doc: Json, s: Json): Json => (s.$ref ? doc.components.schemas[String(s.$ref).split('/').pop()!] : s);
+const resolved = (doc: Json, s: Json): Json => (s.$ref ? doc.components.schemas[refName(s.$ref)] : s);
 
 function messageSection(doc: Json, m: Json): string {
   const payload = resolved(doc, m.payload as Json);
@@ -74,10 +73,10 @@ export function renderEventReference(doc: Json): string {
   const messages = doc.components.messages as Json;
   const channel = (id: string, heading: string) => {
     const c = doc.channels[id] as Json;
-    const names = Object.values(c.messages as Json).map((ref) => String(ref.$ref).split('/').pop()!);
+    const names = Object.values(c.messages as Json).map((ref) => refName(ref.$ref));
     return [`## ${heading}`, '', c.description, '', ...names.map((n) => `${messageSection(doc, messages[n])}\n`)].join('\n');
   };
-  const payloads = new Set(Object.values(messages).map((m: Json) => String(m.payload.$ref).split('/').pop()));
+  const payloads = new Set(Object.values(messages).map((m: Json) => refName(m.payload.$ref)));
   const shapes = Object.entries(doc.components.schemas as Json)
     .filter(([name]) => !payloads.has(name))
     .map(([name, s]) =>

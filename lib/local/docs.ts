@@ -41,10 +41,13 @@ const answer = (type: string, body: string): APIGatewayProxyResult => ({
   body,
 });
 
-/** The answer to a GET of the document, the page or one of its assets; undefined for any other path. */
+/** The committed documents, by the path each is served at. */
+const DOCUMENTS: Record<string, string> = { '/openapi.json': OPENAPI_FILE, '/asyncapi.json': ASYNCAPI_FILE };
+
+/** The answer to a GET of a document, the page or one of its assets; undefined for any other path. */
 export function docsAnswer(pathname: string): APIGatewayProxyResult | undefined {
-  if (pathname === '/openapi.json') return answer('application/json', readFileSync(join(repoRoot, OPENAPI_FILE), 'utf8'));
-  if (pathname === '/asyncapi.json') return answer('application/json', readFileSync(join(repoRoot, ASYNCAPI_FILE), 'utf8'));
+  const document = Object.hasOwn(DOCUMENTS, pathname) ? DOCUMENTS[pathname] : undefined;
+  if (document) return answer('application/json', readFileSync(join(repoRoot, document), 'utf8'));
   if (pathname === '/docs' || pathname === '/docs/') return answer('text/html; charset=utf-8', PAGE);
   const asset = pathname.startsWith('/docs/') ? pathname.slice('/docs/'.length) : undefined;
   if (asset !== undefined && Object.hasOwn(ASSETS, asset)) return answer(ASSETS[asset]!, readFileSync(join(swaggerUi(), asset), 'utf8'));

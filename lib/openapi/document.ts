@@ -7,6 +7,7 @@ import { SLUG } from '#domain/slugs';
 import { DEFAULT_RATE_LIMIT } from '#domain/tokens';
 import { problemBody } from '#http/problem';
 import { routes, type Route } from '#http/routes';
+import { componentSchemaOf } from '#lib/jsonSchema';
 import { repoRoot } from '#lib/paths';
 import { Problem } from '#wire/answers';
 
@@ -71,23 +72,9 @@ function problemExamples(status: number): Json {
   return Object.fromEntries(codes.map((code) => [code, { $ref: `#/components/examples/${code}` }]));
 }
 
-/** `value` with every `$ref` that starts with `from` starting with `to` instead (a copy). */
-export function withRefsMoved(value: unknown, from: string, to: string): unknown {
-  if (Array.isArray(value)) return value.map((v) => withRefsMoved(v, from, to));
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' ? v.replace(from, to) : withRefsMoved(v, from, to)]),
-  );
-}
-
-/** JSON Schema of a zod schema, its named parts (`.meta({ id })`) moved to components and referenced. */
-function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output', components: Json): Json {
-  const out = z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'any' }) as Json;
-  // zod references named schemas as `#/$defs/X`; the document holds them in components.
-  const { $schema: _, $defs, ...rest } = withRefsMoved(out, '#/$defs/', '#/components/schemas/') as Json;
-  for (const [id, def] of Object.entries(($defs ?? {}) as Json)) components[id] = def;
-  return rest;
-}
+/** JSON Schema (2020-12, as OpenAPI 3.1 uses it) of a zod schema, its named parts moved to components. */
+const jsonSchemaOf = (schema: z.ZodType, io: 'input' | 'output', components: Json) =>
+  componentSchemaOf(schema, { io, target: 'draft-2020-12' }, components);
 
 async function inputSchemaOf(route: Route): Promise<z.ZodType> {
   const mod = (await import(pathToFileURL(join(repoRoot, route.handler)).href)) as { handler: { inputSchema: z.ZodType } };

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { ASYNCAPI_FILE, messageName } from '#lib/asyncapi/document';
-import { withRefsMoved } from '#lib/openapi/document';
+import { withRefsMoved } from '#lib/jsonSchema';
 import { repoRoot } from '#lib/paths';
 
 /**

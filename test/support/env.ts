@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { outboundMismatches } from './asyncapi.ts';
 import { localStack } from './stack.ts';
 
 import { useLocalDatabase } from '#local/database';
@@ -20,8 +21,8 @@ beforeAll(() => {
 });
 afterAll(async () => {
   if (!busFile) return;
-  // Imported here: the document's builder loads the store, whose client must see the database above first.
-  const [{ outboundMismatches }, { streamDrained }] = await Promise.all([import('./asyncapi.ts'), import('./settle.ts')]);
+  // Imported here: settle.ts loads the store, whose client must see the database above first.
+  const { streamDrained } = await import('./settle.ts');
   await streamDrained().catch(() => false); // a file that stopped its API leaves what was published
   const text = busText();
   const from = text.length >= busFrom ? busFrom : 0;

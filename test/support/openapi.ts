@@ -4,7 +4,8 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { matchPath } from '#http/route';
 import { routes } from '#http/routes';
-import { OPENAPI_FILE, withRefsMoved } from '#lib/openapi/document';
+import { withRefsMoved } from '#lib/jsonSchema';
+import { OPENAPI_FILE } from '#lib/openapi/document';
 import { repoRoot } from '#lib/paths';
 
 /**
