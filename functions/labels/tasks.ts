@@ -1,11 +1,11 @@
 import * as z from 'zod/mini';
 import { tasksWithLabel } from '#domain/taskLabels';
 import { endpoint, ok } from '#http/endpoint';
-import { pageMeta, pageRequest, paginationFields, pagingRules, slugParam } from '#wire/validation';
+import { pageMeta, pageRequest, paginationFields, pagingRules, projectSlugParam, slugParam } from '#wire/validation';
 
 const input = z.object({
   path: z.object({ slug: slugParam }),
-  query: z.object({ project_slug: slugParam, ...paginationFields() }).check(pagingRules()),
+  query: z.object({ project_slug: projectSlugParam, ...paginationFields() }).check(pagingRules()),
 });
 
 /** GET /projects-labels/{slug}/tasks: the task_uuids of a project that carry the label, paginated. */

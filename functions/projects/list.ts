@@ -13,7 +13,10 @@ const input = z.object({
       ...paginationFields(),
     })
     .check(
-      z.refine((q) => !(q.name !== undefined && q.status !== undefined), { message: 'name and status cannot be combined', path: ['name'] }),
+      z.refine((q) => !(q.name !== undefined && q.status !== undefined), {
+        message: 'cannot be combined with status; find by name, or list by status',
+        path: ['name'],
+      }),
       pagingRules(),
     ),
 });

@@ -16,7 +16,7 @@ const SINGULAR = new Map([
   ['note', 'notes'],
 ]);
 const category = z.pipe(
-  z.string().check(z.regex(/^[a-z_]{1,32}$/, 'must be category names separated by commas')),
+  z.string().check(z.regex(/^[a-z_]{1,32}$/, `is not a category; use one or more of ${SEARCH_CATEGORIES.join(', ')}, separated by commas`)),
   z.transform((c: string) => SINGULAR.get(c) ?? c),
 );
 

@@ -44,16 +44,22 @@ describe('names and titles refuse what cannot be shown safely, naming the field'
     expect((await c.get('/projects-labels')).body.data).toEqual([]);
   });
 
-  test.each([['\u200B\u200B'], ['\u200D'], ['\u2060\uFEFF'], ['\u00AD'], [' \u200B \u3000 ']])(
-    'a name of only invisible characters (%j) is empty',
-    async (name) => {
-      const c = await workspaceClient('txt');
-      const res = await c.post('/projects', { name });
-      expect(res.status).toBe(422);
-      expect(res.body.errors[0]).toEqual({ field: 'name', message: 'name must not be empty' });
-      expect((await c.post('/projects-labels', { title: name, color: 'FF0000' })).status).toBe(422);
-    },
-  );
+  test.each([
+    ['\u200B\u200B', '"\\u200B\\u200B"'],
+    ['\u200D', '"\\u200D"'],
+    ['\u2060\uFEFF', '"\\u2060\\uFEFF"'],
+    ['\u00AD', '"\\u00AD"'],
+    [' \u200B \u3000 ', '" \\u200B \\u3000 "'],
+  ])('a name of only invisible characters (%j) is empty, and the message shows them as %s', async (name, shown) => {
+    const c = await workspaceClient('txt');
+    const res = await c.post('/projects', { name });
+    expect(res.status).toBe(422);
+    expect(res.body.errors[0]).toEqual({
+      field: 'name',
+      message: `name: ${shown} must not be empty or invisible characters only; use 1 to 255 characters`,
+    });
+    expect((await c.post('/projects-labels', { title: name, color: 'FF0000' })).status).toBe(422);
+  });
 
   test('descriptions keep their line breaks and tabs but refuse other controls and bidi overrides', async () => {
     const c = await workspaceClient('txt');

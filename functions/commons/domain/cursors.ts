@@ -40,7 +40,8 @@ export function encodeCursor(scope: CursorScope, lastKey: Record<string, unknown
 
 export function decodeCursor(scope: CursorScope, cursor: string | undefined): StartKey | undefined {
   if (cursor === undefined) return undefined;
-  const invalid = ValidationFailed.of('cursor', 'is not a cursor returned by this query (meta.next_cursor)');
+  const rule = 'is not a cursor returned by this query; pass meta.next_cursor as it came, or leave cursor out for the first page';
+  const invalid = ValidationFailed.of('cursor', rule, cursor);
   if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid;
   let parsed: unknown;
   const text = Buffer.from(cursor, 'base64url').toString('utf8');

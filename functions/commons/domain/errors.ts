@@ -3,6 +3,7 @@
  * is the one place that decides how each is answered (status, title, error_code, headers): nothing
  * here knows of HTTP.
  */
+import { quoted } from './quoted';
 
 /** One broken rule of one field of a request or command. */
 export interface FieldError {
@@ -13,7 +14,7 @@ export interface FieldError {
 export abstract class DomainError extends Error {}
 
 /** What a missing thing is, when it is a resource the caller named. */
-export type Subject = 'project' | 'label';
+export type Subject = 'project' | 'label' | 'webhook' | 'delivery';
 
 export class NotFound extends DomainError {
   constructor(
@@ -46,27 +47,40 @@ export const changedSinceRead = () =>
 /** A check of the current record before a conditional write: throws PreconditionFailed when it fails. */
 export type Precondition<R> = (current: R) => void | Promise<void>;
 
-/** Rules said as a predicate ("is required", "must be ..."): the field's name goes before them. */
-const PREDICATE = /^(is|are|was|must|differs|cannot|needs|nests|has)\b/;
-
-/** "project_slug is required": the field and the rule in one sentence (a rule that names its subject stays as it is). */
-function sentence(e: FieldError): FieldError {
-  return { field: e.field, message: e.field && PREDICATE.test(e.message) ? `${e.field} ${e.message}` : e.message };
+/**
+ * A broken rule as a use case or a schema states it: the field, the rule said of its value ("is not
+ * a color; use six hex digits"), and the value refused, when one was given (absent: it is missing).
+ */
+export interface Refusal extends FieldError {
+  value?: unknown;
 }
 
-/** Values that break the rules, every broken rule listed. */
+/** Rules said as a predicate ("is required", "must be ..."): the field's name goes before them. */
+const PREDICATE = /^(is|are|was|must|differs|cannot|needs|nests|has|lists|reaches|already|in)\b/;
+
+/**
+ * The sentence a client reads: `color: "red" is not a color; use six hex digits, e.g. FF5733` (the
+ * field, the value refused, safely quoted, and the rule), `project_slug is required: ...` (no
+ * value); a rule that names its own subject (not a predicate) stays as it is.
+ */
+export function sentence(e: Refusal): FieldError {
+  if (!e.field || !PREDICATE.test(e.message)) return { field: e.field, message: e.message };
+  return { field: e.field, message: e.value === undefined ? `${e.field} ${e.message}` : `${e.field}: ${quoted(e.value)} ${e.message}` };
+}
+
+/** Values that break the rules, every broken rule listed, each naming the value it refuses. */
 export class ValidationFailed extends DomainError {
   readonly errors: FieldError[];
   constructor(
-    errors: FieldError[],
+    errors: Refusal[],
     readonly reason?: 'key_reused',
   ) {
     const sentences = errors.map(sentence);
     super(sentences.map((e) => e.message).join('; '));
     this.errors = sentences;
   }
-  static of(field: string, message: string): ValidationFailed {
-    return new ValidationFailed([{ field, message }]);
+  static of(field: string, message: string, value?: unknown): ValidationFailed {
+    return new ValidationFailed([{ field, message, value }]);
   }
 }
 

@@ -33,9 +33,9 @@ const refOf = (r: KeyedRequest): KeyRef => ({
   holder: r.requestId,
 });
 
-const keyReused = () =>
+const keyReused = (key: string) =>
   new ValidationFailed(
-    [{ field: 'Idempotency-Key', message: 'was already used with a different request; use a new key for a new request' }],
+    [{ field: 'Idempotency-Key', message: 'was already used with a different request; use a new key for a new request', value: key }],
     'key_reused',
   );
 
@@ -56,7 +56,7 @@ function keyInUse(): Conflict {
 export async function claimIdempotencyKey(r: KeyedRequest): Promise<KeptAnswer | undefined> {
   const claim = await claimKey(refOf(r), r.fingerprint, LEASE_SECONDS, TTL_SECONDS);
   if (claim.state === 'claimed') return undefined;
-  if (claim.fingerprint !== r.fingerprint) throw keyReused();
+  if (claim.fingerprint !== r.fingerprint) throw keyReused(r.key);
   if (claim.state === 'pending') throw keyInUse();
   return claim.answer;
 }

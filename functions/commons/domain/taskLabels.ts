@@ -123,10 +123,9 @@ function readTasks(project: ProjectRef, tasks: string[]): Promise<TaskState[]> {
 
 const carries = (s: TaskState, label: LabelRef) => s.links.some((l) => l.id === label.id);
 
+const FULL = `already carries ${MAX_LABELS_PER_TASK} labels, the most a task can carry; detach one of them first`;
 function labelLimitReached(full: TaskState[], field: string): LimitReached {
-  return new LimitReached(
-    full.map((s) => ({ field, message: `task ${s.task} already carries ${MAX_LABELS_PER_TASK} labels, the most a task can carry` })),
-  );
+  return new LimitReached(full.map((s) => ({ field, message: FULL, value: s.task })));
 }
 
 /** The error of a bulk change that stopped after some chunks were applied, naming the tasks they changed. */

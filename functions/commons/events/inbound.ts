@@ -1,4 +1,5 @@
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
+import { sentence } from '#domain/errors';
 import { applyInboundEvent, type InboundEvent, type InboundOutcome } from '#domain/inbound';
 import { nestsDeeperThan } from '#domain/jsonDepth';
 import { INBOUND_EARLIEST, INBOUND_FUTURE_SKEW_MS, MAX_JSON_DEPTH } from '#domain/limits';
@@ -31,9 +32,12 @@ export function parseInbound(body: string): InboundEvent {
   } catch {
     throw new MalformedEvent('the message body is not JSON');
   }
-  const parsed = inboundEnvelope.safeParse(json);
-  if (!parsed.success)
-    throw new MalformedEvent(parsed.error.issues.map((i) => `${i.path.join('.') || '(event)'}: ${i.message}`).join('; '));
+  const parsed = inboundEnvelope.safeParse(json, { reportInput: true });
+  if (!parsed.success) {
+    // Each reason as the API says a refused field: `detail.task_uuid: "a b" is not a task id; use ...`.
+    const reasons = parsed.error.issues.map((i) => sentence({ field: i.path.join('.') || '(event)', message: i.message, value: i.input }));
+    throw new MalformedEvent(reasons.map((r) => r.message).join('; '));
+  }
   const { detail, 'detail-type': type } = parsed.data;
   const subject = detail[INBOUND_SUBJECT[type]];
   if (subject === undefined) throw new MalformedEvent(`detail.${INBOUND_SUBJECT[type]}: required for ${type}`);

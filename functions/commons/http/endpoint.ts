@@ -5,6 +5,7 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { ValidationFailed } from '#domain/errors';
+import { JsonText } from '#domain/quoted';
 import { Refused } from '#wire/problems';
 import { nestsDeeperThan } from '#domain/jsonDepth';
 import { MAX_JSON_DEPTH } from '#domain/limits';
@@ -104,8 +105,10 @@ const jsonBody = (): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyRe
       }
       event.isBase64Encoded = false;
     }
-    if (nestsDeeperThan(event.body, MAX_JSON_DEPTH))
-      throw ValidationFailed.of('body', `nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep; the limit is ${MAX_JSON_DEPTH}`);
+    if (nestsDeeperThan(event.body, MAX_JSON_DEPTH)) {
+      const rule = `nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep; the limit is ${MAX_JSON_DEPTH}`;
+      throw ValidationFailed.of('body', rule, new JsonText(event.body));
+    }
     try {
       await jsonParser.before!(request as never);
     } catch (error) {
@@ -156,7 +159,7 @@ export function endpoint<S extends z.ZodMiniType>(spec: EndpointSpec<S>) {
       const principal = principalOf(event);
       const body = (event as { body: unknown }).body;
       if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
-        throw ValidationFailed.of('body', 'must be a JSON object');
+        throw ValidationFailed.of('body', "is not a JSON object; send the request's fields as members of one object", body);
       }
       const query = event.queryStringParameters ?? {};
       // One rule for every route: from the query, or the body; both and different is a 422.

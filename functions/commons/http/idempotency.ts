@@ -33,7 +33,7 @@ export function idempotencyKeyOf(event: Pick<APIGatewayProxyEvent, 'httpMethod' 
   const key = event.headers[HEADER];
   if (key === undefined) return undefined;
   if (!IDEMPOTENCY_KEY_SHAPE.test(key))
-    throw ValidationFailed.of('Idempotency-Key', 'must be 1 to 255 visible ASCII characters (a UUID serves well)');
+    throw ValidationFailed.of('Idempotency-Key', 'is not a usable key; use 1 to 255 visible ASCII characters (a UUID serves well)', key);
   return key;
 }
 

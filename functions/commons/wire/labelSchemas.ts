@@ -1,13 +1,16 @@
 import * as z from 'zod/mini';
 import { MAX_LABEL_TITLE } from '#domain/limits';
-import { name, paginationFields, pagingRules, slugParam, taskUuid } from './validation';
+import { required } from './rules';
+import { name, paginationFields, pagingRules, projectSlugParam, taskUuid } from './validation';
 
 /** Field rules of labels, shared by create and update. */
 export const labelFields = {
   title: name(1, MAX_LABEL_TITLE),
   /** Six hex digits; a leading `#` is accepted and dropped; stored and returned uppercase. */
   color: z.pipe(
-    z.string().check(z.regex(/^#?[0-9A-Fa-f]{6}$/, 'must be six hex digits, e.g. FF5733')),
+    z
+      .string(required('six hex digits, e.g. FF5733'))
+      .check(z.regex(/^#?[0-9A-Fa-f]{6}$/, 'is not a color; use six hex digits, e.g. FF5733')),
     z.transform((c: string) => c.replace(/^#/, '').toUpperCase()),
   ),
 };
@@ -18,11 +21,11 @@ export const labelFields = {
  * `task_uuid` too, that task's; and the paging fields every list takes.
  */
 export function labelListInput(project: 'optional' | 'required') {
-  const projectSlug: z.ZodMiniType<string | undefined> = project === 'required' ? slugParam : z.optional(slugParam);
+  const projectSlug: z.ZodMiniType<string | undefined> = project === 'required' ? projectSlugParam : z.optional(projectSlugParam);
   return z.object({
     query: z.object({ project_slug: projectSlug, task_uuid: z.optional(taskUuid), ...paginationFields() }).check(
       z.refine((q) => q.task_uuid === undefined || q.project_slug !== undefined, {
-        message: 'task_uuid needs project_slug',
+        message: "needs project_slug too: a task's labels are read within its project",
         path: ['task_uuid'],
       }),
       pagingRules(),

@@ -1,15 +1,19 @@
 import * as z from 'zod/mini';
 import { MAX_TASKS_PER_REQUEST } from '#domain/limits';
-import { slugParam, taskUuid } from './validation';
+import { quoted } from '#domain/quoted';
+import { projectSlugParam, slugParam, taskUuid } from './validation';
 
 /**
  * The input of attach and detach (a module of its own: the other label routes never build it at a
  * cold start).
  */
 
+const TASKS = `1 to ${MAX_TASKS_PER_REQUEST} task ids`;
 const taskUuidList = z
   .array(taskUuid)
-  .check(z.minLength(1, 'must not be empty'), z.maxLength(MAX_TASKS_PER_REQUEST, `must have at most ${MAX_TASKS_PER_REQUEST} items`));
+  .check(z.minLength(1, `is empty; list ${TASKS}`), z.maxLength(MAX_TASKS_PER_REQUEST, `lists too many tasks; list ${TASKS}`));
+
+const EITHER = 'cannot be sent with task_uuids; send either task_uuid or task_uuids';
 
 const sameTasks = (a: string[] | undefined, b: string[] | undefined) =>
   a === undefined || b === undefined || [...new Set(a)].sort().join() === [...new Set(b)].sort().join();
@@ -23,7 +27,7 @@ export const linkInput = z
   .object({
     path: z.object({ slug: slugParam }),
     query: z.object({
-      project_slug: slugParam,
+      project_slug: projectSlugParam,
       task_uuid: z.optional(taskUuid),
       task_uuids: z.optional(
         z.pipe(
@@ -39,21 +43,21 @@ export const linkInput = z
   })
   .check(
     z.refine(({ body }) => !(body.task_uuid !== undefined && body.task_uuids !== undefined), {
-      message: 'send either task_uuid or task_uuids',
+      message: EITHER,
       path: ['body', 'task_uuid'],
     }),
     z.refine(({ query }) => !(query.task_uuid !== undefined && query.task_uuids !== undefined), {
-      message: 'send either task_uuid or task_uuids',
+      message: EITHER,
       path: ['query', 'task_uuid'],
     }),
-    z.refine(
-      ({ query, body }) =>
-        sameTasks(
-          query.task_uuid === undefined ? query.task_uuids : [query.task_uuid],
-          body.task_uuid === undefined ? body.task_uuids : [body.task_uuid],
-        ),
-      { message: 'differs between the query string and the body', path: ['body', 'task_uuid'] },
-    ),
+    z.superRefine(({ query, body }, ctx) => {
+      const inQuery = query.task_uuid ?? query.task_uuids?.join(',');
+      const inBody = body.task_uuid === undefined ? body.task_uuids : [body.task_uuid];
+      if (sameTasks(query.task_uuid === undefined ? query.task_uuids : [query.task_uuid], inBody)) return;
+      const message = `in the body differs from ${quoted(inQuery)} in the query string; send the tasks in one place, or the same in both`;
+      // Reported as task_uuid, whichever the body sent; the value named is the body's.
+      ctx.addIssue({ code: 'custom', message, path: ['body', 'task_uuid'], params: { value: body.task_uuid ?? body.task_uuids } });
+    }),
   );
 
 /** The task selection of a valid link request, wherever it was sent. */

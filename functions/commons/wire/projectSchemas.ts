@@ -20,7 +20,9 @@ function settingsRule() {
     default_workflow: z.optional(z.enum(WORKFLOWS)),
     task_prefix: z.optional(
       z.pipe(
-        z.string().check(z.regex(/^[A-Za-z][A-Za-z0-9]{1,9}$/, 'must be 2-10 letters or digits, starting with a letter')),
+        z
+          .string()
+          .check(z.regex(/^[A-Za-z][A-Za-z0-9]{1,9}$/, 'is not a task prefix; use 2 to 10 letters or digits, starting with a letter')),
         z.transform((s: string) => s.toUpperCase()),
       ),
     ),

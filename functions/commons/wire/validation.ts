@@ -1,10 +1,10 @@
 import * as z from 'zod/mini';
-import { ValidationFailed } from '#domain/errors';
+import { ValidationFailed, type Refusal } from '#domain/errors';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '#domain/limits';
 import { SLUG } from '#domain/slugs';
-import type { FieldError } from '#domain/errors';
 import { charCount, cleanText, isBlank, textProblem } from '#domain/text';
-import { plainRule } from './rules';
+import { quoted } from '#domain/quoted';
+import { plainRule, required } from './rules';
 
 // zod/mini carries no messages of its own: every rule is said in the service's words (rules.ts).
 z.config({ localeError: plainRule });
@@ -15,27 +15,47 @@ function fieldOf(path: PropertyKey[]): string {
   return parts.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i ? '.' : ''}${String(p)}`)).join('');
 }
 
-/** Validates `{ path, query, body }` against a route's schema; every offending field is reported. */
+/**
+ * The value an issue refuses, as the client sent it: the member at the issue's path in the raw
+ * request (`"  Web\u0000"` before trimming, `"0"` before it became a number), or, where a path runs
+ * into a value a schema took apart (`categories=a,B`: `categories[1]`), the part the rule saw.
+ */
+function refusedValue(raw: unknown, path: PropertyKey[], input: unknown): unknown {
+  let at = raw;
+  for (const key of path) {
+    if (at === null || typeof at !== 'object') return input;
+    if (!Object.hasOwn(at, key)) return undefined;
+    at = (at as Record<PropertyKey, unknown>)[key];
+  }
+  return at;
+}
+
+/** Validates `{ path, query, body }` against a route's schema; every offending field is reported with the value it refuses. */
 export function parseInput<S extends z.ZodMiniType>(schema: S, raw: unknown): z.output<S> {
-  const result = schema.safeParse(raw);
+  const result = schema.safeParse(raw, { reportInput: true });
   if (result.success) return result.data;
-  const errors: FieldError[] = result.error.issues.map((issue) => {
+  const errors: Refusal[] = result.error.issues.map((issue) => {
     // An unknown member is reported by its own name.
-    if (issue.code === 'unrecognized_keys') return { field: fieldOf([...issue.path, issue.keys[0]!]), message: issue.message };
-    return { field: fieldOf(issue.path), message: issue.message };
+    const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path;
+    // A rule across fields may name the value it refuses itself (`params.value`), when its path cannot.
+    const named = issue.code === 'custom' && issue.params !== undefined && 'value' in issue.params;
+    return { field: fieldOf(path), message: issue.message, value: named ? issue.params!.value : refusedValue(raw, path, issue.input) };
   });
   throw new ValidationFailed(errors);
 }
 
+const SLUG_RULE = '1 to 64 lowercase letters, digits and hyphens, not starting or ending with a hyphen';
+
 /** `company_slug` from the query string, or from the body where the interface puts it; both and different: 422. */
 export function workspaceSlug(fromQuery: unknown, fromBody: unknown): string {
   if (fromQuery !== undefined && fromBody !== undefined && fromQuery !== fromBody) {
-    throw ValidationFailed.of('company_slug', 'differs between the query string and the body');
+    const rule = `in the body differs from ${quoted(fromQuery)} in the query string; send it in one place, or the same in both`;
+    throw ValidationFailed.of('company_slug', rule, fromBody);
   }
   const value = fromQuery ?? fromBody;
-  if (value === undefined || value === '') throw ValidationFailed.of('company_slug', 'is required');
+  if (value === undefined) throw ValidationFailed.of('company_slug', "is required: the workspace's slug, e.g. acme-corp");
   if (typeof value !== 'string' || !SLUG.test(value)) {
-    throw ValidationFailed.of('company_slug', 'must be a workspace slug (lowercase letters, digits and hyphens)');
+    throw ValidationFailed.of('company_slug', `is not a workspace slug; use ${SLUG_RULE}, e.g. acme-corp`, value);
   }
   return value;
 }
@@ -46,16 +66,17 @@ export function workspaceSlug(fromQuery: unknown, fromBody: unknown): string {
  * counts as empty; length counted in characters as a reader counts them (grapheme clusters).
  */
 function userText(min: number, max: number, multiline: boolean) {
+  const range = min > 0 ? `${min} to ${max} characters` : `at most ${max} characters`;
   return z.pipe(
-    z.pipe(z.string(), z.transform(cleanText)),
+    z.pipe(z.string(required(`text of ${range}`)), z.transform(cleanText)),
     z.string().check(
       z.superRefine((s: string, ctx) => {
         const length = charCount(s);
         const problem =
           textProblem(s, multiline) ??
-          (min > 0 && isBlank(s) ? 'must not be empty' : undefined) ??
-          (length < min ? `must have at least ${min} characters` : undefined) ??
-          (length > max ? `must have at most ${max} characters` : undefined);
+          (min > 0 && isBlank(s) ? `must not be empty or invisible characters only; use ${range}` : undefined) ??
+          (length < min ? `is too short (${length} characters); use ${range}` : undefined) ??
+          (length > max ? `is too long (${length} characters); use ${range}` : undefined);
         if (problem) ctx.addIssue({ code: 'custom', message: problem, input: s });
       }),
     ),
@@ -72,11 +93,16 @@ export function text(min: number, max: number) {
   return userText(min, max, true);
 }
 
-export const slugParam = z.string().check(z.regex(SLUG, 'is not a valid slug'));
+/** A slug in the path or the query; `what` says which, for a request that leaves it out. */
+const slugOf = (what: string) =>
+  z.string(required(`${what}, e.g. website-redesign`)).check(z.regex(SLUG, `is not a slug; use ${SLUG_RULE}`));
+export const slugParam = slugOf('a slug');
+export const projectSlugParam = slugOf("the project's slug");
 
+const TASK_RULE = '1 to 128 letters, digits, ".", "_", ":" or "-", starting with a letter or digit';
 export const taskUuid = z
-  .string()
-  .check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, 'must be 1-128 letters, digits, ".", "_", ":" or "-"'));
+  .string(required(`a task id of ${TASK_RULE}`))
+  .check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, `is not a task id; use ${TASK_RULE}`));
 
 /** Deepest a page number may reach (page x per_page): further, cursors are the way (they cost one page each). */
 const MAX_PAGE_DEPTH = 10_000;
@@ -84,10 +110,17 @@ const MAX_PAGE_DEPTH = 10_000;
 const positiveInt = (max: number) =>
   z.optional(
     z.pipe(
-      z.pipe(z.string().check(z.regex(/^\d{1,6}$/, `must be an integer from 1 to ${max}`)), z.transform(Number)),
-      z.number().check(z.gte(1, 'must be at least 1'), z.lte(max, `must be at most ${max}`)),
+      z.pipe(z.string().check(z.regex(/^\d{1,6}$/, `is not a whole number; use an integer from 1 to ${max}`)), z.transform(Number)),
+      z
+        .number()
+        .check(
+          z.gte(1, `is out of range; use an integer from 1 to ${max}`),
+          z.lte(max, `is out of range; use an integer from 1 to ${max}`),
+        ),
     ),
   );
+
+const NOT_A_CURSOR = 'is not a cursor returned by this query; pass meta.next_cursor as it came, or leave cursor out for the first page';
 
 /**
  * `limit` (1-100, default 50; `per_page` is an alias), `cursor` and `page` (1-based, for GitScrum
@@ -98,7 +131,7 @@ export function paginationFields() {
   return {
     limit: positiveInt(MAX_PAGE_SIZE),
     per_page: positiveInt(MAX_PAGE_SIZE),
-    cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048, 'is not a valid cursor'))),
+    cursor: z.optional(z.string().check(z.minLength(1, NOT_A_CURSOR), z.maxLength(2048, NOT_A_CURSOR))),
     page: positiveInt(MAX_PAGE_DEPTH),
   };
 }
@@ -110,23 +143,20 @@ export const pagingRules = () => z.superRefine<Paging>(checkPaging);
 
 function checkPaging(q: Paging, ctx: z.core.$RefinementCtx<Paging>): void {
   if (q.limit !== undefined && q.per_page !== undefined && q.limit !== q.per_page) {
-    ctx.addIssue({ code: 'custom', message: 'must equal limit when both are given', path: ['per_page'], input: q.per_page });
+    const message = `differs from limit (${q.limit}); send one of them, or the same number in both`;
+    ctx.addIssue({ code: 'custom', message, path: ['per_page'], input: q.per_page });
   }
   if (q.page !== undefined && q.cursor !== undefined) {
     ctx.addIssue({
       code: 'custom',
-      message: 'cannot be combined with cursor: follow meta.next_cursor instead',
+      message: 'cannot be combined with cursor; follow meta.next_cursor alone',
       path: ['page'],
       input: q.page,
     });
   }
   if (q.page !== undefined && q.page * pageSize(q) > MAX_PAGE_DEPTH) {
-    ctx.addIssue({
-      code: 'custom',
-      message: `page x per_page must be at most ${MAX_PAGE_DEPTH}: page further with the cursor (meta.next_cursor)`,
-      path: ['page'],
-      input: q.page,
-    });
+    const message = `reaches past item ${MAX_PAGE_DEPTH} (page x per_page = ${q.page * pageSize(q)}); page further with the cursor (meta.next_cursor)`;
+    ctx.addIssue({ code: 'custom', message, path: ['page'], input: q.page });
   }
 }
 
