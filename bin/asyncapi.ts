@@ -1,5 +1,5 @@
 /**
- * npm run asyncapi: writes asyncapi.json (AsyncAPI 3.0) from the event declarations (lib/asyncapi)
+ * npm run asyncapi: writes asyncapi.json (AsyncAPI 3.1) from the event declarations (lib/asyncapi)
  * and renders it as docs/event-reference.md. Commit both: a test fails while either is stale.
  */
 import '#lib/sdkNotice';

@@ -4,12 +4,15 @@ import { dirname, join } from 'node:path';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { ASYNCAPI_FILE } from '#lib/asyncapi/document';
 import { OPENAPI_FILE } from '#lib/openapi/document';
+import { LOCAL_SERVER_URL } from '#lib/openapi/servers';
 import { repoRoot } from '#lib/paths';
 
 /**
  * What `npm start` serves beside the API, for people and tools: the OpenAPI document at
  * /openapi.json and the AsyncAPI document of the events at /asyncapi.json (the committed files, read
  * on every request), and a reference page at /docs (Swagger UI, from the swagger-ui-dist package).
+ * The OpenAPI document names this server, at the address it was asked at, in place of its templated
+ * `npm start` server, so that Swagger UI's "Try it out" calls it whatever its HOST and PORT.
  * The deployed API serves none of them.
  */
 const ASSETS: Record<string, string> = {
@@ -44,10 +47,33 @@ const answer = (type: string, body: string): APIGatewayProxyResult => ({
 /** The committed documents, by the path each is served at. */
 const DOCUMENTS: Record<string, string> = { '/openapi.json': OPENAPI_FILE, '/asyncapi.json': ASYNCAPI_FILE };
 
-/** The answer to a GET of a document, the page or one of its assets; undefined for any other path. */
-export function docsAnswer(pathname: string): APIGatewayProxyResult | undefined {
+/** `http://<host>` for a Host header that is a host name or address and a port, nothing else. */
+function originOf(host: string | undefined): string | undefined {
+  if (!host || !/^([\w.-]+|\[[\d:a-f.]+\])(:\d{1,5})?$/i.test(host)) return undefined;
+  try {
+    return new URL(`http://${host}`).origin;
+  } catch {
+    return undefined; // a port over 65535, an address that is none
+  }
+}
+
+/** The OpenAPI document with the server it is served from, at `origin`, in place of the templated npm start one. */
+function withOwnServer(text: string, origin: string | undefined): string {
+  if (!origin) return text;
+  const doc = JSON.parse(text) as { servers?: { url: string }[] };
+  doc.servers = doc.servers?.map((s) =>
+    s.url === LOCAL_SERVER_URL ? { url: origin, description: 'This npm start: the server this document is served from' } : s,
+  );
+  return `${JSON.stringify(doc, null, 2)}\n`;
+}
+
+/** The answer to a GET of a document, the page or one of its assets (`host`: the request's Host header); undefined for any other path. */
+export function docsAnswer(pathname: string, host?: string): APIGatewayProxyResult | undefined {
   const document = Object.hasOwn(DOCUMENTS, pathname) ? DOCUMENTS[pathname] : undefined;
-  if (document) return answer('application/json', readFileSync(join(repoRoot, document), 'utf8'));
+  if (document) {
+    const text = readFileSync(join(repoRoot, document), 'utf8');
+    return answer('application/json', document === OPENAPI_FILE ? withOwnServer(text, originOf(host)) : text);
+  }
   if (pathname === '/docs' || pathname === '/docs/') return answer('text/html; charset=utf-8', PAGE);
   const asset = pathname.startsWith('/docs/') ? pathname.slice('/docs/'.length) : undefined;
   if (asset !== undefined && Object.hasOwn(ASSETS, asset)) return answer(ASSETS[asset]!, readFileSync(join(swaggerUi(), asset), 'utf8'));

@@ -159,7 +159,7 @@ async function dispatch(
     }
   }
   if (!match && method === 'OPTIONS' && routes.some((route) => matchPath(route.path, url.pathname))) return preflight();
-  const docs = !match && method === 'GET' ? docsAnswer(url.pathname) : undefined;
+  const docs = !match && method === 'GET' ? docsAnswer(url.pathname, req.headers.host) : undefined;
   if (docs) return docs;
   if (!match) {
     return gatewayProblem('not_found', `No route for ${method} ${url.pathname}.`, requestId);

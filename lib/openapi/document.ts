@@ -7,14 +7,18 @@ import { SLUG } from '#domain/slugs';
 import { DEFAULT_RATE_LIMIT } from '#domain/tokens';
 import { problemBody } from '#http/problem';
 import { routes, type Route } from '#http/routes';
+import { CONTACT, LICENSE_IDENTIFIER, LICENSE_NAME } from '#lib/documentInfo';
 import { componentSchemaOf } from '#lib/jsonSchema';
 import { repoRoot } from '#lib/paths';
 import { Problem } from '#wire/answers';
+import { apiDocs } from './apiDocs';
+import { SERVERS } from './servers';
 
 /**
  * The OpenAPI 3.1 document of the API, built from the route table, each route's own input schema
- * (zod, as the handler validates it) and its answer (the row's, declared in wire/answers.ts). `npm run openapi`
- * writes it to openapi.json; a test fails when that file is stale.
+ * (zod, as the handler validates it), its answer (the row's, declared in wire/answers.ts) and what
+ * docs/api.md says of it (its description and its tag's, ./apiDocs.ts). `npm run openapi` writes it to
+ * openapi.json; a test fails when that file is stale.
  */
 
 // The document is plain JSON, walked and built freely (its shape is checked by the OpenAPI schema test).
@@ -46,7 +50,7 @@ const EXAMPLE_DETAILS: Record<ProblemCode, string> = {
   payload_too_large: 'The body is 70000 bytes; the limit is 65536.',
   request_header_fields_too_large: 'The request headers are too large.',
   unsupported_media_type: 'Send the body as application/json.',
-  validation_failed: 'title is required',
+  validation_failed: 'title is required: text of 1 to 50 characters',
   rate_limited: 'Too many requests for this token; retry after the time in Retry-After.',
   internal_error: 'Something went wrong on our side; the request id identifies it in the logs.',
   authorizer_error: 'The token could not be checked; retry shortly.',
@@ -55,20 +59,23 @@ const EXAMPLE_DETAILS: Record<ProblemCode, string> = {
   gateway_timeout: 'The function did not answer in time.',
 };
 
-/** Every problem as the service renders it (components.examples): a real code, error_code and status. */
-function problemExampleComponents(): Json {
+/** The problems `used` as the service renders them (components.examples): a real code, error_code and status. */
+function problemExampleComponents(used: Set<ProblemCode>): Json {
   return Object.fromEntries(
-    (Object.keys(PROBLEMS) as ProblemCode[]).map((code) => {
-      const problem: ProblemDetails = { code, detail: EXAMPLE_DETAILS[code] };
-      if (code === 'validation_failed') problem.errors = [{ field: 'title', message: 'title is required' }];
-      return [code, { summary: PROBLEMS[code].title, value: JSON.parse(problemBody(problem, '8d3f7c1e-4b2a-4f5e-9c61-0a7b2d9e5f34')) }];
-    }),
+    (Object.keys(PROBLEMS) as ProblemCode[])
+      .filter((code) => used.has(code))
+      .map((code) => {
+        const problem: ProblemDetails = { code, detail: EXAMPLE_DETAILS[code] };
+        if (code === 'validation_failed') problem.errors = [{ field: 'title', message: 'title is required: text of 1 to 50 characters' }];
+        return [code, { summary: PROBLEMS[code].title, value: JSON.parse(problemBody(problem, '8d3f7c1e-4b2a-4f5e-9c61-0a7b2d9e5f34')) }];
+      }),
   );
 }
 
-/** The examples of an answer of `status`: each problem of the catalogue with that status. */
-function problemExamples(status: number): Json {
+/** The examples of an answer of `status`: each problem of the catalogue with that status (added to `used`). */
+function problemExamples(status: number, used: Set<ProblemCode>): Json {
   const codes = (Object.keys(PROBLEMS) as ProblemCode[]).filter((code) => PROBLEMS[code].status === status);
+  for (const code of codes) used.add(code);
   return Object.fromEntries(codes.map((code) => [code, { $ref: `#/components/examples/${code}` }]));
 }
 
@@ -112,8 +119,13 @@ export async function buildOpenApi(): Promise<Json> {
   const components: Json = {};
   jsonSchemaOf(Problem, 'output', components); // registers the Problem component the responses reference
   const paths: Json = {};
+  const docs = apiDocs();
+  const tags = new Set<string>();
+  const usedExamples = new Set<ProblemCode>();
   for (const route of routes) {
     const answer = route.answer;
+    const tag = route.scope.split(':')[0]!; // what the route acts on, as its scope names it: projects, labels
+    tags.add(tag);
     const input = jsonSchemaOf(await inputSchemaOf(route), 'input', components);
     const body = input.properties?.body as Json | undefined;
     const responses: Json = {
@@ -145,7 +157,9 @@ export async function buildOpenApi(): Promise<Json> {
         ...(status === 429 || status === 503 || status === 409
           ? { headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'string' } } } }
           : {}),
-        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' }, examples: problemExamples(status) } },
+        content: {
+          'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' }, examples: problemExamples(status, usedExamples) },
+        },
       };
     }
     const headerParams: Json[] = [];
@@ -163,8 +177,9 @@ export async function buildOpenApi(): Promise<Json> {
     paths[route.path] ??= {};
     paths[route.path][route.method.toLowerCase()] = {
       operationId: route.name,
-      tags: [route.path.startsWith('/projects-labels') || route.path.startsWith('/task-labels') ? 'labels' : 'projects'],
+      tags: [tag],
       summary: answer.description,
+      description: docs.operation(route.method, route.path),
       security: [{ bearer: [] }],
       'x-scope': route.scope,
       parameters: [...parametersOf(route, input), ...headerParams],
@@ -191,14 +206,15 @@ export async function buildOpenApi(): Promise<Json> {
         'Workspace projects and labels. Every request carries a bearer token and names its workspace (`company_slug`). ' +
         `Each token has a rate limit (default ${DEFAULT_RATE_LIMIT.rate} requests per second, burst ${DEFAULT_RATE_LIMIT.burst}). ` +
         'Every error is `application/problem+json` (RFC 9457).',
+      contact: CONTACT,
+      license: { name: LICENSE_NAME, identifier: LICENSE_IDENTIFIER },
     },
-    // Relative: the server that serves this document (npm start on whatever PORT, or a deployed stage).
-    servers: [{ url: './', description: 'the server this document is served from' }],
-    tags: [{ name: 'projects' }, { name: 'labels' }],
+    servers: SERVERS,
+    tags: [...tags].map((name) => ({ name, description: docs.tag(name) })),
     paths,
     components: {
       schemas: Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))),
-      examples: problemExampleComponents(),
+      examples: problemExampleComponents(usedExamples),
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'pls_<id>_<secret>' } },
     },
   };

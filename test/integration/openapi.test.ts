@@ -5,8 +5,9 @@ import { describe, expect, test } from 'vitest';
 import { routes } from '#http/routes';
 import { ASYNCAPI_FILE } from '#lib/asyncapi/document';
 import { buildOpenApi, OPENAPI_FILE } from '#lib/openapi/document';
+import { LOCAL_SERVER_URL } from '#lib/openapi/servers';
 import { repoRoot } from '#lib/paths';
-import { call } from '#support/api';
+import { apiUrl, call } from '#support/api';
 import { checkAnswer } from '#support/openapi';
 
 const committed = () => JSON.parse(readFileSync(join(repoRoot, OPENAPI_FILE), 'utf8'));
@@ -84,11 +85,17 @@ describe('npm start serves the document and a reference page', () => {
     expect(served.body).toEqual(JSON.parse(readFileSync(join(repoRoot, ASYNCAPI_FILE), 'utf8')));
   });
 
-  test('GET /openapi.json is the committed document; /docs renders it with Swagger UI from its package', async () => {
+  test('GET /openapi.json is the committed document, naming the server it is served from; /docs renders it with Swagger UI from its package', async () => {
     const served = await call('GET', '/openapi.json');
     expect(served.status).toBe(200);
     expect(served.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(served.body).toEqual(committed());
+    const doc = committed();
+    // Swagger UI's "Try it out" calls this npm start, whatever its HOST and PORT, in place of the templated one.
+    const servers = (doc.servers as { url: string }[]).map((s) =>
+      s.url === LOCAL_SERVER_URL ? { url: new URL(apiUrl()).origin, description: expect.any(String) } : s,
+    );
+    expect(doc.servers.map((s: { url: string }) => s.url)).toContain(LOCAL_SERVER_URL);
+    expect(served.body).toEqual({ ...doc, servers });
     const page = await call('GET', '/docs');
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);

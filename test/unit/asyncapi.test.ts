@@ -20,13 +20,13 @@ describe('asyncapi.json', () => {
     expect(committed(EVENT_REFERENCE_FILE)).toBe(renderEventReference(doc));
   });
 
-  test('@asyncapi/parser reads it as AsyncAPI 3.0 without an error or a warning', async () => {
+  test('@asyncapi/parser reads it as AsyncAPI 3.1 without an error or a warning', async () => {
     const { document, diagnostics } = await new Parser().parse(committed(ASYNCAPI_FILE));
     const said = diagnostics
       .filter((d) => d.severity === DiagnosticSeverity.Error || d.severity === DiagnosticSeverity.Warning)
       .map((d) => `${d.code} at ${d.path.join('.')}: ${d.message}`);
     expect(said).toEqual([]);
-    expect(document?.version()).toBe('3.0.0');
+    expect(document?.version()).toBe('3.1.0');
     expect(document?.messages().length).toBe(OUTBOUND_TYPES.length + INBOUND_TYPES.length);
   });
 
