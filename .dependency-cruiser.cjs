@@ -7,6 +7,8 @@
  *   functions/commons/store/  uses nothing above it but the entities it keeps (domain/entities.ts)
  *   functions/commons/events/ the stream side: may use wire, domain and store, never http; nothing else uses it but handlers
  *   functions/commons/observability/ logs, metrics and counts: any room may use it; it uses no room
+ *   functions/commons/webhooks/ subscriptions, deliveries, signing, address rules: may use domain, store, the
+ *                             stream side's batch report; reached by handlers, the route rows (answers) and the store (entities)
  *   functions/                never lib/, bin/ or test/
  *   lib/cdk/                  never the local emulator or the checker
  * `npm test` runs `depcruise` with this file; any violation fails it.
@@ -60,6 +62,7 @@ module.exports = {
         path: [
           '^functions/commons/(http|wire)/',
           '^functions/commons/domain/(?!entities\\.ts$)',
+          '^functions/commons/webhooks/(?!entities\\.ts$)',
           '^functions/(?!commons/)[^/]+/',
           '^node_modules/(@middy|zod)/',
         ],
@@ -91,6 +94,22 @@ module.exports = {
           '^node_modules/(@middy|zod|@aws-sdk)/',
         ],
       },
+    },
+    {
+      name: 'webhooks-room-serves-requests-and-its-queue',
+      severity: 'error',
+      comment:
+        "Webhooks are a room of their own (subscriptions, deliveries, signing, address rules): it uses the domain, the store and the stream side's batch report, never HTTP.",
+      from: { path: '^functions/commons/webhooks/' },
+      to: { path: ['^functions/commons/http/', '^functions/(?!commons/)[^/]+/', '^node_modules/@middy/'] },
+    },
+    {
+      name: 'only-its-seams-reach-the-webhooks-room',
+      severity: 'error',
+      comment:
+        'The rest of the house meets the webhooks room at its seams: the route rows read its answer schemas, the store its entities.',
+      from: { path: '^functions/commons/(http|wire|domain|events|observability)/', pathNot: '^functions/commons/http/webhookRoutes\\.ts$' },
+      to: { path: '^functions/commons/webhooks/' },
     },
     {
       name: 'functions-are-self-contained',

@@ -7,6 +7,7 @@
  *     to EVENTS_FILE (default .data/events.jsonl; follow them with `npm run events:follow`)
  *   - the inbound path (rule, queue, consumer) in-process: `npm run emit` posts task, member and sprint
  *     events to POST /__local/events on the same port
+ *   - the webhook path (rule, deliveries queue, deliverer) in-process, delivering with the deployed code
  * With TABLE_NAME set (and no --embedded), it serves that real DynamoDB table with your AWS credentials.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -31,6 +32,12 @@ const args = new Set(process.argv.slice(2));
 const inMemory = args.has('--in-memory');
 const embedded = args.has('--embedded') || inMemory || !process.env.TABLE_NAME;
 const port = Number(process.env.PORT ?? 3000);
+// The webhook settings (WEBHOOKS_RETRY_SCHEDULE, WEBHOOKS_TIMEOUT, WEBHOOKS_DEACTIVATE_AFTER) are read at each delivery: check them now.
+try {
+  (await import('#webhooks/settings')).deliverySettings();
+} catch (error) {
+  cliError((error as Error).message);
+}
 const host = process.env.HOST ?? '127.0.0.1';
 
 let database: EmbeddedDatabase | undefined;
@@ -38,6 +45,7 @@ let stream: StreamRunner | undefined;
 /** POST: answered once the stream processor has handled every write made before it (tests wait on it). */
 const STREAM_CAUGHT_UP_PATH = '/__local/stream/caught-up';
 let inbound: { stop(): Promise<void> } | undefined;
+let webhooks: { stop(): Promise<void> } | undefined;
 // DynamoDB Local is a child process: never leave it running when this process ends, however it ends.
 process.on('exit', () => database?.process.kill('SIGKILL'));
 process.on('uncaughtException', (error) => {
@@ -117,10 +125,18 @@ if (embedded) {
   // The same code as the stream processor Lambda, fed by DynamoDB Local's stream; events go to a file.
   const { processStreamBatch } = await import('#events/processor');
   const { reachesProcessor } = await import('#events/streamFilter');
-  const { fileBus } = await import('#local/eventFile');
+  const { fileBus, teeBus } = await import('#local/eventFile');
   const { runTableStream } = await import('#local/streams');
   const eventsFile = eventsFilePath();
-  const bus = fileBus(eventsFile);
+  // The bus's webhook rule and deliveries queue, with the deliverer Lambda's code (docs/webhooks.md).
+  const { consumeWebhookMessages } = await import('#webhooks/consumer');
+  const { startLocalWebhooks } = await import('#local/webhookQueue');
+  const localWebhooks = startLocalWebhooks({
+    consume: consumeWebhookMessages,
+    deadLetterFile: process.env.WEBHOOK_DLQ_FILE || `${eventsFile.replace(/\.jsonl$/, '')}.webhook-dead-letters.jsonl`,
+  });
+  webhooks = localWebhooks;
+  const bus = teeBus(fileBus(eventsFile), localWebhooks.bus);
   stream = await runTableStream({
     endpoint: database!.endpoint,
     tableName: tableName(),
@@ -193,6 +209,7 @@ const shutdown = async () => {
   server.close();
   await stream?.stop();
   await inbound?.stop();
+  await webhooks?.stop();
   await database?.stop();
   await output.stop();
   process.exit(0);

@@ -3,10 +3,12 @@ import { EVENT_SOURCE, INBOUND_TYPES, OUTBOUND_TYPES, type InboundType, type Out
 import { INBOUND_EARLIEST, INBOUND_FUTURE_SKEW_MS, MAX_JSON_DEPTH } from '#domain/limits';
 import { OUTBOUND_DESCRIPTIONS, OUTBOUND_DETAILS } from '#wire/eventSchemas';
 import { INBOUND_DESCRIPTIONS, INBOUND_SUBJECT, inboundEnvelope, ISO_INSTANT } from '#wire/inboundSchemas';
+import { CONTACT, LICENSE_NAME, REGION_VARIABLE } from '#lib/documentInfo';
 import { componentSchemaOf } from '#lib/jsonSchema';
+import { WEBHOOK_SERVER, WEBHOOKS_CHANNEL, WEBHOOKS_OPERATION, WEBHOOKS_TAG, webhookMessages } from './webhooks.ts';
 
 /**
- * The AsyncAPI 3.0 document of the service's events: every outbound event (published from the
+ * The AsyncAPI 3.1 document of the service's events: every outbound event (published from the
  * table's stream) and every inbound event it accepts, built from the declarations the publisher is
  * typed by (wire/eventSchemas.ts) and the consumer validates with (wire/inboundSchemas.ts).
  * `npm run asyncapi` writes it to asyncapi.json and renders docs/event-reference.md; a test fails
@@ -26,6 +28,12 @@ export const messageName = (type: string) => type.replaceAll(' ', '');
 const schemaOf = (schema: z.core.$ZodType, io: 'input' | 'output', components: Json) =>
   componentSchemaOf(schema, { io, target: 'draft-7' }, components);
 
+/** An outbound event's detail, named in components (`<Name>Detail`): the bus event and the webhook delivery both carry it. */
+function detailRef(type: OutboundType, components: Json): Json {
+  components[`${messageName(type)}Detail`] ??= schemaOf(OUTBOUND_DETAILS[type], 'output', components);
+  return { $ref: `#/components/schemas/${messageName(type)}Detail` };
+}
+
 function outboundPayload(type: OutboundType, components: Json): Json {
   return {
     type: 'object',
@@ -33,7 +41,7 @@ function outboundPayload(type: OutboundType, components: Json): Json {
     properties: {
       source: { type: 'string', const: EVENT_SOURCE },
       'detail-type': { type: 'string', const: type },
-      detail: schemaOf(OUTBOUND_DETAILS[type], 'output', components),
+      detail: detailRef(type, components),
     },
   };
 }
@@ -76,14 +84,23 @@ function inboundPayload(type: InboundType, components: Json): Json {
 }
 
 /** A message, its payload named in components (`<Name>Event`) so that generators give its model a name. */
-function message(type: string, summary: string, payload: Json, schemas: Json): Json {
-  const name = messageName(type);
+function message(type: string, summary: string, payload: Json, schemas: Json, name = messageName(type), more: Json = {}): Json {
   schemas[`${name}Event`] = payload;
-  return { name, title: type, summary, contentType: 'application/json', payload: { $ref: `#/components/schemas/${name}Event` } };
+  return { name, title: type, summary, contentType: 'application/json', payload: { $ref: `#/components/schemas/${name}Event` }, ...more };
 }
 
 const refs = (types: readonly string[], to: string) =>
   Object.fromEntries(types.map((t) => [messageName(t), { $ref: `${to}/${messageName(t)}` }]));
+
+/** The operations' descriptions: each of their messages with the sentence declared for it. */
+const PUBLISHED = OUTBOUND_TYPES.map((t) => `- **${t}**: ${OUTBOUND_DESCRIPTIONS[t]}`).join('\n');
+const TAKEN_IN = INBOUND_TYPES.map((t) => `- **${t}** (\`${INBOUND_SUBJECT[t]}\`): ${INBOUND_DESCRIPTIONS[t]}`).join('\n');
+
+/** Which way an event travels: the tags of the document and of its operations. */
+const TAGS = {
+  outbound: { name: 'outbound', description: 'What the service publishes: one event per public change of a project, a label or a link.' },
+  inbound: { name: 'inbound', description: "What the service takes in from the rest of the product to keep the projects' stats." },
+};
 
 export function buildAsyncApi(): Json {
   const schemas: Json = {};
@@ -92,19 +109,39 @@ export function buildAsyncApi(): Json {
     messages[messageName(type)] = message(type, OUTBOUND_DESCRIPTIONS[type], outboundPayload(type, schemas), schemas);
   for (const type of INBOUND_TYPES)
     messages[messageName(type)] = message(type, INBOUND_DESCRIPTIONS[type], inboundPayload(type, schemas), schemas);
+  Object.assign(
+    messages,
+    webhookMessages(schemas, (type) => detailRef(type, schemas)),
+  );
   return {
-    asyncapi: '3.0.0',
+    asyncapi: '3.1.0',
     info: {
       title: 'Project and Label Management Service events',
       version: '1.0.0',
       description:
         'What the service publishes on its EventBridge bus (one event per public change, at least once, deduplicated by `detail.event_id`) ' +
         "and what it takes in from the rest of the product to keep the projects' stats.",
+      contact: CONTACT,
+      license: { name: LICENSE_NAME },
+      tags: [...Object.values(TAGS), WEBHOOKS_TAG],
+    },
+    servers: {
+      eventBridge: {
+        host: 'events.{region}.amazonaws.com',
+        protocol: 'https',
+        title: 'Amazon EventBridge',
+        description:
+          "The stack's event bus (its EventBusName output) in the stack's region carries both channels. Locally, `npm start` appends " +
+          'the outbound events to a file (`npm run events:follow` prints them) and takes inbound ones from `npm run emit`.',
+        variables: { region: REGION_VARIABLE },
+      },
+      webhookEndpoint: WEBHOOK_SERVER,
     },
     defaultContentType: 'application/json',
     channels: {
       changes: {
         address: EVENT_SOURCE,
+        servers: [{ $ref: '#/servers/eventBridge' }],
         title: 'Changes',
         description:
           `The stack's event bus, events with source "${EVENT_SOURCE}"; detail-type names the message. ` +
@@ -113,24 +150,31 @@ export function buildAsyncApi(): Json {
       },
       productEvents: {
         address: 'inbound',
+        servers: [{ $ref: '#/servers/eventBridge' }],
         title: 'Product events',
         description: "Task, member and sprint events on the stack's event bus, matched by detail-type and delivered to the inbound queue.",
         messages: refs(INBOUND_TYPES, '#/components/messages'),
       },
+      webhooks: WEBHOOKS_CHANNEL,
     },
     operations: {
       publishChange: {
         action: 'send',
         channel: { $ref: '#/channels/changes' },
         summary: "One event per public change, published from the table's stream.",
+        description: PUBLISHED,
+        tags: [{ name: TAGS.outbound.name }],
         messages: Object.values(refs(OUTBOUND_TYPES, '#/channels/changes/messages')),
       },
       receiveProductEvent: {
         action: 'receive',
         channel: { $ref: '#/channels/productEvents' },
         summary: "Applied to the project's stats at most once per event id, in any order.",
+        description: TAKEN_IN,
+        tags: [{ name: TAGS.inbound.name }],
         messages: Object.values(refs(INBOUND_TYPES, '#/channels/productEvents/messages')),
       },
+      deliverWebhook: WEBHOOKS_OPERATION,
     },
     components: { schemas: Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b))), messages },
   };

@@ -1,5 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, MathExpression, TreatMissingData, type IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData, type IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Alias } from 'aws-cdk-lib/aws-kms';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
@@ -8,6 +8,8 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { functionId } from './api.ts';
 import type { ServiceParts } from './parts.ts';
 import type { StageConfig } from './stage.ts';
+import type { MetricName } from '#observability/metrics';
+import { METRICS_NAMESPACE } from '#observability/service';
 
 /** The stack's alarms (docs/operations.md says what each means and what to do) and the topic they notify. */
 
@@ -25,9 +27,37 @@ const API_P99_LATENCY_ALARM_MS = 1000;
  * slowest one (a cold authorizer and handler after a deploy), which is no sign of trouble.
  */
 const API_P99_MIN_REQUESTS = 20;
+/**
+ * Failed webhook attempts as a percentage of all attempts, in five-minute points with at least 20
+ * attempts. Plain metrics of the deliverer's route (an alarm takes no SEARCH expression).
+ */
+function webhookFailureRate(service: string): MathExpression {
+  const count = (metricName: MetricName) =>
+    new Metric({
+      namespace: METRICS_NAMESPACE,
+      metricName,
+      dimensionsMap: { service, route: 'webhook-deliverer' },
+      statistic: 'Sum',
+      period: Duration.minutes(5),
+    });
+  return new MathExpression({
+    expression: 'IF(attempts >= 20, 100 * failed / attempts, 0)',
+    usingMetrics: { attempts: count('WebhookAttempts'), failed: count('WebhookAttemptsFailed') },
+    period: Duration.minutes(5),
+    label: 'Failed webhook attempts (%)',
+  });
+}
+
 /** Every alarm notifies the alarm topic; returns the API latency alarm (the dashboard draws its threshold). */
 export function createAlarms(
-  stack: ServiceParts & { streamFailures: Queue; inboundQueue: Queue; inboundDeadLetters: Queue; alarms: Alarm[] },
+  stack: ServiceParts & {
+    streamFailures: Queue;
+    inboundQueue: Queue;
+    inboundDeadLetters: Queue;
+    webhookQueue: Queue;
+    webhookDeadLetters: Queue;
+    alarms: Alarm[];
+  },
   stage: StageConfig,
   alarmEmail: string | undefined,
 ): Alarm {
@@ -87,6 +117,28 @@ export function createAlarms(
     alarmDescription: 'Inbound events wait in the queue: the consumer is failing or falling behind.',
     metric: stack.inboundQueue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(5), statistic: 'Maximum' }),
     threshold: Duration.minutes(5).toSeconds(),
+  });
+  alarm('WebhookDeadLettersAlarm', {
+    alarmName: `${stage.prefix}-webhook-dead-letters`,
+    alarmDescription: 'Webhook deliveries failed every attempt (about a day of retries), or the deliverer kept failing on a message.',
+    metric: stack.webhookDeadLetters.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+    threshold: 1,
+  });
+  alarm('WebhookQueueAgeAlarm', {
+    alarmName: `${stage.prefix}-webhook-age`,
+    alarmDescription: 'Webhook messages wait past their due time: the deliverer is failing or falling behind.',
+    // Retries wait in hops of at most 15 minutes, so a healthy queue holds nothing much older.
+    metric: stack.webhookQueue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(5), statistic: 'Maximum' }),
+    threshold: Duration.minutes(30).toSeconds(),
+  });
+  alarm('WebhookFailureRateAlarm', {
+    alarmName: `${stage.prefix}-webhook-failure-rate`,
+    alarmDescription:
+      'Over half of the webhook attempts failed for 15 minutes (with at least 20 attempts): endpoints, or the deliverer, are failing.',
+    metric: webhookFailureRate(stage.prefix),
+    threshold: 50,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    evaluationPeriods: 3,
   });
   alarm('TableThrottlesAlarm', {
     alarmName: `${stage.prefix}-table-throttles`,

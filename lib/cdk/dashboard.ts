@@ -28,11 +28,13 @@ interface DashboardParts {
   stage: StageConfig;
   api: RestApi;
   table: ITable;
-  /** Every function by its short name: one per route, `authorizer`, `stream-processor`, `inbound-consumer`. */
+  /** Every function by its short name: one per route, `authorizer`, `stream-processor`, `inbound-consumer`, `webhook-deliverer`. */
   functions: ReadonlyMap<string, IFunction>;
   streamFailures: IQueue;
   inboundQueue: IQueue;
   inboundDeadLetters: IQueue;
+  webhookQueue: IQueue;
+  webhookDeadLetters: IQueue;
   /** Alarms whose states head the dashboard. */
   alarms: readonly IAlarm[];
   /** Drawn as its threshold line on the API latency graph. */
@@ -208,7 +210,33 @@ export function addOperationsDashboard(scope: Construct, parts: DashboardParts):
           period: PERIOD,
           label: 'Inbound dead letters',
         }),
+        parts.webhookDeadLetters.metricApproximateNumberOfMessagesVisible({
+          statistic: 'Maximum',
+          period: PERIOD,
+          label: 'Webhook dead letters',
+        }),
       ]),
+    ],
+    [
+      graph('Webhook attempts', [
+        emf.total('WebhookAttempts', 'Attempts'),
+        emf.total('WebhookDeliveries', 'Delivered'),
+        emf.total('WebhookAttemptsFailed', 'Failed attempts'),
+        emf.total('WebhookDeliveriesFailed', 'Deliveries failed (dead-lettered)'),
+      ]),
+      graph(
+        'Webhook deliveries queue',
+        [parts.webhookQueue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: PERIOD, label: 'Messages due' })],
+        {
+          right: [
+            parts.webhookQueue.metricApproximateAgeOfOldestMessage({
+              statistic: 'Maximum',
+              period: PERIOD,
+              label: 'Oldest message age (s)',
+            }),
+          ],
+        },
+      ),
     ],
   ];
 

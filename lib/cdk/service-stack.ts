@@ -13,6 +13,7 @@ import { createInbound, createStreamProcessor } from './messaging.ts';
 import type { ServiceFunction } from './service-function.ts';
 import type { StageConfig } from './stage.ts';
 import { createTable } from './table.ts';
+import { createWebhooks } from './webhooks.ts';
 
 export interface ServiceStackProps extends StackProps {
   stage: StageConfig;
@@ -27,7 +28,7 @@ export interface ServiceStackProps extends StackProps {
 /**
  * The whole service, built from the route table (functions/commons/http/routes.ts) and the table definition
  * (functions/commons/store/table.ts): a new route needs a row there and a handler, never an edit here. Its
- * parts: the table (table.ts), the API (api.ts), the stream and inbound sides (messaging.ts), the alarms
+ * parts: the table (table.ts), the API (api.ts), the stream and inbound sides (messaging.ts), webhooks (webhooks.ts), the alarms
  * (alarms.ts) and the dashboard (dashboard.ts).
  */
 export class ServiceStack extends Stack {
@@ -37,6 +38,8 @@ export class ServiceStack extends Stack {
   readonly streamFailures: Queue;
   readonly inboundQueue: Queue;
   readonly inboundDeadLetters: Queue;
+  readonly webhookQueue: Queue;
+  readonly webhookDeadLetters: Queue;
   readonly functions = new Map<string, ServiceFunction>();
   readonly alarms: Alarm[] = [];
 
@@ -54,6 +57,7 @@ export class ServiceStack extends Stack {
       : new EventBus(this, 'Bus', { eventBusName: stage.prefix, description: 'Outbound change events of projects and labels' });
     this.streamFailures = createStreamProcessor(this, stage);
     [this.inboundQueue, this.inboundDeadLetters] = createInbound(this, stage);
+    [this.webhookQueue, this.webhookDeadLetters] = createWebhooks(this, stage);
     const apiLatencyAlarm = createAlarms(this, stage, props.alarmEmail);
     const dashboard = addOperationsDashboard(this, {
       stage,
@@ -63,6 +67,8 @@ export class ServiceStack extends Stack {
       streamFailures: this.streamFailures,
       inboundQueue: this.inboundQueue,
       inboundDeadLetters: this.inboundDeadLetters,
+      webhookQueue: this.webhookQueue,
+      webhookDeadLetters: this.webhookDeadLetters,
       alarms: this.alarms,
       apiLatencyAlarm,
     });

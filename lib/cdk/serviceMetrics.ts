@@ -9,7 +9,7 @@ export const PERIOD = Duration.minutes(5);
 /**
  * The service's own metrics (functions/commons/observability/metrics.ts): every one a Count with the
  * dimensions `service` (the stage prefix) and `route` (a route name, or `authorizer`, `stream-processor`,
- * `inbound-consumer`); `ColdStart` adds `function_name` (its search below takes any dimension set).
+ * `inbound-consumer`, `webhook-deliverer`); `ColdStart` adds `function_name` (its search below takes any dimension set).
  */
 type ServiceMetric = MetricName;
 

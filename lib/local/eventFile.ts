@@ -1,6 +1,7 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { EventBus } from '#events/bus';
+import type { OutboundEvent } from '#events/outbound';
 import { EVENT_SOURCE } from '#domain/eventNames';
 
 /**
@@ -15,20 +16,32 @@ export function fileBus(path: string): EventBus {
       if (events.length === 0) return;
       ready ??= mkdir(dirname(path), { recursive: true });
       await ready;
-      const lines = events.map((e) =>
-        JSON.stringify({
-          version: '0',
-          id: e.detail.event_id,
-          'detail-type': e.detailType,
-          source: EVENT_SOURCE,
-          account: 'local',
-          time: e.time,
-          region: 'local',
-          resources: [],
-          detail: e.detail,
-        }),
-      );
+      const lines = events.map((e) => JSON.stringify(busEnvelope(e)));
       await appendFile(path, `${lines.join('\n')}\n`);
+    },
+  };
+}
+
+/** An outbound event as EventBridge hands it to a rule's target (a file, a queue): envelope and `detail`. */
+export function busEnvelope(e: OutboundEvent) {
+  return {
+    version: '0',
+    id: e.detail.event_id,
+    'detail-type': e.detailType,
+    source: EVENT_SOURCE,
+    account: 'local',
+    time: e.time,
+    region: 'local',
+    resources: [],
+    detail: e.detail,
+  };
+}
+
+/** Every event to each bus in turn (the local bus's file, and its rules' targets). */
+export function teeBus(...buses: EventBus[]): EventBus {
+  return {
+    async publish(events) {
+      for (const bus of buses) await bus.publish(events);
     },
   };
 }

@@ -6,6 +6,7 @@ import { toAuthorizerContext } from '#http/principal';
 import { lambdaContext, proxyEvent } from './lambdaEvents.ts';
 import { loadHandler, type ProxyHandler } from './lambdaEvents.ts';
 import { FIXTURES, SAMPLE_PRINCIPAL, routeNamed } from './samples.ts';
+import { seedSampleWebhooks } from './sampleWebhooks.ts';
 
 /**
  * Makes the sample events runnable in a workspace: creates what they act on when it is missing,
@@ -37,6 +38,7 @@ export async function seedFixtures(root: string, workspace: string): Promise<{ t
   if (labels.some((existing) => existing.slug === FIXTURES.newLabel.slug)) {
     await call('delete-label', `/projects-labels/${FIXTURES.newLabel.slug}`, q);
   }
+  await seedSampleWebhooks(workspace);
   const { token } = await createToken({ workspaces: [workspace], owner: SAMPLE_PRINCIPAL.owner, scopes: SAMPLE_PRINCIPAL.scopes });
   return { token };
 }

@@ -20,8 +20,8 @@ interface Line {
 }
 
 const PREFIX = 'project-label-service-dev';
-/** Every function of the stack, by short name: one per route, and the three that are not routes. */
-const FUNCTIONS = [...routes.map((r) => r.name), 'authorizer', 'stream-processor', 'inbound-consumer'];
+/** Every function of the stack, by short name: one per route, and the four that are not routes. */
+const FUNCTIONS = [...routes.map((r) => r.name), 'authorizer', 'stream-processor', 'inbound-consumer', 'webhook-deliverer'];
 /** The metrics the handlers emit (Powertools Metrics, EMF), per `service` and `route`: the dashboard's contract. */
 const SERVICE_METRICS = [
   'Requests',
@@ -38,6 +38,10 @@ const SERVICE_METRICS = [
   'EventsApplied',
   'EventsDropped',
   'EventsDeadLettered',
+  'WebhookAttempts',
+  'WebhookDeliveries',
+  'WebhookAttemptsFailed',
+  'WebhookDeliveriesFailed',
 ];
 
 /**
@@ -139,8 +143,9 @@ describe('dashboard', () => {
     expect(text!.properties.markdown).toContain('stage **dev**');
     expect(alarms).toMatchObject({ type: 'alarm', width: 24 });
     const names = ofType('AWS::CloudWatch::Alarm').map(([, a]) => `arn:${a.Properties.AlarmName}`);
-    // API 5xx, one per function, stream failures, iterator age, inbound dead letters and age, table throttles, API p99.
-    expect(names).toHaveLength(FUNCTIONS.length + 7);
+    // API 5xx, one per function, stream failures, iterator age, inbound dead letters and age, webhook dead letters,
+    // age and failure rate, table throttles, API p99.
+    expect(names).toHaveLength(FUNCTIONS.length + 10);
     expect([...alarms!.properties.alarms].sort()).toEqual([...names].sort());
     expect(alarms!.properties.alarms).toContain(`arn:${PREFIX}-api-latency-p99`);
   });
@@ -161,22 +166,25 @@ describe('dashboard', () => {
     ['Lambda throttles', 'Throttles', 'Sum'],
     ['Lambda duration p99 (ms)', 'Duration', 'p99'],
     ['Lambda concurrent executions (max)', 'ConcurrentExecutions', 'Maximum'],
-  ])('%s: one line per function (every route, the authorizer, the stream processor, the inbound consumer)', (title, metricName, stat) => {
-    const shown = linesIn(title);
-    expect(shown).toHaveLength(FUNCTIONS.length);
-    expect(FUNCTIONS).toHaveLength(routes.length + 3);
-    for (const name of FUNCTIONS) {
-      expect(shown, name).toContainEqual(
-        expect.objectContaining({
-          namespace: 'AWS/Lambda',
-          metricName,
-          stat,
-          label: name,
-          dimensions: { FunctionName: `${PREFIX}-${name}` },
-        }),
-      );
-    }
-  });
+  ])(
+    '%s: one line per function (every route, the authorizer, the stream processor, the inbound consumer, the webhook deliverer)',
+    (title, metricName, stat) => {
+      const shown = linesIn(title);
+      expect(shown).toHaveLength(FUNCTIONS.length);
+      expect(FUNCTIONS).toHaveLength(routes.length + 4);
+      for (const name of FUNCTIONS) {
+        expect(shown, name).toContainEqual(
+          expect.objectContaining({
+            namespace: 'AWS/Lambda',
+            metricName,
+            stat,
+            label: name,
+            dimensions: { FunctionName: `${PREFIX}-${name}` },
+          }),
+        );
+      }
+    },
+  );
 
   test('the table: consumed read and write capacity (table and indexes), throttled events, system and user errors', () => {
     const table = { TableName: PREFIX };
@@ -203,7 +211,7 @@ describe('dashboard', () => {
     expect(errors).toContainEqual(expect.objectContaining({ metricName: 'UserErrors', stat: 'Sum', dimensions: {} }));
   });
 
-  test("the stream processor's iterator age, the inbound queue's depth and age, both dead-letter queues' depth", () => {
+  test("the stream processor's iterator age, the inbound queue's depth and age, the depth of every dead-letter queue (stream, inbound, webhooks)", () => {
     expect(linesIn('Stream processor iterator age (ms)')).toEqual([
       expect.objectContaining({
         namespace: 'AWS/Lambda',
@@ -221,7 +229,38 @@ describe('dashboard', () => {
     expect(linesIn('Dead letters (messages)')).toEqual([
       queue('ApproximateNumberOfMessagesVisible', `${PREFIX}-stream-failures`),
       queue('ApproximateNumberOfMessagesVisible', `${PREFIX}-inbound-dead-letters`),
+      queue('ApproximateNumberOfMessagesVisible', `${PREFIX}-webhook-dead-letters`),
     ]);
+    expect(linesIn('Dead letters (messages)').map((l) => l.label)).toEqual([
+      'Stream failures',
+      'Inbound dead letters',
+      'Webhook dead letters',
+    ]);
+  });
+
+  test("webhooks: attempts (all, delivered, failed attempts, deliveries dead-lettered) and the deliveries queue's depth and age", () => {
+    const search = (metricName: string) =>
+      `SEARCH('{ProjectLabelService,route,service} MetricName="${metricName}" service="${PREFIX}"', 'Sum', 300)`;
+    expect(linesIn('Webhook attempts').map((l) => [l.label, l.expression])).toEqual([
+      ['Attempts', `SUM(${search('WebhookAttempts')})`],
+      ['Delivered', `SUM(${search('WebhookDeliveries')})`],
+      ['Failed attempts', `SUM(${search('WebhookAttemptsFailed')})`],
+      ['Deliveries failed (dead-lettered)', `SUM(${search('WebhookDeliveriesFailed')})`],
+    ]);
+    const queue = (metricName: string, label: string) =>
+      expect.objectContaining({
+        namespace: 'AWS/SQS',
+        metricName,
+        stat: 'Maximum',
+        label,
+        dimensions: { QueueName: `${PREFIX}-webhook-deliveries` },
+      });
+    expect(linesIn('Webhook deliveries queue')).toEqual([
+      queue('ApproximateNumberOfMessagesVisible', 'Messages due'),
+      queue('ApproximateAgeOfOldestMessage', 'Oldest message age (s)'),
+    ]);
+    // The age on the right axis: seconds, not messages.
+    expect(linesIn('Webhook deliveries queue')[1]).toMatchObject({ yAxis: 'right' });
   });
 
   test.each(SERVICE_METRICS)("the service's own metric %s is searched by route, for this stage's service only", (metricName) => {
@@ -320,6 +359,9 @@ describe('alarms', () => {
         `${PREFIX}-stream-iterator-age`,
         `${PREFIX}-inbound-dead-letters`,
         `${PREFIX}-inbound-age`,
+        `${PREFIX}-webhook-dead-letters`,
+        `${PREFIX}-webhook-age`,
+        `${PREFIX}-webhook-failure-rate`,
         `${PREFIX}-table-throttles`,
       ]),
     );
@@ -327,6 +369,13 @@ describe('alarms', () => {
     expect(byName('stream-iterator-age')).toMatchObject({ MetricName: 'IteratorAge', Statistic: 'Maximum', Threshold: 60_000 });
     expect(byName('inbound-dead-letters')).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1 });
     expect(byName('stream-failures')).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1 });
+    expect(byName('webhook-dead-letters')).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1 });
+    expect(byName('webhook-age')).toMatchObject({ MetricName: 'ApproximateAgeOfOldestMessage', Statistic: 'Maximum', Threshold: 1800 });
+    expect(byName('webhook-failure-rate')).toMatchObject({
+      Threshold: 50,
+      ComparisonOperator: 'GreaterThanThreshold',
+      EvaluationPeriods: 3,
+    });
     for (const alarm of alarms) expect(alarm.AlarmActions, alarm.AlarmName).toEqual([{ Ref: alarmTopicId() }]);
   });
 });

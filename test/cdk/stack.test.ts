@@ -1,5 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, test } from 'vitest';
+import { EVENT_SOURCE, OUTBOUND_TYPES } from '#domain/eventNames';
 import { routes } from '#http/routes';
 import { createTableInput } from '#local/database';
 import { functionId, TOKEN_VALIDATION_REGEX } from '#cdk/api';
@@ -70,6 +71,14 @@ function statementsOf(functionName: string): { Action: string | string[]; Resour
     .flatMap(([, p]) => p.Properties.PolicyDocument.Statement);
 }
 const actionsOf = (name: string) => statementsOf(name).flatMap((s) => [s.Action].flat());
+/** The physical name of the queue a reference (Ref or Fn::GetAtt) points at. */
+const queueName = (value: unknown) => resources[ref(value)!]!.Properties.QueueName as string;
+/** Logical id of the queue of that physical name. */
+function queueId(name: string): string {
+  const id = ofType('AWS::SQS::Queue').find(([, q]) => q.Properties.QueueName === name)?.[0];
+  if (!id) throw new Error(`no queue ${name}`);
+  return id;
+}
 
 describe('routes', () => {
   test.each(routes.map((r) => [r.name, r] as const))(
@@ -129,8 +138,8 @@ describe('routes', () => {
 });
 
 describe('functions', () => {
-  test('one function per route plus the authorizer, the stream processor and the inbound consumer', () => {
-    expect(ofType('AWS::Lambda::Function')).toHaveLength(routes.length + 3);
+  test('one function per route plus the authorizer, the stream processor, the inbound consumer and the webhook deliverer', () => {
+    expect(ofType('AWS::Lambda::Function')).toHaveLength(routes.length + 4);
   });
 
   test('every function runs nodejs22.x on arm64 with active tracing and the table name, without Node mapping stacks at load', () => {
@@ -170,7 +179,7 @@ describe('functions', () => {
     const functions = Object.values(prod.template.toJSON().Resources as Record<string, Resource>).filter(
       (r) => r.Type === 'AWS::Lambda::Function',
     );
-    expect(functions).toHaveLength(routes.length + 3);
+    expect(functions).toHaveLength(routes.length + 4);
     for (const fn of functions) {
       expect(fn.Properties.Environment.Variables).toMatchObject({
         POWERTOOLS_SERVICE_NAME: 'project-label-service-prod',
@@ -338,8 +347,14 @@ describe('stream backbone', () => {
 describe('inbound events', () => {
   test("a rule takes the product's task, member and sprint events (any source but ours) to the inbound queue", () => {
     const rules = ofType('AWS::Events::Rule').map(([, r]) => r.Properties);
-    expect(rules).toHaveLength(1);
-    expect(rules[0]!.EventPattern).toEqual({
+    // This one and the webhook rule (describe 'webhooks').
+    expect(rules.map((r) => queueName(r.Targets[0].Arn)).sort()).toEqual([
+      'project-label-service-dev-inbound',
+      'project-label-service-dev-webhook-deliveries',
+    ]);
+    const rule = rules.find((r) => queueName(r.Targets[0].Arn) === 'project-label-service-dev-inbound')!;
+    expect(rule.Targets).toHaveLength(1);
+    expect(rule.EventPattern).toEqual({
       source: [{ 'anything-but': ['project-label-service'] }],
       'detail-type': [
         'Task Created',
@@ -352,9 +367,7 @@ describe('inbound events', () => {
         'Sprint Deleted',
       ],
     });
-    expect(ref(rules[0]!.EventBusName)).toMatch(/^Bus/);
-    const target = rules[0]!.Targets[0].Arn;
-    expect(resources[ref(target)!]!.Properties.QueueName).toBe('project-label-service-dev-inbound');
+    expect(ref(rule.EventBusName)).toMatch(/^Bus/);
   });
 
   test('the queue dead-letters after 5 deliveries; the consumer reports partial batch failures, 10 at a time', () => {
@@ -383,8 +396,220 @@ describe('inbound events', () => {
 
   test('alarms on the dead-letter queue and on the age of the oldest waiting event', () => {
     const alarms = ofType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
-    expect(alarms.filter((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible')).toHaveLength(2);
+    // Its dead-letter queue's, beside the stream failure queue's and the webhook dead-letter queue's.
+    expect(
+      alarms
+        .filter((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible')
+        .map((a) => a.AlarmName)
+        .sort(),
+    ).toEqual([
+      'project-label-service-dev-inbound-dead-letters',
+      'project-label-service-dev-stream-failures',
+      'project-label-service-dev-webhook-dead-letters',
+    ]);
+    expect(alarms.find((a) => a.AlarmName === 'project-label-service-dev-inbound-dead-letters')).toMatchObject({
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [expect.stringMatching(/^InboundDeadLetters/), 'QueueName'] } }],
+      Threshold: 1,
+    });
     expect(alarms.some((a) => a.MetricName === 'ApproximateAgeOfOldestMessage' && a.Threshold === 300)).toBe(true);
+  });
+});
+
+describe('webhooks', () => {
+  test('no alarm is built on a SEARCH expression (CloudWatch refuses them in alarms)', () => {
+    for (const [id, alarm] of ofType('AWS::CloudWatch::Alarm'))
+      expect(JSON.stringify(alarm.Properties.Metrics ?? []), id).not.toContain('SEARCH(');
+  });
+
+  const QUEUE = 'project-label-service-dev-webhook-deliveries';
+  const DEAD_LETTERS = 'project-label-service-dev-webhook-dead-letters';
+  const getAtt = (id: string, attribute = 'Arn') => ({ 'Fn::GetAtt': [id, attribute] });
+  const alarmNamed = (name: string) => {
+    const found = ofType('AWS::CloudWatch::Alarm').find(([, a]) => a.Properties.AlarmName === `project-label-service-dev-${name}`);
+    if (!found) throw new Error(`no alarm ${name}`);
+    return found[1].Properties;
+  };
+
+  test("a rule takes the service's own events, every outbound type and nothing else, to the deliveries queue", () => {
+    const rules = ofType('AWS::Events::Rule').filter(([, r]) =>
+      r.Properties.Targets.some((t: { Arn: unknown }) => ref(t.Arn) === queueId(QUEUE)),
+    );
+    expect(rules).toHaveLength(1);
+    const [[ruleId, rule]] = rules as [[string, Resource]];
+    expect(EVENT_SOURCE).toBe('project-label-service');
+    expect(rule.Properties.EventPattern).toEqual({ source: [EVENT_SOURCE], 'detail-type': [...OUTBOUND_TYPES] });
+    expect(ref(rule.Properties.EventBusName)).toMatch(/^Bus/);
+    expect(rule.Properties.State).toBe('ENABLED');
+    expect(rule.Properties.Targets).toEqual([{ Arn: getAtt(queueId(QUEUE)), Id: expect.any(String) }]);
+    // The queue lets EventBridge send to it for this rule only.
+    const [, policy] = ofType('AWS::SQS::QueuePolicy').find(([, p]) =>
+      p.Properties.Queues.some((q: unknown) => ref(q) === queueId(QUEUE)),
+    )!;
+    const fromEvents = policy.Properties.PolicyDocument.Statement.filter(
+      (s: { Principal?: { Service?: string } }) => s.Principal?.Service === 'events.amazonaws.com',
+    );
+    expect(fromEvents).toEqual([
+      expect.objectContaining({
+        Effect: 'Allow',
+        Action: expect.arrayContaining(['sqs:SendMessage']),
+        Resource: getAtt(queueId(QUEUE)),
+        Condition: { ArnEquals: { 'aws:SourceArn': getAtt(ruleId) } },
+      }),
+    ]);
+  });
+
+  test('the deliveries queue is encrypted and TLS-only, visible again after 180 s, and dead-letters after 5 receives', () => {
+    const queue = resources[queueId(QUEUE)]!;
+    expect(queue.Properties).toMatchObject({
+      SqsManagedSseEnabled: true,
+      VisibilityTimeout: 180,
+      MessageRetentionPeriod: 345_600,
+      RedrivePolicy: { deadLetterTargetArn: getAtt(queueId(DEAD_LETTERS)), maxReceiveCount: 5 },
+    });
+    // Six times the deliverer's timeout, so a batch being delivered is not handed out again.
+    expect(queue.Properties.VisibilityTimeout).toBe(6 * resources[functionLogicalId('webhook-deliverer')]!.Properties.Timeout);
+    expect(resources[queueId(DEAD_LETTERS)]!.Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 1_209_600 });
+    expect(resources[queueId(DEAD_LETTERS)]!.Properties.RedrivePolicy).toBeUndefined();
+    for (const id of [queueId(QUEUE), queueId(DEAD_LETTERS)]) {
+      const [, policy] = ofType('AWS::SQS::QueuePolicy').find(([, p]) => p.Properties.Queues.some((q: unknown) => ref(q) === id))!;
+      expect(policy.Properties.PolicyDocument.Statement, id).toContainEqual({
+        Effect: 'Deny',
+        Principal: { AWS: '*' },
+        Action: 'sqs:*',
+        Resource: getAtt(id),
+        Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+      });
+    }
+  });
+
+  test('the deliverer reads the deliveries queue 10 messages at a time and reports partial batch failures', () => {
+    const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties);
+    const deliverer = mappings.filter((m) => ref(m.FunctionName) === functionLogicalId('webhook-deliverer'));
+    expect(deliverer).toHaveLength(1);
+    expect(deliverer[0]).toMatchObject({
+      EventSourceArn: getAtt(queueId(QUEUE)),
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    // Nothing else consumes the webhook queues.
+    for (const id of [queueId(QUEUE), queueId(DEAD_LETTERS)])
+      expect(
+        mappings.filter((m) => ref(m.EventSourceArn) === id),
+        id,
+      ).toHaveLength(id === queueId(QUEUE) ? 1 : 0);
+  });
+
+  test('the deliverer is <service>-webhook-deliverer on nodejs22.x, and its environment names both queue URLs', () => {
+    const fn = resources[functionLogicalId('webhook-deliverer')]!.Properties;
+    expect(fn).toMatchObject({
+      FunctionName: 'project-label-service-dev-webhook-deliverer',
+      Runtime: 'nodejs22.x',
+      Architectures: ['arm64'],
+      Timeout: 30,
+    });
+    expect(fn.Environment.Variables).toMatchObject({
+      WEBHOOK_QUEUE_URL: { Ref: queueId(QUEUE) },
+      WEBHOOK_DEAD_LETTER_QUEUE_URL: { Ref: queueId(DEAD_LETTERS) },
+    });
+    // Neither a route (no cursors) nor a publisher (no bus).
+    expect(fn.Environment.Variables.CURSOR_KEY).toBeUndefined();
+    expect(fn.Environment.Variables.EVENT_BUS_NAME).toBeUndefined();
+  });
+
+  test('least privilege: GetItem, Query, PutItem, UpdateItem on the table only; send to its two queues; no events', () => {
+    const statements = statementsOf('webhook-deliverer');
+    const dynamo = statements.filter((s) => [s.Action].flat().some((a) => a.startsWith('dynamodb:')));
+    // One statement, on the table's ARN alone: no Scan, no index, no DeleteItem or batch writes.
+    expect(dynamo).toEqual([{ Effect: 'Allow', Action: expect.any(Array), Resource: getAtt(expect.stringMatching(/^Table/)) }]);
+    expect([...[dynamo[0]!.Action].flat()].sort()).toEqual([
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
+    ]);
+    const send = statements.filter((s) => [s.Action].flat().includes('sqs:SendMessage'));
+    expect(send).toHaveLength(1);
+    expect(([send[0]!.Resource].flat() as unknown[]).map(ref).sort()).toEqual([queueId(QUEUE), queueId(DEAD_LETTERS)].sort());
+    // What the event source mapping needs, on the deliveries queue only.
+    const receive = statements.filter((s) => [s.Action].flat().includes('sqs:ReceiveMessage'));
+    expect(receive.map((s) => s.Resource)).toEqual([getAtt(queueId(QUEUE))]);
+    expect([...new Set(actionsOf('webhook-deliverer'))].sort()).toEqual([
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
+      'sqs:ChangeMessageVisibility',
+      'sqs:DeleteMessage',
+      'sqs:GetQueueAttributes',
+      'sqs:GetQueueUrl',
+      'sqs:ReceiveMessage',
+      'sqs:SendMessage',
+      'xray:PutTelemetryRecords',
+      'xray:PutTraceSegments',
+    ]);
+  });
+
+  test('no route function may use a queue: the deliverer alone sends to the webhook queues', () => {
+    for (const route of routes)
+      expect(
+        actionsOf(route.name).filter((a) => a.startsWith('sqs:')),
+        route.name,
+      ).toEqual([]);
+    const webhookQueues = [queueId(QUEUE), queueId(DEAD_LETTERS)];
+    const senders = ofType('AWS::IAM::Policy')
+      .filter(([, p]) =>
+        (p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]).some(
+          (s) => [s.Action].flat().includes('sqs:SendMessage') && [s.Resource].flat().some((r) => webhookQueues.includes(ref(r)!)),
+        ),
+      )
+      .flatMap(([, p]) => (p.Properties.Roles as unknown[]).map(ref));
+    expect(senders).toEqual([ref(resources[functionLogicalId('webhook-deliverer')]!.Properties.Role)]);
+  });
+
+  test('alarms: a dead letter, a message waiting 30 minutes, over half the attempts failing for 15 minutes, the deliverer throwing', () => {
+    expect(alarmNamed('webhook-dead-letters')).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: getAtt(queueId(DEAD_LETTERS), 'QueueName') }],
+      Statistic: 'Maximum',
+      Period: 300,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      EvaluationPeriods: 1,
+    });
+    expect(alarmNamed('webhook-age')).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Dimensions: [{ Name: 'QueueName', Value: getAtt(queueId(QUEUE), 'QueueName') }],
+      Statistic: 'Maximum',
+      Period: 300,
+      Threshold: 1800,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      EvaluationPeriods: 1,
+    });
+    const rate = alarmNamed('webhook-failure-rate');
+    expect(rate).toMatchObject({ Threshold: 50, ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 3 });
+    type Query = { Id: string; Expression?: string; ReturnData?: boolean; MetricStat?: { Metric: { MetricName: string } } };
+    const metrics = rate.Metrics as Query[];
+    expect(metrics.filter((m) => m.ReturnData !== false)).toEqual([
+      expect.objectContaining({ Expression: 'IF(attempts >= 20, 100 * failed / attempts, 0)' }),
+    ]);
+    // The service's EMF counts, for this stage's service (as a metric or a search expression).
+    const read = (id: string) => {
+      const m = metrics.find((x) => x.Id === id)!;
+      expect(m.ReturnData, id).toBe(false);
+      expect(JSON.stringify(m), id).toContain('project-label-service-dev');
+      return m.MetricStat?.Metric.MetricName ?? /MetricName="(\w+)"/.exec(m.Expression ?? '')?.[1];
+    };
+    expect(metrics).toHaveLength(3);
+    expect(read('attempts')).toBe('WebhookAttempts');
+    expect(read('failed')).toBe('WebhookAttemptsFailed');
+    expect(alarmNamed('webhook-deliverer-errors')).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionLogicalId('webhook-deliverer') } }],
+      Threshold: 1,
+    });
   });
 });
 
@@ -447,7 +672,7 @@ describe('operations', () => {
     const alarms = ofType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
     expect(alarms.some((a) => a.MetricName === '5XXError' && a.Namespace === 'AWS/ApiGateway')).toBe(true);
     const errorAlarms = alarms.filter((a) => a.MetricName === 'Errors' && a.Namespace === 'AWS/Lambda');
-    expect(errorAlarms).toHaveLength(routes.length + 3);
+    expect(errorAlarms).toHaveLength(routes.length + 4);
     expect(alarms.some((a) => JSON.stringify(a.Metrics ?? []).includes('ThrottleEvents'))).toBe(true);
   });
 

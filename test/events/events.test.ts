@@ -57,7 +57,8 @@ describe('invoking every sample event (in-process, against DynamoDB Local)', () 
     if (route.access === 'read') expect(sent.filter((op) => WRITE_OPERATIONS.test(op))).toEqual([]);
     expect(sent.length).toBeGreaterThan(0);
     // The sample events were sent to an execute-api URL of stage `local`: a Location must keep the stage.
-    if (result.statusCode === 201) expect(result.headers?.Location).toMatch(/^\/local\/projects(-labels)?\/[a-z0-9-]+\?company_slug=/);
+    if (result.statusCode === 201)
+      expect(result.headers?.Location).toMatch(/^\/local\/(projects(-labels)?\/[a-z0-9-]+|webhooks\/wh_[0-9a-f]{24})\?company_slug=/);
   });
 
   test('a replayed create answers its Location behind the base of the URL the replay was sent to', async () => {

@@ -33,6 +33,7 @@ async function fixtureState(f: Fixture, token: string): Promise<unknown[]> {
     get('/projects-labels'),
     get('/projects-labels', { project_slug: f.project, task_uuid: f.task }),
     get(`/projects-labels/${f.label}/tasks`, { project_slug: f.project }),
+    ...(f.webhook ? [get(`/webhooks/${f.webhook}`)] : []),
   ]);
 }
 
@@ -51,6 +52,11 @@ describe.each(conditional.map((r) => [`${r.method} ${r.path}`, r] as const))('%s
   beforeAll(async () => {
     f = await seedFixture('ifm');
     token = await tokenFor(f.ws);
+    if (route.path.startsWith('/webhooks')) {
+      // An event type nothing here publishes: no delivery fails meanwhile, so the webhook's own state stays put.
+      const body = { company_slug: f.ws, url: 'https://hooks.example.com/ifm', events: ['Project Deleted'] };
+      f.webhook = (await call('POST', '/webhooks', { token, body })).body.data.id;
+    }
     await streamDrained();
   });
 
@@ -70,7 +76,11 @@ describe.each(conditional.map((r) => [`${r.method} ${r.path}`, r] as const))('%s
 
   test("with the resource's current tag (or *), it goes through", async () => {
     const sample = sampleRequest(route, f);
-    const resource = route.path.startsWith('/projects-labels') ? `/projects-labels/${f.label}` : `/projects/${f.project}`;
+    const resource = f.webhook
+      ? `/webhooks/${f.webhook}`
+      : route.path.startsWith('/projects-labels')
+        ? `/projects-labels/${f.label}`
+        : `/projects/${f.project}`;
     const current = (await call('GET', withQuery(resource, { company_slug: f.ws }), { token })).headers.get('etag')!;
     const res = await call(route.method, withQuery(sample.path, { company_slug: f.ws, ...sample.query }), {
       token,

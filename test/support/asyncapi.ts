@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { ASYNCAPI_FILE, messageName } from '#lib/asyncapi/document';
+import { webhookMessageName } from '#lib/asyncapi/webhooks';
 import { withRefsMoved } from '#lib/jsonSchema';
 import { repoRoot } from '#lib/paths';
 
@@ -41,4 +42,26 @@ export function outboundMismatches(events: Record<string, unknown>[]): string[] 
     if (!v) return [`${name}: no such message in ${ASYNCAPI_FILE}`];
     return v(e) ? [] : [`${name}: ${ajv.errorsText(v.errors)}`];
   });
+}
+
+const headersValidator = () => {
+  const key = 'webhooks/headers';
+  if (!compiled.has(key)) compiled.set(key, ajv.compile(withAjvRefs({ $ref: '#/components/schemas/WebhookHeaders' }) as object));
+  return compiled.get(key)!;
+};
+
+/** What is wrong with a webhook delivery (its headers and JSON body, as an endpoint received them) that the document does not describe. */
+export function webhookMismatches(headers: Record<string, unknown>, body: { type?: unknown }): string[] {
+  const name = `webhook ${String(body.type)} ${String(headers['webhook-id'])}`;
+  const problems: string[] = [];
+  const h = headersValidator();
+  if (!h(headers)) problems.push(`${name}: headers: ${ajv.errorsText(h.errors)}`);
+  const messageKey = webhookMessageName(String(body.type));
+  const message = doc.channels.webhooks?.messages?.[messageKey] ? doc.components.messages[messageKey] : undefined;
+  if (!message) return [...problems, `${name}: no such message in ${ASYNCAPI_FILE}`];
+  const key = `webhooks/${messageKey}`;
+  if (!compiled.has(key)) compiled.set(key, ajv.compile(withAjvRefs(message.payload) as object));
+  const v = compiled.get(key)!;
+  if (!v(body)) problems.push(`${name}: ${ajv.errorsText(v.errors)}`);
+  return problems;
 }

@@ -21,7 +21,7 @@ export interface PageRequest {
 export async function readPage<T>(range: KeyRange, fingerprint: string[], req: PageRequest, decode: (item: Item) => T): Promise<Page<T>> {
   const names = keyNamesOf(range);
   const scope: CursorScope = {
-    fingerprint: [range.index ?? 'table', range.partition, range.sortPrefix ?? '', ...fingerprint],
+    fingerprint: [range.index ?? 'table', range.partition, range.sortPrefix ?? '', ...(range.descending ? ['desc'] : []), ...fingerprint],
     keyNames: names.continuationKey,
     partition: { name: names.partitionKey, value: range.partition },
     ...(range.sortPrefix !== undefined ? { sortPrefix: { name: names.sortKey, prefix: range.sortPrefix } } : {}),

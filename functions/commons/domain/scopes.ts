@@ -1,4 +1,4 @@
-export const SCOPES = ['projects:read', 'projects:write', 'labels:read', 'labels:write'] as const;
+export const SCOPES = ['projects:read', 'projects:write', 'labels:read', 'labels:write', 'webhooks:read', 'webhooks:write'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export function isScope(value: string): value is Scope {

@@ -10,12 +10,12 @@ interface BatchReport {
 }
 
 /**
- * Runs one batch of the stream processor or the inbound consumer (on Lambda and under `npm start`
+ * Runs one batch of the stream processor, the inbound consumer or the webhook deliverer (on Lambda and under `npm start`
  * alike) and reports it: one log line (an error line with its cause when the batch fails, before the
  * error goes on to the retrying caller) and one metrics line, under `route` = the function's role.
  */
 export async function observeBatch<T>(
-  route: 'stream-processor' | 'inbound-consumer',
+  route: 'stream-processor' | 'inbound-consumer' | 'webhook-deliverer',
   size: number,
   counted: readonly CountName[],
   run: () => Promise<T>,

@@ -23,6 +23,9 @@ export interface SampleTargets {
   doomedLabel?: string;
   /** The label the create request makes. */
   newLabel: { title: string; color: string };
+  /** The webhook and the delivery of it the webhook requests name (default: the sample fixtures'). */
+  webhook?: string;
+  delivery?: string;
 }
 
 /** A valid request of a route (the sample events, the isolation matrix and fault injection send it). */

@@ -15,6 +15,7 @@ import {
   whole,
 } from '#wire/answers';
 import type { Route, SampleTargets } from './route';
+import { webhookRoutes } from './webhookRoutes';
 
 export type { Route } from './route';
 
@@ -235,13 +236,15 @@ export const routes: readonly Route[] = [
     answer: { status: 200, schema: one(z.array(Label)), description: "The task's labels after the call" },
     sample: (t) => ({ path: `/task-labels/${t.label}/toggle`, query: { ...inProject(t), task_uuid: t.task }, body: {} }),
   },
+  ...webhookRoutes,
 ];
 
-/** The token authorizer is not a route: API Gateway calls it before every route. */
+/*
+ * The functions that are not routes: the token authorizer (API Gateway calls it before every route), the
+ * table's stream processor (outbound events, derived counters, delete cascades), the inbound queue's
+ * consumer (task, member and sprint events of the rest of the product), and the webhook deliverer.
+ */
 export const authorizerHandler = 'functions/authorizer/handler.ts';
-
-/** The table's stream processor: outbound events, derived counters, delete cascades (not a route). */
 export const streamProcessorHandler = 'functions/stream/processor.ts';
-
-/** The inbound queue's consumer: task, member and sprint events from the rest of the product (not a route). */
 export const inboundConsumerHandler = 'functions/inbound/consumer.ts';
+export const webhookDelivererHandler = 'functions/webhooks/deliverer.ts';

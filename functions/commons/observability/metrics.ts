@@ -5,8 +5,8 @@ import { METRICS_NAMESPACE, serviceName } from './service';
 /**
  * Business metrics in CloudWatch's embedded metric format (Powertools Metrics): JSON lines on stdout
  * that CloudWatch turns into metrics, with no API call on the request path. Every metric carries the
- * dimensions `service` and `route` (a route name, `authorizer`, `stream-processor` or
- * `inbound-consumer`); `ColdStart` carries `function_name` as well (Powertools adds it to the defaults).
+ * dimensions `service` and `route` (a route name, `authorizer`, `stream-processor`,
+ * `inbound-consumer` or `webhook-deliverer`); `ColdStart` carries `function_name` as well (Powertools adds it to the defaults).
  */
 export type MetricName =
   | CountName
@@ -22,7 +22,11 @@ export type MetricName =
   | 'EventsPublished'
   | 'EventsApplied'
   | 'EventsDropped'
-  | 'EventsDeadLettered';
+  | 'EventsDeadLettered'
+  | 'WebhookAttempts'
+  | 'WebhookAttemptsFailed'
+  | 'WebhookDeliveries'
+  | 'WebhookDeliveriesFailed';
 
 /** One Metrics per route: on Lambda a function is one route; locally every route shares the process. */
 const byRoute = new Map<string, Metrics>();

@@ -9,6 +9,8 @@
  *   LABEL#<workspace>#<id>    a label's label-side links (one per task carrying it), and its deletion job
  *   TOKEN#<tokenId>           an API token
  *   IDEMPOTENCY#<workspace>#<h> one Idempotency-Key of one owner in one workspace (h hashes both), expires
+ *   WEBHOOK#<workspace>#<id>  a webhook's deliveries (newest last in key order), each expiring after 30 days
+ * Webhooks themselves live in their workspace's collection (WS#<workspace>, WEBHOOK#<id>).
  * Project data is keyed by the project's immutable internal id, never by its slug, so a new project
  * that reuses a deleted project's slug starts empty.
  */
@@ -22,6 +24,8 @@ const TASK = 'TASK#';
 const USE = 'USE#';
 const LABELSET = 'LABELSET#';
 const DELETION = 'DELETION';
+const WEBHOOK = 'WEBHOOK#';
+const DELIVERY = 'DELIVERY#';
 const THING_PREFIX = { task: 'TASKSTATE#', member: 'MEMBER#', sprint: 'SPRINTSTATE#' } as const;
 
 export const keys = {
@@ -97,7 +101,22 @@ export const keys = {
   /** A POST's Idempotency-Key: `hash` digests the owner and the key, so any key fits the key limits. */
   idempotencyKey: (ws: string, hash: string): Key => ({ PK: `IDEMPOTENCY#${ws}#${hash}`, SK: 'KEY' }),
   tokenPkPrefix: 'TOKEN#',
+
+  /** A webhook (subscription) of the workspace. */
+  webhook: (ws: string, id: string): Key => ({ PK: `${WS}${ws}`, SK: `${WEBHOOK}${id}` }),
+  webhookSkPrefix: WEBHOOK,
+  /** One event's delivery to one webhook; delivery ids begin with their event's time, so key order is time order. */
+  webhookDelivery: (ws: string, webhookId: string, deliveryId: string): Key => ({
+    PK: webhookDeliveries(ws, webhookId),
+    SK: `${DELIVERY}${deliveryId}`,
+  }),
+  webhookDeliveries: (ws: string, webhookId: string) => webhookDeliveries(ws, webhookId),
+  webhookDeliverySkPrefix: DELIVERY,
 } as const;
+
+function webhookDeliveries(ws: string, webhookId: string) {
+  return `${WEBHOOK}${ws}#${webhookId}`;
+}
 
 function projectStatusPartition(ws: string, status: string) {
   return `${WS}${ws}#STATUS#${status}`;
@@ -129,4 +148,6 @@ export const ItemType = {
   thingState: 'thing_state',
   token: 'token',
   idempotencyKey: 'idempotency_key',
+  webhook: 'webhook',
+  webhookDelivery: 'webhook_delivery',
 } as const;

@@ -10,6 +10,8 @@ export interface KeyRange {
   partition: string;
   /** begins_with condition on the sort key. */
   sortPrefix?: string;
+  /** Newest first: the range in descending key order. */
+  descending?: true;
 }
 
 /** The key attribute names of a range's table or index, and those a continuation key carries. */
@@ -40,6 +42,7 @@ function queryInput(range: KeyRange): QueryCommandInput {
     ExpressionAttributeValues: values,
     // Index reads are eventually consistent by definition; base-table reads see the caller's own writes.
     ...(range.index ? { IndexName: TABLE.indexes[range.index].name } : { ConsistentRead: true }),
+    ...(range.descending ? { ScanIndexForward: false } : {}),
   };
 }
 

@@ -1,0 +1,65 @@
+import { DELIVERY_STATUSES, type DeliveryRecord, type WebhookRecord } from '#webhooks/entities';
+import { bool, num, oneOf, optNum, optStr, str, strings } from './codec';
+import { keys } from './keys';
+import type { Item, KeyRange } from './query';
+
+/** The webhook and delivery items as the table keeps them, decoded back into the entities, and the ranges they are listed from. */
+
+/** The optional attributes of `values` that are present (absent ones stay absent, never `undefined`). */
+const present = <T>(values: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<T>;
+
+export function decodeWebhook(item: Item): WebhookRecord {
+  const optional = {
+    project_slug: optStr(item, 'project_slug'),
+    previous_secret: optStr(item, 'previous_secret'),
+    previous_secret_expires_at: optStr(item, 'previous_secret_expires_at'),
+    failing_since: optStr(item, 'failing_since'),
+    deactivated_reason: optStr(item, 'deactivated_reason'),
+  };
+  return {
+    id: str(item, 'id'),
+    workspace: str(item, 'workspace'),
+    url: str(item, 'url'),
+    events: strings(item, 'events'),
+    description: str(item, 'description'),
+    active: bool(item, 'active'),
+    secret: str(item, 'secret'),
+    created_at: str(item, 'created_at'),
+    updated_at: str(item, 'updated_at'),
+    rev: num(item, 'rev'),
+    ...present<WebhookRecord>(optional),
+  };
+}
+
+export const webhooksRange = (ws: string): KeyRange => ({ partition: keys.workspace(ws), sortPrefix: keys.webhookSkPrefix });
+
+export function decodeDelivery(item: Item): DeliveryRecord {
+  const optional = {
+    last_status_code: optNum(item, 'last_status_code'),
+    last_error: optStr(item, 'last_error'),
+    last_response: optStr(item, 'last_response'),
+    last_attempt_at: optStr(item, 'last_attempt_at'),
+    next_attempt_at: optStr(item, 'next_attempt_at'),
+    delivered_at: optStr(item, 'delivered_at'),
+  };
+  return {
+    id: str(item, 'id'),
+    webhook_id: str(item, 'webhook_id'),
+    workspace: str(item, 'workspace'),
+    event_type: str(item, 'event_type'),
+    event_id: str(item, 'event_id'),
+    payload: str(item, 'payload'),
+    status: oneOf(item, 'status', DELIVERY_STATUSES),
+    attempts: num(item, 'attempts'),
+    created_at: str(item, 'created_at'),
+    ...present<DeliveryRecord>(optional),
+  };
+}
+
+/** A webhook's deliveries, newest first. */
+export const deliveriesRange = (ws: string, webhookId: string): KeyRange => ({
+  partition: keys.webhookDeliveries(ws, webhookId),
+  sortPrefix: keys.webhookDeliverySkPrefix,
+  descending: true,
+});

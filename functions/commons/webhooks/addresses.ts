@@ -1,0 +1,217 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { isIP, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+/**
+ * Where a webhook may deliver: over https, to hosts that are public internet addresses and to names
+ * that resolve only to such (no request forgery against the service's own network, the cloud's
+ * metadata endpoint or anyone's private network). The rules run three times: on the URL as saved
+ * (`urlProblem`, no DNS), on every address its name resolves to when saved (`resolutionProblem`),
+ * and on the very addresses a delivery connects to (`guardedLookup`), which is what defeats DNS
+ * rebinding: a name may answer differently between the check and the connection, the lookup that
+ * is checked is the lookup that is used.
+ *
+ * Transition forms are judged by what they reach: an IPv4-mapped address (::ffff:a.b.c.d) is a
+ * socket to the IPv4 address it carries, and the well-known NAT64 prefix (64:ff9b::/96) may carry
+ * only public IPv4 addresses (RFC 6052), so both are judged by their IPv4 address. Every other form
+ * that embeds an IPv4 address (IPv4-compatible, local-use NAT64, 6to4, Teredo) is refused outright:
+ * its relay decides where it goes, and no public receiver needs one.
+ */
+
+/** How strict the rules are. A developer's machine may deliver to itself; a deployed stack never. */
+export interface TargetPolicy {
+  /** http and every address (loopback, private...) allowed: only ever true off AWS Lambda. */
+  allowPrivate: boolean;
+}
+
+/** Every address a name resolves to, as `dns.lookup(name, { all: true })` answers. Tests fake it. */
+export type LookupAll = (hostname: string) => Promise<{ address: string; family: number }[]>;
+
+/** The `code` of the error a guarded lookup fails with when a name resolves to a refused address. */
+export const ADDRESS_REFUSED = 'EWEBHOOKADDRESS';
+
+const MAX_URL_LENGTH = 2048;
+const PUBLIC_ONLY = 'webhooks deliver only to public internet addresses';
+
+/** `WEBHOOKS_ALLOW_PRIVATE_TARGETS=true` lets a local stack deliver to itself; on Lambda it is ignored. */
+export function targetPolicy(env: NodeJS.ProcessEnv = process.env): TargetPolicy {
+  const onLambda = env.AWS_EXECUTION_ENV?.startsWith('AWS_Lambda_') ?? false;
+  return { allowPrivate: env.WEBHOOKS_ALLOW_PRIVATE_TARGETS === 'true' && !onLambda };
+}
+
+/**
+ * The refused ranges, most specific first (the first match names the rule). ipaddr.js knows them
+ * too, but neither by the words a user should read nor by their prefixes; its own classification
+ * still runs after this list, so a range it learns of later is refused even before it is added here.
+ */
+const REFUSED: [cidr: string, what: string][] = [
+  ['0.0.0.0/8', 'an unspecified address'],
+  ['10.0.0.0/8', 'a private address'],
+  ['100.64.0.0/10', 'a carrier-grade NAT address'],
+  ['127.0.0.0/8', 'a loopback address'],
+  ['169.254.0.0/16', 'a link-local address'],
+  ['172.16.0.0/12', 'a private address'],
+  ['192.0.0.0/24', 'a reserved address'],
+  ['192.0.2.0/24', 'a documentation address'],
+  ['192.31.196.0/24', 'a reserved address'],
+  ['192.52.193.0/24', 'a reserved address'],
+  ['192.88.99.0/24', 'a 6to4 relay address'],
+  ['192.168.0.0/16', 'a private address'],
+  ['192.175.48.0/24', 'a reserved address'],
+  ['198.18.0.0/15', 'a benchmarking address'],
+  ['198.51.100.0/24', 'a documentation address'],
+  ['203.0.113.0/24', 'a documentation address'],
+  ['224.0.0.0/4', 'a multicast address'],
+  ['255.255.255.255/32', 'a broadcast address'],
+  ['240.0.0.0/4', 'a reserved address'],
+  ['::/128', 'an unspecified address'],
+  ['::1/128', 'a loopback address'],
+  ['::/96', 'an IPv4-compatible address'],
+  ['64:ff9b:1::/48', 'a local-use NAT64 address'],
+  ['100::/64', 'a discard address'],
+  ['2001::/32', 'a Teredo address'],
+  ['2001:db8::/32', 'a documentation address'],
+  ['2001::/23', 'a reserved address'],
+  ['2002::/16', 'a 6to4 address'],
+  ['2620:4f:8000::/48', 'a reserved address'],
+  ['3fff::/20', 'a documentation address'],
+  ['fc00::/7', 'a unique-local address'],
+  ['fe80::/10', 'a link-local address'],
+  ['fec0::/10', 'a site-local address'],
+  ['ff00::/8', 'a multicast address'],
+];
+const RULES = REFUSED.map(([cidr, what]) => ({ range: ipaddr.parseCIDR(cidr), what: `${what} (${cidr})` }));
+const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
+const IPV4_MAPPED = ipaddr.parseCIDR('::ffff:0:0/96');
+const NAT64 = ipaddr.parseCIDR('64:ff9b::/96');
+
+/** What kind of refused address `address` is ("a private address (10.0.0.0/8)"), or undefined if public. */
+function refusal(address: ipaddr.IPv4 | ipaddr.IPv6): string | undefined {
+  if (address.kind() === 'ipv6') {
+    const form = address.match(IPV4_MAPPED) ? 'an IPv4-mapped' : address.match(NAT64) ? 'a NAT64' : undefined;
+    if (form) {
+      const what = refusal(new ipaddr.IPv4(address.toByteArray().slice(12)));
+      return what && `${form} form of ${what}`;
+    }
+  }
+  const rule = RULES.find(({ range }) => address.kind() === range[0].kind() && address.match(range));
+  if (rule) return rule.what;
+  if (address.range() !== 'unicast') return 'a special-purpose address';
+  if (address.kind() === 'ipv6' && !address.match(GLOBAL_UNICAST)) return 'outside global unicast addresses (2000::/3)';
+  return undefined;
+}
+
+/** What is wrong with delivering to the IP address `ip` (as a URL's host or a DNS answer), or undefined. */
+export function addressProblem(ip: string, policy: TargetPolicy): string | undefined {
+  if (isIP(ip) === 0) return `${ip} is not an IP address`;
+  if (policy.allowPrivate) return undefined;
+  const what = refusal(ipaddr.parse(ip));
+  return what && `${ip} is ${what}; ${PUBLIC_ONLY}`;
+}
+
+/**
+ * Names that mean this machine or a private network whatever DNS says (RFC 6761, 6762, 8375, and
+ * ICANN's .internal): refused before any lookup, a cheap first defence.
+ */
+const LOCAL_NAMES = ['localhost', 'localdomain', 'local', 'internal', 'intranet', 'lan', 'home.arpa'];
+
+function localName(hostname: string): boolean {
+  return LOCAL_NAMES.some((name) => hostname === name || hostname.endsWith(`.${name}`));
+}
+
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const SPACE_OR_CONTROL = /[\s\u0000-\u001f\u007f-\u009f]/u;
+
+/**
+ * What is wrong with `raw` as a webhook's URL without asking DNS, or undefined: its syntax, scheme,
+ * credentials, fragment, length, local names and literal addresses. The URL is parsed as WHATWG does
+ * (as fetch and every browser would), so `http://0x7f.1/`, `http://2130706433/` and `http://127.1/`
+ * are all 127.0.0.1 by the time the host is judged.
+ */
+/** A refused value as a message shows it: quoted, escaped (JSON's escapes for controls), at most 60 characters. */
+const shown = (value: string) => JSON.stringify(value.length > 60 ? `${value.slice(0, 59)}…` : value);
+
+export function urlProblem(raw: string, policy: TargetPolicy): string | undefined {
+  if (raw.length > MAX_URL_LENGTH) return `the URL is ${raw.length} characters long; the limit is ${MAX_URL_LENGTH}`;
+  // WHATWG silently drops tabs and line breaks and trims spaces: what is saved must be what is sent.
+  if (SPACE_OR_CONTROL.test(raw)) return `${shown(raw)} contains spaces or control characters, which a webhook URL must not`;
+  if (!URL.canParse(raw)) return `${shown(raw)} is not an absolute URL; write one such as https://example.com/webhooks`;
+  const url = new URL(raw);
+  const scheme = url.protocol.slice(0, -1);
+  if (scheme !== 'https' && !(scheme === 'http' && policy.allowPrivate)) return `${scheme} is not allowed; use https`;
+  // The credentials themselves are never repeated back.
+  if (url.username !== '' || url.password !== '')
+    return `a user name or password (credentials) before @${url.host} is not allowed in a webhook URL`;
+  if (url.href.includes('#')) return `a fragment (${shown(url.hash || '#')}) is not allowed in a webhook URL`;
+  if (policy.allowPrivate) return undefined;
+  const host = unbracketed(url.hostname);
+  if (isIP(host) !== 0) return addressProblem(host, policy);
+  const name = host.replace(/\.+$/, '');
+  if (localName(name)) return `${host} is a local name; ${PUBLIC_ONLY}`;
+  // A single label is completed by the resolver's search domains: a private name by another route.
+  if (!name.includes('.')) return `${host} is not a fully qualified domain name; ${PUBLIC_ONLY}`;
+  return undefined;
+}
+
+/** A URL's hostname as DNS and sockets take it: an IPv6 literal without its brackets. */
+function unbracketed(hostname: string): string {
+  return hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+}
+
+const systemLookup: LookupAll = (hostname) => dnsLookup(hostname, { all: true });
+
+/** The rule a name's answers break (any refused address refuses the name), or undefined. */
+function answersProblem(hostname: string, answers: { address: string }[], policy: TargetPolicy): string | undefined {
+  if (answers.length === 0) return `${hostname} does not resolve to any address`;
+  if (policy.allowPrivate) return undefined;
+  for (const { address } of answers) {
+    const what = isIP(address) === 0 ? 'an invalid address' : refusal(ipaddr.parse(address));
+    // The address itself is not echoed: the resolver may know private names the caller should not learn.
+    if (what) return `${hostname} resolves to ${what}; ${PUBLIC_ONLY}`;
+  }
+  return undefined;
+}
+
+/**
+ * The save-time check of a URL's host: a literal address is judged as it is, a name by every address
+ * it resolves to now. A name that does not resolve (yet, or from where the service runs) is accepted:
+ * every delivery resolves it again and connects only to addresses the rules allow (guardedLookup).
+ */
+export async function resolutionProblem(
+  hostname: string,
+  policy: TargetPolicy,
+  lookup: LookupAll = systemLookup,
+): Promise<string | undefined> {
+  const host = unbracketed(hostname);
+  if (isIP(host) !== 0) return addressProblem(host, policy);
+  const answers = await lookup(host).catch(() => []);
+  return answers.length === 0 ? undefined : answersProblem(host, answers, policy);
+}
+
+function addressRefused(message: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(message), { code: ADDRESS_REFUSED });
+}
+
+/**
+ * A `lookup` for `http.request` that fails (code `EWEBHOOKADDRESS`, the rule as its message) when
+ * the name resolves to any refused address, and otherwise hands the socket exactly the addresses it
+ * checked. Node asks for every address (`all: true`) when it tries families in turn, for one otherwise.
+ */
+export function guardedLookup(policy: TargetPolicy, lookup: LookupAll = systemLookup): LookupFunction {
+  return (hostname, options, callback) => {
+    const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : (options.family ?? 0);
+    lookup(hostname).then(
+      (answers) => {
+        const problem = answersProblem(hostname, answers, policy);
+        const usable = answers.filter((answer) => family === 0 || answer.family === family);
+        const first = usable[0];
+        if (problem !== undefined) callback(addressRefused(problem), '');
+        else if (first === undefined)
+          callback(Object.assign(new Error(`${hostname} has no IPv${family} address`), { code: 'ENOTFOUND' }), '');
+        else if (options.all) callback(null, usable);
+        else callback(null, first.address, first.family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, ''),
+    );
+  };
+}

@@ -1,0 +1,68 @@
+import * as z from 'zod';
+import { DELIVERY_STATUSES } from './entities';
+
+/**
+ * What the webhook routes answer, declared once: the views (views.ts) are typed by these schemas (a
+ * type-only import) and the OpenAPI document is built from them.
+ */
+const timestamp = z.iso.datetime({ offset: true });
+const nullableTime = timestamp.nullable();
+
+export const Webhook = z
+  .object({
+    id: z.string().meta({ description: 'The webhook id (`wh_` + 24 hex digits).' }),
+    url: z.string(),
+    events: z.array(z.string()).meta({ description: 'Event types delivered, or `["*"]` for all.' }),
+    description: z.string(),
+    project_slug: z.string().nullable().meta({ description: "Only this project's events, when set." }),
+    active: z.boolean(),
+    failing_since: nullableTime.meta({ description: 'Since when every delivery has failed; null while healthy.' }),
+    deactivated_reason: z.string().nullable().meta({ description: 'Why the service turned it off (five days of failures).' }),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: 'Webhook' });
+
+export const WebhookCreated = Webhook.extend({
+  secret: z.string().meta({ description: 'The signing secret (`whsec_` + base64): shown now and on rotation only.' }),
+}).meta({ id: 'WebhookCreated' });
+
+export const WebhookSecret = z.object({ secret: z.string() }).meta({ id: 'WebhookSecret' });
+export const WebhookDeleted = z.object({ id: z.string(), deleted: z.literal(true) }).meta({ id: 'WebhookDeleted' });
+
+export const WebhookDelivery = z
+  .object({
+    id: z.string().meta({ description: 'The `webhook-id` header of every attempt: receivers deduplicate on it.' }),
+    webhook_id: z.string(),
+    event_type: z.string(),
+    event_id: z.string(),
+    status: z.enum(DELIVERY_STATUSES),
+    attempts: z.int().min(0),
+    last_status_code: z.int().nullable(),
+    last_error: z.string().nullable(),
+    last_attempt_at: nullableTime,
+    next_attempt_at: nullableTime.meta({ description: 'When the next automatic attempt is due; null unless pending.' }),
+    delivered_at: nullableTime,
+    created_at: timestamp,
+  })
+  .meta({ id: 'WebhookDelivery' });
+
+export const WebhookPing = z
+  .object({
+    success: z.boolean().meta({ description: 'Whether the endpoint answered 2xx.' }),
+    status_code: z.int().nullable(),
+    error: z.string().nullable(),
+    duration_ms: z.int().min(0),
+    delivery: WebhookDelivery,
+  })
+  .meta({ id: 'WebhookPing' });
+
+/** What a `Webhook Ping` delivery carries as its `data`. */
+export const WebhookPingData = z
+  .strictObject({
+    webhook_id: z.string(),
+    company_slug: z.string(),
+    event_id: z.string().meta({ description: 'A fresh id per ping.' }),
+    occurred_at: timestamp,
+  })
+  .meta({ id: 'WebhookPingData' });

@@ -1,0 +1,83 @@
+import { recordAttempt, webhookHealth } from '#store/webhooks';
+import { targetPolicy } from './addresses';
+import type { DeliveryRecord, WebhookRecord } from './entities';
+import { sendWebhook, type SendResult } from './send';
+import { deliverySettings } from './settings';
+import { signedHeaders } from './signing';
+import { signingSecrets } from './subscriptions';
+
+/** One attempt of one delivery: signed, sent with the request-forgery rules, and its outcome recorded. */
+
+const USER_AGENT = 'project-label-service-webhooks/1.0 (+https://project-label-service.dev/docs/webhooks)';
+
+export interface Attempt {
+  result: SendResult;
+  ok: boolean;
+  at: string;
+}
+
+/** Sends the delivery's payload to the webhook now, signed by its secrets in effect, with a fresh timestamp. */
+export async function sendAttempt(delivery: DeliveryRecord, webhook: WebhookRecord): Promise<Attempt> {
+  const now = Date.now();
+  const headers = {
+    ...signedHeaders(signingSecrets(webhook, now), delivery.id, Math.floor(now / 1000), delivery.payload),
+    'content-type': 'application/json',
+    'user-agent': USER_AGENT,
+  };
+  const result = await sendWebhook(webhook.url, headers, delivery.payload, {
+    policy: targetPolicy(),
+    timeoutMs: deliverySettings().timeoutMs,
+  });
+  const ok = result.status !== undefined && result.status >= 200 && result.status < 300;
+  return { result, ok, at: new Date(now).toISOString() };
+}
+
+/** The outcome fields of an attempt (the attempt itself is counted by recordAttempt). */
+export function outcomeOf({ result, ok, at }: Attempt) {
+  const set: Partial<DeliveryRecord> = {
+    last_attempt_at: at,
+    ...(result.status !== undefined ? { last_status_code: result.status } : {}),
+    ...(result.error !== undefined ? { last_error: result.error } : {}),
+    ...(result.response !== undefined ? { last_response: result.response } : {}),
+    ...(ok ? { status: 'delivered' as const, delivered_at: at } : {}),
+  };
+  const remove: (keyof DeliveryRecord)[] = [
+    ...(result.status === undefined ? (['last_status_code'] as const) : []),
+    ...(result.error === undefined ? (['last_error'] as const) : []),
+    ...(result.response === undefined ? (['last_response'] as const) : []),
+    ...(ok ? (['next_attempt_at'] as const) : []),
+  ];
+  return { set, remove };
+}
+
+/**
+ * An attempt made on request (a redelivery, a ping): recorded without touching the automatic schedule.
+ * `only` (a ping): the delivery's one attempt, so a failure fails it.
+ */
+export async function attemptNow(delivery: DeliveryRecord, webhook: WebhookRecord, only = false) {
+  const attempt = await sendAttempt(delivery, webhook);
+  const { set, remove } = outcomeOf(attempt);
+  if (only && !attempt.ok) {
+    set.status = 'failed';
+    remove.push('next_attempt_at');
+  }
+  const recorded = await recordAttempt(delivery, set, remove);
+  await noteHealth(webhook, attempt);
+  return { attempt, delivery: recorded ?? { ...delivery, attempts: delivery.attempts + 1 } };
+}
+
+/**
+ * What an attempt says of the endpoint: a success clears its failing mark; a failure marks it failing
+ * (from the first failure on) and, once it has failed for the settings' five days, turns it off and
+ * says why. True when this attempt turned it off.
+ */
+export async function noteHealth(webhook: WebhookRecord, attempt: Attempt): Promise<boolean> {
+  if (attempt.ok) {
+    if (webhook.failing_since !== undefined) await webhookHealth.healthy(webhook.workspace, webhook.id);
+    return false;
+  }
+  const since = await webhookHealth.failing(webhook.workspace, webhook.id, attempt.at);
+  if (since === undefined || Date.parse(attempt.at) - Date.parse(since) < deliverySettings().deactivateAfterMs) return false;
+  const reason = `Every delivery failed from ${since} to ${attempt.at}; turn it on again (PUT active: true) once the endpoint answers 2xx.`;
+  return webhookHealth.deactivate(webhook.workspace, webhook.id, since, reason, attempt.at);
+}

@@ -1,0 +1,89 @@
+import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
+import { EVENT_SOURCE, OUTBOUND_TYPES } from '#domain/eventNames';
+import { nestsDeeperThan } from '#domain/jsonDepth';
+import { MAX_JSON_DEPTH } from '#domain/limits';
+import { observeBatch } from '#events/observeBatch';
+import { logger } from '#observability/log';
+import { sourceMapped } from '#observability/stacks';
+import { continueDelivery, deliverEvent, type Outcome, type PublishedEvent } from './deliveries';
+import type { AttemptMessage, WebhookQueue } from './queue';
+
+/**
+ * The deliveries queue's consumer (on Lambda and under `npm start` alike): the service's own events,
+ * as the bus rule delivers them, and the attempts it scheduled itself. Every message of a batch is
+ * handled at once, so one slow endpoint delays no other; a message that fails (the database busy,
+ * say) is reported for redelivery alone; one that is neither is dead-lettered with its reason.
+ */
+const OUTBOUND: ReadonlySet<string> = new Set(OUTBOUND_TYPES);
+
+type Message = { kind: 'event'; event: PublishedEvent } | { kind: 'attempt'; attempt: AttemptMessage };
+
+/** What a message body holds, or a sentence saying why it is neither kind. */
+function parseMessage(body: string): Message | string {
+  if (nestsDeeperThan(body, MAX_JSON_DEPTH)) return `the message nests more than ${MAX_JSON_DEPTH} levels deep`;
+  let json: Record<string, unknown>;
+  try {
+    json = JSON.parse(body) as Record<string, unknown>;
+  } catch {
+    return 'the message is not JSON';
+  }
+  if (json.kind === 'attempt') {
+    const { workspace, webhook_id, delivery_id, due_at } = json;
+    if ([workspace, webhook_id, delivery_id, due_at].every((v) => typeof v === 'string'))
+      return { kind: 'attempt', attempt: json as unknown as AttemptMessage };
+    return 'an attempt message needs workspace, webhook_id, delivery_id and due_at';
+  }
+  const type = json['detail-type'];
+  const detail = json.detail as PublishedEvent['detail'] | undefined;
+  if (json.source !== EVENT_SOURCE || typeof type !== 'string' || !OUTBOUND.has(type)) return 'not an event of this service';
+  if (typeof detail?.event_id !== 'string' || typeof detail.company_slug !== 'string' || typeof detail.occurred_at !== 'string')
+    return 'the event lacks event_id, company_slug or occurred_at';
+  return { kind: 'event', event: { type, detail } };
+}
+
+type Tally = Record<Outcome | 'malformed' | 'errors', number>;
+
+export function consumeWebhookMessages(records: SQSRecord[], queue: WebhookQueue): Promise<SQSBatchResponse & { tally: Tally }> {
+  return observeBatch(
+    'webhook-deliverer',
+    records.length,
+    [],
+    async () => {
+      const tally: Tally = { delivered: 0, retrying: 0, failed: 0, skipped: 0, malformed: 0, errors: 0 };
+      const failures = await Promise.all(records.map((record) => consumeOne(record, queue, tally)));
+      return { batchItemFailures: failures.filter((f) => f !== undefined).map((itemIdentifier) => ({ itemIdentifier })), tally };
+    },
+    ({ tally }) => ({
+      fields: { ...tally },
+      metrics: [
+        ['WebhookAttempts', tally.delivered + tally.retrying + tally.failed],
+        ['WebhookDeliveries', tally.delivered],
+        ['WebhookAttemptsFailed', tally.retrying + tally.failed],
+        ['WebhookDeliveriesFailed', tally.failed],
+      ],
+    }),
+  );
+}
+
+/** One message; its id when it must come again. */
+async function consumeOne(record: SQSRecord, queue: WebhookQueue, tally: Tally): Promise<string | undefined> {
+  try {
+    const message = parseMessage(record.body);
+    if (typeof message === 'string') {
+      tally.malformed++;
+      await queue.deadLetter(record.body, message);
+      logger.warn('webhook message dead-lettered', { message_id: record.messageId, reason: message });
+      return undefined;
+    }
+    const outcomes = message.kind === 'event' ? await deliverEvent(message.event, queue) : [await continueDelivery(message.attempt, queue)];
+    for (const outcome of outcomes) tally[outcome]++;
+    return undefined;
+  } catch (error) {
+    tally.errors++;
+    logger.warn('webhook message failed; it will be delivered again', {
+      message_id: record.messageId,
+      error: sourceMapped(error as Error),
+    });
+    return record.messageId;
+  }
+}

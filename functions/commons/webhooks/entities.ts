@@ -1,0 +1,56 @@
+/**
+ * What a webhook and one of its deliveries are, declared once: the use cases of this room work on
+ * them, the store (store/webhooks.ts) keeps them, the views shape them. Pure declarations.
+ */
+
+/** A subscription: where a workspace's events are delivered, which ones, and how they are signed. */
+export interface WebhookRecord {
+  id: string;
+  workspace: string;
+  url: string;
+  /** Event types (`Project Created`, ...) or `*` for every one. */
+  events: string[];
+  description: string;
+  /** Only the events of this project (by slug), when set. */
+  project_slug?: string;
+  active: boolean;
+  /** `whsec_` + base64 of 32 random bytes: never shown again after creation or rotation. */
+  secret: string;
+  /** The secret before the last rotation, signing beside the new one until `previous_secret_expires_at`. */
+  previous_secret?: string;
+  previous_secret_expires_at?: string;
+  /** Since when every delivery has failed (cleared by a success): five days of it deactivate the webhook. */
+  failing_since?: string;
+  /** Why the service deactivated it (absent while active, or when a user turned it off). */
+  deactivated_reason?: string;
+  created_at: string;
+  updated_at: string;
+  /** How many times a user changed it: what If-Match writes are conditional on. */
+  rev: number;
+}
+
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** One event to one webhook: the same `id` (the `webhook-id` header) on every attempt. */
+export interface DeliveryRecord {
+  id: string;
+  webhook_id: string;
+  workspace: string;
+  event_type: string;
+  /** The event's own id (`event_id` of the bus event), or the ping's. */
+  event_id: string;
+  /** The body as delivered, byte for byte on every attempt (only the timestamp and signatures change). */
+  payload: string;
+  status: DeliveryStatus;
+  attempts: number;
+  last_status_code?: number;
+  last_error?: string;
+  /** The answer's first characters, for the deliveries log. */
+  last_response?: string;
+  last_attempt_at?: string;
+  /** When the next automatic attempt is due (only while pending). */
+  next_attempt_at?: string;
+  delivered_at?: string;
+  created_at: string;
+}

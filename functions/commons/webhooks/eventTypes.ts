@@ -1,0 +1,20 @@
+import { OUTBOUND_TYPES, type OutboundType } from '#domain/eventNames';
+
+/**
+ * The event types a webhook can subscribe to: every outbound event of the service, by the name it
+ * has on the bus (`Project Created`) or in the dotted form webhook receivers often use
+ * (`project.created`); `*` for all of them. The ping is delivered on request only.
+ */
+export const ALL_EVENTS = '*';
+export const PING_TYPE = 'Webhook Ping';
+
+const dotted = (type: string) => type.toLowerCase().replace(' ', '.');
+const BY_NAME = new Map<string, OutboundType>(OUTBOUND_TYPES.flatMap((t) => [[t, t] as const, [dotted(t), t] as const]));
+
+/** The bus name of a subscribable type in either spelling, `*`, or undefined when it is none. */
+export function subscribableType(value: string): OutboundType | typeof ALL_EVENTS | undefined {
+  return value === ALL_EVENTS ? ALL_EVENTS : BY_NAME.get(value);
+}
+
+/** What the refusal of an unknown type says the known ones are. */
+export const KNOWN_TYPES_SENTENCE = `use "*" or event types among ${OUTBOUND_TYPES.map((t) => `"${t}"`).join(', ')} (or their dotted forms, e.g. "${dotted(OUTBOUND_TYPES[0])}")`;

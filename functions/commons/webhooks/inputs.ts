@@ -1,0 +1,63 @@
+import * as z from 'zod/mini';
+import { SLUG } from '#domain/slugs';
+import { paginationFields, pagingRules, text } from '#wire/validation';
+import { ALL_EVENTS, KNOWN_TYPES_SENTENCE, subscribableType } from './eventTypes';
+import { MAX_DESCRIPTION, MAX_EVENT_TYPES, MAX_URL_LENGTH } from './limits';
+
+/** What the webhook routes accept (the input schemas of their handlers). */
+
+/** Ids as the service makes them are checked by lookup (an unknown one is a 404), so a path id only needs a sane shape. */
+const id = z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, "_" or "-"'));
+export const webhookPath = z.object({ id });
+export const deliveryPath = z.object({ id, delivery_id: id });
+
+const url = z.string().check(z.minLength(1), z.maxLength(MAX_URL_LENGTH));
+
+/** Event types in either spelling, each once, as their bus names; `*` alone when listed at all. */
+const events = z.pipe(
+  z.array(z.string()).check(
+    z.minLength(1),
+    z.maxLength(MAX_EVENT_TYPES),
+    z.superRefine((values: string[], ctx) => {
+      values.forEach((value, i) => {
+        if (subscribableType(value) === undefined)
+          ctx.issues.push({
+            code: 'custom',
+            input: value,
+            path: [i],
+            message: `"${value.slice(0, 60)}" is not an event type; ${KNOWN_TYPES_SENTENCE}`,
+          });
+      });
+    }),
+  ),
+  z.transform((values: string[]) => {
+    const types = [...new Set(values.map((v) => subscribableType(v)!))];
+    return types.includes(ALL_EVENTS) ? [ALL_EVENTS] : types;
+  }),
+);
+
+const projectSlug = z.string().check(z.regex(SLUG, 'must be a project slug (lowercase letters, digits and hyphens)'));
+
+export const createWebhookInput = z.object({
+  body: z.object({
+    url,
+    events,
+    description: z.optional(text(0, MAX_DESCRIPTION)),
+    project_slug: z.optional(z.nullable(projectSlug)),
+  }),
+});
+
+export const updateWebhookInput = z.object({
+  path: webhookPath,
+  body: z.object({
+    url: z.optional(url),
+    events: z.optional(events),
+    description: z.optional(text(0, MAX_DESCRIPTION)),
+    project_slug: z.optional(z.nullable(projectSlug)),
+    active: z.optional(z.boolean()),
+  }),
+});
+
+const pageQuery = () => z.object({ ...paginationFields() }).check(pagingRules());
+export const listWebhooksInput = () => z.object({ query: pageQuery() });
+export const listDeliveriesInput = () => z.object({ path: webhookPath, query: pageQuery() });

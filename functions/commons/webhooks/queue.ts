@@ -1,0 +1,45 @@
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+
+/**
+ * Where deliveries wait for their next attempt: the deliveries queue itself (a message received after
+ * a delay of at most 15 minutes; longer waits are taken in hops), and where a delivery that exhausted
+ * its attempts is described (the dead-letter queue, which alarms). SQS deployed; in-process locally
+ * (lib/local/webhookQueue.ts), behind this interface.
+ */
+export interface AttemptMessage {
+  kind: 'attempt';
+  workspace: string;
+  webhook_id: string;
+  delivery_id: string;
+  /** When the attempt is due (ISO 8601). */
+  due_at: string;
+}
+
+export interface WebhookQueue {
+  /** `message` received again after `delayMs` (at most 15 minutes). */
+  later(message: AttemptMessage, delayMs: number): Promise<void>;
+  deadLetter(body: string, reason: string): Promise<void>;
+}
+
+export function sqsWebhookQueue(queueUrl: string, deadLetterUrl: string, client = new SQSClient({})): WebhookQueue {
+  return {
+    async later(message, delayMs) {
+      await client.send(
+        new SendMessageCommand({
+          QueueUrl: queueUrl,
+          MessageBody: JSON.stringify(message),
+          DelaySeconds: Math.max(0, Math.min(900, Math.ceil(delayMs / 1000))),
+        }),
+      );
+    },
+    async deadLetter(body, reason) {
+      await client.send(
+        new SendMessageCommand({
+          QueueUrl: deadLetterUrl,
+          MessageBody: body,
+          MessageAttributes: { reason: { DataType: 'String', StringValue: reason.slice(0, 1000) } },
+        }),
+      );
+    },
+  };
+}

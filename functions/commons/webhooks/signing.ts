@@ -1,0 +1,29 @@
+import { createHmac, randomBytes } from 'node:crypto';
+
+/**
+ * Standard Webhooks signatures: the secret is `whsec_` + base64 of its key bytes; each attempt is
+ * signed as base64(HMAC-SHA256(key, `<webhook-id>.<webhook-timestamp>.<body>`)), sent as `v1,<sig>`,
+ * several signatures (a rotation's old and new secret) separated by spaces. Any Standard Webhooks
+ * library verifies them.
+ */
+const PREFIX = 'whsec_';
+const KEY_BYTES = 32;
+
+export function newSecret(): string {
+  return `${PREFIX}${randomBytes(KEY_BYTES).toString('base64')}`;
+}
+
+function sign(secret: string, content: string): string {
+  const key = Buffer.from(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret, 'base64');
+  return `v1,${createHmac('sha256', key).update(content, 'utf8').digest('base64')}`;
+}
+
+/** The Standard Webhooks headers of one attempt of one delivery, signed by each secret given. */
+export function signedHeaders(secrets: string[], id: string, timestampSeconds: number, body: string): Record<string, string> {
+  const content = `${id}.${timestampSeconds}.${body}`;
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(timestampSeconds),
+    'webhook-signature': secrets.map((s) => sign(s, content)).join(' '),
+  };
+}

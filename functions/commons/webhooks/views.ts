@@ -1,0 +1,43 @@
+import type * as z from 'zod';
+import type { Webhook, WebhookCreated, WebhookDelivery } from './answers';
+import type { DeliveryRecord, WebhookRecord } from './entities';
+
+/** What the API returns for a webhook (never its secret) and for a delivery; typed by answers.ts. */
+export function webhookView(w: WebhookRecord): z.infer<typeof Webhook> {
+  return {
+    id: w.id,
+    url: w.url,
+    events: w.events,
+    description: w.description,
+    project_slug: w.project_slug ?? null,
+    active: w.active,
+    failing_since: w.failing_since ?? null,
+    deactivated_reason: w.deactivated_reason ?? null,
+    created_at: w.created_at,
+    updated_at: w.updated_at,
+  };
+}
+
+/** The answer of a create: the webhook and, this once, its secret. */
+export function createdWebhookView(w: WebhookRecord): z.infer<typeof WebhookCreated> {
+  return { ...webhookView(w), secret: w.secret };
+}
+
+export function deliveryView(d: DeliveryRecord): z.infer<typeof WebhookDelivery> {
+  return {
+    id: d.id,
+    webhook_id: d.webhook_id,
+    event_type: d.event_type,
+    event_id: d.event_id,
+    status: d.status,
+    attempts: d.attempts,
+    last_status_code: d.last_status_code ?? null,
+    last_error: d.last_error ?? null,
+    last_attempt_at: d.last_attempt_at ?? null,
+    next_attempt_at: d.status === 'pending' ? (d.next_attempt_at ?? null) : null,
+    delivered_at: d.delivered_at ?? null,
+    created_at: d.created_at,
+  };
+}
+
+export const webhookLocation = (ws: string, id: string) => `/webhooks/${id}?company_slug=${ws}`;

@@ -1,0 +1,16 @@
+import { created, endpoint } from '#http/endpoint';
+import { idempotencyKeys } from '#http/idempotency';
+import { createWebhookInput } from '#webhooks/inputs';
+import { createWebhook } from '#webhooks/subscriptions';
+import { createdWebhookView, webhookLocation } from '#webhooks/views';
+
+/** POST /webhooks: a new webhook, its signing secret shown this once. 201; 422 for a URL the request-forgery rules refuse. */
+export const handler = endpoint({
+  scope: 'webhooks:write',
+  idempotency: idempotencyKeys,
+  input: createWebhookInput,
+  run: async ({ body }, { workspace }) => {
+    const webhook = await createWebhook(workspace, body);
+    return created(createdWebhookView(webhook), webhookLocation(workspace, webhook.id));
+  },
+});

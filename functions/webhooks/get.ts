@@ -1,0 +1,14 @@
+import * as z from 'zod/mini';
+import { endpoint, resource } from '#http/endpoint';
+import { webhookPath } from '#webhooks/inputs';
+import { getWebhook } from '#webhooks/subscriptions';
+import { webhookView } from '#webhooks/views';
+
+const input = z.object({ path: webhookPath });
+
+/** GET /webhooks/{id}: one webhook (no secret), with its ETag (If-None-Match: 304). */
+export const handler = endpoint({
+  scope: 'webhooks:read',
+  input,
+  run: async ({ path }, { workspace }) => resource(webhookView(await getWebhook(workspace, path.id))),
+});

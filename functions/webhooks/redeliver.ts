@@ -1,0 +1,16 @@
+import * as z from 'zod/mini';
+import { endpoint, ok } from '#http/endpoint';
+import { idempotencyKeys } from '#http/idempotency';
+import { redeliver } from '#webhooks/deliveries';
+import { deliveryPath } from '#webhooks/inputs';
+import { deliveryView } from '#webhooks/views';
+
+const input = z.object({ path: deliveryPath });
+
+/** POST /webhooks/{id}/deliveries/{delivery_id}/redeliver: the delivery sent again now (same webhook-id); answers it after the attempt. */
+export const handler = endpoint({
+  scope: 'webhooks:write',
+  idempotency: idempotencyKeys,
+  input,
+  run: async ({ path }, { workspace }) => ok(deliveryView(await redeliver(workspace, path.id, path.delivery_id))),
+});

@@ -1,0 +1,41 @@
+import { SAMPLE_DELIVERY, SAMPLE_DOOMED_WEBHOOK, SAMPLE_WEBHOOK } from '#http/webhookRoutes';
+import { putNewDelivery, putNewWebhook, readWebhook } from '#store/webhooks';
+import { newSecret } from '#webhooks/signing';
+import { FIXED_EPOCH } from './sampleFixtures.ts';
+
+/**
+ * The webhooks the sample events name (their ids are fixed, so they are written to the table rather
+ * than created through the API, which makes ids of its own): one the events read and change, one
+ * delete-webhook removes, and a delivery of the first for redeliver. Their URL is a documentation
+ * address: a ping or redelivery reports its failure.
+ */
+export async function seedSampleWebhooks(workspace: string): Promise<void> {
+  const at = new Date(FIXED_EPOCH).toISOString();
+  for (const id of [SAMPLE_WEBHOOK, SAMPLE_DOOMED_WEBHOOK]) {
+    if (await readWebhook(workspace, id)) continue;
+    await putNewWebhook({
+      id,
+      workspace,
+      url: 'https://hooks.example.com/project-label-service',
+      events: ['*'],
+      description: 'Sample webhook',
+      active: true,
+      secret: newSecret(),
+      created_at: at,
+      updated_at: at,
+      rev: 0,
+    });
+  }
+  const data = { webhook_id: SAMPLE_WEBHOOK, company_slug: workspace, event_id: 'sample-ping', occurred_at: at };
+  await putNewDelivery({
+    id: SAMPLE_DELIVERY,
+    webhook_id: SAMPLE_WEBHOOK,
+    workspace,
+    event_type: 'Webhook Ping',
+    event_id: 'sample-ping',
+    payload: JSON.stringify({ type: 'Webhook Ping', timestamp: at, data }),
+    status: 'failed',
+    attempts: 1,
+    created_at: at,
+  });
+}

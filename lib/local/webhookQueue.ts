@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import { appendFile, mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { SQSRecord } from 'aws-lambda';
+import type { EventBus } from '#events/bus';
+import type { consumeWebhookMessages } from '#webhooks/consumer';
+import type { WebhookQueue } from '#webhooks/queue';
+import { busEnvelope } from './eventFile.ts';
+
+/**
+ * The local stand-in for the deployed webhook path (EventBridge rule -> SQS deliveries queue ->
+ * deliverer Lambda), in-process, behind the interfaces the Lambda handler uses: every event the local
+ * bus publishes is queued, each message handed to `consumeWebhookMessages` on its own as soon as it is
+ * visible (timers, no polling), many at once, so one slow endpoint holds up no other. A message
+ * reported failed comes again after a short wait, at most MAX_RECEIVES times, then goes to the
+ * dead-letter file, where the deliverer's own dead letters (deliveries that exhausted their attempts)
+ * go too.
+ */
+const MAX_RECEIVES = 5;
+
+export interface LocalWebhooks {
+  /** The rule's side of the bus: every published event onto the queue. */
+  bus: EventBus;
+  stats: { queued: number; handled: number; deadLettered: number };
+  stop(): Promise<void>;
+}
+
+export function startLocalWebhooks(opts: {
+  consume: typeof consumeWebhookMessages;
+  deadLetterFile: string;
+  log?: (line: string) => void;
+}): LocalWebhooks {
+  const stats = { queued: 0, handled: 0, deadLettered: 0 };
+  const log = opts.log ?? ((line: string) => console.error(line));
+  const timers = new Set<NodeJS.Timeout>();
+  const running = new Set<Promise<void>>();
+  let stopped = false;
+
+  const deadLetter = async (body: string, reason: string) => {
+    stats.deadLettered++;
+    log(`webhook message dead-lettered: ${reason}`);
+    await mkdir(dirname(opts.deadLetterFile), { recursive: true });
+    await appendFile(opts.deadLetterFile, `${JSON.stringify({ reason, at: new Date().toISOString(), body })}\n`);
+  };
+
+  const queue: WebhookQueue = {
+    later: async (message, delayMs) => enqueue(JSON.stringify(message), delayMs, 0),
+    deadLetter,
+  };
+
+  function enqueue(body: string, delayMs: number, receives: number): void {
+    if (stopped) return;
+    stats.queued++;
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      const run = receive(body, receives + 1).finally(() => running.delete(run));
+      running.add(run);
+    }, delayMs);
+    timers.add(timer);
+  }
+
+  async function receive(body: string, receives: number): Promise<void> {
+    const messageId = randomUUID();
+    const record = { messageId, body, attributes: { ApproximateReceiveCount: String(receives) } } as unknown as SQSRecord;
+    let failed: boolean;
+    try {
+      failed = (await opts.consume([record], queue)).batchItemFailures.length > 0;
+    } catch (error) {
+      log(`webhook batch failed: ${(error as Error).message}`);
+      failed = true;
+    }
+    stats.handled++;
+    if (!failed) return;
+    if (receives >= MAX_RECEIVES) await deadLetter(body, `failed ${receives} deliveries`);
+    else enqueue(body, 200 * receives, receives);
+  }
+
+  return {
+    bus: {
+      async publish(events) {
+        for (const e of events) enqueue(JSON.stringify(busEnvelope(e)), 0, 0);
+      },
+    },
+    stats,
+    stop: async () => {
+      stopped = true;
+      for (const timer of timers) clearTimeout(timer);
+      await Promise.allSettled([...running]);
+    },
+  };
+}

@@ -1,0 +1,185 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { Webhook } from 'standardwebhooks';
+import { call } from '#support/api';
+import { startLocalApi, type LocalApi } from '#support/local-api';
+import { startReceiver } from './receiver.ts';
+
+/**
+ * Webhooks end to end, on a local stack of this file's own (`npm start` as users run it) that may
+ * deliver to loopback (WEBHOOKS_ALLOW_PRIVATE_TARGETS) and retries on a short schedule: registered
+ * through the API, delivered by the same code as the deployed deliverer, received by a real endpoint
+ * and verified with the Standard Webhooks library.
+ */
+let api: LocalApi;
+let token: string;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+const ws = 'acme-corp';
+const deadLetters = `/tmp/pls-webhook-dlq-${process.pid}.jsonl`;
+
+const req = (method: string, path: string, body?: unknown) =>
+  call(method, `${path}${path.includes('?') ? '&' : '?'}company_slug=${ws}`, { base: api.url, token, body });
+
+async function register(path: string, extra: Record<string, unknown> = {}) {
+  const res = await req('POST', '/webhooks', { url: receiver.url(path), events: ['*'], ...extra });
+  expect(res.status, res.text).toBe(201);
+  return res.body.data as { id: string; secret: string };
+}
+
+/** The webhook's deliveries once `done` holds for them (the deliveries log is what a user watches too). */
+async function deliveriesWhen(id: string, done: (d: any[]) => boolean): Promise<any[]> {
+  for (;;) {
+    const res = await req('GET', `/webhooks/${id}/deliveries`);
+    expect(res.status).toBe(200);
+    if (done(res.body.data)) return res.body.data;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  api = await startLocalApi({
+    env: {
+      WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true',
+      WEBHOOKS_RETRY_SCHEDULE: '100ms,200ms',
+      WEBHOOKS_TIMEOUT: '1s',
+      WEBHOOKS_DEACTIVATE_AFTER: '250ms',
+      WEBHOOK_DLQ_FILE: deadLetters,
+    },
+  });
+  token = /TOKEN=(\S+)/.exec(api.output())![1]!;
+});
+
+afterAll(async () => {
+  // Every delivery this file received is what asyncapi.json's webhooks channel says (headers and body).
+  expect(receiver.mismatches()).toEqual([]);
+  await api?.stop();
+  await receiver?.close();
+});
+
+describe('a delivery', () => {
+  test('carries the event as the bus has it, signed so the Standard Webhooks library verifies it', async () => {
+    const hook = await register('/signed');
+    await req('POST', '/projects', { name: 'Signed Delivery' });
+    const got = await receiver.next('/signed', (r) => r.json.type === 'Project Created');
+    const verified = new Webhook(hook.secret).verify(got.body, got.headers as Record<string, string>) as any;
+    expect(verified.data.data.slug).toBe('signed-delivery');
+    expect(got.json.timestamp).toBe(got.json.data.occurred_at);
+    expect(got.json.data).toMatchObject({ company_slug: ws, event_id: expect.any(String), actor: { username: 'local-dev' } });
+    expect(got.headers['content-type']).toBe('application/json');
+    expect(got.headers['user-agent']).toMatch(/^project-label-service-webhooks\//);
+    expect(got.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{32}$/);
+    const wrong = new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`);
+    expect(() => wrong.verify(got.body, got.headers as Record<string, string>)).toThrow();
+  });
+
+  test('goes only to webhooks that want its type and project', async () => {
+    await req('POST', '/projects', { name: 'Wanted' });
+    await req('POST', '/projects', { name: 'Unwanted' });
+    const typed = await register('/typed', { events: ['label.created'] });
+    const narrowed = await register('/narrowed', { events: ['Label Attached'], project_slug: 'wanted' });
+    expect(typed.id).not.toBe(narrowed.id);
+    await req('POST', '/projects-labels', { title: 'Typed', color: '00FF00' });
+    await req('POST', '/projects-labels/typed/attach?project_slug=unwanted', { task_uuid: 't-1' });
+    await req('POST', '/projects-labels/typed/attach?project_slug=wanted', { task_uuid: 't-2' });
+    expect((await receiver.next('/typed')).json.type).toBe('Label Created');
+    expect((await receiver.next('/narrowed')).json.data).toMatchObject({ project_slug: 'wanted', task_uuid: 't-2' });
+    // The unwanted project's attach was published before the wanted one's: had it been sent, it would be here.
+    await deliveriesWhen(narrowed.id, (d) => d.length === 1);
+    expect(receiver.received('/narrowed').map((r) => r.json.data.project_slug)).toEqual(['wanted']);
+    expect(receiver.received('/typed').map((r) => r.json.type)).toEqual(['Label Created']);
+  });
+
+  test('is retried with the same webhook-id until the endpoint answers 2xx, and the log says so', async () => {
+    receiver.answer('/flaky', (n) => (n < 3 ? 500 : 204));
+    const hook = await register('/flaky', { events: ['Project Created'] });
+    await req('POST', '/projects', { name: 'Flaky Endpoint' });
+    const [delivery] = await deliveriesWhen(hook.id, (d) => d[0]?.status === 'delivered');
+    const ids = receiver.received('/flaky').map((r) => r.headers['webhook-id']);
+    expect(ids).toEqual([delivery.id, delivery.id, delivery.id]);
+    expect(delivery).toMatchObject({
+      attempts: 3,
+      last_status_code: 204,
+      last_error: null,
+      next_attempt_at: null,
+      event_type: 'Project Created',
+    });
+    expect(delivery.delivered_at).toEqual(expect.any(String));
+  });
+
+  test('that fails every attempt is failed, dead-lettered, and its endpoint turned off after failing long enough', async () => {
+    receiver.answer('/down', () => 503);
+    const hook = await register('/down', { events: ['Project Created'] });
+    await req('POST', '/projects', { name: 'Down Endpoint' });
+    const [failed] = await deliveriesWhen(hook.id, (d) => d[0]?.status === 'failed');
+    expect(failed).toMatchObject({ attempts: 3, last_status_code: 503, next_attempt_at: null, delivered_at: null });
+    const lines = readFileSync(deadLetters, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.some((l) => JSON.parse(l.body).delivery_id === failed.id && /3 attempts failed/.test(l.reason))).toBe(true);
+    const after = (await req('GET', `/webhooks/${hook.id}`)).body.data;
+    expect(after).toMatchObject({ active: false, failing_since: expect.any(String), deactivated_reason: expect.stringMatching(/failed/) });
+  });
+
+  test('of a slow endpoint holds up no other', async () => {
+    receiver.answer('/slow', () => 'hang');
+    await register('/slow', { events: ['Project Created'] });
+    await register('/fast', { events: ['Project Created'] });
+    await req('POST', '/projects', { name: 'Slow And Fast' });
+    const slow = await receiver.next('/slow', (r) => r.json.data.data.slug === 'slow-and-fast');
+    await receiver.next('/fast', (r) => r.json.data.data.slug === 'slow-and-fast');
+    expect(slow).toBeDefined();
+  });
+});
+
+describe('the webhook routes', () => {
+  test('ping answers whether the endpoint answered 2xx, and records the delivery', async () => {
+    const ok = await register('/ping-ok');
+    const res = await req('POST', `/webhooks/${ok.id}/ping`);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ success: true, status_code: 200, error: null, delivery: { status: 'delivered', attempts: 1 } });
+    expect((await receiver.next('/ping-ok')).json.type).toBe('Webhook Ping');
+    receiver.answer('/ping-bad', () => 404);
+    const bad = await register('/ping-bad');
+    const refused = await req('POST', `/webhooks/${bad.id}/ping`);
+    expect(refused.body.data).toMatchObject({ success: false, status_code: 404, delivery: { status: 'failed' } });
+  });
+
+  test('redeliver sends a delivery again, with the same webhook-id', async () => {
+    receiver.answer('/again', (n) => (n === 1 ? 500 : 200));
+    const hook = await register('/again');
+    const ping = (await req('POST', `/webhooks/${hook.id}/ping`)).body.data;
+    expect(ping.success).toBe(false);
+    const res = await req('POST', `/webhooks/${hook.id}/deliveries/${ping.delivery.id}/redeliver`);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ id: ping.delivery.id, status: 'delivered', attempts: 2, last_status_code: 200 });
+    const both = receiver.received('/again').map((r) => r.headers['webhook-id']);
+    expect(both).toEqual([ping.delivery.id, ping.delivery.id]);
+  });
+
+  test('after a rotation, deliveries are signed by the new secret and, for a day, by the old one too', async () => {
+    const hook = await register('/rotated');
+    const rotated = await req('POST', `/webhooks/${hook.id}/rotate-secret`);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.data).toEqual({ secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/) });
+    await req('POST', `/webhooks/${hook.id}/ping`);
+    const got = await receiver.next('/rotated');
+    expect(String(got.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    for (const secret of [hook.secret, rotated.body.data.secret])
+      expect(() => new Webhook(secret).verify(got.body, got.headers as any)).not.toThrow();
+    expect(JSON.stringify((await req('GET', `/webhooks/${hook.id}`)).body)).not.toContain('whsec_');
+  });
+
+  test('a deleted webhook receives nothing more', async () => {
+    const doomed = await register('/deleted', { events: ['Project Created'] });
+    await register('/witness', { events: ['Project Created'] });
+    const res = await req('DELETE', `/webhooks/${doomed.id}`);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ id: doomed.id, deleted: true });
+    await req('POST', '/projects', { name: 'After The Delete' });
+    await receiver.next('/witness', (r) => r.json.data.data.slug === 'after-the-delete');
+    expect(receiver.received('/deleted')).toEqual([]);
+    expect((await req('GET', `/webhooks/${doomed.id}`)).status).toBe(404);
+  });
+});
