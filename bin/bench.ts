@@ -54,7 +54,8 @@ log('section 2: bundles and cold init');
 const cold = await measureBundles(join(benchDir, 'bundles'), settings.initRounds);
 
 log('starting the local API (bin/start.ts, in-memory DynamoDB Local)');
-const api = await startLocalApi();
+// Webhooks are measured against an endpoint on loopback: this stack may deliver there.
+const api = await startLocalApi({ env: { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' } });
 let results;
 try {
   // The benchmark's own calls go to the same DynamoDB Local as the local API's.
@@ -92,13 +93,16 @@ try {
   const streamCost = await measureStreamCosts();
   log('section 1: inbound events');
   const inbound = await measureInbound();
+  log('section 1: webhooks');
+  const { measureWebhooks } = await import('#bench/webhooks');
+  const webhooks = await measureWebhooks({ apiUrl: api.url, w: await benchWorkspace('hooks'), deliveries: quick ? 20 : 200 });
   log('section 5: one label attached to many tasks at once');
   const hot = await measureHotLabel(api.url, [50, 100]);
   log('section 5: big deletes');
   const deletes = await measureBigDeletes({ hundredThousand: !skip100k });
   log('section 5: list and find at 100 vs 10,000 projects');
   const scale = await measureListScale(settings.scaleIterations);
-  results = { cold, cost, idempotency, streamCost, inbound, warm, lines, e2e, hot, deletes, scale };
+  results = { cold, cost, idempotency, streamCost, inbound, webhooks, warm, lines, e2e, hot, deletes, scale };
 } finally {
   await api.stop();
 }

@@ -3,7 +3,7 @@
  *
  * Runs one function's handler in this process with a sample event, like `sam local invoke`, and
  * prints what it returns. <function> is a route name from functions/commons/http/routes.ts,
- * `authorizer`, `stream-processor` or `inbound-consumer`; the event defaults to events/<function>.json.
+ * `authorizer`, `stream-processor`, `inbound-consumer` or `webhook-deliverer`; the event defaults to events/<function>.json.
  * Locally a sample never touches your data: it runs in a sandbox table of its own on the DynamoDB
  * Local `npm start` runs, made for the run (with what the samples act on and a token for
  * {{TOKEN}}) and deleted after it; the stream processor's events and the inbound consumer's dead
@@ -39,7 +39,7 @@ if (!name) {
   console.error(USAGE);
   process.exit(2);
 }
-const FUNCTIONS = [...routes.map((r) => r.name), 'authorizer', 'stream-processor', 'inbound-consumer'];
+const FUNCTIONS = [...routes.map((r) => r.name), 'authorizer', 'stream-processor', 'inbound-consumer', 'webhook-deliverer'];
 if (!FUNCTIONS.includes(name)) cliError(`No function named "${name}"; the known ones are: ${FUNCTIONS.join(', ')}.`);
 const file = eventFile ?? join(repoRoot, 'events', `${name}.json`);
 if (!existsSync(file)) cliError(`No event file ${file}: give the path of an event, or leave it out for events/${name}.json.`);
@@ -92,7 +92,7 @@ routeProcessOutput({
   echo: 'stderr',
 });
 // Imported only now: the shared DocumentClient reads its endpoint from the environment at load.
-const { authorizerHandler, inboundConsumerHandler, streamProcessorHandler } = await import('#http/routes');
+const { authorizerHandler, inboundConsumerHandler, streamProcessorHandler, webhookDelivererHandler } = await import('#http/routes');
 const { lambdaContext, loadHandler } = await import('#local/lambdaEvents');
 const samples = await import('#local/samples');
 const { seedFixtures } = await import('#local/fixtures');
@@ -104,7 +104,9 @@ const handlerFile = isAuthorizer
     ? streamProcessorHandler
     : name === samples.INBOUND_EVENT
       ? inboundConsumerHandler
-      : samples.routeNamed(name).handler;
+      : name === samples.WEBHOOK_EVENT
+        ? webhookDelivererHandler
+        : samples.routeNamed(name).handler;
 const workspace = values.workspace ?? samples.SAMPLE_WORKSPACE;
 let token = values.token ?? process.env.TOKEN;
 
@@ -151,6 +153,18 @@ if (name === samples.INBOUND_EVENT) {
     },
   });
   console.error(`${name} handled ${event.Records.length} messages; malformed ones in ${deadLetterFile}:`);
+  console.log(JSON.stringify(outcome, null, 2));
+  await finish(outcome.batchItemFailures.length ? 1 : 0);
+}
+if (name === samples.WEBHOOK_EVENT) {
+  // The Lambda handler's code with the queue printed instead of sent: a retry it schedules is shown, not kept.
+  const { consumeWebhookMessages } = await import('#webhooks/consumer');
+  const event = samples.prepareEvent(sample as SQSEvent, { workspace });
+  const outcome = await consumeWebhookMessages(event.Records, {
+    later: async (message, delayMs) => console.error(`would retry ${message.delivery_id} in ${Math.round(delayMs / 1000)} s`),
+    deadLetter: async (_body, reason) => console.error(`would dead-letter: ${reason}`),
+  });
+  console.error(`${name} handled ${event.Records.length} messages:`);
   console.log(JSON.stringify(outcome, null, 2));
   await finish(outcome.batchItemFailures.length ? 1 : 0);
 }

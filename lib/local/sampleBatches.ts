@@ -3,9 +3,11 @@ import type { DynamoDBRecord, DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
 import { storedProjectItem } from '#domain/projects';
 import { ItemType, keys } from '#store/keys';
 import { detachNoteItem, taskLinkItem } from '#store/links';
+import { EVENT_SOURCE } from '#domain/eventNames';
+import { SAMPLE_DELIVERY, SAMPLE_WEBHOOK } from '#http/webhookRoutes';
 import { FIXED_EPOCH, FIXTURES, SAMPLE_PRINCIPAL, SAMPLE_WORKSPACE } from './sampleFixtures.ts';
 
-/** The sample batches of the two functions no request invokes: the stream processor's and the inbound consumer's. */
+/** The sample batches of the functions no request invokes: the stream processor's, the inbound consumer's and the webhook deliverer's. */
 
 /**
  * A batch of the table's stream as Lambda delivers it to the stream processor: a project created, a
@@ -166,5 +168,54 @@ export function sampleInboundEvent(): SQSEvent {
         awsRegion: 'us-east-1',
       };
     }),
+  };
+}
+
+/**
+ * The webhook deliverer's sample: an SQS batch as its queue delivers it, one `Label Created` event of
+ * the sample workspace from the bus rule (to each of its webhooks) and one retry the deliverer
+ * scheduled itself (of the sample webhook's sample delivery).
+ */
+export function sampleWebhookEvent(): SQSEvent {
+  const at = new Date(FIXED_EPOCH).toISOString();
+  const id = '5a3c1e8e-0000-4000-a000-000000000001';
+  const label = { id: 1, slug: FIXTURES.label.slug, title: FIXTURES.label.title, color: FIXTURES.label.color };
+  const bodies = [
+    {
+      version: '0',
+      id,
+      'detail-type': 'Label Created',
+      source: EVENT_SOURCE,
+      account: '123456789012',
+      time: at,
+      region: 'us-east-1',
+      resources: [],
+      detail: {
+        event_id: id,
+        company_slug: SAMPLE_WORKSPACE,
+        occurred_at: at,
+        actor: { username: SAMPLE_PRINCIPAL.owner.username },
+        data: label,
+      },
+    },
+    { kind: 'attempt', workspace: SAMPLE_WORKSPACE, webhook_id: SAMPLE_WEBHOOK, delivery_id: SAMPLE_DELIVERY, due_at: at },
+  ];
+  return {
+    Records: bodies.map((body, i) => ({
+      messageId: `c0ffee00-0000-4000-a000-${String(i + 1).padStart(12, '0')}`,
+      receiptHandle: `sample-receipt-${i + 1}`,
+      body: JSON.stringify(body),
+      attributes: {
+        ApproximateReceiveCount: '1',
+        SentTimestamp: String(FIXED_EPOCH),
+        SenderId: 'AIDAEVENTBRIDGE',
+        ApproximateFirstReceiveTimestamp: String(FIXED_EPOCH + 5),
+      },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:project-label-service-dev-webhook-deliveries',
+      awsRegion: 'us-east-1',
+    })),
   };
 }

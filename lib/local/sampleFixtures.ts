@@ -10,6 +10,8 @@ export const AUTHORIZER_EVENT = 'authorizer';
 export const STREAM_EVENT = 'stream-processor';
 /** The inbound consumer's sample: an SQS batch of EventBridge events (events/inbound-consumer.json). */
 export const INBOUND_EVENT = 'inbound-consumer';
+/** The webhook deliverer's sample: an SQS batch of one bus event and one scheduled attempt (events/webhook-deliverer.json). */
+export const WEBHOOK_EVENT = 'webhook-deliverer';
 
 /** What the events act on; `seedFixtures()` makes each exist (or, for `absentLabel`, not exist). */
 export const FIXTURES = {

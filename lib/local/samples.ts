@@ -3,7 +3,7 @@ import { matchPath, type SampleRequest as RouteSample, type SampleTargets as Rou
 import { routes, type Route } from '#http/routes';
 import { toAuthorizerContext } from '#http/principal';
 import { methodArn, proxyEvent } from './lambdaEvents.ts';
-import { sampleInboundEvent, sampleStreamEvent } from './sampleBatches.ts';
+import { sampleInboundEvent, sampleStreamEvent, sampleWebhookEvent } from './sampleBatches.ts';
 import {
   AUTHORIZER_EVENT,
   FIXED_EPOCH,
@@ -13,9 +13,10 @@ import {
   SAMPLE_WORKSPACE,
   STREAM_EVENT,
   TOKEN_PLACEHOLDER,
+  WEBHOOK_EVENT,
 } from './sampleFixtures.ts';
 
-export { AUTHORIZER_EVENT, FIXTURES, INBOUND_EVENT, SAMPLE_PRINCIPAL, SAMPLE_WORKSPACE, STREAM_EVENT, TOKEN_PLACEHOLDER };
+export { AUTHORIZER_EVENT, FIXTURES, INBOUND_EVENT, SAMPLE_PRINCIPAL, SAMPLE_WORKSPACE, STREAM_EVENT, TOKEN_PLACEHOLDER, WEBHOOK_EVENT };
 
 /**
  * The sample events (events/<function>.json): one request per function, as API Gateway would send it
@@ -99,13 +100,14 @@ function sampleAuthorizerEvent(): APIGatewayTokenAuthorizerEvent {
   return { type: 'TOKEN', authorizationToken: `Bearer ${TOKEN_PLACEHOLDER}`, methodArn: methodArn('GET', sample.path) };
 }
 
-/** Every sample event by file stem: one per route, the authorizer's, the stream processor's and the inbound consumer's. */
+/** Every sample event by file stem: one per route, the authorizer's, the stream processor's, the inbound consumer's and the webhook deliverer's. */
 export function sampleEvents(): Record<string, APIGatewayProxyEvent | APIGatewayTokenAuthorizerEvent | DynamoDBStreamEvent | SQSEvent> {
   return {
     ...Object.fromEntries(routes.map((r) => [r.name, sampleProxyEvent(r.name)])),
     [AUTHORIZER_EVENT]: sampleAuthorizerEvent(),
     [STREAM_EVENT]: sampleStreamEvent(),
     [INBOUND_EVENT]: sampleInboundEvent(),
+    [WEBHOOK_EVENT]: sampleWebhookEvent(),
   };
 }
 

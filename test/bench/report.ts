@@ -1,3 +1,4 @@
+import { renderWebhooks, type WebhookBenchRow } from './webhooks.ts';
 import { describeCalls, type Usage } from './capacity.ts';
 import type { ColdResult } from './cold.ts';
 import type { CostRow, KeyCostRow } from './cost.ts';
@@ -41,6 +42,7 @@ export interface Results {
   hot: HotLabelRow[];
   inbound?: InboundBenchRow;
   idempotency?: KeyCostRow[];
+  webhooks?: WebhookBenchRow;
 }
 
 const SIZE_TARGET = 450 * 1024;
@@ -168,6 +170,7 @@ ${
     : 'Not measured in this run.'
 }
 
+${renderWebhooks(r.webhooks)}
 ### The stream processor, per change
 
 Off the request path: what the stream processor spends on the records of a change (\`test/bench/stream.ts\`, a table

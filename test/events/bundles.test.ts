@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 
-import { authorizerHandler, inboundConsumerHandler, routes, streamProcessorHandler } from '#http/routes';
+import { authorizerHandler, inboundConsumerHandler, routes, streamProcessorHandler, webhookDelivererHandler } from '#http/routes';
 import { DEFAULT_TABLE_NAME } from '#store/table';
 import { buildBundles } from '#cdk/bundling';
 import { seedFixtures } from '#local/fixtures';
 import { repoRoot } from '#lib/paths';
-import { AUTHORIZER_EVENT, INBOUND_EVENT, STREAM_EVENT, SAMPLE_REQUESTS, prepareEvent } from '#local/samples';
+import { AUTHORIZER_EVENT, INBOUND_EVENT, STREAM_EVENT, SAMPLE_REQUESTS, WEBHOOK_EVENT, prepareEvent } from '#local/samples';
 import { uniqueWorkspace } from '#support/api';
 
 const run = promisify(execFile);
@@ -51,6 +51,8 @@ const functions = [
   { name: STREAM_EVENT, handler: streamProcessorHandler, loadOnly: true },
   // Loaded only: its sample's malformed message would go to an SQS queue.
   { name: INBOUND_EVENT, handler: inboundConsumerHandler, loadOnly: true },
+  // Loaded only: its sample's retry would go to an SQS queue.
+  { name: WEBHOOK_EVENT, handler: webhookDelivererHandler, loadOnly: true },
 ];
 const dir = mkdtempSync(join(tmpdir(), 'pls-bundles-'));
 let outcomes: Record<string, Outcome>;

@@ -6,7 +6,7 @@ import { authorizerHandler, routes } from '#http/routes';
 import { seedFixtures } from '#local/fixtures';
 import { lambdaContext, loadHandler, type AuthorizerHandler, type ProxyHandler } from '#local/lambdaEvents';
 import { repoRoot } from '#lib/paths';
-import { AUTHORIZER_EVENT, STREAM_EVENT, INBOUND_EVENT, SAMPLE_REQUESTS, prepareEvent, sampleEvents } from '#local/samples';
+import { AUTHORIZER_EVENT, STREAM_EVENT, INBOUND_EVENT, SAMPLE_REQUESTS, WEBHOOK_EVENT, prepareEvent, sampleEvents } from '#local/samples';
 import { db } from '#store/client';
 import { uniqueWorkspace } from '#support/api';
 
@@ -26,12 +26,18 @@ const eventsDir = join(repoRoot, 'events');
 const readEvent = <T>(name: string): T => JSON.parse(readFileSync(join(eventsDir, `${name}.json`), 'utf8')) as T;
 
 describe('the sample events', () => {
-  test('there is one for every route of the route table, the authorizer, the stream processor and the inbound consumer, and no other', () => {
+  test('there is one for every route of the route table, the authorizer, the stream processor, the inbound consumer and the webhook deliverer, and no other', () => {
     const files = readdirSync(eventsDir)
       .filter((f) => f.endsWith('.json'))
       .sort();
     expect(files).toEqual(
-      [...routes.map((r) => `${r.name}.json`), `${AUTHORIZER_EVENT}.json`, `${STREAM_EVENT}.json`, `${INBOUND_EVENT}.json`].sort(),
+      [
+        ...routes.map((r) => `${r.name}.json`),
+        `${AUTHORIZER_EVENT}.json`,
+        `${STREAM_EVENT}.json`,
+        `${INBOUND_EVENT}.json`,
+        `${WEBHOOK_EVENT}.json`,
+      ].sort(),
     );
   });
 

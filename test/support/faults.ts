@@ -144,7 +144,9 @@ export function describeRouteFaults(shard: readonly Route[]): void {
     tableEachTest(() => route.name);
     test('succeeds or answers 503 at every failing call, leaves the model intact, and works when retried', async () => {
       // Every request runs on a fixture the stream has caught up with (its counters derived), as most do.
-      const dry = await seedFixture('fi');
+      // The webhook routes act on a webhook and a delivery of the fixture's own.
+      const webhook = route.path.startsWith('/webhooks');
+      const dry = await seedFixture('fi', { webhook });
       await drain();
       injector.arm();
       const clean = await invokeRoute(route, sampleRequest(route, dry), principalFor(dry.ws));
@@ -154,7 +156,7 @@ export function describeRouteFaults(shard: readonly Route[]): void {
 
       // One fixture per (call, fault), seeded up front a few at a time (the seeding is most of the time).
       const cases = casesOf(dryCalls, (command) => faults.filter((f) => f.applies(command)));
-      const fixtures = await seedFixtures(cases.length, 'fi');
+      const fixtures = await seedFixtures(cases.length, 'fi', 4, { webhook });
       await drain();
       for (const [i, { n, fault }] of cases.entries()) {
         const fixture = fixtures[i]!;

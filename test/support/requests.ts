@@ -2,7 +2,7 @@ import type { Route } from '#http/routes';
 import { sampleRequestsFor, type SampleRequest, type SampleTargets } from '#local/samples';
 
 /** A workspace with a project, a label and a task, as tests seed them (and a webhook, for the tests of its routes). */
-export type Fixture = Pick<SampleTargets, 'ws' | 'project' | 'label' | 'task' | 'webhook'>;
+export type Fixture = Pick<SampleTargets, 'ws' | 'project' | 'label' | 'task' | 'webhook' | 'delivery'>;
 export type { SampleRequest };
 
 /** The route's sample request (the one behind events/) aimed at a test's own fixture. */

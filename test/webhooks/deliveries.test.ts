@@ -122,6 +122,20 @@ describe('a delivery', () => {
     expect(after).toMatchObject({ active: false, failing_since: expect.any(String), deactivated_reason: expect.stringMatching(/failed/) });
   });
 
+  test('to a webhook turned off meanwhile ends unsent: not even a retry already scheduled goes out', async () => {
+    let id = '';
+    receiver.answer('/off', async (n) => {
+      // Turned off while its first attempt is under way: the retry is already on its way to be scheduled.
+      if (n === 1) expect((await req('PUT', `/webhooks/${id}`, { active: false })).status).toBe(200);
+      return 500;
+    });
+    id = (await register('/off', { events: ['Project Created'] })).id;
+    await req('POST', '/projects', { name: 'Turned Off' });
+    const [ended] = await deliveriesWhen(id, (d) => d[0]?.status === 'failed');
+    expect(ended).toMatchObject({ attempts: 1, last_error: 'Not sent: the webhook is turned off.', next_attempt_at: null });
+    expect(receiver.received('/off')).toHaveLength(1);
+  });
+
   test('of a slow endpoint holds up no other', async () => {
     receiver.answer('/slow', () => 'hang');
     await register('/slow', { events: ['Project Created'] });

@@ -125,6 +125,20 @@ describe('tenant isolation', () => {
     expect((await a.get(`/webhooks/${hook.id}`)).body.data.active).toBe(true);
   });
 
+  test("no workspace's webhook is sent another workspace's events", async () => {
+    const [x, y] = [await workspaceClient('wh-x'), await workspaceClient('wh-y')];
+    const hookX = (await create(x, { events: ['Label Created'] })).body.data;
+    const hookY = (await create(y, { events: ['Label Created'] })).body.data;
+    await y.createLabel('Only In Y');
+    // Every webhook that wants an event gets its delivery in one step: once y's is there, x's would be too.
+    for (;;) {
+      const mine = (await y.get(`/webhooks/${hookY.id}/deliveries`)).body.data;
+      if (mine.length === 1) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect((await x.get(`/webhooks/${hookX.id}/deliveries`)).body.data).toEqual([]);
+  });
+
   test('a token without the webhook scopes gets 403', async () => {
     const reader = await tokenFor(a.ws, { scopes: SCOPES.filter((s) => !s.startsWith('webhooks:')) });
     expect((await call('GET', a.q('/webhooks'), { token: reader })).status).toBe(403);

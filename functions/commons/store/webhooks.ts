@@ -193,7 +193,7 @@ export async function readDelivery(ws: string, webhookId: string, id: string): P
 }
 
 /**
- * One attempt's outcome: the attempt counted (ADD, so concurrent attempts both count), the fields
+ * One attempt's outcome: the attempt counted (ADD, so concurrent attempts both count; unless `counted` is false), the fields
  * given set and those named removed. What schedules or ends a delivery (`next_attempt_at`, status
  * `failed`) is written only while it is not delivered: a delivery once delivered stays delivered.
  * The delivery after the write, or undefined when that held it back.
@@ -202,6 +202,8 @@ export async function recordAttempt(
   d: Pick<DeliveryRecord, 'workspace' | 'webhook_id' | 'id'>,
   set: Partial<DeliveryRecord>,
   remove: readonly (keyof DeliveryRecord)[],
+  /** False for a delivery ended unsent (its webhook deleted or turned off): no attempt to count. */
+  counted = true,
 ): Promise<DeliveryRecord | undefined> {
   const { expression, names, values } = setAndRemove(set, remove);
   const guarded = set.status === 'failed' || set.next_attempt_at !== undefined;
@@ -210,10 +212,10 @@ export async function recordAttempt(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.webhookDelivery(d.workspace, d.webhook_id, d.id),
-        UpdateExpression: `${expression} ADD attempts :one`,
+        UpdateExpression: counted ? `${expression} ADD attempts :one` : expression,
         ConditionExpression: guarded ? 'attribute_exists(PK) AND #status <> :delivered' : 'attribute_exists(PK)',
         ExpressionAttributeNames: { ...names, ...(guarded ? { '#status': 'status' } : {}) },
-        ExpressionAttributeValues: { ...values, ':one': 1, ...(guarded ? { ':delivered': 'delivered' } : {}) },
+        ExpressionAttributeValues: { ...values, ...(counted ? { ':one': 1 } : {}), ...(guarded ? { ':delivered': 'delivered' } : {}) },
         ReturnValues: 'ALL_NEW',
       }),
     );

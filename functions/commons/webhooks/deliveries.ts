@@ -105,13 +105,13 @@ export async function continueDelivery(message: AttemptMessage, queue: WebhookQu
 
 /**
  * An automatic attempt. A failure schedules the next one (the message sent before the delivery records
- * it: a crash in between repeats an attempt, never loses one) or, after the last, fails the delivery
- * and dead-letters it. A webhook deleted or turned off meanwhile ends its pending deliveries unsent.
+ * it: a crash in between repeats an attempt, never loses one) or, after the last, dead-letters the
+ * delivery and fails it. A webhook deleted or turned off meanwhile ends its pending deliveries unsent.
  */
 async function attemptScheduled(delivery: DeliveryRecord, webhook: WebhookRecord | undefined, queue: WebhookQueue): Promise<Outcome> {
   if (!webhook || !webhook.active) {
     const why = webhook ? 'the webhook is turned off' : 'the webhook was deleted';
-    await recordAttempt(delivery, { status: 'failed', last_error: `Not sent: ${why}.` }, ['next_attempt_at']);
+    await recordAttempt(delivery, { status: 'failed', last_error: `Not sent: ${why}.` }, ['next_attempt_at'], false);
     return 'skipped';
   }
   const attempt = await sendAttempt(delivery, webhook);
@@ -127,12 +127,18 @@ async function attemptScheduled(delivery: DeliveryRecord, webhook: WebhookRecord
       remove.push('next_attempt_at');
     }
   }
-  const recorded = await recordAttempt(delivery, set, remove);
+  if (set.status === 'failed') {
+    // Described on the dead-letter queue before the delivery records its end: a crash in between repeats
+    // the last attempt and its dead letter, never leaves a failure no alarm saw.
+    const reason = `${delivery.attempts + 1} attempts failed; the last: ${attempt.result.error ?? `HTTP ${attempt.result.status}`}`;
+    await queue.deadLetter(
+      JSON.stringify({ ...messageOf(delivery), event_type: delivery.event_type, event_id: delivery.event_id }),
+      reason,
+    );
+  }
+  await recordAttempt(delivery, set, remove);
   await noteHealth(webhook, attempt);
-  if (set.status !== 'failed' || !recorded) return attempt.ok ? 'delivered' : 'retrying';
-  const reason = `${recorded.attempts} attempts failed; the last: ${attempt.result.error ?? `HTTP ${attempt.result.status}`}`;
-  await queue.deadLetter(JSON.stringify({ ...messageOf(delivery), event_type: delivery.event_type, event_id: delivery.event_id }), reason);
-  return 'failed';
+  return attempt.ok ? 'delivered' : set.status === 'failed' ? 'failed' : 'retrying';
 }
 
 const deliveryNotFound = (id: string) => new NotFound(`No delivery "${id}" of this webhook.`, 'delivery');
