@@ -55,6 +55,7 @@ export function createAlarms(
     inboundQueue: Queue;
     inboundDeadLetters: Queue;
     webhookQueue: Queue;
+    webhookRetries: Queue;
     webhookDeadLetters: Queue;
     alarms: Alarm[];
   },
@@ -128,7 +129,15 @@ export function createAlarms(
     alarmName: `${stage.prefix}-webhook-age`,
     alarmDescription: 'Webhook messages wait past their due time: the deliverer is failing or falling behind.',
     // Retries wait in hops of at most 15 minutes, so a healthy queue holds nothing much older.
-    metric: stack.webhookQueue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(5), statistic: 'Maximum' }),
+    metric: new MathExpression({
+      label: 'Oldest webhook message (s)',
+      expression: 'MAX([fresh, retries])',
+      usingMetrics: {
+        fresh: stack.webhookQueue.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum' }),
+        retries: stack.webhookRetries.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum' }),
+      },
+      period: Duration.minutes(5),
+    }),
     threshold: Duration.minutes(30).toSeconds(),
   });
   alarm('WebhookFailureRateAlarm', {

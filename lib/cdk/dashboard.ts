@@ -34,6 +34,7 @@ interface DashboardParts {
   inboundQueue: IQueue;
   inboundDeadLetters: IQueue;
   webhookQueue: IQueue;
+  webhookRetries: IQueue;
   webhookDeadLetters: IQueue;
   /** Alarms whose states head the dashboard. */
   alarms: readonly IAlarm[];
@@ -65,6 +66,8 @@ export function addOperationsDashboard(scope: Construct, parts: DashboardParts):
   if (!streamProcessor) throw new Error('the dashboard needs the stream processor (functions map key "stream-processor")');
   const emf = serviceMetrics(stage.prefix);
 
+  const depth = (q: IQueue, label: string) => q.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: PERIOD, label });
+  const age = (q: IQueue, label: string) => q.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', period: PERIOD, label });
   const graph = (title: string, left: IMetric[], more: Partial<ConstructorParameters<typeof GraphWidget>[0]> = {}) =>
     new GraphWidget({ title, left, width: 8, height: 6, ...more });
   const perFunction = (title: string, metric: (fn: IFunction, label: string) => IMetric) =>
@@ -190,31 +193,13 @@ export function addOperationsDashboard(scope: Construct, parts: DashboardParts):
       graph('Stream processor iterator age (ms)', [
         streamProcessor.metric('IteratorAge', { statistic: 'Maximum', period: PERIOD, label: 'Iterator age (max)' }),
       ]),
-      graph(
-        'Inbound queue',
-        [parts.inboundQueue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: PERIOD, label: 'Messages waiting' })],
-        {
-          right: [
-            parts.inboundQueue.metricApproximateAgeOfOldestMessage({
-              statistic: 'Maximum',
-              period: PERIOD,
-              label: 'Oldest message age (s)',
-            }),
-          ],
-        },
-      ),
+      graph('Inbound queue', [depth(parts.inboundQueue, 'Messages waiting')], {
+        right: [age(parts.inboundQueue, 'Oldest message age (s)')],
+      }),
       graph('Dead letters (messages)', [
-        parts.streamFailures.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: PERIOD, label: 'Stream failures' }),
-        parts.inboundDeadLetters.metricApproximateNumberOfMessagesVisible({
-          statistic: 'Maximum',
-          period: PERIOD,
-          label: 'Inbound dead letters',
-        }),
-        parts.webhookDeadLetters.metricApproximateNumberOfMessagesVisible({
-          statistic: 'Maximum',
-          period: PERIOD,
-          label: 'Webhook dead letters',
-        }),
+        depth(parts.streamFailures, 'Stream failures'),
+        depth(parts.inboundDeadLetters, 'Inbound dead letters'),
+        depth(parts.webhookDeadLetters, 'Webhook dead letters'),
       ]),
     ],
     [
@@ -224,19 +209,9 @@ export function addOperationsDashboard(scope: Construct, parts: DashboardParts):
         emf.total('WebhookAttemptsFailed', 'Failed attempts'),
         emf.total('WebhookDeliveriesFailed', 'Deliveries failed (dead-lettered)'),
       ]),
-      graph(
-        'Webhook deliveries queue',
-        [parts.webhookQueue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: PERIOD, label: 'Messages due' })],
-        {
-          right: [
-            parts.webhookQueue.metricApproximateAgeOfOldestMessage({
-              statistic: 'Maximum',
-              period: PERIOD,
-              label: 'Oldest message age (s)',
-            }),
-          ],
-        },
-      ),
+      graph('Webhook queues', [depth(parts.webhookQueue, 'Fresh events due'), depth(parts.webhookRetries, 'Retries due')], {
+        right: [age(parts.webhookQueue, 'Oldest message age (s)'), age(parts.webhookRetries, 'Oldest retry age (s)')],
+      }),
     ],
   ];
 

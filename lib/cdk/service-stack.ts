@@ -39,6 +39,7 @@ export class ServiceStack extends Stack {
   readonly inboundQueue: Queue;
   readonly inboundDeadLetters: Queue;
   readonly webhookQueue: Queue;
+  readonly webhookRetries: Queue;
   readonly webhookDeadLetters: Queue;
   readonly functions = new Map<string, ServiceFunction>();
   readonly alarms: Alarm[] = [];
@@ -57,7 +58,7 @@ export class ServiceStack extends Stack {
       : new EventBus(this, 'Bus', { eventBusName: stage.prefix, description: 'Outbound change events of projects and labels' });
     this.streamFailures = createStreamProcessor(this, stage);
     [this.inboundQueue, this.inboundDeadLetters] = createInbound(this, stage);
-    [this.webhookQueue, this.webhookDeadLetters] = createWebhooks(this, stage);
+    [this.webhookQueue, this.webhookRetries, this.webhookDeadLetters] = createWebhooks(this, stage);
     const apiLatencyAlarm = createAlarms(this, stage, props.alarmEmail);
     const dashboard = addOperationsDashboard(this, {
       stage,
@@ -68,6 +69,7 @@ export class ServiceStack extends Stack {
       inboundQueue: this.inboundQueue,
       inboundDeadLetters: this.inboundDeadLetters,
       webhookQueue: this.webhookQueue,
+      webhookRetries: this.webhookRetries,
       webhookDeadLetters: this.webhookDeadLetters,
       alarms: this.alarms,
       apiLatencyAlarm,

@@ -13,14 +13,21 @@ import type { StageConfig } from './stage.ts';
 /** Failed receives of one message (the deliverer itself failing, not an endpoint) before SQS sets it aside. */
 const MAX_RECEIVES = 5;
 
+/** How many deliverers each lane may run at once: fresh events to healthy endpoints, and retries (and failing endpoints). */
+const FRESH_CONCURRENCY = 50;
+const RETRY_CONCURRENCY = 10;
+
 /**
- * The webhook side: a rule takes every event the service publishes to the deliveries queue; the
- * deliverer (batches of 10, partial batch responses, every message at once) sends each to the webhooks
- * that want it, and puts its own retries back on the same queue with a delay (hops of at most 15
- * minutes: SQS's longest), so they outlive SQS's delay limit. A delivery that exhausts its attempts is
- * described on the dead-letter queue, as is a message the deliverer kept failing on; both alarm.
+ * The webhook side: a rule takes every event the service publishes to the deliveries queue (the fresh
+ * lane); the deliverer (batches of 10, partial batch responses, every message at once) sends each to
+ * the webhooks that want it, and puts retries, and the deliveries of endpoints already failing, on the
+ * retry queue with a delay (hops of at most 15 minutes: SQS's longest, so retries outlive it). Each
+ * lane has its own concurrency cap: a failing endpoint never stands in the way of fresh events to
+ * healthy ones, and neither lane takes the account's concurrency from the API. A delivery that
+ * exhausts its attempts is described on the dead-letter queue, as is a message the deliverer kept
+ * failing on; both alarm.
  */
-export function createWebhooks(stack: ServiceParts, stage: StageConfig): [Queue, Queue] {
+export function createWebhooks(stack: ServiceParts, stage: StageConfig): [Queue, Queue, Queue] {
   const secure = { enforceSSL: true, encryption: QueueEncryption.SQS_MANAGED };
   const deadLetters = new Queue(stack, 'WebhookDeadLetters', {
     queueName: `${stage.prefix}-webhook-dead-letters`,
@@ -36,11 +43,19 @@ export function createWebhooks(stack: ServiceParts, stage: StageConfig): [Queue,
     visibilityTimeout: Duration.seconds(timeout.toSeconds() * 6),
     deadLetterQueue: { queue: deadLetters, maxReceiveCount: MAX_RECEIVES },
   });
+  const retries = new Queue(stack, 'WebhookRetries', {
+    queueName: `${stage.prefix}-webhook-retries`,
+    ...secure,
+    retentionPeriod: Duration.days(4),
+    visibilityTimeout: Duration.seconds(timeout.toSeconds() * 6),
+    deadLetterQueue: { queue: deadLetters, maxReceiveCount: MAX_RECEIVES },
+  });
   new Rule(stack, 'WebhookRule', {
     eventBus: stack.bus,
     description: "The service's own events, to the webhook deliveries queue",
     eventPattern: { source: [EVENT_SOURCE], detailType: [...OUTBOUND_TYPES] },
-    targets: [new SqsQueue(queue)],
+    // What EventBridge cannot hand to the queue after its retries is kept on the dead-letter queue too.
+    targets: [new SqsQueue(queue, { deadLetterQueue: deadLetters })],
   });
   const fn = new ServiceFunction(stack, 'WebhookDeliverer', {
     name: 'webhook-deliverer',
@@ -50,18 +65,21 @@ export function createWebhooks(stack: ServiceParts, stage: StageConfig): [Queue,
     table: stack.table,
     timeout,
   });
-  fn.addEnvironment('WEBHOOK_QUEUE_URL', queue.queueUrl);
+  fn.addEnvironment('WEBHOOK_RETRY_QUEUE_URL', retries.queueUrl);
   fn.addEnvironment('WEBHOOK_DEAD_LETTER_QUEUE_URL', deadLetters.queueUrl);
   // Webhooks of a workspace (Query of its collection), deliveries and the webhook's health: items only, no Scan, no index.
   fn.addToRolePolicy(
     new PolicyStatement({
       actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
       resources: [stack.table.tableArn],
+      // Only the collections it keeps: webhooks (in their workspace's) and deliveries (one per webhook).
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['WS#*', 'WEBHOOK#*'] } },
     }),
   );
-  queue.grantSendMessages(fn);
+  retries.grantSendMessages(fn);
   deadLetters.grantSendMessages(fn);
-  fn.addEventSource(new SqsEventSource(queue, { batchSize: 10, reportBatchItemFailures: true }));
+  fn.addEventSource(new SqsEventSource(queue, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: FRESH_CONCURRENCY }));
+  fn.addEventSource(new SqsEventSource(retries, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: RETRY_CONCURRENCY }));
   stack.functions.set('webhook-deliverer', fn);
-  return [queue, deadLetters];
+  return [queue, retries, deadLetters];
 }

@@ -1,5 +1,6 @@
 import { SAMPLE_DELIVERY, SAMPLE_DOOMED_WEBHOOK, SAMPLE_WEBHOOK } from '#http/webhookRoutes';
-import { putNewDelivery, putNewWebhook, readWebhook } from '#store/webhooks';
+import { putNewDelivery } from '#store/webhookDeliveries';
+import { putNewWebhook, readWebhook } from '#store/webhooks';
 import { newSecret } from '#webhooks/signing';
 import { FIXED_EPOCH } from './sampleFixtures.ts';
 

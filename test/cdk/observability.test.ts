@@ -238,7 +238,7 @@ describe('dashboard', () => {
     ]);
   });
 
-  test("webhooks: attempts (all, delivered, failed attempts, deliveries dead-lettered) and the deliveries queue's depth and age", () => {
+  test("webhooks: attempts (all, delivered, failed attempts, deliveries dead-lettered) and both lanes' depth and age", () => {
     const search = (metricName: string) =>
       `SEARCH('{ProjectLabelService,route,service} MetricName="${metricName}" service="${PREFIX}"', 'Sum', 300)`;
     expect(linesIn('Webhook attempts').map((l) => [l.label, l.expression])).toEqual([
@@ -247,20 +247,25 @@ describe('dashboard', () => {
       ['Failed attempts', `SUM(${search('WebhookAttemptsFailed')})`],
       ['Deliveries failed (dead-lettered)', `SUM(${search('WebhookDeliveriesFailed')})`],
     ]);
-    const queue = (metricName: string, label: string) =>
+    const queue = (metricName: string, label: string, lane: string) =>
       expect.objectContaining({
         namespace: 'AWS/SQS',
         metricName,
         stat: 'Maximum',
         label,
-        dimensions: { QueueName: `${PREFIX}-webhook-deliveries` },
+        dimensions: { QueueName: `${PREFIX}-webhook-${lane}` },
       });
-    expect(linesIn('Webhook deliveries queue')).toEqual([
-      queue('ApproximateNumberOfMessagesVisible', 'Messages due'),
-      queue('ApproximateAgeOfOldestMessage', 'Oldest message age (s)'),
+    expect(linesIn('Webhook queues')).toEqual([
+      queue('ApproximateNumberOfMessagesVisible', 'Fresh events due', 'deliveries'),
+      queue('ApproximateNumberOfMessagesVisible', 'Retries due', 'retries'),
+      queue('ApproximateAgeOfOldestMessage', 'Oldest message age (s)', 'deliveries'),
+      queue('ApproximateAgeOfOldestMessage', 'Oldest retry age (s)', 'retries'),
     ]);
-    // The age on the right axis: seconds, not messages.
-    expect(linesIn('Webhook deliveries queue')[1]).toMatchObject({ yAxis: 'right' });
+    // The ages on the right axis: seconds, not messages.
+    expect(linesIn('Webhook queues').slice(2)).toEqual([
+      expect.objectContaining({ yAxis: 'right' }),
+      expect.objectContaining({ yAxis: 'right' }),
+    ]);
   });
 
   test.each(SERVICE_METRICS)("the service's own metric %s is searched by route, for this stage's service only", (metricName) => {
@@ -370,7 +375,8 @@ describe('alarms', () => {
     expect(byName('inbound-dead-letters')).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1 });
     expect(byName('stream-failures')).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1 });
     expect(byName('webhook-dead-letters')).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1 });
-    expect(byName('webhook-age')).toMatchObject({ MetricName: 'ApproximateAgeOfOldestMessage', Statistic: 'Maximum', Threshold: 1800 });
+    expect(byName('webhook-age')).toMatchObject({ Threshold: 1800, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    expect(JSON.stringify(byName('webhook-age').Metrics)).toContain('ApproximateAgeOfOldestMessage');
     expect(byName('webhook-failure-rate')).toMatchObject({
       Threshold: 50,
       ComparisonOperator: 'GreaterThanThreshold',

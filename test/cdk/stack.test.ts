@@ -422,6 +422,7 @@ describe('webhooks', () => {
   });
 
   const QUEUE = 'project-label-service-dev-webhook-deliveries';
+  const RETRIES = 'project-label-service-dev-webhook-retries';
   const DEAD_LETTERS = 'project-label-service-dev-webhook-dead-letters';
   const getAtt = (id: string, attribute = 'Arn') => ({ 'Fn::GetAtt': [id, attribute] });
   const alarmNamed = (name: string) => {
@@ -440,7 +441,10 @@ describe('webhooks', () => {
     expect(rule.Properties.EventPattern).toEqual({ source: [EVENT_SOURCE], 'detail-type': [...OUTBOUND_TYPES] });
     expect(ref(rule.Properties.EventBusName)).toMatch(/^Bus/);
     expect(rule.Properties.State).toBe('ENABLED');
-    expect(rule.Properties.Targets).toEqual([{ Arn: getAtt(queueId(QUEUE)), Id: expect.any(String) }]);
+    // What EventBridge cannot hand to the queue after its retries goes to the dead-letter queue.
+    expect(rule.Properties.Targets).toEqual([
+      { Arn: getAtt(queueId(QUEUE)), Id: expect.any(String), DeadLetterConfig: { Arn: getAtt(queueId(DEAD_LETTERS)) } },
+    ]);
     // The queue lets EventBridge send to it for this rule only.
     const [, policy] = ofType('AWS::SQS::QueuePolicy').find(([, p]) =>
       p.Properties.Queues.some((q: unknown) => ref(q) === queueId(QUEUE)),
@@ -458,19 +462,21 @@ describe('webhooks', () => {
     ]);
   });
 
-  test('the deliveries queue is encrypted and TLS-only, visible again after 180 s, and dead-letters after 5 receives', () => {
-    const queue = resources[queueId(QUEUE)]!;
-    expect(queue.Properties).toMatchObject({
-      SqsManagedSseEnabled: true,
-      VisibilityTimeout: 180,
-      MessageRetentionPeriod: 345_600,
-      RedrivePolicy: { deadLetterTargetArn: getAtt(queueId(DEAD_LETTERS)), maxReceiveCount: 5 },
-    });
-    // Six times the deliverer's timeout, so a batch being delivered is not handed out again.
-    expect(queue.Properties.VisibilityTimeout).toBe(6 * resources[functionLogicalId('webhook-deliverer')]!.Properties.Timeout);
+  test('the deliveries and retry queues are encrypted and TLS-only, visible again after 180 s, and dead-letter after 5 receives', () => {
+    for (const name of [QUEUE, RETRIES]) {
+      const queue = resources[queueId(name)]!;
+      expect(queue.Properties, name).toMatchObject({
+        SqsManagedSseEnabled: true,
+        VisibilityTimeout: 180,
+        MessageRetentionPeriod: 345_600,
+        RedrivePolicy: { deadLetterTargetArn: getAtt(queueId(DEAD_LETTERS)), maxReceiveCount: 5 },
+      });
+      // Six times the deliverer's timeout, so a batch being delivered is not handed out again.
+      expect(queue.Properties.VisibilityTimeout).toBe(6 * resources[functionLogicalId('webhook-deliverer')]!.Properties.Timeout);
+    }
     expect(resources[queueId(DEAD_LETTERS)]!.Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 1_209_600 });
     expect(resources[queueId(DEAD_LETTERS)]!.Properties.RedrivePolicy).toBeUndefined();
-    for (const id of [queueId(QUEUE), queueId(DEAD_LETTERS)]) {
+    for (const id of [queueId(QUEUE), queueId(RETRIES), queueId(DEAD_LETTERS)]) {
       const [, policy] = ofType('AWS::SQS::QueuePolicy').find(([, p]) => p.Properties.Queues.some((q: unknown) => ref(q) === id))!;
       expect(policy.Properties.PolicyDocument.Statement, id).toContainEqual({
         Effect: 'Deny',
@@ -482,24 +488,24 @@ describe('webhooks', () => {
     }
   });
 
-  test('the deliverer reads the deliveries queue 10 messages at a time and reports partial batch failures', () => {
+  test('the deliverer reads both lanes 10 messages at a time, each with a concurrency cap of its own, and reports partial batch failures', () => {
     const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties);
     const deliverer = mappings.filter((m) => ref(m.FunctionName) === functionLogicalId('webhook-deliverer'));
-    expect(deliverer).toHaveLength(1);
-    expect(deliverer[0]).toMatchObject({
-      EventSourceArn: getAtt(queueId(QUEUE)),
-      BatchSize: 10,
-      FunctionResponseTypes: ['ReportBatchItemFailures'],
-    });
-    // Nothing else consumes the webhook queues.
-    for (const id of [queueId(QUEUE), queueId(DEAD_LETTERS)])
+    expect(deliverer).toHaveLength(2);
+    const lane = (name: string) => deliverer.find((m) => ref(m.EventSourceArn) === queueId(name));
+    const common = { BatchSize: 10, FunctionResponseTypes: ['ReportBatchItemFailures'] };
+    // Fresh events to healthy endpoints never wait behind retries: the retry lane has the smaller share.
+    expect(lane(QUEUE)).toMatchObject({ ...common, EventSourceArn: getAtt(queueId(QUEUE)), ScalingConfig: { MaximumConcurrency: 50 } });
+    expect(lane(RETRIES)).toMatchObject({ ...common, EventSourceArn: getAtt(queueId(RETRIES)), ScalingConfig: { MaximumConcurrency: 10 } });
+    // Nothing else consumes the webhook queues, and nothing consumes the dead letters.
+    for (const id of [queueId(QUEUE), queueId(RETRIES), queueId(DEAD_LETTERS)])
       expect(
         mappings.filter((m) => ref(m.EventSourceArn) === id),
         id,
-      ).toHaveLength(id === queueId(QUEUE) ? 1 : 0);
+      ).toHaveLength(id === queueId(DEAD_LETTERS) ? 0 : 1);
   });
 
-  test('the deliverer is <service>-webhook-deliverer on nodejs22.x, and its environment names both queue URLs', () => {
+  test('the deliverer is <service>-webhook-deliverer on nodejs22.x, and its environment names the queues it sends to', () => {
     const fn = resources[functionLogicalId('webhook-deliverer')]!.Properties;
     expect(fn).toMatchObject({
       FunctionName: 'project-label-service-dev-webhook-deliverer',
@@ -508,19 +514,28 @@ describe('webhooks', () => {
       Timeout: 30,
     });
     expect(fn.Environment.Variables).toMatchObject({
-      WEBHOOK_QUEUE_URL: { Ref: queueId(QUEUE) },
+      WEBHOOK_RETRY_QUEUE_URL: { Ref: queueId(RETRIES) },
       WEBHOOK_DEAD_LETTER_QUEUE_URL: { Ref: queueId(DEAD_LETTERS) },
     });
     // Neither a route (no cursors) nor a publisher (no bus).
     expect(fn.Environment.Variables.CURSOR_KEY).toBeUndefined();
+    expect(fn.Environment.Variables.WEBHOOK_QUEUE_URL).toBeUndefined();
     expect(fn.Environment.Variables.EVENT_BUS_NAME).toBeUndefined();
   });
 
-  test('least privilege: GetItem, Query, PutItem, UpdateItem on the table only; send to its two queues; no events', () => {
+  test('least privilege: GetItem, Query, PutItem, UpdateItem on its collections of the table only; send to the retry and dead-letter queues; no events', () => {
     const statements = statementsOf('webhook-deliverer');
     const dynamo = statements.filter((s) => [s.Action].flat().some((a) => a.startsWith('dynamodb:')));
     // One statement, on the table's ARN alone: no Scan, no index, no DeleteItem or batch writes.
-    expect(dynamo).toEqual([{ Effect: 'Allow', Action: expect.any(Array), Resource: getAtt(expect.stringMatching(/^Table/)) }]);
+    expect(dynamo).toEqual([
+      {
+        Effect: 'Allow',
+        Action: expect.any(Array),
+        Resource: getAtt(expect.stringMatching(/^Table/)),
+        // Only items whose partition is a workspace's (webhooks) or a webhook's (deliveries).
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['WS#*', 'WEBHOOK#*'] } },
+      },
+    ]);
     expect([...[dynamo[0]!.Action].flat()].sort()).toEqual([
       'dynamodb:GetItem',
       'dynamodb:PutItem',
@@ -529,10 +544,11 @@ describe('webhooks', () => {
     ]);
     const send = statements.filter((s) => [s.Action].flat().includes('sqs:SendMessage'));
     expect(send).toHaveLength(1);
-    expect(([send[0]!.Resource].flat() as unknown[]).map(ref).sort()).toEqual([queueId(QUEUE), queueId(DEAD_LETTERS)].sort());
-    // What the event source mapping needs, on the deliveries queue only.
+    // Not the fresh lane: only the bus rule puts messages there.
+    expect(([send[0]!.Resource].flat() as unknown[]).map(ref).sort()).toEqual([queueId(RETRIES), queueId(DEAD_LETTERS)].sort());
+    // What the event source mappings need, on the two lanes only.
     const receive = statements.filter((s) => [s.Action].flat().includes('sqs:ReceiveMessage'));
-    expect(receive.map((s) => s.Resource)).toEqual([getAtt(queueId(QUEUE))]);
+    expect(receive.flatMap((s) => ([s.Resource].flat() as unknown[]).map(ref)).sort()).toEqual([queueId(QUEUE), queueId(RETRIES)].sort());
     expect([...new Set(actionsOf('webhook-deliverer'))].sort()).toEqual([
       'dynamodb:GetItem',
       'dynamodb:PutItem',
@@ -555,7 +571,7 @@ describe('webhooks', () => {
         actionsOf(route.name).filter((a) => a.startsWith('sqs:')),
         route.name,
       ).toEqual([]);
-    const webhookQueues = [queueId(QUEUE), queueId(DEAD_LETTERS)];
+    const webhookQueues = [queueId(QUEUE), queueId(RETRIES), queueId(DEAD_LETTERS)];
     const senders = ofType('AWS::IAM::Policy')
       .filter(([, p]) =>
         (p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]).some(
@@ -577,16 +593,29 @@ describe('webhooks', () => {
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
       EvaluationPeriods: 1,
     });
-    expect(alarmNamed('webhook-age')).toMatchObject({
-      Namespace: 'AWS/SQS',
-      MetricName: 'ApproximateAgeOfOldestMessage',
-      Dimensions: [{ Name: 'QueueName', Value: getAtt(queueId(QUEUE), 'QueueName') }],
-      Statistic: 'Maximum',
-      Period: 300,
-      Threshold: 1800,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-      EvaluationPeriods: 1,
-    });
+    const age = alarmNamed('webhook-age');
+    expect(age).toMatchObject({ Threshold: 1800, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1 });
+    // The older of the two lanes' oldest messages.
+    type AgeQuery = {
+      Id: string;
+      Expression?: string;
+      MetricStat?: { Metric: { MetricName: string; Dimensions: unknown[] }; Stat: string; Period: number };
+    };
+    const ages = age.Metrics as AgeQuery[];
+    expect(ages.find((m) => m.Expression)?.Expression).toBe('MAX([fresh, retries])');
+    for (const [id, name] of [
+      ['fresh', QUEUE],
+      ['retries', RETRIES],
+    ] as const)
+      expect(ages.find((m) => m.Id === id)?.MetricStat, id).toEqual({
+        Metric: {
+          Namespace: 'AWS/SQS',
+          MetricName: 'ApproximateAgeOfOldestMessage',
+          Dimensions: [{ Name: 'QueueName', Value: getAtt(queueId(name), 'QueueName') }],
+        },
+        Stat: 'Maximum',
+        Period: 300,
+      });
     const rate = alarmNamed('webhook-failure-rate');
     expect(rate).toMatchObject({ Threshold: 50, ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 3 });
     type Query = { Id: string; Expression?: string; ReturnData?: boolean; MetricStat?: { Metric: { MetricName: string } } };

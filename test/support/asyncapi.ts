@@ -12,7 +12,6 @@ import { repoRoot } from '#lib/paths';
  * draft 7, AsyncAPI's default schema format; formats checked), by the event's detail-type.
  */
 const COMPONENTS_ID = 'https://project-label-service.dev/asyncapi.json/components';
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the document is plain JSON
 const doc = JSON.parse(readFileSync(join(repoRoot, ASYNCAPI_FILE), 'utf8')) as Record<string, any>;
 
 const withAjvRefs = (value: unknown) => withRefsMoved(value, '#/components/schemas/', `${COMPONENTS_ID}#/definitions/`);

@@ -1,3 +1,4 @@
+import { quoted } from '#domain/quoted';
 import type { LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import fc from 'fast-check';
@@ -230,6 +231,16 @@ describe('the URL: syntax, scheme, credentials, names and literal hosts', () => 
     expect(urlProblem('https://metadata/', deployed)).toBe(`metadata is not a fully qualified domain name; ${PUBLIC_ONLY}`);
   });
 
+  test('credentials are never repeated, not even in the message of another rule (spaces, length, form)', () => {
+    for (const url of [
+      'https://user:hun ter2@example.com/',
+      `https://user:hunter2@example.com/${'a'.repeat(3000)}`,
+      'https://u:hunter2@[::1/',
+    ]) {
+      for (const policy of [deployed, developer]) expect(urlProblem(url, policy)).not.toContain('hunter2');
+    }
+  });
+
   test('credentials in the URL are refused, and not repeated in the message', () => {
     for (const url of ['https://user:pass@example.com/', 'https://user@example.com/', 'https://:secret@example.com/']) {
       const problem = urlProblem(url, developer);
@@ -266,7 +277,7 @@ describe('the URL: syntax, scheme, credentials, names and literal hosts', () => 
     'https://example.com/a b',
     'https://example.com/\u0000',
   ])('whitespace or a control character anywhere is refused (%j), rather than silently dropped by the parser', (url) =>
-    expect(urlProblem(url, deployed)).toBe(`${JSON.stringify(url)} contains spaces or control characters, which a webhook URL must not`),
+    expect(urlProblem(url, deployed)).toBe(`${quoted(url)} contains spaces or control characters, which a webhook URL must not`),
   );
 
   test.each(['', 'example.com', '/webhooks', 'https://', 'https://foo.123/', 'https://[::1/', 'https://exa%mple.com'])(

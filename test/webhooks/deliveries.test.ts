@@ -117,7 +117,7 @@ describe('a delivery', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
-    expect(lines.some((l) => JSON.parse(l.body).delivery_id === failed.id && /3 attempts failed/.test(l.reason))).toBe(true);
+    expect(lines.some((l) => JSON.parse(l.body).delivery_id === failed.id && /3 automatic attempts failed/.test(l.reason))).toBe(true);
     const after = (await req('GET', `/webhooks/${hook.id}`)).body.data;
     expect(after).toMatchObject({ active: false, failing_since: expect.any(String), deactivated_reason: expect.stringMatching(/failed/) });
   });

@@ -33,6 +33,16 @@ export async function conditionally(write: Promise<unknown>): Promise<boolean> {
   }
 }
 
+/** Undefined instead of a failed condition (any other error is thrown). */
+export async function unlessConditionFails<T>(write: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
 /**
  * A cancelled transaction, its reasons read by the names its parts were given, never by position.
  * `conflicted` is true when another writer held one of the items (the round can run again).

@@ -15,6 +15,7 @@ export function decodeWebhook(item: Item): WebhookRecord {
     previous_secret: optStr(item, 'previous_secret'),
     previous_secret_expires_at: optStr(item, 'previous_secret_expires_at'),
     failing_since: optStr(item, 'failing_since'),
+    last_failure_at: optStr(item, 'last_failure_at'),
     deactivated_reason: optStr(item, 'deactivated_reason'),
   };
   return {
@@ -42,6 +43,8 @@ export function decodeDelivery(item: Item): DeliveryRecord {
     last_attempt_at: optStr(item, 'last_attempt_at'),
     next_attempt_at: optStr(item, 'next_attempt_at'),
     delivered_at: optStr(item, 'delivered_at'),
+    auto_attempts: optNum(item, 'auto_attempts'),
+    claimed_until: optStr(item, 'claimed_until'),
   };
   return {
     id: str(item, 'id'),
@@ -63,3 +66,20 @@ export const deliveriesRange = (ws: string, webhookId: string): KeyRange => ({
   sortPrefix: keys.webhookDeliverySkPrefix,
   descending: true,
 });
+
+/** SET and REMOVE clauses over named attributes, so any attribute name is safe in an expression. */
+export function setAndRemove(set: Record<string, unknown>, remove: readonly string[]) {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets = Object.entries(set).map(([attr, value], i) => {
+    names[`#s${i}`] = attr;
+    values[`:s${i}`] = value;
+    return `#s${i} = :s${i}`;
+  });
+  const removes = remove.map((attr, i) => {
+    names[`#r${i}`] = attr;
+    return `#r${i}`;
+  });
+  const expression = [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].join(' ').trim();
+  return { expression, names, values };
+}

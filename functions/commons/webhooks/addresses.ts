@@ -1,6 +1,9 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
+import { lookup as dnsLookup, Resolver } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { quoted } from '#domain/quoted';
+import { MAX_URL_LENGTH } from './limits';
+import { onLambda } from './settings';
 
 /**
  * Where a webhook may deliver: over https, to hosts that are public internet addresses and to names
@@ -30,13 +33,11 @@ export type LookupAll = (hostname: string) => Promise<{ address: string; family:
 /** The `code` of the error a guarded lookup fails with when a name resolves to a refused address. */
 export const ADDRESS_REFUSED = 'EWEBHOOKADDRESS';
 
-const MAX_URL_LENGTH = 2048;
 const PUBLIC_ONLY = 'webhooks deliver only to public internet addresses';
 
 /** `WEBHOOKS_ALLOW_PRIVATE_TARGETS=true` lets a local stack deliver to itself; on Lambda it is ignored. */
 export function targetPolicy(env: NodeJS.ProcessEnv = process.env): TargetPolicy {
-  const onLambda = env.AWS_EXECUTION_ENV?.startsWith('AWS_Lambda_') ?? false;
-  return { allowPrivate: env.WEBHOOKS_ALLOW_PRIVATE_TARGETS === 'true' && !onLambda };
+  return { allowPrivate: env.WEBHOOKS_ALLOW_PRIVATE_TARGETS === 'true' && !onLambda(env) };
 }
 
 /**
@@ -122,15 +123,15 @@ function localName(hostname: string): boolean {
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const SPACE_OR_CONTROL = /[\s\u0000-\u001f\u007f-\u009f]/u;
 
+/** A refused URL as a message shows it: any credentials in it cut out first, then quoted the house's way. */
+const shown = (raw: string) => quoted(raw.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1'));
+
 /**
  * What is wrong with `raw` as a webhook's URL without asking DNS, or undefined: its syntax, scheme,
  * credentials, fragment, length, local names and literal addresses. The URL is parsed as WHATWG does
  * (as fetch and every browser would), so `http://0x7f.1/`, `http://2130706433/` and `http://127.1/`
  * are all 127.0.0.1 by the time the host is judged.
  */
-/** A refused value as a message shows it: quoted, escaped (JSON's escapes for controls), at most 60 characters. */
-const shown = (value: string) => JSON.stringify(value.length > 60 ? `${value.slice(0, 59)}…` : value);
-
 export function urlProblem(raw: string, policy: TargetPolicy): string | undefined {
   if (raw.length > MAX_URL_LENGTH) return `the URL is ${raw.length} characters long; the limit is ${MAX_URL_LENGTH}`;
   // WHATWG silently drops tabs and line breaks and trims spaces: what is saved must be what is sent.
@@ -158,7 +159,28 @@ function unbracketed(hostname: string): string {
   return hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
 }
 
-const systemLookup: LookupAll = (hostname) => dnsLookup(hostname, { all: true });
+/** How long one DNS query may take, and how often it is tried (a name server that never answers costs at most this). */
+const DNS_TIMEOUT_MS = 2000;
+const DNS_TRIES = 2;
+
+/**
+ * Every A and AAAA record of a name, asked of DNS itself (c-ares), within a deadline. Not
+ * `dns.lookup`: that is getaddrinfo on libuv's four-thread pool, where four lookups of a name whose
+ * server never answers would hold up every other delivery of the process (and it has no timeout).
+ */
+const resolveBoth: LookupAll = async (hostname) => {
+  const resolver = new Resolver({ timeout: DNS_TIMEOUT_MS, tries: DNS_TRIES });
+  const [v4, v6] = await Promise.allSettled([resolver.resolve4(hostname), resolver.resolve6(hostname)]);
+  const answers = [
+    ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 })) : []),
+    ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 })) : []),
+  ];
+  if (answers.length === 0 && v4.status === 'rejected') throw v4.reason;
+  return answers;
+};
+
+/** DNS for the policy: a developer's machine also knows its hosts file (`localhost` and the like), so it asks the system. */
+const systemLookup: LookupAll = (hostname) => (targetPolicy().allowPrivate ? dnsLookup(hostname, { all: true }) : resolveBoth(hostname));
 
 /** The rule a name's answers break (any refused address refuses the name), or undefined. */
 function answersProblem(hostname: string, answers: { address: string }[], policy: TargetPolicy): string | undefined {

@@ -40,6 +40,10 @@ export const WebhookDelivery = z
     attempts: z.int().min(0),
     last_status_code: z.int().nullable(),
     last_error: z.string().nullable(),
+    last_response: z
+      .string()
+      .nullable()
+      .meta({ description: "The first 1,000 characters of the endpoint's last answer, if it had a body." }),
     last_attempt_at: nullableTime,
     next_attempt_at: nullableTime.meta({ description: 'When the next automatic attempt is due; null unless pending.' }),
     delivered_at: nullableTime,

@@ -1,4 +1,5 @@
-import { recordAttempt, webhookHealth } from '#store/webhooks';
+import { recordAttempt } from '#store/webhookDeliveries';
+import { webhookHealth } from '#store/webhooks';
 import { targetPolicy } from './addresses';
 import type { DeliveryRecord, WebhookRecord } from './entities';
 import { sendWebhook, type SendResult } from './send';
@@ -61,23 +62,27 @@ export async function attemptNow(delivery: DeliveryRecord, webhook: WebhookRecor
     set.status = 'failed';
     remove.push('next_attempt_at');
   }
-  const recorded = await recordAttempt(delivery, set, remove);
   await noteHealth(webhook, attempt);
+  const recorded = await recordAttempt(delivery, set, remove, 'manual');
   return { attempt, delivery: recorded ?? { ...delivery, attempts: delivery.attempts + 1 } };
 }
 
 /**
  * What an attempt says of the endpoint: a success clears its failing mark; a failure marks it failing
- * (from the first failure on) and, once it has failed for the settings' five days, turns it off and
- * says why. True when this attempt turned it off.
+ * (from the first failure of this run of failures on: one more than 1.2 times the longest retry wait,
+ * and a minute, after the last starts a new run) and, once it has failed for the settings' five days, turns it off
+ * and says why. True when this attempt turned it off.
  */
 export async function noteHealth(webhook: WebhookRecord, attempt: Attempt): Promise<boolean> {
   if (attempt.ok) {
     if (webhook.failing_since !== undefined) await webhookHealth.healthy(webhook.workspace, webhook.id);
     return false;
   }
-  const since = await webhookHealth.failing(webhook.workspace, webhook.id, attempt.at);
-  if (since === undefined || Date.parse(attempt.at) - Date.parse(since) < deliverySettings().deactivateAfterMs) return false;
+  const { retriesMs, deactivateAfterMs } = deliverySettings();
+  // Failures further apart than the longest wait between retries (and then some) are separate outages.
+  const freshAfter = new Date(Date.parse(attempt.at) - (1.2 * Math.max(...retriesMs, 0) + 60_000)).toISOString();
+  const since = await webhookHealth.failing(webhook.workspace, webhook.id, attempt.at, freshAfter);
+  if (since === undefined || Date.parse(attempt.at) - Date.parse(since) < deactivateAfterMs) return false;
   const reason = `Every delivery failed from ${since} to ${attempt.at}; turn it on again (PUT active: true) once the endpoint answers 2xx.`;
   return webhookHealth.deactivate(webhook.workspace, webhook.id, since, reason, attempt.at);
 }

@@ -38,6 +38,7 @@ function parseMessage(body: string): Message | string {
   if (json.source !== EVENT_SOURCE || typeof type !== 'string' || !OUTBOUND.has(type)) return 'not an event of this service';
   if (typeof detail?.event_id !== 'string' || typeof detail.company_slug !== 'string' || typeof detail.occurred_at !== 'string')
     return 'the event lacks event_id, company_slug or occurred_at';
+  if (Number.isNaN(Date.parse(detail.occurred_at))) return `detail.occurred_at ${JSON.stringify(detail.occurred_at)} is not a date-time`;
   return { kind: 'event', event: { type, detail } };
 }
 

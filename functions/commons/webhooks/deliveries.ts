@@ -3,7 +3,8 @@ import type * as z from 'zod';
 import { NotFound } from '#domain/errors';
 import { readPage, type PageRequest } from '#domain/paging';
 import { decodeDelivery, deliveriesRange } from '#store/webhookItem';
-import { putNewDelivery, readDelivery, readWebhook, readWebhooks, recordAttempt } from '#store/webhooks';
+import { claimDelivery, putNewDelivery, readDelivery, recordAttempt, releaseClaim } from '#store/webhookDeliveries';
+import { readWebhook, readWebhooks } from '#store/webhooks';
 import type { WebhookPingData } from './answers';
 import { attemptNow, noteHealth, outcomeOf, sendAttempt } from './attempts';
 import type { DeliveryRecord, WebhookRecord } from './entities';
@@ -61,7 +62,18 @@ function newDelivery(webhook: WebhookRecord, type: string, eventId: string, id: 
   };
 }
 
-/** One event to every webhook of its workspace that wants it, concurrently: a slow endpoint holds up no other. */
+/** How long an automatic attempt holds its delivery: past the 10 s answer time, short of SQS's redelivery of a crashed batch. */
+const CLAIM_MS = 60_000;
+/** A retry message that finds its schedule not yet recorded waits this long and looks again (the write is moments away). */
+const RECORD_PENDING_MS = 1_000;
+const later = (ms: number) => new Date(Date.now() + ms).toISOString();
+
+/**
+ * One event to every webhook of its workspace that wants it, concurrently: a slow endpoint holds up
+ * no other. The first attempt is made at once, held by the delivery's creation (a duplicate of the
+ * event finds the delivery made and sends nothing), except to an endpoint already failing: its
+ * delivery goes to the retry lane at once, so the fresh lane serves healthy endpoints only.
+ */
 export async function deliverEvent(event: PublishedEvent, queue: WebhookQueue): Promise<Outcome[]> {
   const { detail } = event;
   const webhooks = (await readWebhooks(detail.company_slug)).filter((w) => wants(w, event));
@@ -69,20 +81,18 @@ export async function deliverEvent(event: PublishedEvent, queue: WebhookQueue): 
   const payload = { type: event.type, timestamp: detail.occurred_at, data: detail };
   return Promise.all(
     webhooks.map(async (webhook) => {
+      const failing = webhook.failing_since !== undefined;
       const fresh = newDelivery(webhook, event.type, detail.event_id, deliveryId(at, webhook.id, detail.event_id), payload);
-      const { created, delivery } = await putNewDelivery(fresh);
-      if (created || isDue(delivery)) return attemptScheduled(delivery, webhook, queue);
-      // The event came again: its delivery goes on as scheduled (the message is sent again in case it was lost).
-      if (delivery.status === 'pending' && delivery.next_attempt_at)
-        await queue.later(messageOf(delivery), waitUntil(delivery.next_attempt_at));
+      const until = later(CLAIM_MS);
+      const { created, delivery } = await putNewDelivery(failing ? fresh : { ...fresh, claimed_until: until });
+      if (!created) return claimAndAttempt(delivery, webhook, queue); // the event came again: only an abandoned attempt is taken up
+      if (!failing) return held(delivery, until, () => attemptScheduled(delivery, webhook, queue));
+      await queue.later(messageOf(delivery), 0);
       return 'skipped';
     }),
   );
 }
 
-const isDue = (d: DeliveryRecord) =>
-  d.status === 'pending' && d.next_attempt_at !== undefined && Date.parse(d.next_attempt_at) <= Date.now();
-const waitUntil = (iso: string) => Math.min(MAX_QUEUE_DELAY_MS, Math.max(0, Date.parse(iso) - Date.now()));
 const messageOf = (d: DeliveryRecord): AttemptMessage => ({
   kind: 'attempt',
   workspace: d.workspace,
@@ -91,53 +101,77 @@ const messageOf = (d: DeliveryRecord): AttemptMessage => ({
   due_at: d.next_attempt_at ?? new Date().toISOString(),
 });
 
-/** A scheduled attempt's message: attempted when due, waited on in hops of 15 minutes, dropped when superseded. */
-export async function continueDelivery(message: AttemptMessage, queue: WebhookQueue): Promise<Outcome> {
-  const delivery = await readDelivery(message.workspace, message.webhook_id, message.delivery_id);
-  if (!delivery || delivery.status !== 'pending') return 'skipped';
-  if (delivery.next_attempt_at !== undefined && message.due_at < delivery.next_attempt_at) return 'skipped';
-  if (Date.parse(message.due_at) > Date.now()) {
-    await queue.later(message, waitUntil(message.due_at));
-    return 'skipped';
+/** The automatic attempt due now, if this caller can hold it (no duplicate, no later schedule, no finished delivery got there first). */
+async function claimAndAttempt(delivery: DeliveryRecord, webhook: WebhookRecord | undefined, queue: WebhookQueue): Promise<Outcome> {
+  const due = delivery.next_attempt_at;
+  if (delivery.status !== 'pending' || due === undefined || Date.parse(due) > Date.now()) return 'skipped';
+  const until = later(CLAIM_MS);
+  if (!(await claimDelivery(delivery, due, new Date().toISOString(), until))) return 'skipped';
+  return held(delivery, until, () => attemptScheduled(delivery, webhook, queue));
+}
+
+/** Runs a held attempt; if it fails before recording, the hold is let go so that the message's next delivery takes it up. */
+async function held(delivery: DeliveryRecord, until: string, attempt: () => Promise<Outcome>): Promise<Outcome> {
+  try {
+    return await attempt();
+  } catch (error) {
+    await releaseClaim(delivery, until).catch(() => undefined);
+    throw error;
   }
-  return attemptScheduled(delivery, await readWebhook(message.workspace, message.webhook_id), queue);
 }
 
 /**
- * An automatic attempt. A failure schedules the next one (the message sent before the delivery records
- * it: a crash in between repeats an attempt, never loses one) or, after the last, dead-letters the
- * delivery and fails it. A webhook deleted or turned off meanwhile ends its pending deliveries unsent.
+ * A retry's message: attempted when due (waited on in hops of at most 15 minutes), dropped when a
+ * later schedule superseded it. One due after the recorded schedule was sent just before its
+ * schedule is recorded: it looks again shortly, unless it is long past due (its attempt crashed
+ * before recording: the redelivered message of that attempt makes a schedule of its own).
+ */
+export async function continueDelivery(message: AttemptMessage, queue: WebhookQueue): Promise<Outcome> {
+  const delivery = await readDelivery(message.workspace, message.webhook_id, message.delivery_id);
+  const recorded = delivery?.next_attempt_at;
+  if (!delivery || delivery.status !== 'pending' || recorded === undefined || message.due_at < recorded) return 'skipped';
+  const wait = Date.parse(message.due_at) - Date.now();
+  if (wait > 0) await queue.later(message, Math.min(MAX_QUEUE_DELAY_MS, wait));
+  else if (message.due_at > recorded && -wait < MAX_QUEUE_DELAY_MS) await queue.later(message, RECORD_PENDING_MS);
+  else if (message.due_at === recorded) return claimAndAttempt(delivery, await readWebhook(message.workspace, message.webhook_id), queue);
+  return 'skipped';
+}
+
+/**
+ * An automatic attempt, held by its caller. A failure schedules the next one on the retry lane (the
+ * message sent before the delivery records it: a crash in between repeats an attempt, never loses
+ * one) or, after the last, dead-letters the delivery and fails it. A webhook deleted or turned off
+ * meanwhile ends its pending deliveries unsent.
  */
 async function attemptScheduled(delivery: DeliveryRecord, webhook: WebhookRecord | undefined, queue: WebhookQueue): Promise<Outcome> {
   if (!webhook || !webhook.active) {
     const why = webhook ? 'the webhook is turned off' : 'the webhook was deleted';
-    await recordAttempt(delivery, { status: 'failed', last_error: `Not sent: ${why}.` }, ['next_attempt_at'], false);
+    await recordAttempt(delivery, { status: 'failed', last_error: `Not sent: ${why}.` }, ['next_attempt_at'], 'none');
     return 'skipped';
   }
   const attempt = await sendAttempt(delivery, webhook);
   const { set, remove } = outcomeOf(attempt);
   if (!attempt.ok) {
-    const wait = deliverySettings().retriesMs[delivery.attempts];
+    const wait = deliverySettings().retriesMs[delivery.auto_attempts ?? 0];
     if (wait !== undefined) {
       const next = { ...delivery, next_attempt_at: new Date(Date.parse(attempt.at) + wait).toISOString() };
       await queue.later(messageOf(next), Math.min(wait, MAX_QUEUE_DELAY_MS));
       set.next_attempt_at = next.next_attempt_at;
     } else {
+      // Described on the dead-letter queue before the delivery records its end: a crash in between
+      // repeats the last attempt and its dead letter, never leaves a failure no alarm saw.
       set.status = 'failed';
       remove.push('next_attempt_at');
+      const reason = `${(delivery.auto_attempts ?? 0) + 1} automatic attempts failed; the last: ${attempt.result.error ?? `HTTP ${attempt.result.status}`}`;
+      await queue.deadLetter(
+        JSON.stringify({ ...messageOf(delivery), event_type: delivery.event_type, event_id: delivery.event_id }),
+        reason,
+      );
     }
   }
-  if (set.status === 'failed') {
-    // Described on the dead-letter queue before the delivery records its end: a crash in between repeats
-    // the last attempt and its dead letter, never leaves a failure no alarm saw.
-    const reason = `${delivery.attempts + 1} attempts failed; the last: ${attempt.result.error ?? `HTTP ${attempt.result.status}`}`;
-    await queue.deadLetter(
-      JSON.stringify({ ...messageOf(delivery), event_type: delivery.event_type, event_id: delivery.event_id }),
-      reason,
-    );
-  }
-  await recordAttempt(delivery, set, remove);
+  // The endpoint's health first: once the log shows a delivery's end, what it did to the webhook is there too.
   await noteHealth(webhook, attempt);
+  await recordAttempt(delivery, set, remove, 'automatic');
   return attempt.ok ? 'delivered' : set.status === 'failed' ? 'failed' : 'retrying';
 }
 
@@ -149,9 +183,13 @@ export async function pingWebhook(ws: string, id: string) {
   const now = new Date().toISOString();
   const eventId = randomUUID();
   const data: z.infer<typeof WebhookPingData> = { webhook_id: webhook.id, company_slug: ws, event_id: eventId, occurred_at: now };
-  const { delivery } = await putNewDelivery(
-    newDelivery(webhook, PING_TYPE, eventId, deliveryId(Date.now(), webhook.id, eventId), { type: PING_TYPE, timestamp: now, data }),
-  );
+  // A ping is its one attempt, made right here: no schedule (a crash before it leaves a pending delivery no one will send).
+  const { next_attempt_at: _none, ...ping } = newDelivery(webhook, PING_TYPE, eventId, deliveryId(Date.now(), webhook.id, eventId), {
+    type: PING_TYPE,
+    timestamp: now,
+    data,
+  });
+  const { delivery } = await putNewDelivery(ping);
   const { attempt, delivery: after } = await attemptNow(delivery, webhook, true);
   return { attempt, delivery: after };
 }

@@ -19,8 +19,10 @@ export interface WebhookRecord {
   /** The secret before the last rotation, signing beside the new one until `previous_secret_expires_at`. */
   previous_secret?: string;
   previous_secret_expires_at?: string;
-  /** Since when every delivery has failed (cleared by a success): five days of it deactivate the webhook. */
+  /** Since when every attempt has failed (cleared by a success): five days of it deactivate the webhook. */
   failing_since?: string;
+  /** The last failed attempt: failures further apart than the longest retry wait are not one outage. */
+  last_failure_at?: string;
   /** Why the service deactivated it (absent while active, or when a user turned it off). */
   deactivated_reason?: string;
   created_at: string;
@@ -43,7 +45,12 @@ export interface DeliveryRecord {
   /** The body as delivered, byte for byte on every attempt (only the timestamp and signatures change). */
   payload: string;
   status: DeliveryStatus;
+  /** Every attempt, the manual ones (redeliver, ping) included. */
   attempts: number;
+  /** The automatic attempts only: the retry schedule's position (absent: none yet). */
+  auto_attempts?: number;
+  /** While an automatic attempt holds the delivery (a duplicate message finds it held and sends nothing). */
+  claimed_until?: string;
   last_status_code?: number;
   last_error?: string;
   /** The answer's first characters, for the deliveries log. */

@@ -1,10 +1,11 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 
 /**
- * Where deliveries wait for their next attempt: the deliveries queue itself (a message received after
- * a delay of at most 15 minutes; longer waits are taken in hops), and where a delivery that exhausted
- * its attempts is described (the dead-letter queue, which alarms). SQS deployed; in-process locally
- * (lib/local/webhookQueue.ts), behind this interface.
+ * Where deliveries wait for their next attempt: the retry lane, a queue apart from the one the bus
+ * rule fills, so retries and endpoints already failing never stand in the way of fresh events to
+ * healthy ones (a message received after a delay of at most 15 minutes; longer waits are taken in
+ * hops); and where a delivery that exhausted its attempts is described (the dead-letter queue, which
+ * alarms). SQS deployed; in-process locally (lib/local/webhookQueue.ts), behind this interface.
  */
 export interface AttemptMessage {
   kind: 'attempt';
@@ -21,12 +22,12 @@ export interface WebhookQueue {
   deadLetter(body: string, reason: string): Promise<void>;
 }
 
-export function sqsWebhookQueue(queueUrl: string, deadLetterUrl: string, client = new SQSClient({})): WebhookQueue {
+export function sqsWebhookQueue(retryQueueUrl: string, deadLetterUrl: string, client = new SQSClient({})): WebhookQueue {
   return {
     async later(message, delayMs) {
       await client.send(
         new SendMessageCommand({
-          QueueUrl: queueUrl,
+          QueueUrl: retryQueueUrl,
           MessageBody: JSON.stringify(message),
           DelaySeconds: Math.max(0, Math.min(900, Math.ceil(delayMs / 1000))),
         }),

@@ -33,7 +33,8 @@ function duration(setting: string, value: string): number {
   return Math.round(Number(m[1]) * UNITS[m[2]!]!);
 }
 
-const onLambda = (env: NodeJS.ProcessEnv) => env.AWS_EXECUTION_ENV?.startsWith('AWS_Lambda_') === true;
+/** Running on AWS Lambda (the runtime sets AWS_EXECUTION_ENV): no local setting is read there. */
+export const onLambda = (env: NodeJS.ProcessEnv) => env.AWS_EXECUTION_ENV?.startsWith('AWS_Lambda_') === true;
 
 /** The settings in effect; an unreadable setting throws, naming it (`npm start` checks them at start). */
 export function deliverySettings(env: NodeJS.ProcessEnv = process.env): DeliverySettings {

@@ -33,6 +33,7 @@ export function deliveryView(d: DeliveryRecord): z.infer<typeof WebhookDelivery>
     attempts: d.attempts,
     last_status_code: d.last_status_code ?? null,
     last_error: d.last_error ?? null,
+    last_response: d.last_response ?? null,
     last_attempt_at: d.last_attempt_at ?? null,
     next_attempt_at: d.status === 'pending' ? (d.next_attempt_at ?? null) : null,
     delivered_at: d.delivered_at ?? null,

@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { SQSRecord } from 'aws-lambda';
+import { EVENT_SOURCE } from '#domain/eventNames';
+import { readDelivery, recordAttempt } from '#store/webhookDeliveries';
+import { putNewWebhook, readWebhook, webhookHealth } from '#store/webhooks';
+import { consumeWebhookMessages } from '#webhooks/consumer';
+import type { AttemptMessage, WebhookQueue } from '#webhooks/queue';
+import { newSecret } from '#webhooks/signing';
+import { uniqueWorkspace } from '#support/api';
+import { startReceiver } from './receiver.ts';
+
+/**
+ * The deliverer's own rules, in process against the suite's DynamoDB Local, with the queue in the
+ * test's hands: what a duplicate message, a superseded retry, a failing endpoint and a stale run of
+ * failures do. Deliveries go to an endpoint on loopback (this process may deliver there).
+ */
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+const allowed = process.env.WEBHOOKS_ALLOW_PRIVATE_TARGETS;
+
+beforeAll(async () => {
+  process.env.WEBHOOKS_ALLOW_PRIVATE_TARGETS = 'true';
+  receiver = await startReceiver();
+});
+afterAll(async () => {
+  if (allowed === undefined) delete process.env.WEBHOOKS_ALLOW_PRIVATE_TARGETS;
+  else process.env.WEBHOOKS_ALLOW_PRIVATE_TARGETS = allowed;
+  await receiver.close();
+});
+
+/** A queue that keeps what the deliverer sends it. */
+function keptQueue() {
+  const retries: { message: AttemptMessage; delayMs: number }[] = [];
+  const deadLetters: string[] = [];
+  const queue: WebhookQueue = {
+    later: async (message, delayMs) => void retries.push({ message, delayMs }),
+    deadLetter: async (_body, reason) => void deadLetters.push(reason),
+  };
+  return { queue, retries, deadLetters };
+}
+
+async function webhookTo(path: string, extra: { failing_since?: string; last_failure_at?: string } = {}) {
+  const ws = uniqueWorkspace('engine');
+  const now = new Date().toISOString();
+  const id = `wh_${Math.random().toString(16).slice(2, 14).padEnd(24, '0')}`;
+  await putNewWebhook({
+    id,
+    workspace: ws,
+    url: receiver.url(path),
+    events: ['*'],
+    description: '',
+    active: true,
+    secret: newSecret(),
+    created_at: now,
+    updated_at: now,
+    rev: 0,
+    ...extra,
+  });
+  return { ws, id };
+}
+
+const record = (body: unknown, n = 1) => ({ messageId: `m-${n}-${Math.random()}`, body: JSON.stringify(body) }) as SQSRecord;
+const eventOf = (ws: string, eventId: string) => ({
+  version: '0',
+  id: eventId,
+  'detail-type': 'Label Created',
+  source: EVENT_SOURCE,
+  time: new Date().toISOString(),
+  detail: {
+    event_id: eventId,
+    company_slug: ws,
+    occurred_at: new Date().toISOString(),
+    actor: null,
+    data: { id: 1, slug: 'l', title: 'L', color: 'FF0000' },
+  },
+});
+
+describe('the deliverer', () => {
+  test('an event delivered twice at once (at-least-once queues do that) makes one delivery and one send', async () => {
+    const { ws, id } = await webhookTo('/twice');
+    const { queue } = keptQueue();
+    const event = eventOf(ws, 'evt-twice');
+    const [a, b] = await Promise.all([
+      consumeWebhookMessages([record(event, 1)], queue),
+      consumeWebhookMessages([record(event, 2)], queue),
+    ]);
+    expect([a.tally.delivered + b.tally.delivered, a.tally.skipped + b.tally.skipped]).toEqual([1, 1]);
+    expect(receiver.received('/twice')).toHaveLength(1);
+    const delivery = await readDelivery(ws, id, String(receiver.received('/twice')[0]!.headers['webhook-id']));
+    expect(delivery).toMatchObject({ status: 'delivered', attempts: 1, auto_attempts: 1 });
+  });
+
+  test('a retry whose message came twice is sent once; one superseded by a later schedule is dropped', async () => {
+    receiver.answer('/retry', () => 503);
+    const { ws, id } = await webhookTo('/retry');
+    const { queue, retries } = keptQueue();
+    await consumeWebhookMessages([record(eventOf(ws, 'evt-retry'))], queue);
+    expect(retries).toHaveLength(1);
+    const scheduled = retries[0]!.message;
+    const due = { ...scheduled, due_at: new Date(Date.now() - 1).toISOString() };
+    // The message is due (as SQS would hand it over once its delay passed): move the schedule to it.
+    await recordAttempt({ workspace: ws, webhook_id: id, id: scheduled.delivery_id }, { next_attempt_at: due.due_at }, [], 'none');
+    await Promise.all([consumeWebhookMessages([record(due, 1)], queue), consumeWebhookMessages([record(due, 2)], queue)]);
+    expect(receiver.received('/retry')).toHaveLength(2);
+    // The original message now names a schedule older than the one recorded.
+    const stale = { ...scheduled, due_at: new Date(Date.parse(due.due_at) - 1000).toISOString() };
+    const out = await consumeWebhookMessages([record(stale)], queue);
+    expect(out.tally).toMatchObject({ skipped: 1, delivered: 0, retrying: 0 });
+    expect(receiver.received('/retry')).toHaveLength(2);
+    expect(await readDelivery(ws, id, scheduled.delivery_id)).toMatchObject({ status: 'pending', attempts: 2, auto_attempts: 2 });
+  });
+
+  test('an endpoint already failing gets its new deliveries on the retry lane, not inline', async () => {
+    const { ws } = await webhookTo('/failing', { failing_since: new Date().toISOString(), last_failure_at: new Date().toISOString() });
+    const { queue, retries } = keptQueue();
+    const out = await consumeWebhookMessages([record(eventOf(ws, 'evt-failing'))], queue);
+    expect(out.tally).toMatchObject({ skipped: 1, delivered: 0 });
+    expect(receiver.received('/failing')).toEqual([]);
+    expect(retries).toEqual([{ message: expect.objectContaining({ kind: 'attempt' }), delayMs: 0 }]);
+  });
+
+  test('failures far apart are not one outage: a failure long after the last starts a new run instead of turning the webhook off', async () => {
+    const longAgo = new Date(Date.now() - 30 * 24 * 3600_000).toISOString();
+    const { ws, id } = await webhookTo('/blip', { failing_since: longAgo, last_failure_at: longAgo });
+    const now = new Date().toISOString();
+    const since = await webhookHealth.failing(ws, id, now, new Date(Date.now() - 12 * 3600_000).toISOString());
+    expect(since).toBe(now);
+    // Within the run, the start stays.
+    const later = new Date(Date.now() + 1000).toISOString();
+    expect(await webhookHealth.failing(ws, id, later, now)).toBe(now);
+    expect(await readWebhook(ws, id)).toMatchObject({ active: true, failing_since: now, last_failure_at: later });
+  });
+});
