@@ -1,7 +1,7 @@
 import { created, endpoint } from '#http/endpoint';
 import { idempotencyKeys } from '#http/idempotency';
 import { createWebhookInput } from '#webhooks/inputs';
-import { createWebhook } from '#webhooks/subscriptions';
+import { createWebhook } from '#webhooks/registration';
 import { createdWebhookView, webhookLocation } from '#webhooks/views';
 
 /** POST /webhooks: a new webhook, its signing secret shown this once. 201; 422 for a URL the request-forgery rules refuse. */

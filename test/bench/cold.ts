@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Metafile } from 'esbuild';
-import { authorizerHandler, inboundConsumerHandler, routes, streamProcessorHandler } from '#http/routes';
+import { authorizerHandler, inboundConsumerHandler, routes, streamProcessorHandler, webhookDelivererHandler } from '#http/routes';
 import { repoRoot } from '#lib/paths';
 import { buildBundle } from './bundle.ts';
 import { log, median } from './stats.ts';
@@ -77,6 +77,7 @@ export async function measureBundles(outDir: string, rounds: number): Promise<Co
     { name: 'authorizer', entry: join(repoRoot, authorizerHandler) },
     { name: 'stream-processor', entry: join(repoRoot, streamProcessorHandler) },
     { name: 'inbound-consumer', entry: join(repoRoot, inboundConsumerHandler) },
+    { name: 'webhook-deliverer', entry: join(repoRoot, webhookDelivererHandler) },
   ];
   const built = [];
   for (const t of all) {

@@ -1,0 +1,97 @@
+import { randomBytes } from 'node:crypto';
+import { changedSinceRead, ValidationFailed, type Precondition } from '#domain/errors';
+import { readProject } from '#store/projects';
+import { AGAIN, RETRY, withRetries } from '#store/retry';
+import { putNewWebhook, readWebhooks, rewriteWebhook } from '#store/webhooks';
+import { resolutionProblem, targetPolicy, urlProblem } from './addresses';
+import type { WebhookRecord } from './entities';
+import { MAX_WEBHOOKS_PER_WORKSPACE } from './limits';
+import { newSecret } from './signing';
+import { getWebhook } from './subscriptions';
+
+/**
+ * Registering and changing a webhook: what its URL and project must be (the request-forgery rules
+ * and the DNS they ask stay out of the routes that only read, delete or rotate).
+ */
+
+export interface WebhookFields {
+  url: string;
+  events: string[];
+  description?: string | undefined;
+  project_slug?: string | null | undefined;
+}
+
+/** The request-forgery rules, at save time: the URL's form, then every address its host resolves to now. */
+async function checkTarget(url: string): Promise<void> {
+  const policy = targetPolicy();
+  const problem = urlProblem(url, policy) ?? (await resolutionProblem(new URL(url).hostname, policy));
+  if (problem !== undefined) throw ValidationFailed.of('url', problem);
+}
+
+async function checkProject(ws: string, slug: string | null | undefined): Promise<void> {
+  if (slug && !(await readProject(ws, slug)))
+    throw ValidationFailed.of('project_slug', `"${slug}" is not a project of this workspace; name an existing project's slug`);
+}
+
+export async function createWebhook(ws: string, fields: WebhookFields): Promise<WebhookRecord> {
+  await checkTarget(fields.url);
+  await checkProject(ws, fields.project_slug);
+  if ((await readWebhooks(ws)).length >= MAX_WEBHOOKS_PER_WORKSPACE)
+    throw ValidationFailed.of('url', `cannot be added: a workspace has at most ${MAX_WEBHOOKS_PER_WORKSPACE} webhooks; delete one first`);
+  const now = new Date().toISOString();
+  const record: WebhookRecord = {
+    id: `wh_${randomBytes(12).toString('hex')}`,
+    workspace: ws,
+    url: fields.url,
+    events: fields.events,
+    description: fields.description ?? '',
+    ...(fields.project_slug ? { project_slug: fields.project_slug } : {}),
+    active: true,
+    secret: newSecret(),
+    created_at: now,
+    updated_at: now,
+    rev: 0,
+  };
+  await putNewWebhook(record);
+  return record;
+}
+
+export type WebhookPatch = Partial<WebhookFields> & { active?: boolean | undefined };
+
+/** What a patch changes of `current`: the attributes to set and those to remove (nothing when it changes nothing). */
+function changesOf(current: WebhookRecord, patch: WebhookPatch) {
+  const set: Partial<WebhookRecord> = {};
+  const remove: (keyof WebhookRecord)[] = [];
+  if (patch.url !== undefined && patch.url !== current.url) set.url = patch.url;
+  if (patch.events !== undefined && patch.events.join('\n') !== current.events.join('\n')) set.events = patch.events;
+  if (patch.description !== undefined && patch.description !== current.description) set.description = patch.description;
+  if (patch.project_slug === null && current.project_slug !== undefined) remove.push('project_slug');
+  if (patch.project_slug && patch.project_slug !== current.project_slug) set.project_slug = patch.project_slug;
+  if (patch.active !== undefined && patch.active !== current.active) {
+    set.active = patch.active;
+    // Turned on again: a fresh start, the failures that turned it off forgotten.
+    if (patch.active) remove.push(...(['deactivated_reason', 'failing_since'] as const).filter((a) => current[a] !== undefined));
+  }
+  return { set, remove };
+}
+
+/**
+ * A partial update. Only what changes is written, conditional on the revision read, so concurrent
+ * changes never lose each other's fields (a lost race reads again); with If-Match, a change in
+ * between is a 412. A patch that changes nothing writes nothing.
+ */
+export async function updateWebhook(ws: string, id: string, patch: WebhookPatch, precondition?: Precondition<WebhookRecord>) {
+  if (patch.url !== undefined) await checkTarget(patch.url);
+  if (patch.project_slug) await checkProject(ws, patch.project_slug);
+  return withRetries<WebhookRecord>(RETRY.conflicts, 'The webhook is being changed by other requests; retry shortly.', async () => {
+    const current = await getWebhook(ws, id);
+    await precondition?.(current);
+    const { set, remove } = changesOf(current, patch);
+    if (Object.keys(set).length === 0 && remove.length === 0) return current;
+    const updated = await rewriteWebhook(current, { ...set, updated_at: new Date().toISOString() }, remove);
+    if (updated) return updated;
+    if (!precondition) return AGAIN;
+    await getWebhook(ws, id);
+    throw changedSinceRead();
+  });
+}
