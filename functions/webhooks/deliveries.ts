@@ -1,6 +1,6 @@
 import { endpoint, ok } from '#http/endpoint';
 import { pageMeta, pageRequest } from '#wire/validation';
-import { listDeliveries } from '#webhooks/deliveries';
+import { listDeliveries } from '#webhooks/subscriptions';
 import { listDeliveriesInput } from '#webhooks/inputs';
 import { deliveryView } from '#webhooks/views';
 

@@ -1,8 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type * as z from 'zod';
 import { NotFound } from '#domain/errors';
-import { readPage, type PageRequest } from '#domain/paging';
-import { decodeDelivery, deliveriesRange } from '#store/webhookItem';
 import { claimDelivery, putNewDelivery, readDelivery, recordAttempt, releaseClaim } from '#store/webhookDeliveries';
 import { readWebhook, readWebhooks } from '#store/webhooks';
 import type { WebhookPingData } from './answers';
@@ -200,9 +198,4 @@ export async function redeliver(ws: string, id: string, deliveryIdGiven: string)
   const delivery = await readDelivery(ws, id, deliveryIdGiven);
   if (!delivery) throw deliveryNotFound(deliveryIdGiven);
   return (await attemptNow(delivery, webhook)).delivery;
-}
-
-export async function listDeliveries(ws: string, id: string, req: PageRequest) {
-  await getWebhook(ws, id);
-  return readPage(deliveriesRange(ws, id), ['deliveries'], req, decodeDelivery);
 }

@@ -1,6 +1,6 @@
 import { changedSinceRead, NotFound, type Precondition } from '#domain/errors';
 import { readPage, type PageRequest } from '#domain/paging';
-import { decodeWebhook, webhooksRange } from '#store/webhookItem';
+import { decodeDelivery, decodeWebhook, deliveriesRange, webhooksRange } from '#store/webhookItem';
 import { AGAIN, RETRY, withRetries } from '#store/retry';
 import { deleteWebhookItem, readWebhook, rotateWebhookSecret } from '#store/webhooks';
 import type { WebhookRecord } from './entities';
@@ -48,4 +48,10 @@ export function signingSecrets(webhook: WebhookRecord, now = Date.now()): string
 /** A page of the workspace's webhooks, in id order. */
 export function listWebhooks(ws: string, req: PageRequest) {
   return readPage(webhooksRange(ws), ['webhooks'], req, decodeWebhook);
+}
+
+/** A page of the webhook's deliveries, newest first (the delivery engine itself stays out of this read). */
+export async function listDeliveries(ws: string, id: string, req: PageRequest) {
+  await getWebhook(ws, id);
+  return readPage(deliveriesRange(ws, id), ['deliveries'], req, decodeDelivery);
 }
