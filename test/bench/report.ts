@@ -449,7 +449,7 @@ function renderFindings(r: Results, costAbove: CostRow[]): string {
       'What keeps the ratio down besides: `@middy/core` imports `node:stream/web` (for streamed ' +
       'responses, which the service never sends), eight internal modules at every cold start; the bundles replace it with a shim that ' +
       'answers `instanceof` lazily (`lib/cdk/shims/stream-web.ts`); and a function carries only what its route uses: the paging schemas only where a route pages, ' +
-      'the Idempotency-Key code (and its key store) only in the five POST functions, the attach/detach input only in those two. ' +
+      'the Idempotency-Key code (and its key store) only in the POST functions, the attach/detach input only in those two, the webhook address rules (ipaddr.js) only where a URL is saved or sent to. ' +
       'What a function still adds at init beyond the SDK is parsing and evaluating middy, zod/mini and Powertools and building its schemas. ' +
       `Tracing the DynamoDB client with Powertools Tracer would cost ` +
       `+${kib(r.cold.traced.bytes - (r.cold.rows.find((b) => b.name === 'get-project')?.bytes ?? 0))} and ${ratio(r.cold.traced.ratioToFloor)} of the floor for get-project ` +
