@@ -40,6 +40,8 @@ export function buildApp(opts: BuildAppOptions = {}): { app: App; stack: Service
   const stack = new ServiceStack(app, `ProjectLabelService-${stage.name}`, {
     stage,
     description: `Project and Label Management Service (${stage.name})`,
+    // One function, log group and alarm per route: indented, the template passes CloudFormation's 1 MB limit.
+    suppressTemplateIndentation: true,
     ...(alarmEmail ? { alarmEmail } : {}),
     ...(corsOrigins ? { corsOrigins: corsOrigins.split(',').map((o) => o.trim()) } : {}),
     ...(eventBusName ? { eventBusName } : {}),

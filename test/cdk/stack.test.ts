@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { EVENT_SOURCE, OUTBOUND_TYPES } from '#domain/eventNames';
@@ -412,6 +413,15 @@ describe('inbound events', () => {
       Threshold: 1,
     });
     expect(alarms.some((a) => a.MetricName === 'ApproximateAgeOfOldestMessage' && a.Threshold === 300)).toBe(true);
+  });
+});
+
+describe('the template', () => {
+  test("each stage's template, as written for CloudFormation, stays within its 1,000,000-byte limit", () => {
+    for (const stage of ['dev', 'prod'] as const) {
+      const bytes = statSync(synthesize({ stage, bundle: false }).templateFile).size;
+      expect(bytes, stage).toBeLessThan(1_000_000);
+    }
   });
 });
 
