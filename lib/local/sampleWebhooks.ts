@@ -1,6 +1,7 @@
 import { SAMPLE_DELIVERY, SAMPLE_DOOMED_WEBHOOK, SAMPLE_WEBHOOK } from '#http/webhookRoutes';
 import { putNewDelivery } from '#store/webhookDeliveries';
 import { putNewWebhook, readWebhook } from '#store/webhooks';
+import type { WebhookRecord } from '#webhooks/entities';
 import { newSecret } from '#webhooks/signing';
 import { FIXED_EPOCH } from './sampleFixtures.ts';
 
@@ -14,17 +15,13 @@ export async function seedSampleWebhooks(workspace: string): Promise<void> {
   const at = new Date(FIXED_EPOCH).toISOString();
   for (const id of [SAMPLE_WEBHOOK, SAMPLE_DOOMED_WEBHOOK]) {
     if (await readWebhook(workspace, id)) continue;
-    await putNewWebhook({
+    await writeWebhook({
       id,
       workspace,
       url: 'https://hooks.example.com/project-label-service',
-      events: ['*'],
       description: 'Sample webhook',
-      active: true,
-      secret: newSecret(),
       created_at: at,
       updated_at: at,
-      rev: 0,
     });
   }
   const data = { webhook_id: SAMPLE_WEBHOOK, company_slug: workspace, event_id: 'sample-ping', occurred_at: at };
@@ -38,5 +35,23 @@ export async function seedSampleWebhooks(workspace: string): Promise<void> {
     status: 'failed',
     attempts: 1,
     created_at: at,
+  });
+}
+
+/**
+ * A webhook written straight to the table with an id of the caller's (samples, fixtures, benchmarks),
+ * as the service would keep it: every event, active, a fresh secret, unless `fields` says otherwise.
+ */
+export async function writeWebhook(fields: Pick<WebhookRecord, 'id' | 'workspace' | 'url'> & Partial<WebhookRecord>): Promise<void> {
+  const now = new Date().toISOString();
+  await putNewWebhook({
+    events: ['*'],
+    description: '',
+    active: true,
+    secret: newSecret(),
+    created_at: now,
+    updated_at: now,
+    rev: 0,
+    ...fields,
   });
 }

@@ -1,9 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { putNewWebhook } from '#store/webhooks';
+import { writeWebhook } from '#local/sampleWebhooks';
 import { deliverEvent } from '#webhooks/deliveries';
 import type { WebhookQueue } from '#webhooks/queue';
-import { newSecret } from '#webhooks/signing';
 import { metered, describeCalls, type Usage } from './capacity.ts';
 import type { Workspace } from './harness.ts';
 import { fmt, log, percentile, table } from './stats.ts';
@@ -75,19 +74,7 @@ export async function measureWebhooks(opts: { apiUrl: string; w: Workspace; deli
 
     // One delivery's own cost: the deliverer, in process, on an event of a workspace with one webhook.
     const ws = `${w.ws}-cost`;
-    const now = new Date().toISOString();
-    await putNewWebhook({
-      id: 'wh_000000000000000000bench0',
-      workspace: ws,
-      url: target.url,
-      events: ['*'],
-      description: '',
-      active: true,
-      secret: newSecret(),
-      created_at: now,
-      updated_at: now,
-      rev: 0,
-    });
+    await writeWebhook({ id: 'wh_000000000000000000bench0', workspace: ws, url: target.url });
     const queue: WebhookQueue = { later: async () => undefined, deadLetter: async () => undefined };
     const metered_n = Math.max(20, Math.floor(opts.deliveries / 2));
     const allowed = process.env.WEBHOOKS_ALLOW_PRIVATE_TARGETS;

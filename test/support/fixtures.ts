@@ -4,8 +4,7 @@ import { changeLabels } from '#domain/taskLabels';
 import { createProject } from '#domain/projects';
 import { mapInFlight } from '#store/batches';
 import { putNewDelivery } from '#store/webhookDeliveries';
-import { putNewWebhook } from '#store/webhooks';
-import { newSecret } from '#webhooks/signing';
+import { writeWebhook } from '#local/sampleWebhooks';
 import { uniqueWorkspace } from './api.ts';
 import type { Fixture } from './requests.ts';
 
@@ -34,17 +33,12 @@ async function seedWebhook(ws: string): Promise<{ webhook: string; delivery: str
   const now = new Date().toISOString();
   const webhook = `wh_${randomBytes(12).toString('hex')}`;
   const delivery = `msg_${Date.now().toString(16).padStart(12, '0')}${randomBytes(10).toString('hex')}`;
-  await putNewWebhook({
+  await writeWebhook({
     id: webhook,
     workspace: ws,
     url: 'https://hooks.example.com/fixture',
     events: ['Project Deleted'],
     description: 'Fixture',
-    active: true,
-    secret: newSecret(),
-    created_at: now,
-    updated_at: now,
-    rev: 0,
   });
   const payload = JSON.stringify({ type: 'Webhook Ping', timestamp: now, data: { webhook_id: webhook, company_slug: ws } });
   await putNewDelivery({

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { SQSRecord } from 'aws-lambda';
 import { EVENT_SOURCE } from '#domain/eventNames';
 import { readDelivery, recordAttempt } from '#store/webhookDeliveries';
-import { putNewWebhook, readWebhook, webhookHealth } from '#store/webhooks';
+import { readWebhook, webhookHealth } from '#store/webhooks';
+import { writeWebhook } from '#local/sampleWebhooks';
 import { consumeWebhookMessages } from '#webhooks/consumer';
 import type { AttemptMessage, WebhookQueue } from '#webhooks/queue';
-import { newSecret } from '#webhooks/signing';
 import { uniqueWorkspace } from '#support/api';
 import { startReceiver } from './receiver.ts';
 
@@ -40,21 +40,8 @@ function keptQueue() {
 
 async function webhookTo(path: string, extra: { failing_since?: string; last_failure_at?: string } = {}) {
   const ws = uniqueWorkspace('engine');
-  const now = new Date().toISOString();
   const id = `wh_${Math.random().toString(16).slice(2, 14).padEnd(24, '0')}`;
-  await putNewWebhook({
-    id,
-    workspace: ws,
-    url: receiver.url(path),
-    events: ['*'],
-    description: '',
-    active: true,
-    secret: newSecret(),
-    created_at: now,
-    updated_at: now,
-    rev: 0,
-    ...extra,
-  });
+  await writeWebhook({ id, workspace: ws, url: receiver.url(path), ...extra });
   return { ws, id };
 }
 
