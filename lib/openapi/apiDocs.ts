@@ -5,8 +5,9 @@ import { repoRoot } from '#lib/paths';
 /**
  * What docs/api.md says of each endpoint, for the OpenAPI document, so that it is said once. An
  * endpoint's section is its heading `` `METHOD /path`: what it does `` (test/docs/links.test.ts holds
- * every route to one): the operation's description is that phrase and the paragraphs under it, before
- * its example. A tag's description is the paragraphs under the first heading that names it (`### Projects`).
+ * every route to one): the operation's summary is that phrase (an action: "list projects"), its
+ * description the paragraphs under it, before its example. A tag's description is the paragraphs
+ * under the first heading that names it (`### Projects`).
  * A route without a section, or a section or tag with nothing to say, fails the build naming it.
  */
 const API_DOC = 'docs/api.md';
@@ -59,20 +60,33 @@ const sentence = (phrase: string) => {
 export function apiDocs(markdown = readFileSync(join(repoRoot, API_DOC), 'utf8')) {
   const lines = markdown.split('\n');
   const headings = headingsOf(lines);
+  /** The section of a route (`#### \`METHOD /path\`: what it does`) and the phrase after its name. */
+  const section = (method: string, path: string) => {
+    const name = `\`${method} ${path}\``;
+    const found = headings.filter((h) => h.text === name || h.text.startsWith(`${name}:`));
+    if (found.length !== 1)
+      throw new Error(
+        found.length
+          ? `${API_DOC} has ${found.length} sections headed ${name}: keep one.`
+          : `${API_DOC} has no section for ${method} ${path}: add one to its Endpoints, headed "#### ${name}: what it does", with an example.`,
+      );
+    return { line: found[0]!.line, phrase: found[0]!.text.slice(name.length).replace(/^:/, '').trim() };
+  };
   return {
-    /** The phrase of the route's heading and the paragraphs under it. */
-    operation(method: string, path: string): string {
-      const name = `\`${method} ${path}\``;
-      const found = headings.filter((h) => h.text === name || h.text.startsWith(`${name}:`));
-      if (found.length !== 1)
+    /** What the route does, as its heading says it after its name ("list projects"), as a title: "List projects". */
+    summary(method: string, path: string): string {
+      const { phrase } = section(method, path);
+      if (!phrase)
         throw new Error(
-          found.length
-            ? `${API_DOC} has ${found.length} sections headed ${name}: keep one.`
-            : `${API_DOC} has no section for ${method} ${path}: add one to its Endpoints, headed "#### ${name}: what it does", with an example.`,
+          `${API_DOC}: the heading of ${method} ${path} says not what it does ("#### \`${method} ${path}\`: list projects").`,
         );
-      const section = found[0]!;
-      const phrase = section.text.slice(name.length).replace(/^:/, '').trim();
-      const description = [...(phrase ? [sentence(phrase)] : []), ...paragraphsAfter(lines, section.line)].join('\n\n');
+      return phrase.charAt(0).toUpperCase() + phrase.slice(1).replace(/\.$/, '');
+    },
+    /** The paragraphs under the route's heading (its phrase, when there are none). */
+    operation(method: string, path: string): string {
+      const { line, phrase } = section(method, path);
+      const paragraphs = paragraphsAfter(lines, line);
+      const description = (paragraphs.length ? paragraphs : phrase ? [sentence(phrase)] : []).join('\n\n');
       if (!description)
         throw new Error(`${API_DOC}: the section of ${method} ${path} says nothing of it (a phrase after its heading, or a paragraph).`);
       return description;

@@ -12,6 +12,7 @@ import { componentSchemaOf } from '#lib/jsonSchema';
 import { repoRoot } from '#lib/paths';
 import { Problem } from '#wire/answers';
 import { apiDocs } from './apiDocs';
+import { parametersOf, type WorkspaceFrom } from './parameters';
 import { SERVERS } from './servers';
 
 /**
@@ -83,32 +84,21 @@ function problemExamples(status: number, used: Set<ProblemCode>): Json {
 const jsonSchemaOf = (schema: z.ZodType, io: 'input' | 'output', components: Json) =>
   componentSchemaOf(schema, { io, target: 'draft-2020-12' }, components);
 
-async function inputSchemaOf(route: Route): Promise<z.ZodType> {
-  const mod = (await import(pathToFileURL(join(repoRoot, route.handler)).href)) as { handler: { inputSchema: z.ZodType } };
-  return mod.handler.inputSchema;
+interface Handler {
+  inputSchema: z.ZodType;
+  anyWorkspace: boolean;
 }
 
-/** Path and query parameters of a route from its input schema, plus `company_slug`. */
-function parametersOf(route: Route, input: Json): Json[] {
-  const params: Json[] = [];
-  for (const where of ['path', 'query'] as const) {
-    const part = input.properties?.[where] as Json | undefined;
-    for (const [name, schema] of Object.entries((part?.properties ?? {}) as Json)) {
-      params.push({ name, in: where, required: where === 'path' || (part?.required ?? []).includes(name), schema });
-    }
-  }
-  params.push({
-    name: 'company_slug',
-    in: 'query',
-    required: false,
-    description:
-      route.name === 'search'
-        ? 'The workspace; left out, every workspace the token is granted (the first 10)'
-        : 'The workspace: in the query string, or in the JSON body (`company_slug`); required in one of them',
-    schema: { type: 'string', pattern: SLUG.source },
-  });
-  return params;
+async function handlerOf(route: Route): Promise<Handler> {
+  return ((await import(pathToFileURL(join(repoRoot, route.handler)).href)) as { handler: Handler }).handler;
 }
+
+/** `company_slug` in a body: the query string's, said once (the parameter's description says where else). */
+const BODY_WORKSPACE: Json = {
+  type: 'string',
+  pattern: SLUG.source,
+  description: "The workspace's slug: here or in the query string (`company_slug`); one of them is required, both and different: 422",
+};
 
 const HEADERS: Json = {
   'X-Request-Id': { description: 'The id of the request (the `request_id` of a problem)', schema: { type: 'string' } },
@@ -126,8 +116,10 @@ export async function buildOpenApi(): Promise<Json> {
     const answer = route.answer;
     const tag = route.scope.split(':')[0]!; // what the route acts on, as its scope names it: projects, labels
     tags.add(tag);
-    const input = jsonSchemaOf(await inputSchemaOf(route), 'input', components);
+    const handler = await handlerOf(route);
+    const input = jsonSchemaOf(handler.inputSchema, 'input', components);
     const body = input.properties?.body as Json | undefined;
+    const workspace: WorkspaceFrom = handler.anyWorkspace ? 'optional' : body ? 'query or body' : 'query';
     const responses: Json = {
       [answer.status]: {
         description: answer.description,
@@ -178,18 +170,18 @@ export async function buildOpenApi(): Promise<Json> {
     paths[route.path][route.method.toLowerCase()] = {
       operationId: route.name,
       tags: [tag],
-      summary: answer.description,
+      summary: docs.summary(route.method, route.path),
       description: docs.operation(route.method, route.path),
       security: [{ bearer: [] }],
       'x-scope': route.scope,
-      parameters: [...parametersOf(route, input), ...headerParams],
+      parameters: [...parametersOf(input, workspace), ...headerParams],
       ...(body
         ? {
             requestBody: {
               // Required only when the body has a required member: attach, toggle and updates are sent without one.
               required: ((body.required as string[] | undefined) ?? []).length > 0 && route.method !== 'DELETE',
               content: {
-                'application/json': { schema: { ...body, properties: { ...body.properties, company_slug: { type: 'string' } } } },
+                'application/json': { schema: { ...body, properties: { ...body.properties, company_slug: BODY_WORKSPACE } } },
               },
             },
           }

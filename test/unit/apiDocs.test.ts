@@ -41,8 +41,9 @@ describe('what docs/api.md says of each endpoint', () => {
   ].join('\n');
   const docs = apiDocs(page);
 
-  test("an operation's description is its heading's phrase and the paragraphs before its example, relative links as their text", () => {
-    expect(docs.operation('GET', '/things')).toBe('List them.\n\nPaginated like the rest.\n\n- one\n- two');
+  test("an operation's summary is its heading's phrase, its description the paragraphs before its example (or the phrase), relative links as their text", () => {
+    expect(docs.summary('GET', '/things')).toBe('List them');
+    expect(docs.operation('GET', '/things')).toBe('Paginated like the rest.\n\n- one\n- two');
     expect(docs.operation('GET', '/things/{id}')).toBe('One thing.');
     expect(docs.tag('things')).toBe('Every thing of a workspace, see Errors and [RFC 9457](https://www.rfc-editor.org/rfc/rfc9457).');
   });
@@ -51,12 +52,22 @@ describe('what docs/api.md says of each endpoint', () => {
     expect(() => docs.operation('DELETE', '/things/{id}')).toThrow(/no section for DELETE \/things\/\{id\}/);
     expect(() => docs.operation('GET', '/thing')).toThrow(/no section for GET \/thing:/);
     expect(() => docs.operation('PUT', '/things/{id}')).toThrow(/PUT \/things\/\{id\} says nothing/);
+    expect(() => docs.summary('PUT', '/things/{id}')).toThrow(/heading of PUT \/things\/\{id\} says not what it does/);
     expect(() => docs.tag('empty')).toThrow(/tag empty/);
     expect(() => docs.tag('nowhere')).toThrow(/no heading "nowhere"/);
   });
 
-  test('docs/api.md describes every route of the table', () => {
+  test('docs/api.md describes every route of the table, its summary an action (a verb first), never what it answers', () => {
     const real = apiDocs();
-    for (const route of routes) expect(() => real.operation(route.method, route.path), `${route.method} ${route.path}`).not.toThrow();
+    const VERBS =
+      /^(List|Get|Find|Create|Register|Update|Change|Rename|Delete|Remove|Duplicate|Search|Attach|Detach|Toggle|Rotate|Ping|Send|Redeliver) /;
+    for (const route of routes) {
+      const name = `${route.method} ${route.path}`;
+      expect(() => real.operation(route.method, route.path), name).not.toThrow();
+      const summary = real.summary(route.method, route.path);
+      expect(summary, name).toMatch(VERBS);
+      expect(summary, name).not.toBe(route.answer.description);
+      expect(summary.length, name).toBeLessThanOrEqual(50);
+    }
   });
 });

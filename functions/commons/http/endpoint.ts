@@ -18,6 +18,7 @@ import { locationFor } from './location';
 import { noteProblem, noteWorkspace, observe } from './observe';
 import { principalOf, requireScope, requireWorkspace, type Principal } from './principal';
 import { problemOf, problemResponse } from './problem';
+import { queryOf } from './query';
 import { parseInput, workspaceSlug } from '#wire/validation';
 
 const MAX_BODY_BYTES = 64 * 1024;
@@ -133,7 +134,8 @@ export interface EndpointSpec<S extends z.ZodMiniType> {
 
 /**
  * A Lambda handler for one route: the shared middleware stack around one endpoint function.
- * The route's input schema rides along as `inputSchema`, so tests can generate inputs from it.
+ * The route's input schema rides along as `inputSchema`, so tests can generate inputs from it, and the
+ * OpenAPI document says whether the route needs `company_slug` (`anyWorkspace`).
  */
 export function endpoint<S extends z.ZodMiniType>(spec: EndpointSpec<S>) {
   // No early-timeout race: it arms a timer on every invocation, and an answer cut short by it would
@@ -161,7 +163,10 @@ export function endpoint<S extends z.ZodMiniType>(spec: EndpointSpec<S>) {
       if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
         throw ValidationFailed.of('body', "is not a JSON object; send the request's fields as members of one object", body);
       }
-      const query = event.queryStringParameters ?? {};
+      // Repeated keys taken whole (lists) or refused (http/query.ts); what follows, the Idempotency-Key's
+      // fingerprint included, reads the query as the route does.
+      const query = queryOf(event);
+      event.queryStringParameters = Object.keys(query).length ? query : null;
       // One rule for every route: from the query, or the body; both and different is a 422.
       const bodyWorkspace = (body as Record<string, unknown> | undefined)?.company_slug;
       const named = !spec.anyWorkspace || query.company_slug !== undefined || bodyWorkspace !== undefined;
@@ -189,7 +194,11 @@ export function endpoint<S extends z.ZodMiniType>(spec: EndpointSpec<S>) {
         event,
       );
     });
-  return Object.assign(handler, { inputSchema: spec.input, takesIdempotencyKeys: spec.idempotency !== undefined });
+  return Object.assign(handler, {
+    inputSchema: spec.input,
+    takesIdempotencyKeys: spec.idempotency !== undefined,
+    anyWorkspace: spec.anyWorkspace === true,
+  });
 }
 
 /** An answer whose Location, given from the API's root, is put behind the base of the URL called. */

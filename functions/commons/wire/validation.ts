@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { ValidationFailed, type Refusal } from '#domain/errors';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '#domain/limits';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_DEPTH, MAX_PAGE_SIZE } from '#domain/limits';
 import { SLUG } from '#domain/slugs';
 import { charCount, cleanText, isBlank, textProblem } from '#domain/text';
 import { quoted } from '#domain/quoted';
@@ -100,12 +100,9 @@ export const slugParam = slugOf('a slug');
 export const projectSlugParam = slugOf("the project's slug");
 
 const TASK_RULE = '1 to 128 letters, digits, ".", "_", ":" or "-", starting with a letter or digit';
-export const taskUuid = z
-  .string(required(`a task id of ${TASK_RULE}`))
-  .check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, `is not a task id; use ${TASK_RULE}`));
-
-/** Deepest a page number may reach (page x per_page): further, cursors are the way (they cost one page each). */
-const MAX_PAGE_DEPTH = 10_000;
+/** A task id as the rest of the product makes them. */
+export const TASK_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+export const taskUuid = z.string(required(`a task id of ${TASK_RULE}`)).check(z.regex(TASK_ID, `is not a task id; use ${TASK_RULE}`));
 
 const positiveInt = (max: number) =>
   z.optional(
