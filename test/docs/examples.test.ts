@@ -32,15 +32,19 @@ async function walk(steps: Step[]): Promise<Ran[]> {
   }
 }
 
+/** Every way the page and what the reader gets differ, all at once (a page is fixed in one go). */
 function expectAnswers(ran: Ran[]): void {
+  const differences: string[] = [];
+  const differs = (step: Ran['step'], what: string, output: string) => differences.push(`${step.at}: ${what}\n  got: ${output}`);
   for (const { step, got, output } of ran) {
-    for (const script of scriptsNamed(step.command)) expect(scripts, `${step.at}: npm run ${script}`).toContain(script);
-    if (!step.background) expect(got, `${step.at}: ${step.command}\n${output}`).toBe(step.expect);
-    expect(
-      inOrder(output, step.pieces),
-      `${step.at}: ${step.command}\nexpected, in order: ${step.pieces.join(' … ')}\ngot: ${output}`,
-    ).toBe(true);
+    for (const script of scriptsNamed(step.command)) if (!scripts.includes(script)) differs(step, `no script npm run ${script}`, '');
+    if (!step.background && got !== step.expect) differs(step, `${step.command}\n  answers ${step.expect}, not ${got}`, output);
+    // Shown without a `…` at its start or end: the answer starts or ends there, nothing left out unsaid.
+    if (step.whole?.start && !output.startsWith(step.pieces[0]!)) differs(step, `the answer starts ${step.pieces[0]}`, output);
+    if (step.whole?.end && !output.endsWith(step.pieces.at(-1)!)) differs(step, `the answer ends ${step.pieces.at(-1)} (or add …)`, output);
+    if (!inOrder(output, step.pieces)) differs(step, `${step.command}\n  expected, in order: ${step.pieces.join(' … ')}`, output);
   }
+  expect(differences.join('\n')).toBe('');
 }
 
 describe('the documentation’s examples, pasted in order into a fresh npm start', () => {

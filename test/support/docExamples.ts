@@ -12,9 +12,12 @@ import { repoRoot } from '#lib/paths';
  *   # → 200 {"data":[{"slug":"website-redesign"…
  *
  * `→` then the status, then pieces of the body separated by `…`, each of which must appear in the
- * answer in that order. `# prints: A … B` after a command that runs until stopped (one the reader
- * starts in a second terminal) means its output shows A then B by the end of the walk. A command
- * with no `# →` must exit 0; every `curl` must say what it answers.
+ * answer in that order; a `…` stands for everything left out, so an answer shown without one at its
+ * start or end starts or ends as shown. Every curl prints its status as the reader sees it, on a
+ * last line `→ <status>` (`-w '\n→ %{http_code}\n'`). `# prints: A … B` after a command that runs
+ * until stopped (one the reader starts in a second terminal) means its output shows A then B by the
+ * end of the walk; `# later prints: C` further down says what it shows after that (C after B). A
+ * command with no `# →` must exit 0; every `curl` must say what it answers.
  */
 export interface Step {
   /** The command as a reader pastes it (continuation lines joined). */
@@ -23,6 +26,8 @@ export interface Step {
   expect: number;
   /** Pieces of the answer's body (curl) or of the output (`prints`), in order. */
   pieces: string[];
+  /** The answer is shown from its start, or to its end (no `…` there): its first or last piece is its start or end. */
+  whole?: { start: boolean; end: boolean };
   /** A command that keeps running (the reader starts it in a second terminal). */
   background: boolean;
   /** Where it is written, for messages: `README.md:63`. */
@@ -30,8 +35,8 @@ export interface Step {
 }
 
 /** The ```sh blocks of the section under `heading` (up to the next heading of the same or a higher level). */
-export function sectionSteps(file: string, heading: string): Step[] {
-  const lines = readFileSync(join(repoRoot, file), 'utf8').split('\n');
+export function sectionSteps(file: string, heading: string, page = readFileSync(join(repoRoot, file), 'utf8')): Step[] {
+  const lines = page.split('\n');
   const start = lines.findIndex((l) => l.replace(/^#+\s*/, '') === heading && l.startsWith('#'));
   if (start === -1) throw new Error(`${file} has no heading "${heading}"`);
   const level = /^#+/.exec(lines[start]!)![0].length;
@@ -55,6 +60,13 @@ export function sectionSteps(file: string, heading: string): Step[] {
       }
       continue;
     }
+    const later = /^# later prints:\s*(.*)$/.exec(trimmed);
+    if (later) {
+      const follower = steps.findLast((s) => s.background);
+      if (!follower) throw new Error(`${file}:${i + 1}: "# later prints:" with no command running in the background before it`);
+      follower.pieces.push(...pieces(later[1]!));
+      continue;
+    }
     const expectation = /^# (→|prints:)\s*(.*)$/.exec(trimmed);
     if (expectation) {
       const last = steps.at(-1);
@@ -67,6 +79,8 @@ export function sectionSteps(file: string, heading: string): Step[] {
         if (!m) throw new Error(`${file}:${i + 1}: "# →" is followed by a status (or "exit n")`);
         last.expect = Number(m[2]);
         last.pieces = pieces(m[3]!);
+        const shown = m[3]!.trim();
+        last.whole = { start: shown !== '' && !shown.startsWith('…'), end: shown !== '' && !shown.endsWith('…') };
         (last as Step & { stated?: boolean }).stated = true;
       }
       continue;
@@ -75,11 +89,18 @@ export function sectionSteps(file: string, heading: string): Step[] {
     if (trimmed.endsWith('\\')) pending = { text: line, line: i + 1 };
     else steps.push(commandStep(line, `${file}:${i + 1}`));
   }
-  for (const s of steps)
-    if (/^curl\b/.test(s.command.trim()) && !(s as Step & { stated?: boolean }).stated)
+  for (const s of steps) {
+    if (!/^curl\b/.test(s.command.trim())) continue;
+    if (!(s as Step & { stated?: boolean }).stated)
       throw new Error(`${s.at}: a curl example says what it answers on the line after it (# → <status> …)`);
+    if (!s.command.includes(STATUS_LINE))
+      throw new Error(`${s.at}: a curl example shows the reader its status: curl -s ${STATUS_LINE} ...`);
+  }
   return steps;
 }
+
+/** What every curl of the documentation adds, so that its reader sees the status: a last line `→ 200`. */
+const STATUS_LINE = "-w '\\n→ %{http_code}\\n'";
 
 function commandStep(command: string, at: string): Step {
   return { command, expect: 0, pieces: [], background: false, at };
@@ -116,7 +137,8 @@ export interface Ran {
 export async function runSteps(steps: Step[], env: Record<string, string>, beforeEnd: () => Promise<void>): Promise<Ran[]> {
   const dir = mkdtempSync(join(tmpdir(), 'pls-doc-'));
   try {
-    const script = ['set -m', `curl() { command curl -sS -w '\\n@@status %{http_code}\\n' "$@"; }`];
+    // curl as the reader runs it, errors shown (-S); the status is the one its own -w prints.
+    const script = ['set -m', 'curl() { command curl -S "$@"; }'];
     steps.forEach((s, i) => {
       if (s.background) {
         script.push(`( ${s.command} ) > "${dir}/bg-${i}.out" 2>&1 &`, `echo $! > "${dir}/bg-${i}.pid"`);
@@ -149,11 +171,9 @@ export async function runSteps(steps: Step[], env: Record<string, string>, befor
       }
       const text = byStep.get(i) ?? '';
       const exit = Number(/@@exit (\d+)/.exec(text)?.[1] ?? -1);
-      const status = /@@status (\d{3})/.exec(text);
-      const body = text
-        .replace(/\n?@@status \d{3}\n/, '')
-        .replace(/\n@@exit \d+\n?$/, '')
-        .trim();
+      const printed = text.replace(/\n@@exit \d+\n?$/, '');
+      const status = /\n?→ (\d{3})\n?$/.exec(printed);
+      const body = (status ? printed.slice(0, status.index) : printed).trim();
       ran.push({ step, got: status && /^\s*curl\b/.test(step.command) ? Number(status[1]) : exit, output: body });
     }
     return ran;
