@@ -17,16 +17,16 @@ import { log } from '#bench/stats';
 import { routeProcessOutput } from '#local/logRouter';
 import { cliArguments } from '#lib/cli';
 
-cliArguments(
-  `usage: npm run bench -- [--quick] [--skip-100k] [--report-only]   (measures, writes BENCHMARKS.md and .bench/)
+const { values } = await cliArguments({
+  usage: `usage: npm run bench -- [--quick] [--skip-100k] [--report-only]   (measures, writes BENCHMARKS.md and .bench/)
   --quick         fewer rounds and shorter load tests (a smoke run; do not commit its BENCHMARKS.md)
   --skip-100k     leave out the delete of a label with 100,000 links (the longest scenario by far)
   --report-only   render BENCHMARKS.md again from .bench/latest.json, measuring nothing`,
-  ['--quick', '--skip-100k', '--report-only'],
-);
-const quick = process.argv.includes('--quick');
-const skip100k = quick || process.argv.includes('--skip-100k');
-if (process.argv.includes('--report-only')) {
+  options: { quick: 'boolean', 'skip-100k': 'boolean', 'report-only': 'boolean' },
+});
+const quick = values.quick === true;
+const skip100k = quick || values['skip-100k'] === true;
+if (values['report-only']) {
   const { renderReport } = await import('#bench/report');
   const latest = JSON.parse(readFileSync(join(repoRoot, '.bench', 'latest.json'), 'utf8'));
   writeFileSync(join(repoRoot, 'BENCHMARKS.md'), renderReport(latest));

@@ -6,7 +6,9 @@ import { cliArguments, exitPlainlyOnError } from '#lib/cli';
 import { isLocalDatabase } from '#local/database';
 import { useLocalStack } from '#local/stackDiscovery';
 
-cliArguments('usage: npm run check:table   (reads the whole table and reports every violation of the data model; exit 1 on any)', []);
+await cliArguments({
+  usage: 'usage: npm run check:table   (reads the whole table and reports every violation of the data model; exit 1 on any)',
+});
 exitPlainlyOnError();
 if (isLocalDatabase()) await useLocalStack();
 const { checkTable } = await import('#checker/invariants');

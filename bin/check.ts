@@ -3,8 +3,10 @@
  * each one's output shown only when it fails. `npm test` runs it before the tests.
  */
 import { spawn } from 'node:child_process';
+import { cliArguments } from '#lib/cli';
 
 const CHECKS = ['typecheck', 'lint', 'check:format', 'check:deps', 'check:unused'];
+await cliArguments({ usage: `usage: npm run check   (the static checks side by side: ${CHECKS.join(', ')})` });
 
 function run(script: string): Promise<{ script: string; ok: boolean; seconds: number; output: string }> {
   const started = performance.now();

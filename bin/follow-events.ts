@@ -6,16 +6,17 @@
 import { cliArguments } from '#lib/cli';
 import { existsSync, openSync, readSync, statSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
-import { dataDir, runningStack } from '#local/stackDiscovery';
+import { dataDir, findStack } from '#local/stackDiscovery';
 
-cliArguments('usage: npm run events:follow [-- --all]   (prints outbound events as they are published; --all: those already there first)', [
-  '--all',
-]);
+const { values } = await cliArguments({
+  usage: 'usage: npm run events:follow [-- --all]   (prints outbound events as they are published; --all: those already there first)',
+  options: { all: 'boolean' },
+});
 // The events of the stack npm start runs (found through the file it writes: an in-memory run keeps
 // them in the temporary folder), unless EVENTS_FILE says where.
-const stack = process.env.EVENTS_FILE ? undefined : runningStack();
+const stack = process.env.EVENTS_FILE ? undefined : findStack();
 const file = process.env.EVENTS_FILE || stack?.eventsFile || join(dataDir, 'events.jsonl');
-const all = process.argv.includes('--all');
+const all = values.all === true;
 let offset = !all && existsSync(file) ? statSync(file).size : 0;
 let pending = '';
 

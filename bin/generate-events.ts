@@ -11,7 +11,9 @@ import { cliArguments } from '#lib/cli';
 import { repoRoot } from '#lib/paths';
 import { sampleEvents } from '#local/samples';
 
-cliArguments('usage: npm run events   (writes events/<function>.json, the sample event of every function, from lib/local/samples.ts)');
+await cliArguments({
+  usage: 'usage: npm run events   (writes events/<function>.json, the sample event of every function, from lib/local/samples.ts)',
+});
 
 const dir = join(repoRoot, 'events');
 mkdirSync(dir, { recursive: true });

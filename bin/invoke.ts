@@ -1,44 +1,41 @@
 /**
- * npm run invoke -- <function> [event file] [--seed] [--token <token>] [--workspace <slug>]
+ * npm run invoke -- <function> [event file] [--seed] [--token <token>] [--workspace <slug>] [--verbose]
  *
  * Runs one function's handler in this process with a sample event, like `sam local invoke`, and
  * prints what it returns. <function> is a route name from functions/commons/http/routes.ts,
  * `authorizer`, `stream-processor`, `inbound-consumer` or `webhook-deliverer`; the event defaults to events/<function>.json.
- * Locally a sample never touches your data: it runs in a sandbox table of its own on the DynamoDB
- * Local `npm start` runs, made for the run (with what the samples act on and a token for
- * {{TOKEN}}) and deleted after it; the stream processor's events and the inbound consumer's dead
- * letters go to files of the run's own (named in the output), not to .data/.
+ * Locally a sample never touches your stack: it runs in a sandbox table of its own on the DynamoDB
+ * Local `npm start` runs, made for the run (with what the samples act on and a token for {{TOKEN}}),
+ * and everything the run writes (log and metrics lines, the stream processor's events, the inbound
+ * consumer's dead letters) goes to a temporary folder of its own; the table and the folder go with the
+ * run, however it ends (lib/local/invokeRun.ts). Only the function's answer is printed, on stdout.
  *   --token      the token to put in place of {{TOKEN}} (also: env TOKEN)
  *   --workspace  the workspace the event names (default acme-corp)
  *   --seed       accepted for compatibility: the sandbox is always seeded
+ *   --verbose    on stderr too: the stack used, the sandbox, the log lines, the time, the events written
  * Against a deployed table (TABLE_NAME and AWS credentials set) there is no sandbox: --workspace
  * must name the workspace the sample may change, and --seed creates its fixtures there.
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { CreateTableCommand, DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
 import { routes } from '#http/routes';
 import { cliArguments, cliError, exitPlainlyOnError } from '#lib/cli';
-import { createTableInput, isLocalDatabase } from '#local/database';
-import { dataDir, useLocalStack } from '#local/stackDiscovery';
-import { routeProcessOutput } from '#local/logRouter';
+import { isLocalDatabase } from '#local/database';
+import { startInvokeRun } from '#local/invokeRun';
+import { useLocalStack } from '#local/stackDiscovery';
 import { repoRoot } from '#lib/paths';
 
-const USAGE = 'usage: npm run invoke -- <function> [event file] [--token <token>] [--workspace <slug>]';
-cliArguments(USAGE, ['--seed', '--token', '--workspace']);
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: { seed: { type: 'boolean' }, token: { type: 'string' }, workspace: { type: 'string' } },
+const { positionals, values } = await cliArguments({
+  usage: `usage: npm run invoke -- <function> [event file] [--token <token>] [--workspace <slug>] [--seed] [--verbose]
+  --token      the token to put in place of {{TOKEN}} (also: env TOKEN)
+  --workspace  the workspace the event names (default acme-corp)
+  --verbose    show the stack used, the sandbox, the log lines, the time and the events written (stderr)`,
+  options: { seed: 'boolean', token: 'string', workspace: 'string', verbose: 'boolean' },
+  args: { min: 1, max: 2, what: 'a function name and, optionally, an event file' },
 });
-const [name, eventFile] = positionals;
-if (!name) {
-  console.error(USAGE);
-  process.exit(2);
-}
+const [name, eventFile] = positionals as [string, string | undefined];
+const verbose = values.verbose === true;
 const FUNCTIONS = [...routes.map((r) => r.name), 'authorizer', 'stream-processor', 'inbound-consumer', 'webhook-deliverer'];
 if (!FUNCTIONS.includes(name)) cliError(`No function named "${name}"; the known ones are: ${FUNCTIONS.join(', ')}.`);
 const file = eventFile ?? join(repoRoot, 'events', `${name}.json`);
@@ -51,46 +48,25 @@ try {
 }
 
 const local = isLocalDatabase();
-/** Locally, the table the sample runs in: made now, deleted when the run ends. */
-let sandbox: { table: string; client: DynamoDBClient; files: string } | undefined;
-// An error nothing below catches is one sentence, and the sandbox goes with the run.
-exitPlainlyOnError(removeSandbox);
-if (local) {
-  const endpoint = await useLocalStack();
-  const table = `invoke-sandbox-${randomBytes(4).toString('hex')}`;
-  const client = new DynamoDBClient({ endpoint });
-  // No stream: nothing reads it, and DynamoDB Local keeps a stream's records a day in the database the
-  // user's own stack reads (each of its stream reads costs time in proportion to all of them).
-  await client.send(new CreateTableCommand({ ...createTableInput(table), StreamSpecification: undefined }));
-  process.env.TABLE_NAME = table;
-  sandbox = { table, client, files: join(tmpdir(), table) };
-  // However the run ends (Ctrl-C too), the sandbox goes with it.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void removeSandbox().finally(() => process.exit(130)));
-  console.error(`Running ${name} in a sandbox table ${table} made for this run (deleted after it): your data is not touched.`);
-} else if (!values.workspace) {
+if (!local && !values.workspace)
   cliError(
     'Against a deployed table, name the workspace the sample may change with --workspace (samples create, change and delete what they act on).',
   );
+// An error nothing below catches is one sentence, and the sandbox goes with the run.
+let end = async (code: number): Promise<void> => process.exit(code);
+exitPlainlyOnError(() => end(1));
+const run = await startInvokeRun({ endpoint: local ? await useLocalStack({ quiet: !verbose }) : undefined, verbose });
+end = run.end;
+if (run.table) tell(`Running ${name} in a sandbox table ${run.table} made for this run (deleted after it): your data is not touched.`);
+
+/** What the run did besides its answer: on stderr with --verbose only. */
+function tell(line: string): void {
+  if (verbose) console.error(line);
 }
 
-/** Deletes the sandbox table, if this run made one. */
-async function removeSandbox(): Promise<void> {
-  if (sandbox) await sandbox.client.send(new DeleteTableCommand({ TableName: sandbox.table })).catch(() => undefined);
-}
+/** Ends the run: the sandbox table goes, then the process exits (and the run's folder with it). */
+const finish = run.end;
 
-/** Ends the run: the sandbox table goes, then the process exits. */
-async function finish(code: number): Promise<never> {
-  await removeSandbox();
-  process.exit(code);
-}
-
-// As `sam local invoke` does: the function's log lines on stderr (readably), its answer alone on stdout;
-// every log and metrics line also kept, as under `npm start`.
-routeProcessOutput({
-  logFile: process.env.LOG_FILE || join(dataDir, 'logs.jsonl'),
-  metricsFile: process.env.METRICS_FILE || join(dataDir, 'metrics.jsonl'),
-  echo: 'stderr',
-});
 // Imported only now: the shared DocumentClient reads its endpoint from the environment at load.
 const { authorizerHandler, inboundConsumerHandler, streamProcessorHandler, webhookDelivererHandler } = await import('#http/routes');
 const { lambdaContext, loadHandler } = await import('#local/lambdaEvents');
@@ -111,13 +87,13 @@ const workspace = values.workspace ?? samples.SAMPLE_WORKSPACE;
 let token = values.token ?? process.env.TOKEN;
 
 try {
-  if (sandbox || values.seed) {
+  if (run.table || values.seed) {
     const seeded = await seedFixtures(repoRoot, workspace);
     token ??= seeded.token;
   }
 } catch (error) {
-  console.error(`Seeding the fixtures failed: ${(error as Error).message}`);
-  await finish(1);
+  // Said in one sentence, the sandbox removed (exitPlainlyOnError above); nothing when Ctrl-C stopped the run.
+  throw new Error(`Seeding the fixtures failed: ${(error as Error).message}`);
 }
 if (isAuthorizer && !token)
   console.error(`No token given: the authorizer will refuse ${samples.TOKEN_PLACEHOLDER}. Use --seed, --token or TOKEN.`);
@@ -126,14 +102,12 @@ if (name === samples.STREAM_EVENT) {
   // The Lambda handler's code with the local bus in place of EventBridge.
   const { processStreamBatch } = await import('#events/processor');
   const { fileBus } = await import('#local/eventFile');
-  const eventsFile = sandbox ? `${sandbox.files}-events.jsonl` : process.env.EVENTS_FILE || join(dataDir, 'events.jsonl');
   const started = process.hrtime.bigint();
   // In the workspace the run names, as every other sample (against a deployed table, the only one it may change).
   const batch = samples.prepareEvent(sample as DynamoDBStreamEvent, { workspace });
-  const outcome = await processStreamBatch(batch.Records, fileBus(eventsFile));
-  console.error(
-    `${name} handled the batch in ${(Number(process.hrtime.bigint() - started) / 1e6).toFixed(1)} ms; events in ${eventsFile}:`,
-  );
+  const outcome = await processStreamBatch(batch.Records, fileBus(run.file('events.jsonl')));
+  tell(`${name} handled the batch in ${(Number(process.hrtime.bigint() - started) / 1e6).toFixed(1)} ms`);
+  run.show('events.jsonl', 'events published');
   console.log(JSON.stringify(outcome, null, 2));
   await finish(0);
 }
@@ -142,9 +116,7 @@ if (name === samples.INBOUND_EVENT) {
   const { consumeInbound } = await import('#events/inbound');
   const { appendFile, mkdir } = await import('node:fs/promises');
   const { dirname } = await import('node:path');
-  const deadLetterFile = sandbox
-    ? `${sandbox.files}-dead-letters.jsonl`
-    : process.env.INBOUND_DLQ_FILE || join(dataDir, 'events.inbound-dead-letters.jsonl');
+  const deadLetterFile = run.file('dead-letters.jsonl');
   const event = samples.prepareEvent(sample as SQSEvent, { workspace });
   const outcome = await consumeInbound(event.Records, {
     put: async (body, reason) => {
@@ -152,7 +124,8 @@ if (name === samples.INBOUND_EVENT) {
       await appendFile(deadLetterFile, `${JSON.stringify({ reason, at: new Date().toISOString(), body })}\n`);
     },
   });
-  console.error(`${name} handled ${event.Records.length} messages; malformed ones in ${deadLetterFile}:`);
+  tell(`${name} handled ${event.Records.length} messages`);
+  run.show('dead-letters.jsonl', 'dead-lettered');
   console.log(JSON.stringify(outcome, null, 2));
   await finish(outcome.batchItemFailures.length ? 1 : 0);
 }
@@ -161,10 +134,10 @@ if (name === samples.WEBHOOK_EVENT) {
   const { consumeWebhookMessages } = await import('#webhooks/consumer');
   const event = samples.prepareEvent(sample as SQSEvent, { workspace });
   const outcome = await consumeWebhookMessages(event.Records, {
-    later: async (message, delayMs) => console.error(`would retry ${message.delivery_id} in ${Math.round(delayMs / 1000)} s`),
-    deadLetter: async (_body, reason) => console.error(`would dead-letter: ${reason}`),
+    later: async (message, delayMs) => tell(`would retry ${message.delivery_id} in ${Math.round(delayMs / 1000)} s`),
+    deadLetter: async (_body, reason) => tell(`would dead-letter: ${reason}`),
   });
-  console.error(`${name} handled ${event.Records.length} messages:`);
+  tell(`${name} handled ${event.Records.length} messages`);
   console.log(JSON.stringify(outcome, null, 2));
   await finish(outcome.batchItemFailures.length ? 1 : 0);
 }
@@ -175,7 +148,7 @@ const started = process.hrtime.bigint();
 try {
   const result = await handler(event, lambdaContext(name));
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  console.error(`${name} answered in ${ms.toFixed(1)} ms:`);
+  tell(`${name} answered in ${ms.toFixed(1)} ms`);
   console.log(JSON.stringify(result, null, 2));
   await finish(0);
 } catch (error) {

@@ -5,8 +5,11 @@
 import '#lib/sdkNotice';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { cliArguments } from '#lib/cli';
 import { repoRoot } from '#lib/paths';
-import { buildOpenApi, OPENAPI_FILE } from '#lib/openapi/document';
 
+await cliArguments({ usage: 'usage: npm run openapi   (writes openapi.json again from the route table and its schemas)' });
+// Loaded only now: --help and a mistake load nothing of the document.
+const { buildOpenApi, OPENAPI_FILE } = await import('#lib/openapi/document');
 writeFileSync(join(repoRoot, OPENAPI_FILE), `${JSON.stringify(await buildOpenApi(), null, 2)}\n`);
 console.log(`${OPENAPI_FILE} written`);

@@ -8,11 +8,14 @@ import { cliArguments, exitPlainlyOnError } from '#lib/cli';
 import { isLocalDatabase } from '#local/database';
 import { useLocalStack } from '#local/stackDiscovery';
 
-cliArguments('usage: npm run rekey [-- --dry-run]   (brings keys built from user text up to the current folding)', ['--dry-run']);
+const { values } = await cliArguments({
+  usage: 'usage: npm run rekey [-- --dry-run]   (brings keys built from user text up to the current folding)',
+  options: { 'dry-run': 'boolean' },
+});
 exitPlainlyOnError();
 if (isLocalDatabase()) await useLocalStack();
 const { rekeyTable } = await import('#checker/rekey');
-const dryRun = process.argv.includes('--dry-run');
+const dryRun = values['dry-run'] === true;
 const { projects, labels, conflicts } = await rekeyTable({ dryRun });
 console.log(`${dryRun ? 'would rekey' : 'rekeyed'} ${projects} projects and ${labels} labels`);
 for (const c of conflicts) console.log(`CONFLICT ${c}`);

@@ -9,12 +9,13 @@ import { cliArguments, exitPlainlyOnError } from '#lib/cli';
 import { isLocalDatabase } from '#local/database';
 import { useLocalStack } from '#local/stackDiscovery';
 
-cliArguments('usage: npm run repair [-- --dry-run]   (re-drives every deletion cascade, sets every derived counter to a recount)', [
-  '--dry-run',
-]);
+const { values } = await cliArguments({
+  usage: 'usage: npm run repair [-- --dry-run]   (re-drives every deletion cascade, sets every derived counter to a recount)',
+  options: { 'dry-run': 'boolean' },
+});
 exitPlainlyOnError();
 if (isLocalDatabase()) await useLocalStack();
-const dryRun = process.argv.includes('--dry-run');
+const dryRun = values['dry-run'] === true;
 const { repairTable } = await import('#checker/repair');
 const report = await repairTable({ dryRun });
 for (const line of report.countersFixed) console.log(`${dryRun ? 'WOULD FIX' : 'FIXED'} ${line}`);

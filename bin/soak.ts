@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalApi } from '#support/local-api';
 
-cliArguments('usage: npm run soak   (SOAK_OPERATIONS, default 20000; SOAK_CONCURRENCY, default 32; SOAK_SEED)', []);
+await cliArguments({ usage: 'usage: npm run soak   (SOAK_OPERATIONS, default 20000; SOAK_CONCURRENCY, default 32; SOAK_SEED)' });
 const operations = Number(process.env.SOAK_OPERATIONS ?? 20_000);
 const concurrency = Number(process.env.SOAK_CONCURRENCY ?? 32);
 const seed = Number(process.env.SOAK_SEED ?? Date.now() % 1_000_000);

@@ -19,6 +19,7 @@ import { routeProcessOutput } from '#local/logRouter';
 import type { StreamRunner } from '#local/streams';
 import { localCursorKey } from '#local/secrets';
 import { cliArguments, cliError } from '#lib/cli';
+import { refuseBadSettings } from '#lib/settings/check';
 import { dynamodbPort, ensureTable, startDynamoDbLocal, useLocalDatabase, type EmbeddedDatabase } from '#local/database';
 import { dataDir, portAnswers, recordRunningStack, runningStack } from '#local/stackDiscovery';
 
@@ -27,10 +28,10 @@ const USAGE = `usage: npm start [-- --in-memory | --embedded]
   --in-memory   a throwaway DynamoDB Local (nothing kept)
   --embedded    DynamoDB Local even when TABLE_NAME is set
 Environment: PORT (default 3000), DYNAMODB_PORT (default 8000), DATA_DIR, TABLE_NAME.`;
-cliArguments(USAGE, ['--in-memory', '--embedded']);
-const args = new Set(process.argv.slice(2));
-const inMemory = args.has('--in-memory');
-const embedded = args.has('--embedded') || inMemory || !process.env.TABLE_NAME;
+const { values: flags } = await cliArguments({ usage: USAGE, options: { 'in-memory': 'boolean', embedded: 'boolean' } });
+refuseBadSettings(); // every setting of docs/local.md, checked before anything starts (lib/settings/table.ts)
+const inMemory = flags['in-memory'] === true;
+const embedded = flags.embedded === true || inMemory || !process.env.TABLE_NAME;
 const port = Number(process.env.PORT ?? 3000);
 // The webhook settings (WEBHOOKS_RETRY_SCHEDULE, WEBHOOKS_TIMEOUT, WEBHOOKS_DEACTIVATE_AFTER) are read at each delivery: check them now.
 try {

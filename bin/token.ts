@@ -8,10 +8,9 @@
  * table when TABLE_NAME and AWS credentials are set; then REST_API_ID and STAGE_NAME (stack outputs)
  * name the API whose API keys and usage plans hold each token's rate limit.
  */
-import { parseArgs } from 'node:util';
-import { exitPlainlyOnError } from '#lib/cli';
+import { cliArguments, exitPlainlyOnError, usageError } from '#lib/cli';
 import { isLocalDatabase } from '#local/database';
-import { useLocalStack } from '#local/stackDiscovery';
+import { localTarget, useLocalStack } from '#local/stackDiscovery';
 
 /** The command's usage, with the scopes and default limits it offers. */
 function usageOf(scopes: readonly string[], limit: { rate: number; burst: number }): string {
@@ -23,19 +22,41 @@ function usageOf(scopes: readonly string[], limit: { rate: number; burst: number
   npm run token -- sync-keys   (deployed: gives every active token made before rate limits its API key)`;
 }
 
-if (process.argv.includes('--help') || process.argv.includes('-h')) {
-  // Nothing is read or written: the modules only give the usage its scopes and limits.
-  const { SCOPES } = await import('#domain/scopes');
-  const { DEFAULT_RATE_LIMIT } = await import('#domain/tokens');
-  console.log(usageOf(SCOPES, DEFAULT_RATE_LIMIT));
-  process.exit(0);
-}
+/** The commands, and whether each takes a token id. */
+const COMMANDS = { create: false, list: false, limits: true, revoke: true, 'sync-keys': false } as const;
+
+const { positionals, values } = await cliArguments({
+  // Built only when shown: the modules give it its scopes and limits, and nothing is read or written.
+  usage: async () => usageOf((await import('#domain/scopes')).SCOPES, (await import('#domain/tokens')).DEFAULT_RATE_LIMIT),
+  options: {
+    workspace: 'string',
+    name: 'string',
+    username: 'string',
+    scopes: 'string',
+    'expires-in': 'string',
+    rate: 'string',
+    burst: 'string',
+    json: 'boolean',
+  },
+  args: { min: 1, max: 2, what: 'a command (create, list, limits, revoke or sync-keys) and, for limits and revoke, a token id' },
+});
 // An AWS error (no credentials, no such table) or a database gone mid-command: its message, no stack trace.
 exitPlainlyOnError();
 const local = isLocalDatabase();
-if (local) await useLocalStack();
-const { checkLimits, createToken, DEFAULT_RATE_LIMIT, isActiveToken, listTokens, MAX_TOKEN_LIFETIME_MS, revokeToken, setTokenLimits } =
-  await import('#domain/tokens');
+// The database is named before the modules that reach it load; whether it answers is asked once the
+// arguments are checked, so that a mistake is said before anything else.
+const target = local ? localTarget() : undefined;
+const {
+  checkLimits,
+  checkNewToken,
+  createToken,
+  DEFAULT_RATE_LIMIT,
+  isActiveToken,
+  listTokens,
+  MAX_TOKEN_LIFETIME_MS,
+  revokeToken,
+  setTokenLimits,
+} = await import('#domain/tokens');
 const { ValidationFailed } = await import('#domain/errors');
 const { SCOPES, isScope } = await import('#domain/scopes');
 const { addTokenKey, deployedApi, placeTokenKey, removeTokenKey } = await import('#lib/aws/usagePlans');
@@ -43,8 +64,7 @@ const { addTokenKey, deployedApi, placeTokenKey, removeTokenKey } = await import
 const usage = usageOf(SCOPES, DEFAULT_RATE_LIMIT);
 
 function fail(message: string): never {
-  console.error(`${message}\n${usage}`);
-  process.exit(2);
+  usageError(message, usage);
 }
 
 /** `30d`, `12h` or `90m`: a positive whole number of days, hours or minutes, at most ten years. */
@@ -71,13 +91,6 @@ function number(option: string, text: string | undefined): number | undefined {
   return Number(text);
 }
 
-function limitsOption(required: boolean) {
-  const rate = number('rate', values.rate);
-  const burst = number('burst', values.burst);
-  if (required && (rate === undefined || burst === undefined)) fail('limits needs --rate and --burst');
-  return { rate: rate ?? DEFAULT_RATE_LIMIT.rate, burst: burst ?? DEFAULT_RATE_LIMIT.burst };
-}
-
 function describeErrors(error: InstanceType<typeof ValidationFailed>): string {
   return error.errors.map((e) => `--${e.field === 'workspaces' ? 'workspace' : e.field}: ${e.message}`).join('\n');
 }
@@ -93,56 +106,46 @@ function api() {
   return found;
 }
 
-let parsed: ReturnType<typeof parse>;
-function parse() {
-  return parseArgs({
-    allowPositionals: true,
-    strict: true,
-    options: {
-      workspace: { type: 'string' },
-      name: { type: 'string' },
-      username: { type: 'string' },
-      scopes: { type: 'string' },
-      'expires-in': { type: 'string' },
-      rate: { type: 'string' },
-      burst: { type: 'string' },
-      json: { type: 'boolean' },
-    },
-  });
-}
+// Every mistake in the arguments is said here, before the database is asked anything.
+const [command, arg] = positionals as [string, string | undefined];
+if (!Object.hasOwn(COMMANDS, command)) fail(`unknown command ${command}`);
+if (COMMANDS[command as keyof typeof COMMANDS] && !arg) fail(`${command} needs a token id`);
+if (!COMMANDS[command as keyof typeof COMMANDS] && arg) fail(`${command} takes no token id, not "${arg}"`);
+if (command === 'create' && (values.workspace === undefined || values.name === undefined || values.username === undefined))
+  fail('create needs --workspace, --name and --username');
+if (command === 'list' && !values.workspace) fail('list needs --workspace');
+// Given but empty is a mistake (an unset variable), never "all scopes".
+const scopes = values.scopes === undefined ? [...SCOPES] : list('scopes', values.scopes);
+const unknownScopes = scopes.filter((s) => !isScope(s));
+if (unknownScopes.length) fail(`unknown scopes: ${unknownScopes.join(', ')} (known: ${SCOPES.join(', ')})`);
+const workspaces = values.workspace === undefined ? [] : list('workspace', values.workspace);
+const expiresIn = values['expires-in'] === undefined ? undefined : parseDuration(values['expires-in']);
+const rate = number('rate', values.rate);
+const burst = number('burst', values.burst);
+if (command === 'limits' && (rate === undefined || burst === undefined)) fail('limits needs --rate and --burst');
+const limits = { rate: rate ?? DEFAULT_RATE_LIMIT.rate, burst: burst ?? DEFAULT_RATE_LIMIT.burst };
+const newToken = {
+  workspaces,
+  owner: { name: values.name ?? '', username: values.username ?? '' },
+  scopes: scopes.filter(isScope),
+  limits,
+  ...(expiresIn ? { expiresAt: new Date(Date.now() + expiresIn) } : {}),
+};
 try {
-  parsed = parse();
+  if (command === 'limits') checkLimits(limits);
+  if (command === 'create') checkNewToken(newToken);
 } catch (error) {
-  fail((error as Error).message);
+  if (error instanceof ValidationFailed) fail(describeErrors(error));
+  throw error;
 }
-const { positionals, values } = parsed;
-const [command, arg] = positionals;
+const deployed = command === 'list' ? undefined : api();
+if (command === 'sync-keys' && !deployed)
+  fail('sync-keys is for a deployed stage (TABLE_NAME, REST_API_ID, STAGE_NAME); locally tokens need no keys');
+if (target) await useLocalStack({}, target);
 
 switch (command) {
   case 'create': {
-    if (values.workspace === undefined || values.name === undefined || values.username === undefined)
-      fail('create needs --workspace, --name and --username');
-    // Given but empty is a mistake (an unset variable), never "all scopes".
-    const scopes = values.scopes === undefined ? [...SCOPES] : list('scopes', values.scopes);
-    const unknown = scopes.filter((s) => !isScope(s));
-    if (unknown.length) fail(`unknown scopes: ${unknown.join(', ')} (known: ${SCOPES.join(', ')})`);
-    const expiresIn = values['expires-in'] === undefined ? undefined : parseDuration(values['expires-in']);
-    const limits = limitsOption(false);
-    const deployed = api();
-    let created;
-    try {
-      created = await createToken({
-        workspaces: list('workspace', values.workspace),
-        owner: { name: values.name, username: values.username },
-        scopes: scopes.filter(isScope),
-        limits,
-        ...(expiresIn ? { expiresAt: new Date(Date.now() + expiresIn) } : {}),
-      });
-    } catch (error) {
-      if (error instanceof ValidationFailed) fail(describeErrors(error));
-      throw error;
-    }
-    const { token, record } = created;
+    const { token, record } = await createToken(newToken);
     if (deployed) {
       try {
         await addTokenKey(deployed, record.id, limits);
@@ -164,7 +167,6 @@ switch (command) {
     break;
   }
   case 'list': {
-    if (!values.workspace) fail('list needs --workspace');
     const tokens = await listTokens(values.workspace);
     if (values.json) console.log(JSON.stringify(tokens));
     else
@@ -178,10 +180,8 @@ switch (command) {
     break;
   }
   case 'revoke': {
-    if (!arg) fail('revoke needs a token id');
-    const deployed = api();
-    if (!(await revokeToken(arg))) fail(`no token ${arg}`);
-    if (deployed) await removeTokenKey(deployed, arg);
+    if (!(await revokeToken(arg!))) fail(`no token ${arg}`);
+    if (deployed) await removeTokenKey(deployed, arg!);
     console.log(
       deployed
         ? `Token ${arg} revoked; its API key is deleted, so API Gateway refuses it at once (even while the authorizer's answer for it is cached, up to 300 s).`
@@ -190,19 +190,10 @@ switch (command) {
     break;
   }
   case 'limits': {
-    if (!arg) fail('limits needs a token id');
-    const limits = limitsOption(true);
-    const deployed = api();
-    if (!(await isActiveToken(arg))) fail(`no active token ${arg}`);
-    try {
-      // Bounds first (nothing moves for limits that would be refused), then the key, then the record.
-      checkLimits(limits);
-      if (deployed) await placeTokenKey(deployed, arg, limits);
-      if (!(await setTokenLimits(arg, limits))) fail(`no active token ${arg}`);
-    } catch (error) {
-      if (error instanceof ValidationFailed) fail(describeErrors(error));
-      throw error;
-    }
+    if (!(await isActiveToken(arg!))) fail(`no active token ${arg}`);
+    // Bounds were checked first (nothing moves for limits that would be refused), then the key, then the record.
+    if (deployed) await placeTokenKey(deployed, arg!, limits);
+    if (!(await setTokenLimits(arg!, limits))) fail(`no active token ${arg}`);
     console.log(
       `Token ${arg}: ${limits.rate} requests/s, burst ${limits.burst}` +
         (deployed
@@ -212,19 +203,15 @@ switch (command) {
     break;
   }
   case 'sync-keys': {
-    const deployed = api();
-    if (!deployed) fail('sync-keys is for a deployed stage (TABLE_NAME, REST_API_ID, STAGE_NAME); locally tokens need no keys');
     const outcomes = { created: 0, moved: 0, unchanged: 0 };
     for (const t of await listTokens()) {
       if (t.revoked || (t.expires_at && Date.parse(t.expires_at) <= Date.now())) continue;
       // A key in the right plan is left alone: no token loses its key while this runs.
-      outcomes[await placeTokenKey(deployed, t.id, t.rate_limit ?? DEFAULT_RATE_LIMIT)]++;
+      outcomes[await placeTokenKey(deployed!, t.id, t.rate_limit ?? DEFAULT_RATE_LIMIT)]++;
     }
     console.log(
       `API keys of active tokens: ${outcomes.created} created, ${outcomes.moved} moved to their plan, ${outcomes.unchanged} in place.`,
     );
     break;
   }
-  default:
-    fail(command ? `unknown command ${command}` : 'no command');
 }

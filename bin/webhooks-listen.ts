@@ -7,27 +7,18 @@
  */
 import { createServer } from 'node:http';
 import { Webhook } from 'standardwebhooks';
-import { cliArguments, cliError } from '#lib/cli';
+import { cliArguments, cliError, usageError } from '#lib/cli';
 
 const USAGE = `usage: npm run webhooks:listen -- --secret <whsec_...> [--port <port>]
   --secret   the webhook's secret (from POST /webhooks or rotate-secret); or set WEBHOOK_SECRET
   --port     where to listen on 127.0.0.1 (default 4000; 0 picks a free port)
 Prints each verified delivery: its time, type, webhook-id and data; refuses a bad signature with 401.`;
-cliArguments(USAGE, ['--secret', '--port']);
+const { values } = await cliArguments({ usage: USAGE, options: { secret: 'string', port: 'string' } });
 
-function option(name: string): string | undefined {
-  const args = process.argv.slice(2);
-  const at = args.indexOf(name);
-  if (at === -1) return undefined;
-  const value = args[at + 1];
-  if (value === undefined || value.startsWith('--')) cliError(`${name} needs a value.\n${USAGE}`);
-  return value;
-}
-
-const secret = option('--secret') ?? process.env.WEBHOOK_SECRET;
-if (!secret) cliError(`Give the webhook's secret: --secret whsec_... (or WEBHOOK_SECRET).\n${USAGE}`);
-const port = Number(option('--port') ?? 4000);
-if (!Number.isInteger(port) || port < 0 || port > 65535) cliError(`--port must be a port number (0-65535), not ${option('--port')}.`);
+const secret = values.secret ?? process.env.WEBHOOK_SECRET;
+if (!secret) usageError("Give the webhook's secret: --secret whsec_... (or WEBHOOK_SECRET).", USAGE);
+const port = Number(values.port ?? 4000);
+if (!/^\d{1,5}$/.test(values.port ?? '4000') || port > 65535) cliError(`--port must be a port number (0-65535), not ${values.port}.`);
 let verifier: Webhook;
 try {
   verifier = new Webhook(secret);

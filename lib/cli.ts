@@ -1,21 +1,76 @@
+import { parseArgs } from 'node:util';
+
 /**
- * What every command-line tool of the project does with its arguments and its mistakes: `--help`
- * prints the usage and exits 0; an option it does not know, or a mistake, is one sentence on stderr
- * and a non-zero exit, never a stack trace.
+ * What every command-line tool of the project (bin/) does with its arguments and its mistakes, in one
+ * place: `--help` (or `-h`) prints the usage and exits 0 having done nothing else; an option it does
+ * not know, an option without its value, or a wrong number of arguments is one sentence and the usage
+ * on stderr and exit 2, before the tool prints or does anything; any later mistake is one sentence,
+ * never a stack trace.
  */
 
-/** Prints `usage` and exits 0 when asked for help; refuses options other than `options` (exit 2). */
-export function cliArguments(usage: string, options: readonly string[] = []): void {
+/** A tool's options, by name (without the dashes): those that take a value, and flags. */
+type Options = Record<string, 'string' | 'boolean'>;
+
+type Values<O extends Options> = { [K in keyof O]?: O[K] extends 'boolean' ? boolean : string };
+
+interface CliSpec<O extends Options> {
+  /** Printed for --help and after a usage mistake; a function when it needs modules loaded only then. */
+  usage: string | (() => Promise<string>);
+  options?: O;
+  /** The arguments it takes besides options (none unless given), and what they are, for the sentence. */
+  args?: { min: number; max: number; what: string };
+}
+
+/** The tool's options and arguments, or (for --help or a mistake) the process ends here. */
+export async function cliArguments<const O extends Options = Record<never, never>>(
+  spec: CliSpec<O>,
+): Promise<{ values: Values<O>; positionals: string[] }> {
   const args = process.argv.slice(2);
-  if (args.includes('--help') || args.includes('-h')) {
-    console.log(usage);
+  const beforeTerminator = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;
+  const usage = async () => (typeof spec.usage === 'string' ? spec.usage : spec.usage());
+  if (beforeTerminator.includes('--help') || beforeTerminator.includes('-h')) {
+    console.log(await usage());
     process.exit(0);
   }
-  const unknown = args.filter((a) => a.startsWith('-') && !options.includes(a));
-  if (unknown.length) {
-    console.error(`Unknown option ${unknown.join(' ')}.\n${usage}`);
-    process.exit(2);
+  const options = (spec.options ?? {}) as Options;
+  const { tokens } = parseArgs({
+    args,
+    options: Object.fromEntries(Object.entries(options).map(([name, type]) => [name, { type }])),
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  const values: Record<string, string | boolean> = {};
+  const positionals: string[] = [];
+  const mistake = (sentence: string) => usage().then((text) => usageError(sentence, text));
+  for (const token of tokens) {
+    if (token.kind === 'positional') positionals.push(token.value);
+    if (token.kind !== 'option') continue;
+    const type = Object.hasOwn(options, token.name) ? options[token.name] : undefined;
+    if (type === undefined) {
+      await mistake(
+        `Unknown option ${token.rawName}: ${Object.keys(options).length ? 'use only the options the usage below names' : 'this command takes no options'}.`,
+      );
+    } else if (type === 'boolean') {
+      if (token.value !== undefined) await mistake(`${token.rawName} takes no value: give it alone.`);
+      values[token.name] = true;
+    } else if (token.value === undefined || (!token.inlineValue && token.value.startsWith('--'))) {
+      await mistake(`${token.rawName} needs a value: give it as ${token.rawName} <value>.`);
+    } else values[token.name] = token.value!;
   }
+  const { min, max, what } = spec.args ?? { min: 0, max: 0, what: 'no arguments' };
+  if (positionals.length > max) {
+    const extra = positionals.slice(max).map((p) => `"${p}"`);
+    await mistake(`Unexpected argument${extra.length > 1 ? 's' : ''} ${extra.join(' ')}: this command takes ${what}.`);
+  }
+  if (positionals.length < min) await mistake(`Missing argument: this command takes ${what}.`);
+  return { values: values as Values<O>, positionals };
+}
+
+/** A mistake in how the tool was called: one sentence, then the usage, on stderr; exit 2. */
+export function usageError(sentence: string, usage: string): never {
+  console.error(`${sentence}\n${usage}`);
+  process.exit(2);
 }
 
 /** One sentence on stderr saying what is wrong and what to do, and exit 1. */

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, Stack, Tags, Validations, type CfnResource } from 'aws-cdk-lib';
 import { repoRoot } from '#lib/paths';
+import { origins, Refusal } from '#lib/settings/rules';
 import cdkNag from 'cdk-nag';
 import { ServiceStack } from './service-stack.ts';
 import { stageConfig } from './stage.ts';
@@ -43,7 +44,7 @@ export function buildApp(opts: BuildAppOptions = {}): { app: App; stack: Service
     // One function, log group and alarm per route: indented, the template passes CloudFormation's 1 MB limit.
     suppressTemplateIndentation: true,
     ...(alarmEmail ? { alarmEmail } : {}),
-    ...(corsOrigins ? { corsOrigins: corsOrigins.split(',').map((o) => o.trim()) } : {}),
+    ...(corsOrigins ? { corsOrigins: corsOriginsOf(corsOrigins) } : {}),
     ...(eventBusName ? { eventBusName } : {}),
   });
   Tags.of(app).add('service', 'project-label-service');
@@ -53,6 +54,22 @@ export function buildApp(opts: BuildAppOptions = {}): { app: App; stack: Service
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true, writeSuppressionsToCloudFormation: true }));
   }
   return { app, stack };
+}
+
+/**
+ * `-c corsOrigins`, the one value a deployer gives that a function reads (CORS_ORIGINS), checked here with
+ * the local stack's rule (lib/settings/rules.ts): a wrong origin fails the synth, not every request.
+ */
+function corsOriginsOf(value: string): string[] {
+  const list = origins.read(
+    value
+      .split(',')
+      .map((o) => o.trim())
+      .join(','),
+  );
+  if (list instanceof Refusal)
+    throw new Error(`-c corsOrigins=${JSON.stringify(value)}${list.why ? ` (${list.why})` : ''}: use ${origins.accepts}.`);
+  return list;
 }
 
 /** The cdk-nag findings this service accepts, each with its reason. Anything else fails synthesis. */

@@ -14,15 +14,16 @@ import {
   type CreateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { dirname, join } from 'node:path';
+import { settingValue } from '#lib/settings/check';
 import { TABLE } from '#store/table';
 
 const require = createRequire(import.meta.url);
 
 const DEFAULT_DYNAMODB_PORT = 8000;
 
-/** The DynamoDB Local port `npm start` is told to use (DYNAMODB_PORT, default 8000). */
+/** The DynamoDB Local port `npm start` is told to use (DYNAMODB_PORT, default 8000; a wrong one is refused in a sentence). */
 export function dynamodbPort(): number {
-  return Number(process.env.DYNAMODB_PORT ?? DEFAULT_DYNAMODB_PORT);
+  return settingValue('DYNAMODB_PORT') ?? DEFAULT_DYNAMODB_PORT;
 }
 
 /**

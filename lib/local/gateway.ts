@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import { isUtf8 } from 'node:buffer';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import type { ProblemCode } from '#wire/problems';
+import { settingValue } from '#lib/settings/check';
 import { BEARER_HEADER } from '#domain/tokens';
 import { CORS_PREFLIGHT } from '#http/cors';
 import { NO_STORE_HEADERS } from '#http/headers';
@@ -12,6 +13,7 @@ import { problemResponse } from '#http/problem';
 import { matchPath } from '#http/route';
 import { authorizerHandler, routes, type Route } from '#http/routes';
 import { docsAnswer } from './docs';
+import { localLog, type LocalLog } from './localLog';
 import { loadHandler, lambdaContext, methodArn, proxyEvent, type AuthorizerHandler, type ProxyHandler } from './lambdaEvents.ts';
 import { RateLimiter } from './rateLimits';
 
@@ -24,7 +26,13 @@ import { RateLimiter } from './rateLimits';
 const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
 
 export interface GatewayOptions {
-  log?: (line: string) => void;
+  log?: LocalLog;
+}
+
+/** How far a request got: a function answered it (it logs its own line), or a function failed to. */
+interface Reached {
+  function: boolean;
+  failure?: { message: string; error: unknown };
 }
 
 export async function loadHandlers(root: string) {
@@ -64,7 +72,7 @@ function gatewayProblem(code: ProblemCode, detail: string, requestId: string, he
 }
 
 /** Seconds API Gateway caches an authorizer's policy per token (the stack's authorizerCacheTtl). */
-const AUTHORIZER_CACHE_SECONDS = Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS ?? 300);
+const AUTHORIZER_CACHE_SECONDS = settingValue('AUTHORIZER_CACHE_TTL_SECONDS') ?? 300;
 
 /** The preflight answer of API Gateway's CORS mock integration, for any path a route serves. */
 function preflight(): APIGatewayProxyResult {
@@ -98,7 +106,7 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
 }
 
 export function createGateway(loaded: Awaited<ReturnType<typeof loadHandlers>>, opts: GatewayOptions): Server {
-  const log = opts.log ?? ((line: string) => console.log(line));
+  const log = opts.log ?? localLog;
   const authorize = cachedAuthorizer(loaded.authorizer);
   const rateLimiter = new RateLimiter();
   const server = createServer(async (req, res) => {
@@ -107,18 +115,19 @@ export function createGateway(loaded: Awaited<ReturnType<typeof loadHandlers>>, 
     const url = new URL(req.url ?? '/', 'http://localhost');
     const requestId = randomUUID();
     let result: APIGatewayProxyResult;
-    const reached = { function: false };
+    const reached: Reached = { function: false };
     try {
       result = await dispatch(loaded, authorize, rateLimiter, method, url, req, requestId, reached);
     } catch (error) {
-      console.error(error);
+      reached.failure = { message: 'function failed to answer', error };
       result = gatewayProblem('bad_gateway', 'The function failed to answer.', requestId);
     }
     send(res, result, requestId);
     // A function's answer has its own log line (observe.ts); the gateway logs what it answered itself.
-    if (reached.function) return;
-    const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    log(`${method} ${url.pathname} ${result.statusCode} ${ms.toFixed(1)}ms (gateway)`);
+    const latency_ms = Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10;
+    const fields = { source: 'gateway', api_request_id: requestId, method, path: url.pathname, status: result.statusCode, latency_ms };
+    if (reached.failure) log('error', reached.failure.message, { ...fields, error: reached.failure.error });
+    else if (!reached.function) log('info', 'gateway answer', fields);
   });
   server.on('clientError', answerClientError);
   return server;
@@ -148,7 +157,7 @@ async function dispatch(
   url: URL,
   req: IncomingMessage,
   requestId: string,
-  reached: { function: boolean },
+  reached: Reached,
 ): Promise<APIGatewayProxyResult> {
   let match: { route: Route; params: Record<string, string> } | undefined;
   for (const route of routes) {
@@ -178,7 +187,7 @@ async function dispatch(
     policy = await authorize({ type: 'TOKEN', authorizationToken: authorization, methodArn: methodArn(method, url.pathname) });
   } catch (error) {
     if ((error as Error).message === 'Unauthorized') return unauthorized();
-    console.error(error);
+    reached.failure = { message: 'authorizer failed to answer', error };
     return gatewayProblem('authorizer_error', 'The authorizer failed.', requestId);
   }
   const allowed = policy.policyDocument.Statement.some((s) => 'Effect' in s && s.Effect === 'Allow');

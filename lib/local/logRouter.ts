@@ -1,11 +1,12 @@
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { readableLogLine } from './logLines';
 
 /**
  * What Lambda and CloudWatch do with a function's output, for `npm start`: the functions write the
  * JSON lines they write on Lambda (Powertools Logger on stdout and stderr, embedded-metric lines on
  * stdout); this keeps each log line as written in `logFile`, each metrics line in `metricsFile`, and
- * shows the log lines on the console readably. Anything else the process prints passes through.
+ * shows the log lines on the console readably (logLines.ts: the spelling of both). Anything else the process prints passes through.
  */
 export interface LogRouting {
   logFile: string;
@@ -13,37 +14,6 @@ export interface LogRouting {
   /** Show log lines on the console (readably), on the stream they were written to or all on stderr
    * (for a tool whose stdout is its answer); off, only the files get them. */
   echo: boolean | 'stderr';
-}
-
-/** Keys every Powertools line carries that a reader of the console does not need repeated. */
-const QUIET_KEYS = new Set(['level', 'message', 'timestamp', 'service', 'sampling_rate', 'xray_trace_id', 'error']);
-
-const COLORS: Record<string, string> = { DEBUG: '\x1b[90m', INFO: '\x1b[36m', WARN: '\x1b[33m', ERROR: '\x1b[31m', CRITICAL: '\x1b[31m' };
-
-/** One log line as a person reads it: time, level, message, the request's fields, an error's cause chain. */
-export function readableLogLine(entry: Record<string, unknown>, color = false): string {
-  const level = String(entry.level ?? 'INFO');
-  const time = typeof entry.timestamp === 'string' ? entry.timestamp.slice(11, 23) : '';
-  const fields = Object.entries(entry)
-    .filter(([k, v]) => !QUIET_KEYS.has(k) && v !== undefined)
-    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
-    .join(' ');
-  const tag = color ? `${COLORS[level] ?? ''}${level.padEnd(5)}\x1b[0m` : level.padEnd(5);
-  let line = `${time} ${tag} ${String(entry.message ?? '')}${fields ? `  ${fields}` : ''}`;
-  let error = entry.error as Record<string, unknown> | string | undefined;
-  let indent = '    ';
-  while (error) {
-    if (typeof error === 'string') {
-      line += `\n${indent}${error}`;
-      break;
-    }
-    line += `\n${indent}${String(error.name ?? 'Error')}: ${String(error.message ?? '')}`;
-    if (typeof error.stack === 'string') line += `\n${indent}${error.stack.split('\n').slice(1, 4).join(`\n${indent}`)}`;
-    error = error.cause as Record<string, unknown> | undefined;
-    indent += '  ';
-    if (error) line += `\n${indent}caused by:`;
-  }
-  return line;
 }
 
 function parse(line: string): Record<string, unknown> | undefined {

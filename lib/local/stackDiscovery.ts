@@ -28,15 +28,50 @@ export interface RunningStack {
 
 const STACK_FILE = 'local-stack.json';
 
-/** The local stack `npm start` runs on this data directory (DATA_DIR), if one does (its process alive). */
-export function runningStack(dir = dataDir): RunningStack | undefined {
+/** What the stack file of a data directory says, and whether the process it names still runs. */
+function stackFile(dir: string): { stack: RunningStack; alive: boolean; file: string } | undefined {
+  const file = join(dir, STACK_FILE);
+  let stack: RunningStack;
   try {
-    const stack = JSON.parse(readFileSync(join(dir, STACK_FILE), 'utf8')) as RunningStack;
-    process.kill(stack.pid, 0); // throws when no such process
-    return stack;
+    stack = JSON.parse(readFileSync(file, 'utf8')) as RunningStack;
+    if (!Number.isInteger(stack.pid) || stack.pid <= 0) return undefined;
   } catch {
     return undefined;
   }
+  try {
+    process.kill(stack.pid, 0); // throws ESRCH when no such process
+    return { stack, alive: true, file };
+  } catch (error) {
+    // EPERM: a process of another user has that pid; it runs.
+    return { stack, alive: (error as NodeJS.ErrnoException).code === 'EPERM', file };
+  }
+}
+
+/**
+ * The local stack `npm start` runs on this data directory (DATA_DIR), if one does (its process alive).
+ * A file left by a stack that died without removing it (kill -9) counts as none: npm start replaces it.
+ */
+export function runningStack(dir = dataDir): RunningStack | undefined {
+  const found = stackFile(dir);
+  return found?.alive ? found.stack : undefined;
+}
+
+/**
+ * For the command-line tools: the stack `npm start` runs, or undefined when none has written its file.
+ * When the file names a process that is gone, the tool stops with a sentence naming the file, the
+ * stack's ports and what to do, rather than looking for a stack on the default ports.
+ */
+export function findStack(dir = dataDir): RunningStack | undefined {
+  const found = stackFile(dir);
+  if (!found || found.alive) return found?.stack;
+  const { stack, file } = found;
+  const apiPort = new URL(stack.apiUrl).port;
+  const settings = [apiPort !== '3000' ? `PORT=${apiPort}` : '', stack.dynamodbPort !== 8000 ? `DYNAMODB_PORT=${stack.dynamodbPort}` : '']
+    .filter(Boolean)
+    .join(' ');
+  cliError(
+    `The local stack recorded in ${file} (pid ${stack.pid}, API on port ${apiPort}, DynamoDB Local on port ${stack.dynamodbPort}) is no longer running: it stopped without cleaning up. Start it again with ${settings ? `${settings} ` : ''}npm start (it replaces the file).`,
+  );
 }
 
 /** Records the running stack for the CLIs (npm start, once it answers); removed when it stops. */
@@ -63,19 +98,37 @@ export function portAnswers(port: number): Promise<boolean> {
   });
 }
 
+/** Where the local database is: DYNAMODB_PORT, else the stack `npm start` runs, else the default port. */
+interface LocalTarget {
+  port: number;
+  given: boolean;
+  stack: RunningStack | undefined;
+  endpoint: string;
+}
+
+/**
+ * Points the AWS SDK at the local database (as useLocalStack does) without asking it anything yet: for
+ * a tool that must load the service's modules to check its arguments before it says which stack it uses.
+ */
+export function localTarget(): LocalTarget {
+  const given = process.env.DYNAMODB_PORT !== undefined;
+  const stack = given ? undefined : findStack();
+  const port = stack?.dynamodbPort ?? dynamodbPort();
+  return { port, given, stack, endpoint: useLocalDatabase(port) };
+}
+
 /**
  * For the CLIs: the local database of the stack `npm start` runs (found through the file it writes,
- * unless DYNAMODB_PORT says where), checked to answer, and said on stderr. A clear sentence and
- * exit 1 when nothing answers there.
+ * unless DYNAMODB_PORT says where), checked to answer, and said on stderr (unless `quiet`). A clear
+ * sentence and exit 1 when nothing answers there.
  */
-export async function useLocalStack(): Promise<string> {
-  const given = process.env.DYNAMODB_PORT !== undefined;
-  const stack = given ? undefined : runningStack();
-  const port = stack?.dynamodbPort ?? dynamodbPort();
-  const endpoint = useLocalDatabase(port);
+export async function useLocalStack(opts: { quiet?: boolean } = {}, target = localTarget()): Promise<string> {
+  const { port, given, stack, endpoint } = target;
   if (!(await portAnswers(port))) {
     cliError(
-      `No DynamoDB Local answers on port ${port}${given ? ' (DYNAMODB_PORT)' : ''}: start the local stack with npm start in another terminal${given ? ', or set DYNAMODB_PORT to the port it uses' : ''}.`,
+      stack
+        ? `No DynamoDB Local answers on port ${port}, where the local stack recorded in ${join(dataDir, STACK_FILE)} (pid ${stack.pid}) runs it: stop that npm start (Ctrl-C in its terminal) and start it again.`
+        : `No DynamoDB Local answers on port ${port}${given ? ' (DYNAMODB_PORT)' : ''}: start the local stack with npm start in another terminal${given ? ', or set DYNAMODB_PORT to the port it uses' : ''}.`,
     );
   }
   // Something listening is not enough: the API's port, say, answers HTTP too, but not as DynamoDB.
@@ -84,11 +137,12 @@ export async function useLocalStack(): Promise<string> {
     cliError(
       `Port ${port}${given ? ' (DYNAMODB_PORT)' : ''} answers, but not as DynamoDB Local (${notDynamoDb}): set DYNAMODB_PORT to the DynamoDB Local port npm start prints, or leave it unset.`,
     );
-  console.error(
-    stack
-      ? `Using the local stack npm start runs (pid ${stack.pid}): API ${stack.apiUrl}, DynamoDB Local on port ${port}.`
-      : `Using DynamoDB Local on port ${port}${given ? ' (DYNAMODB_PORT)' : ''}.`,
-  );
+  if (!opts.quiet)
+    console.error(
+      stack
+        ? `Using the local stack npm start runs (pid ${stack.pid}): API ${stack.apiUrl}, DynamoDB Local on port ${port}.`
+        : `Using DynamoDB Local on port ${port}${given ? ' (DYNAMODB_PORT)' : ''}.`,
+    );
   return endpoint;
 }
 

@@ -1,6 +1,7 @@
 import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord } from 'aws-lambda';
+import { localLog, type LocalLog } from './localLog';
 import { clientConfig, iteratorAfter, lambdaRecord, streamArnOf } from './streamReads.ts';
 
 /**
@@ -28,7 +29,7 @@ export interface StreamRunnerOptions {
    * nothing new, so everything written before it has been handled (tests and benchmarks wait on it).
    */
   statusFile?: string | undefined;
-  log?: (line: string) => void;
+  log?: LocalLog;
 }
 
 export interface StreamRunner {
@@ -68,7 +69,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export async function runTableStream(opts: StreamRunnerOptions): Promise<StreamRunner> {
   const streamArn = await streamArnOf(opts.endpoint, opts.tableName);
   const streams = new DynamoDBStreamsClient(clientConfig(opts.endpoint));
-  const log = opts.log ?? ((line: string) => console.error(line));
+  const log = opts.log ?? localLog;
   const checkpoints: Record<string, string> =
     opts.checkpointFile && existsSync(opts.checkpointFile) ? JSON.parse(readFileSync(opts.checkpointFile, 'utf8')) : {};
   const iterators = new Map<string, string>();
@@ -102,7 +103,13 @@ export async function runTableStream(opts: StreamRunnerOptions): Promise<StreamR
         if (attempt >= RECORD_RETRIES) {
           stats.deadLettered++;
           const record = records[0]!;
-          log(`stream record ${record.eventID} (${record.eventName}) failed ${attempt + 1} times, set aside: ${(error as Error).message}`);
+          log('warn', 'stream record set aside', {
+            source: 'stream-runner',
+            event_id: record.eventID,
+            event_name: record.eventName,
+            attempts: attempt + 1,
+            error,
+          });
           if (opts.failureFile)
             appendFileSync(
               opts.failureFile,
@@ -200,7 +207,7 @@ export async function runTableStream(opts: StreamRunnerOptions): Promise<StreamR
         }
       } catch (error) {
         if (stopping) break;
-        log(`stream read failed, retrying: ${(error as Error).message}`);
+        log('warn', 'stream read failed; retrying', { source: 'stream-runner', error });
         await pause(500);
       }
     }

@@ -6,6 +6,7 @@ import type { EventBus } from '#events/bus';
 import type { consumeWebhookMessages } from '#webhooks/consumer';
 import type { WebhookQueue } from '#webhooks/queue';
 import { busEnvelope } from './eventFile.ts';
+import { localLog, type LocalLog } from './localLog';
 
 /**
  * The local stand-in for the deployed webhook path (EventBridge rule -> SQS deliveries queue ->
@@ -28,17 +29,17 @@ export interface LocalWebhooks {
 export function startLocalWebhooks(opts: {
   consume: typeof consumeWebhookMessages;
   deadLetterFile: string;
-  log?: (line: string) => void;
+  log?: LocalLog;
 }): LocalWebhooks {
   const stats = { queued: 0, handled: 0, deadLettered: 0 };
-  const log = opts.log ?? ((line: string) => console.error(line));
+  const log = opts.log ?? localLog;
   const timers = new Set<NodeJS.Timeout>();
   const running = new Set<Promise<void>>();
   let stopped = false;
 
   const deadLetter = async (body: string, reason: string) => {
     stats.deadLettered++;
-    log(`webhook message dead-lettered: ${reason}`);
+    log('warn', 'message dead-lettered', { source: 'webhook-queue', reason });
     await mkdir(dirname(opts.deadLetterFile), { recursive: true });
     await appendFile(opts.deadLetterFile, `${JSON.stringify({ reason, at: new Date().toISOString(), body })}\n`);
   };
@@ -66,7 +67,7 @@ export function startLocalWebhooks(opts: {
     try {
       failed = (await opts.consume([record], queue)).batchItemFailures.length > 0;
     } catch (error) {
-      log(`webhook batch failed: ${(error as Error).message}`);
+      log('warn', 'batch returned to the queue', { source: 'webhook-queue', size: 1, error });
       failed = true;
     }
     stats.handled++;

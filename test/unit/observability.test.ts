@@ -6,7 +6,7 @@ import { routes } from '#http/routes';
 import { toAuthorizerContext } from '#http/principal';
 import { lambdaContext, loadHandler, proxyEvent, type ProxyHandler } from '#local/lambdaEvents';
 import { repoRoot } from '#lib/paths';
-import { readableLogLine } from '#local/logRouter';
+import { readableLogLine } from '#local/logLines';
 import { TransactionCancelled } from '#store/errors';
 import { withOptimisticRetry } from '#store/transactions';
 import { routeOf } from '#observability/service';

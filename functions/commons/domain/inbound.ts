@@ -96,8 +96,8 @@ function stateOf(item: Item | undefined): ThingState {
   return { created: item.created === true, deleted: item.deleted === true, ...(flag ? { flag: { value: flag.value, at: flag.at } } : {}) };
 }
 
-/** What applying one inbound event did. */
-export type InboundOutcome = 'applied' | 'unchanged' | 'unknown project' | 'before the project';
+/** What applying one inbound event did (snake_case: the consumer's log line counts them under these keys). */
+export type InboundOutcome = 'applied' | 'unchanged' | 'unknown_project' | 'before_project';
 
 /**
  * Applies one inbound event: reads the thing's state, merges the event, and when that is a real
@@ -105,14 +105,14 @@ export type InboundOutcome = 'applied' | 'unchanged' | 'unknown project' | 'befo
  * another event of the same thing got in between). A task's first deletion also removes its labels,
  * through detach's own code path, before the tombstone is written (so a retry after a failure there
  * removes what is left). An event naming the project's owner as a member changes nothing: the owner
- * always counts once. Unknown workspace or project: 'unknown project', nothing written. An event
+ * always counts once. Unknown workspace or project: 'unknown_project', nothing written. An event
  * that happened before the project was created (a replay, or one about an earlier project of the
- * same slug, deleted since): 'before the project', nothing written. Instants are compared, not text.
+ * same slug, deleted since): 'before_project', nothing written. Instants are compared, not text.
  */
 export async function applyInboundEvent(e: InboundEvent): Promise<InboundOutcome> {
   const project = await readProject(e.ws, e.projectSlug);
-  if (!project) return 'unknown project';
-  if (Date.parse(e.occurredAt) < Date.parse(project.created_at)) return 'before the project';
+  if (!project) return 'unknown_project';
+  if (Date.parse(e.occurredAt) < Date.parse(project.created_at)) return 'before_project';
   const thing = thingOf(e.type);
   if (thing === 'member' && e.subject === project.owner.username) return 'unchanged';
   const ref = { id: project.id, slug: project.slug };
@@ -133,6 +133,6 @@ export async function applyInboundEvent(e: InboundEvent): Promise<InboundOutcome
     const stored = { created: after.created, deleted: after.deleted, ...(after.flag ? { flag: after.flag } : {}) };
     const written = await writeTransition(e.ws, ref, thing, e.subject, stored, read, delta);
     if (written === 'conflict') return AGAIN;
-    return written === 'project gone' ? ('unknown project' as const) : ('applied' as const);
+    return written === 'project gone' ? ('unknown_project' as const) : ('applied' as const);
   });
 }

@@ -116,9 +116,14 @@ function tokenProblems(input: NewToken, now: number): FieldError[] {
   return errors;
 }
 
-export async function createToken(input: NewToken): Promise<{ token: string; record: TokenRecord }> {
+/** ValidationFailed naming everything wrong with a token about to be created (the token CLI checks before it asks the database). */
+export function checkNewToken(input: NewToken): void {
   const errors = tokenProblems(input, Date.now());
   if (errors.length) throw new ValidationFailed(errors);
+}
+
+export async function createToken(input: NewToken): Promise<{ token: string; record: TokenRecord }> {
+  checkNewToken(input);
   const id = randomTokenId();
   const token = `${PREFIX}${id}_${randomBytes(32).toString('base64url')}`;
   const record: TokenRecord = {

@@ -81,7 +81,7 @@ export function consumeInbound(records: SQSRecord[], deadLetters: DeadLetters): 
       fields: { ...counts },
       metrics: [
         ['EventsApplied', counts.applied],
-        ['EventsDropped', counts['unknown project'] + counts['before the project']],
+        ['EventsDropped', counts.unknown_project + counts.before_project],
         ['EventsDeadLettered', counts.malformed],
       ],
     }),
@@ -89,7 +89,7 @@ export function consumeInbound(records: SQSRecord[], deadLetters: DeadLetters): 
 }
 
 async function consumeEach(records: SQSRecord[], deadLetters: DeadLetters): Promise<ConsumeOutcome> {
-  const counts = { applied: 0, unchanged: 0, 'unknown project': 0, 'before the project': 0, malformed: 0, failed: 0 };
+  const counts: ConsumeOutcome['counts'] = { applied: 0, unchanged: 0, unknown_project: 0, before_project: 0, malformed: 0, failed: 0 };
   const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
   for (const record of records) {
     try {

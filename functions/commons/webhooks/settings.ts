@@ -25,33 +25,62 @@ export interface DeliverySettings {
 }
 
 const UNITS: Record<string, number> = { ms: 1, s: SECOND, m: MINUTE, h: HOUR, d: DAY };
+const FORMAT = 'a number and a unit (ms, s, m, h or d)';
 
-/** `250ms`, `5s`, `30m`, `2h`, `5d` as milliseconds, or an error naming the setting and the value. */
-function duration(setting: string, value: string): number {
+/** `250ms`, `5s`, `30m`, `2h`, `5d` as milliseconds, or undefined when it is not one. */
+function duration(value: string): number | undefined {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$/.exec(value);
-  if (!m) throw new Error(`${setting}: "${value}" is not a duration; write a number and a unit (ms, s, m, h or d), e.g. 5s.`);
-  return Math.round(Number(m[1]) * UNITS[m[2]!]!);
+  return m ? Math.round(Number(m[1]) * UNITS[m[2]!]!) : undefined;
 }
+
+/** How one WEBHOOKS_* setting is written, and its value (undefined when it is not written so). */
+export interface DeliverySetting<T> {
+  accepts: string;
+  parse(value: string): T | undefined;
+}
+
+/** A wait above zero. */
+const positive: DeliverySetting<number> = {
+  accepts: `a duration above zero, ${FORMAT}, e.g. 10s`,
+  parse: (value) => {
+    const ms = duration(value);
+    return ms !== undefined && ms > 0 ? ms : undefined;
+  },
+};
+
+/**
+ * The rules of the WEBHOOKS_* settings, the one place they are written: the deliverer reads them here,
+ * and `npm start` checks them at its start with the same rules (lib/settings/table.ts).
+ */
+export const DELIVERY_SETTINGS = {
+  WEBHOOKS_RETRY_SCHEDULE: {
+    accepts: `waits separated by commas, each ${FORMAT}, e.g. 1s,5s,1m`,
+    parse: (value) => {
+      const waits = value.split(',').map(duration);
+      return waits.every((w) => w !== undefined) ? waits : undefined;
+    },
+  } satisfies DeliverySetting<number[]>,
+  WEBHOOKS_TIMEOUT: positive,
+  WEBHOOKS_DEACTIVATE_AFTER: positive,
+};
 
 /** Running on AWS Lambda (the runtime sets AWS_EXECUTION_ENV): no local setting is read there. */
 export const onLambda = (env: NodeJS.ProcessEnv) => env.AWS_EXECUTION_ENV?.startsWith('AWS_Lambda_') === true;
 
-/** The settings in effect; an unreadable setting throws, naming it (`npm start` checks them at start). */
+/** The settings in effect; an unreadable setting throws, naming it (`npm start` checks them at its start). */
 export function deliverySettings(env: NodeJS.ProcessEnv = process.env): DeliverySettings {
   const local = !onLambda(env);
-  const read = (name: string) => (local && env[name] !== undefined && env[name] !== '' ? env[name] : undefined);
-  const retries = read('WEBHOOKS_RETRY_SCHEDULE');
-  const timeout = read('WEBHOOKS_TIMEOUT');
-  const deactivate = read('WEBHOOKS_DEACTIVATE_AFTER');
+  const read = <T>(name: keyof typeof DELIVERY_SETTINGS, fallback: T): T => {
+    const value = local ? env[name] : undefined;
+    if (value === undefined || value === '') return fallback;
+    const setting = DELIVERY_SETTINGS[name] as DeliverySetting<T>;
+    const parsed = setting.parse(value);
+    if (parsed === undefined) throw new Error(`${name} is ${JSON.stringify(value)}: use ${setting.accepts}.`);
+    return parsed;
+  };
   return {
-    retriesMs:
-      retries === undefined
-        ? DEFAULT_RETRIES_MS
-        : retries
-            .split(',')
-            .filter((part) => part.trim() !== '')
-            .map((part) => duration('WEBHOOKS_RETRY_SCHEDULE', part)),
-    timeoutMs: timeout === undefined ? DEFAULT_TIMEOUT_MS : duration('WEBHOOKS_TIMEOUT', timeout),
-    deactivateAfterMs: deactivate === undefined ? DEFAULT_DEACTIVATE_AFTER_MS : duration('WEBHOOKS_DEACTIVATE_AFTER', deactivate),
+    retriesMs: read('WEBHOOKS_RETRY_SCHEDULE', DEFAULT_RETRIES_MS),
+    timeoutMs: read('WEBHOOKS_TIMEOUT', DEFAULT_TIMEOUT_MS),
+    deactivateAfterMs: read('WEBHOOKS_DEACTIVATE_AFTER', DEFAULT_DEACTIVATE_AFTER_MS),
   };
 }

@@ -1,0 +1,63 @@
+import { quoted } from '#domain/quoted';
+import { Refusal } from './rules';
+import { SETTINGS, type Env, type Setting, type SettingName } from './table';
+
+/**
+ * The settings checked against their table (table.ts): each refused value, and each valid one that
+ * is not used, as one sentence naming the setting, the value given and what it accepts.
+ */
+export interface SettingProblem {
+  setting: SettingName;
+  /** error: the value is wrong, nothing starts; warning: valid, but not used. */
+  severity: 'error' | 'warning';
+  message: string;
+}
+
+type ValueOf<K extends SettingName> = (typeof SETTINGS)[K] extends Setting<infer T> ? T : never;
+
+/** The value a setting stands for, undefined when unset, or the sentence that refuses it. */
+function read<K extends SettingName>(name: K, env: Env): { value: ValueOf<K> | undefined } | { refused: string } {
+  const s = SETTINGS[name] as Setting<ValueOf<K>>;
+  const text = env[name];
+  if (text === undefined || (text === '' && s.empty === 'unset')) return { value: undefined };
+  const fix = `use ${s.rule.accepts}, or unset it (then ${s.unset}).`;
+  if (text === '') return { refused: `${name} is set but empty: ${fix}` };
+  const value = s.rule.read(text);
+  if (value instanceof Refusal) return { refused: `${name} is ${quoted(text)}${value.why ? ` (${value.why})` : ''}: ${fix}` };
+  return { value };
+}
+
+/** Every problem of the settings in `env`, errors first, in the table's order. */
+export function checkSettings(env: Env): SettingProblem[] {
+  const errors: SettingProblem[] = [];
+  const warnings: SettingProblem[] = [];
+  for (const name of Object.keys(SETTINGS) as SettingName[]) {
+    const result = read(name, env);
+    if ('refused' in result) errors.push({ setting: name, severity: 'error', message: result.refused });
+    else if (result.value !== undefined) {
+      const why = (SETTINGS[name] as Setting).ignored?.(env);
+      if (why) warnings.push({ setting: name, severity: 'warning', message: `${name} is set, but ${why}.` });
+    }
+  }
+  return [...errors, ...warnings];
+}
+
+/**
+ * For a local module that reads a setting: its value, or undefined when unset; a refused value ends
+ * the process with its sentence (npm start has refused it already; a tool that reads it alone says so).
+ */
+export function settingValue<K extends SettingName>(name: K, env: Env = process.env): ValueOf<K> | undefined {
+  const result = read(name, env);
+  if ('refused' in result) {
+    console.error(result.refused);
+    process.exit(1);
+  }
+  return result.value;
+}
+
+/** `npm start`'s first step: warnings on stderr; with any refused value, its sentences and exit 1, nothing started. */
+export function refuseBadSettings(env: Env = process.env): void {
+  const problems = checkSettings(env);
+  for (const p of problems) console.error(p.message);
+  if (problems.some((p) => p.severity === 'error')) process.exit(1);
+}

@@ -1,0 +1,118 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { repoRoot } from '#lib/paths';
+import { freePort } from '#support/ports';
+import { npmTools, runTool, type Ran } from '#support/tools';
+
+/**
+ * Every tool `npm run` starts takes one argument parser (lib/cli.ts): `--help` prints the usage and
+ * exits 0 having done nothing else; an unknown option, an option without its value or a wrong number
+ * of arguments is one sentence and the usage on stderr, exit 2, before the tool prints or does
+ * anything (no "Using the local stack", no file written). The tools run side by side, each once per
+ * case, on a data directory and ports of their own.
+ */
+const tools = npmTools();
+const dataDir = mkdtempSync(join(tmpdir(), 'pls-cli-args-'));
+/** What a tool must not write when it only answers --help or a mistake: the generated files and the samples. */
+const WATCHED = [
+  'openapi.json',
+  'asyncapi.json',
+  'docs/event-reference.md',
+  'BENCHMARKS.md',
+  ...readdirSync(join(repoRoot, 'events')).map((f) => `events/${f}`),
+];
+const snapshot = () =>
+  WATCHED.map((f) => ({ f, mtime: statSync(join(repoRoot, f)).mtimeMs, text: readFileSync(join(repoRoot, f), 'utf8') }));
+
+/** `work` for every item, as many at a time as there are cores (each is a Node process of its own). */
+async function inParallel<T, R>(items: T[], work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await work(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(2, availableParallelism()) }, worker));
+  return results;
+}
+
+/** A mistake answered as the house says: the sentence first, then the usage, on stderr only; exit 2. */
+function expectUsageError(res: Ran, sentence: RegExp): void {
+  expect(res.code, res.stdout + res.stderr).toBe(2);
+  expect(res.stdout).toBe('');
+  const [first, ...rest] = res.stderr.trimEnd().split('\n');
+  expect(first).toMatch(sentence);
+  expect(rest.join('\n')).toMatch(/^usage:/);
+  expect(res.stderr).not.toMatch(/Using |\n\s+at |Error:|ERR_PARSE_ARGS/);
+}
+
+describe('every npm tool honours --help and refuses an unknown option, and then does nothing else', () => {
+  const before = snapshot();
+  let env: Record<string, string>;
+  let help: Map<string, Ran>;
+  let bogus: Map<string, Ran>;
+
+  beforeAll(async () => {
+    // Wherever a tool would reach for the stack or its files, it finds a place of this test's own.
+    env = {
+      DATA_DIR: dataDir,
+      PORT: String(await freePort()),
+      DYNAMODB_PORT: String(await freePort()),
+      LOG_FILE: join(dataDir, 'logs.jsonl'),
+      METRICS_FILE: join(dataDir, 'metrics.jsonl'),
+      EVENTS_FILE: join(dataDir, 'events.jsonl'),
+    };
+    const runs = tools.flatMap(({ script, file }) => ['--help', '--bogus'].map((arg) => ({ script, file, arg })));
+    const ran = await inParallel(runs, ({ file, arg }) => runTool(file, [arg], env, 90_000));
+    help = new Map(runs.flatMap((r, i) => (r.arg === '--help' ? [[r.script, ran[i]!] as const] : [])));
+    bogus = new Map(runs.flatMap((r, i) => (r.arg === '--bogus' ? [[r.script, ran[i]!] as const] : [])));
+  });
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  test('the tools are every script that runs bin/', () => {
+    expect(tools.map((t) => t.script)).toEqual(
+      expect.arrayContaining(['start', 'token', 'emit', 'invoke', 'openapi', 'asyncapi', 'bench']),
+    );
+    expect(tools.length).toBeGreaterThanOrEqual(15);
+  });
+
+  test.each(tools.map((t) => t.script))('%s --help: the usage on stdout, exit 0', (script) => {
+    const res = help.get(script)!;
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toMatch(/^usage:\s+npm (start|run )/);
+    expect(res.stderr).toBe('');
+  });
+
+  test.each(tools.map((t) => t.script))('%s --bogus: one sentence and the usage on stderr, exit 2', (script) => {
+    expectUsageError(
+      bogus.get(script)!,
+      /^Unknown option --bogus: (use only the options the usage below names|this command takes no options)\.$/,
+    );
+  });
+
+  test('none of them wrote a generated file, a sample event or anything in the data directory', () => {
+    expect(snapshot()).toEqual(before);
+    expect(readdirSync(dataDir)).toEqual([]);
+  });
+});
+
+describe('the other mistakes of the parser come first too', () => {
+  const tool = (script: string) => tools.find((t) => t.script === script)!.file;
+  const env = { DATA_DIR: join(tmpdir(), 'pls-cli-args-none') };
+
+  test.each([
+    ['token', ['list', '--workspace'], /^--workspace needs a value: give it as --workspace <value>\.$/],
+    ['token', ['revoke'], /^revoke needs a token id$/],
+    ['token', [], /^Missing argument: this command takes a command \(create, list, limits, revoke or sync-keys\)/],
+    ['openapi', ['now'], /^Unexpected argument "now": this command takes no arguments\.$/],
+    ['emit', ['Task Created'], /^Missing argument: this command takes a detail-type and a detail \(a JSON object\)\.$/],
+    ['events:follow', ['--all=yes'], /^--all takes no value: give it alone\.$/],
+    ['webhooks:listen', ['--secret'], /^--secret needs a value/],
+  ])('%s %j', async (script, args, sentence) => {
+    expectUsageError(await runTool(tool(script), args as string[], env), sentence);
+  });
+});

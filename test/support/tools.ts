@@ -1,0 +1,46 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from '#lib/paths';
+
+/** How a command-line tool of bin/ ended: its exit code (-1 when killed) and what it printed. */
+export interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Every tool `npm run` starts (`tsx bin/<file>.ts` in package.json's scripts): its script name and file. */
+export function npmTools(): { script: string; file: string }[] {
+  const { scripts } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  return Object.entries(scripts).flatMap(([script, command]) => {
+    const file = /^tsx (bin\/[\w-]+\.ts)$/.exec(command)?.[1];
+    return file ? [{ script, file }] : [];
+  });
+}
+
+/**
+ * What a new user's shell holds (none of the test run's PORT, DYNAMODB_PORT, TABLE_NAME, file
+ * settings or silenced logs and metrics), plus `env`.
+ */
+export function toolEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const unset = ['PORT', 'DYNAMODB_PORT', 'DYNAMODB_ENDPOINT', 'TABLE_NAME', 'API_URL', 'EVENTS_FILE', 'LOG_FILE', 'METRICS_FILE'];
+  unset.push('POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_DISABLED');
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !unset.includes(k)));
+  return { ...clean, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env };
+}
+
+/** Runs a tool of bin/ as `npm run` does, in toolEnv(env); killed after `timeoutMs`. */
+export function runTool(file: string, args: string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<Ran> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', file, ...args],
+      { cwd: repoRoot, env: toolEnv(env), timeout: timeoutMs },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
