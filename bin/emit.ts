@@ -82,11 +82,17 @@ const IGNORED: Record<InboundOutcome, string | undefined> = {
   before_project: `it happened (occurred_at ${String(detail.occurred_at)}) before ${project} was created`,
 };
 const verdict = entry.Verdict ?? { outcome: 'pending' };
-if (verdict.outcome === 'dead-lettered') cliError(`dead-lettered: ${verdict.reason}. Fix the event and emit it again.`);
-if (verdict.outcome === 'pending')
-  cliError(
-    `not finished: the consumer had not finished the event after ${timeout} s; its outcome will show in the npm start terminal (or wait longer with --timeout).`,
-  );
-if (verdict.outcome === 'not routed') cliError('not taken in: no rule of the service matches the event (its detail-type or source).');
-const ignored = IGNORED[verdict.outcome];
-console.log(ignored ? `ignored: ${ignored}; nothing counted.` : `counted: the stats of ${project} took it in.`);
+// The verdict follows the ids on stdout, in order (an exit status, not process.exit, so that nothing printed is cut off).
+const failed: Partial<Record<Verdict['outcome'], string>> = {
+  'dead-lettered': `dead-lettered: ${verdict.outcome === 'dead-lettered' ? verdict.reason : ''}. Fix the event and emit it again.`,
+  pending: `not finished: the consumer had not finished the event after ${timeout} s; its outcome will show in the npm start terminal (or wait longer with --timeout).`,
+  'not routed': 'not taken in: no rule of the service matches the event (its detail-type or source).',
+};
+const failure = failed[verdict.outcome];
+if (failure !== undefined) {
+  console.log(failure);
+  process.exitCode = 1;
+} else {
+  const ignored = IGNORED[verdict.outcome as InboundOutcome];
+  console.log(ignored ? `ignored: ${ignored}; nothing counted.` : `counted: the stats of ${project} took it in.`);
+}

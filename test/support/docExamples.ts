@@ -16,8 +16,9 @@ import { repoRoot } from '#lib/paths';
  * start or end starts or ends as shown. Every curl prints its status as the reader sees it, on a
  * last line `→ <status>` (`-w '\n→ %{http_code}\n'`). `# prints: A … B` after a command that runs
  * until stopped (one the reader starts in a second terminal) means its output shows A then B by the
- * end of the walk; `# later prints: C` further down says what it shows after that (C after B). A
- * command with no `# →` must exit 0; every `curl` must say what it answers.
+ * end of the walk; `# later prints: C` further down says what it shows after that (C after B). An
+ * answer of several lines goes on in `#   ` lines (three spaces) right under its `# →`. A command
+ * with no `# →` must exit 0; every `curl` must say what it answers.
  */
 export interface Step {
   /** The command as a reader pastes it (continuation lines joined). */
@@ -43,6 +44,8 @@ export function sectionSteps(file: string, heading: string, page = readFileSync(
   const steps: Step[] = [];
   let inBlock = false;
   let pending: { text: string; line: number } | undefined;
+  // The answer being read: `#   more` lines right under `# → ...` go on with it (an answer of several lines).
+  let answer: { step: Step; shown: string } | undefined;
   for (let i = start + 1; i < lines.length; i++) {
     const line = lines[i]!;
     if (!inBlock && /^#+\s/.test(line) && /^#+/.exec(line)![0].length <= level) break;
@@ -60,6 +63,13 @@ export function sectionSteps(file: string, heading: string, page = readFileSync(
       }
       continue;
     }
+    const more = /^# {3}(.*)$/.exec(trimmed);
+    if (answer && more) {
+      answer.shown += `\n${more[1]!}`;
+      showAnswer(answer.step, answer.shown);
+      continue;
+    }
+    answer = undefined;
     const later = /^# later prints:\s*(.*)$/.exec(trimmed);
     if (later) {
       const follower = steps.findLast((s) => s.background);
@@ -78,9 +88,8 @@ export function sectionSteps(file: string, heading: string, page = readFileSync(
         const m = /^(exit )?(\d{1,3})\b\s*(.*)$/.exec(expectation[2]!);
         if (!m) throw new Error(`${file}:${i + 1}: "# →" is followed by a status (or "exit n")`);
         last.expect = Number(m[2]);
-        last.pieces = pieces(m[3]!);
-        const shown = m[3]!.trim();
-        last.whole = { start: shown !== '' && !shown.startsWith('…'), end: shown !== '' && !shown.endsWith('…') };
+        answer = { step: last, shown: m[3]!.trim() };
+        showAnswer(last, answer.shown);
         (last as Step & { stated?: boolean }).stated = true;
       }
       continue;
@@ -102,6 +111,12 @@ export function sectionSteps(file: string, heading: string, page = readFileSync(
 /** What every curl of the documentation adds, so that its reader sees the status: a last line `→ 200`. */
 const STATUS_LINE = "-w '\\n→ %{http_code}\\n'";
 
+/** The pieces of an answer as shown, and whether it is shown from its start and to its end (no `…` there). */
+function showAnswer(step: Step, shown: string): void {
+  step.pieces = pieces(shown);
+  step.whole = { start: shown !== '' && !shown.startsWith('…'), end: shown !== '' && !shown.endsWith('…') };
+}
+
 function commandStep(command: string, at: string): Step {
   return { command, expect: 0, pieces: [], background: false, at };
 }
@@ -115,7 +130,7 @@ function pieces(text: string): string[] {
 
 /** The npm scripts a command runs (`npm run x`, `npm start`, `npm test`). */
 export function scriptsNamed(command: string): string[] {
-  const named = [...command.matchAll(/\bnpm run ([\w:-]+)/g)].map((m) => m[1]!);
+  const named = [...command.matchAll(/\bnpm run (?:-\S+\s+)*([\w:][\w:-]*)/g)].map((m) => m[1]!);
   for (const m of command.matchAll(/\bnpm (start|test)\b/g)) named.push(m[1]!);
   return named;
 }
