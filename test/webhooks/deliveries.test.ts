@@ -41,9 +41,11 @@ beforeAll(async () => {
   api = await startLocalApi({
     env: {
       WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true',
-      WEBHOOKS_RETRY_SCHEDULE: '100ms,200ms',
+      // Failing for 1.5 s turns an endpoint off: only the third attempt (2.1 s after the first at the
+      // earliest) reaches that, however late a loaded machine makes the second (it has 1.4 s to spare).
+      WEBHOOKS_RETRY_SCHEDULE: '100ms,2s',
       WEBHOOKS_TIMEOUT: '1s',
-      WEBHOOKS_DEACTIVATE_AFTER: '250ms',
+      WEBHOOKS_DEACTIVATE_AFTER: '1500ms',
       WEBHOOK_DLQ_FILE: deadLetters,
     },
   });
