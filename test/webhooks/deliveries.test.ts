@@ -41,11 +41,12 @@ beforeAll(async () => {
   api = await startLocalApi({
     env: {
       WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true',
-      // Failing for 1.5 s turns an endpoint off: only the third attempt (2.1 s after the first at the
-      // earliest) reaches that, however late a loaded machine makes the second (it has 1.4 s to spare).
-      WEBHOOKS_RETRY_SCHEDULE: '100ms,2s',
+      // Failing for 2.5 s turns an endpoint off: only the third attempt (3.1 s after the first at the
+      // earliest) reaches that; the second has 2.4 s to spare on a loaded machine (a CI run beside other
+      // suites made it more than 1.4 s late once).
+      WEBHOOKS_RETRY_SCHEDULE: '100ms,3s',
       WEBHOOKS_TIMEOUT: '1s',
-      WEBHOOKS_DEACTIVATE_AFTER: '1500ms',
+      WEBHOOKS_DEACTIVATE_AFTER: '2500ms',
       WEBHOOK_DLQ_FILE: deadLetters,
     },
   });
