@@ -20,7 +20,14 @@ import type { StreamRunner } from '#local/streams';
 import { localCursorKey } from '#local/secrets';
 import { cliArguments, cliError } from '#lib/cli';
 import { refuseBadSettings } from '#lib/settings/check';
-import { dynamodbPort, ensureTable, startDynamoDbLocal, useLocalDatabase, type EmbeddedDatabase } from '#local/database';
+import {
+  dynamodbPort,
+  ensureTable,
+  sharedDynamoDbLocal,
+  startDynamoDbLocal,
+  useLocalDatabase,
+  type EmbeddedDatabase,
+} from '#local/database';
 import { dataDir, portAnswers, recordRunningStack, runningStack } from '#local/stackDiscovery';
 
 const USAGE = `usage: npm start [-- --in-memory | --embedded]
@@ -48,7 +55,7 @@ const STREAM_CAUGHT_UP_PATH = '/__local/stream/caught-up';
 let inbound: { stop(): Promise<void> } | undefined;
 let webhooks: { stop(): Promise<void> } | undefined;
 // DynamoDB Local is a child process: never leave it running when this process ends, however it ends.
-process.on('exit', () => database?.process.kill('SIGKILL'));
+process.on('exit', () => database?.process?.kill('SIGKILL'));
 process.on('uncaughtException', (error) => {
   console.error(error);
   process.exit(1);
@@ -77,7 +84,8 @@ if (already)
 if (port !== 0 && (await portAnswers(port)))
   cliError(`Port ${port} is in use (another npm start, or another program): set PORT to a free port, e.g. PORT=${port + 1} npm start.`);
 const dbPort = dynamodbPort();
-if (embedded && (await portAnswers(dbPort)))
+const shared = embedded && inMemory ? sharedDynamoDbLocal(dbPort) : undefined;
+if (embedded && !shared && (await portAnswers(dbPort)))
   cliError(
     `Port ${dbPort} is in use (another npm start's DynamoDB Local, or another program): set DYNAMODB_PORT to a free port, e.g. DYNAMODB_PORT=${dbPort + 1} npm start.`,
   );
@@ -85,11 +93,14 @@ if (embedded && (await portAnswers(dbPort)))
 if (embedded) {
   // In memory, each access key gets a database of its own (the test suite gives files that read their own
   // tables' streams one each); on disk, one shared file, whichever key or region a CLI uses.
-  database = await startDynamoDbLocal({ port: dbPort, ...(inMemory ? { sharedDb: false } : { dataDir }) }).catch((error: Error) =>
-    cliError(error.message),
-  );
+  database =
+    shared ??
+    (await startDynamoDbLocal({ port: dbPort, ...(inMemory ? { sharedDb: false } : { dataDir }) }).catch((error: Error) =>
+      cliError(error.message),
+    ));
   useLocalDatabase(dbPort);
-  console.log(`DynamoDB Local on ${database.endpoint} (${inMemory ? 'in memory' : `data in ${dataDir}`}, pid ${database.process.pid})`);
+  const pid = database.process ? `pid ${database.process.pid}` : 'already running';
+  console.log(`DynamoDB Local on ${database.endpoint} (${inMemory ? 'in memory' : `data in ${dataDir}`}, ${pid})`);
 }
 
 // Cursors carry a MAC (domain/cursors.ts): keep its key with the data, so cursors survive a restart.
@@ -159,10 +170,12 @@ if (embedded) {
   });
   inbound = local;
   const runner = stream;
+  // The test suite's local APIs: a database of their own for each test file (lib/local/databaseSwitch.ts).
+  const switchDatabase = shared && (await import('#local/databaseSwitch')).databaseSwitch(runner, database!.endpoint);
   const gateway = server.listeners('request')[0] as (req: IncomingMessage, res: ServerResponse) => void;
   server.removeAllListeners('request');
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    if (local.serve(req, res)) return;
+    if (local.serve(req, res) || switchDatabase?.(req, res)) return;
     if (req.url?.split('?')[0] === STREAM_CAUGHT_UP_PATH) {
       // Answers once the stream processor has handled everything written before this request.
       void runner.caughtUp().then(() => {

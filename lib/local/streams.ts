@@ -1,16 +1,15 @@
-import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { localLog, type LocalLog } from './localLog';
+import { batchDelivery } from './streamDelivery.ts';
 import { clientConfig, iteratorAfter, lambdaRecord, streamArnOf } from './streamReads.ts';
 
 /**
  * The local stand-in for Lambda's DynamoDB event source: reads the table's stream on DynamoDB Local
  * shard by shard, in order, and hands each batch to the same code the Lambda handler runs. Failures
- * are handled as the deployed event source mapping does: a failing batch is bisected, a single
- * failing record is retried a bounded number of times with backoff and then set aside in the failure
- * file (the local on-failure destination) with its error, so one poison record never blocks the
- * stream. With a checkpoint file, a restart resumes after the last batch handled.
+ * are handled as the deployed event source mapping does (streamDelivery.ts). With a checkpoint file,
+ * a restart resumes after the last batch handled.
  */
 export interface StreamRunnerOptions {
   endpoint: string;
@@ -39,6 +38,11 @@ export interface StreamRunner {
   kick(): void;
   /** Resolves once everything written before the call has been handled (a full read that began after it found nothing new). */
   caughtUp(): Promise<void>;
+  /**
+   * Stops reading while `move` changes the table it reads (the test suite gives each test file a
+   * database of its own), then reads the new table's stream from its start, with clients made anew.
+   */
+  reset(move: () => Promise<void>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -60,15 +64,9 @@ const DESCRIBE_EVERY_MS = 1_000;
  * takes big batches to keep up (the deployed mapping uses 100; the processor is the same for both).
  */
 const LOCAL_BATCH = 1_000;
-/** Retries of a single record before it is set aside (the stack's mapping allows 10, with longer waits). */
-const RECORD_RETRIES = 5;
-const MAX_BACKOFF_MS = 2_000;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 export async function runTableStream(opts: StreamRunnerOptions): Promise<StreamRunner> {
-  const streamArn = await streamArnOf(opts.endpoint, opts.tableName);
-  const streams = new DynamoDBStreamsClient(clientConfig(opts.endpoint));
+  let streamArn = await streamArnOf(opts.endpoint, opts.tableName);
+  let streams = new DynamoDBStreamsClient(clientConfig(opts.endpoint));
   const log = opts.log ?? localLog;
   const checkpoints: Record<string, string> =
     opts.checkpointFile && existsSync(opts.checkpointFile) ? JSON.parse(readFileSync(opts.checkpointFile, 'utf8')) : {};
@@ -85,42 +83,11 @@ export async function runTableStream(opts: StreamRunnerOptions): Promise<StreamR
   let wake: (() => void) | undefined;
   /** Callers of `caughtUp`, each answered by the first caught-up round that began after its call. */
   let waiters: { afterRound: number; resolve: () => void }[] = [];
+  /** While a reset runs, the loop waits on it before its next round; the round in progress, if any. */
+  let held: Promise<void> | undefined;
+  let current: Promise<number> | undefined;
 
-  /** Handles a batch; on failure bisects it, retries a lone record, and sets aside what keeps failing. */
-  const deliver = async (records: DynamoDBRecord[]): Promise<void> => {
-    for (let attempt = 0; !stopping; attempt++) {
-      try {
-        await opts.handle(records);
-        return;
-      } catch (error) {
-        stats.failures++;
-        if (records.length > 1) {
-          const half = Math.ceil(records.length / 2);
-          await deliver(records.slice(0, half));
-          await deliver(records.slice(half));
-          return;
-        }
-        if (attempt >= RECORD_RETRIES) {
-          stats.deadLettered++;
-          const record = records[0]!;
-          log('warn', 'stream record set aside', {
-            source: 'stream-runner',
-            event_id: record.eventID,
-            event_name: record.eventName,
-            attempts: attempt + 1,
-            error,
-          });
-          if (opts.failureFile)
-            appendFileSync(
-              opts.failureFile,
-              `${JSON.stringify({ error: (error as Error).message, failedAt: new Date().toISOString(), record })}\n`,
-            );
-          return;
-        }
-        await sleep(Math.min(MAX_BACKOFF_MS, 100 * 2 ** attempt));
-      }
-    }
-  };
+  const deliver = batchDelivery({ handle: opts.handle, failureFile: opts.failureFile, log, stats, stopping: () => stopping });
 
   const pollShard = async (shardId: string): Promise<number> => {
     const iterator = iterators.get(shardId) ?? (await iteratorAfter(streams, streamArn, shardId, checkpoints[shardId]));
@@ -173,45 +140,53 @@ export async function runTableStream(opts: StreamRunnerOptions): Promise<StreamR
 
   const loop = (async () => {
     while (!stopping) {
-      try {
-        const round = ++rounds;
-        const roundStart = new Date().toISOString();
-        const describe = mustDescribe || waiters.length > 0 || Date.now() - describedAt >= DESCRIBE_EVERY_MS;
-        if (describe) {
-          describedAt = Date.now();
-          mustDescribe = false;
-          const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
-          shards = StreamDescription?.Shards ?? [];
-        }
-        const live = shards.filter((s) => s.ShardId && !closed.has(s.ShardId));
-        // Parents before children, as Lambda does: a child shard's records come after its parent's.
-        const open = live.filter(
-          (s) => !s.ParentShardId || closed.has(s.ParentShardId) || !live.some((p) => p.ShardId === s.ParentShardId),
-        );
-        let read = 0;
-        for (const shard of open) read += await pollShard(shard.ShardId!);
-        if (read > 0) {
-          idle = IDLE_MIN_MS;
-          continue;
-        }
-        if (describe && !mustDescribe) {
-          // Every shard was read to its end by a round that began at roundStart: all written before it is handled.
-          if (opts.statusFile) replaceFile(opts.statusFile, JSON.stringify({ caughtUpTo: roundStart, ...stats }));
-          const answered = waiters.filter((w) => w.afterRound < round);
-          waiters = waiters.filter((w) => w.afterRound >= round);
-          for (const w of answered) w.resolve();
-        }
-        if (waiters.length === 0) {
-          await pause(idle);
-          idle = Math.min(IDLE_MAX_MS, idle * 2);
-        }
-      } catch (error) {
-        if (stopping) break;
-        log('warn', 'stream read failed; retrying', { source: 'stream-runner', error });
-        await pause(500);
-      }
+      if (held) await held;
+      if (stopping) break;
+      current = readRound();
+      const rest = await current;
+      current = undefined;
+      if (rest) await pause(rest);
     }
   })();
+
+  /** One round over every open shard; what to pause before the next (nothing while records flow or callers wait). */
+  async function readRound(): Promise<number> {
+    try {
+      const round = ++rounds;
+      const roundStart = new Date().toISOString();
+      const describe = mustDescribe || waiters.length > 0 || Date.now() - describedAt >= DESCRIBE_EVERY_MS;
+      if (describe) {
+        describedAt = Date.now();
+        mustDescribe = false;
+        const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
+        shards = StreamDescription?.Shards ?? [];
+      }
+      const live = shards.filter((s) => s.ShardId && !closed.has(s.ShardId));
+      // Parents before children, as Lambda does: a child shard's records come after its parent's.
+      const open = live.filter((s) => !s.ParentShardId || closed.has(s.ParentShardId) || !live.some((p) => p.ShardId === s.ParentShardId));
+      let read = 0;
+      for (const shard of open) read += await pollShard(shard.ShardId!);
+      if (read > 0) {
+        idle = IDLE_MIN_MS;
+        return 0;
+      }
+      if (describe && !mustDescribe) {
+        // Every shard was read to its end by a round that began at roundStart: all written before it is handled.
+        if (opts.statusFile) replaceFile(opts.statusFile, JSON.stringify({ caughtUpTo: roundStart, ...stats }));
+        const answered = waiters.filter((w) => w.afterRound < round);
+        waiters = waiters.filter((w) => w.afterRound >= round);
+        for (const w of answered) w.resolve();
+      }
+      if (waiters.length > 0) return 0;
+      const rest = idle;
+      idle = Math.min(IDLE_MAX_MS, idle * 2);
+      return rest;
+    } catch (error) {
+      if (stopping) return 0;
+      log('warn', 'stream read failed; retrying', { source: 'stream-runner', error });
+      return 500;
+    }
+  }
 
   return {
     stats,
@@ -221,6 +196,26 @@ export async function runTableStream(opts: StreamRunnerOptions): Promise<StreamR
         waiters.push({ afterRound: rounds, resolve });
         kick();
       }),
+    reset: async (move) => {
+      let release!: () => void;
+      held = new Promise((resolve) => (release = resolve));
+      wake?.();
+      await current;
+      try {
+        await move();
+        streams.destroy();
+        streams = new DynamoDBStreamsClient(clientConfig(opts.endpoint));
+        streamArn = await streamArnOf(opts.endpoint, opts.tableName);
+        for (const shard of Object.keys(checkpoints)) delete checkpoints[shard];
+        iterators.clear();
+        closed.clear();
+        shards = [];
+        mustDescribe = true;
+      } finally {
+        held = undefined;
+        release();
+      }
+    },
     stop: async () => {
       stopping = true;
       wake?.();

@@ -53,6 +53,27 @@ export const SETTINGS = {
     rule: port,
     empty: 'refused',
   }),
+  DYNAMODB_LOCAL_SHARED: setting({
+    meaning:
+      '`1`: `npm start -- --in-memory` starts no DynamoDB Local and uses the one answering on DYNAMODB_PORT, in a database of its own (DYNAMODB_LOCAL_ACCESS_KEY), leaving it running; the test suite runs its stacks on one',
+    unset: '0 (it starts its own)',
+    rule: oneOf(['0', '1']),
+    empty: 'unset',
+  }),
+  DYNAMODB_LOCAL_ACCESS_KEY: setting({
+    meaning:
+      'the access key the local stack and its tools give DynamoDB Local; in memory it keeps a database per key, so two stacks sharing one DynamoDB Local need two keys',
+    unset: 'local',
+    rule: matching(/^[A-Za-z0-9]{1,128}$/, '1 to 128 letters and digits (DynamoDB Local takes no other)'),
+    empty: 'unset',
+  }),
+  DYNAMODB_LOCAL_SHORT_LIVED: setting({
+    meaning:
+      "`1`: DynamoDB Local's JVM compiles with its quick compiler only: less CPU time for a stack that lives minutes (the test suite's), slower after some tens of thousands of requests",
+    unset: '0',
+    rule: oneOf(['0', '1']),
+    empty: 'unset',
+  }),
   DATA_DIR: setting({
     meaning: "where `npm start` keeps DynamoDB Local's data and its files",
     unset: '.data/',

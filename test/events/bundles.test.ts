@@ -1,3 +1,4 @@
+import { localAccessKey } from '#local/database';
 import { localStack } from '#support/stack';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -78,7 +79,7 @@ beforeAll(async () => {
       PATH: process.env.PATH,
       DYNAMODB_ENDPOINT: `http://127.0.0.1:${localStack().dynamodbPort}`,
       AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'local',
+      AWS_ACCESS_KEY_ID: localAccessKey(),
       AWS_SECRET_ACCESS_KEY: 'local',
       TABLE_NAME: DEFAULT_TABLE_NAME,
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ListTablesCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { localAccessKey } from '#local/database';
 import { repoRoot } from '#lib/paths';
 import { call } from '#support/api';
 import { startLocalApi, type LocalApi } from '#support/local-api';
@@ -116,7 +117,7 @@ describe('a stack on ports of the user’s choosing', () => {
     const db = new DynamoDBClient({
       endpoint: `http://127.0.0.1:${api.dynamodbPort}`,
       region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      credentials: { accessKeyId: localAccessKey(), secretAccessKey: 'local' },
     });
     expect((await db.send(new ListTablesCommand({}))).TableNames!.filter((t) => t.startsWith('invoke-sandbox'))).toEqual([]);
     db.destroy();

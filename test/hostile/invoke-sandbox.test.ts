@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, test } from 'vitest';
+import { localAccessKey } from '#local/database';
 import { repoRoot } from '#lib/paths';
 import { SAMPLE_PRINCIPAL } from '#local/sampleFixtures';
 import { uniqueWorkspace } from '#support/api';
@@ -31,7 +32,7 @@ async function sandboxTables(): Promise<string[]> {
   const db = new DynamoDBClient({
     endpoint: `http://127.0.0.1:${stack.dynamodbPort}`,
     region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    credentials: { accessKeyId: localAccessKey(), secretAccessKey: 'local' },
   });
   const tables = (await db.send(new ListTablesCommand({}))).TableNames ?? [];
   db.destroy();

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { isContinuation, jsonLineProblem, parseReadableLine, type ReadableLine } from '#local/logLines';
 import { call } from '#support/api';
 import { startLocalApi, type LocalApi } from '#support/local-api';
+import { localStack } from '#support/stack';
 
 /**
  * Log lines are parseable: a real `npm start` (its console shown, at DEBUG) serves a few requests, some
@@ -22,6 +23,7 @@ describe.skipIf(external)('every line of a run', () => {
   let api: LocalApi;
   beforeAll(async () => {
     api = await startLocalApi({
+      sharing: localStack().dynamodbPort,
       env: { DATA_DIR: dir, LOG_ECHO: '1', POWERTOOLS_LOG_LEVEL: 'DEBUG', LOG_FILE: files.logs, METRICS_FILE: files.metrics },
     });
   });

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { outboundMismatches } from './asyncapi.ts';
@@ -5,8 +6,18 @@ import { localStack } from './stack.ts';
 
 import { useLocalDatabase } from '#local/database';
 
-// Point the shared DocumentClient of this test worker at the run's DynamoDB Local, or, to run the
-// HTTP suites against another local API (API_URL), at that API's database (TEST_DYNAMODB_PORT).
+// This test file's database in the run's DynamoDB Local, new and empty: its worker's local API moves to it
+// (lib/local/databaseSwitch.ts), and the shared DocumentClient of this worker and whatever the tests start
+// (CLIs, stacks of their own) use it. To run the HTTP suites against another local API (API_URL): that
+// API's database (TEST_DYNAMODB_PORT), as it is.
+if (!process.env.TEST_DYNAMODB_PORT) {
+  process.env.DYNAMODB_LOCAL_ACCESS_KEY = `worker${process.env.VITEST_POOL_ID ?? 1}file${randomBytes(6).toString('hex')}`;
+  const res = await fetch(`${localStack().apiUrl}/__local/database`, {
+    method: 'POST',
+    body: JSON.stringify({ accessKey: process.env.DYNAMODB_LOCAL_ACCESS_KEY }),
+  });
+  if (res.status !== 204) throw new Error(`the local API did not move to this file's database: ${res.status} ${await res.text()}`);
+}
 useLocalDatabase(Number(process.env.TEST_DYNAMODB_PORT) || localStack().dynamodbPort);
 process.env.TABLE_NAME = '';
 

@@ -2,9 +2,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { startDynamoDbLocal, type EmbeddedDatabase } from '#local/database';
 import { startLocalApi, type LocalApi } from './local-api.ts';
+import { freePort } from './ports.ts';
 
-/** What a test worker reaches: its own local API, DynamoDB Local, and the files that API writes. */
+/** What a test worker reaches: its own local API, the run's DynamoDB Local, and the files that API writes. */
 export interface LocalStack {
   apiUrl: string;
   dynamodbPort: number;
@@ -16,8 +18,9 @@ export interface LocalStack {
 }
 
 const started: { api: LocalApi; dir: string }[] = [];
+let database: EmbeddedDatabase | undefined;
 
-async function startStack(): Promise<LocalStack> {
+async function startStack(dynamodbPort: number, worker: number): Promise<LocalStack> {
   const dir = mkdtempSync(join(tmpdir(), 'pls-test-'));
   const files = {
     eventsFile: join(dir, 'events.jsonl'),
@@ -27,7 +30,9 @@ async function startStack(): Promise<LocalStack> {
     metricsFile: join(dir, 'metrics.jsonl'),
   };
   const api = await startLocalApi({
+    sharing: dynamodbPort,
     env: {
+      DYNAMODB_LOCAL_ACCESS_KEY: `worker${worker}`,
       DATA_DIR: dir,
       EVENTS_FILE: files.eventsFile,
       STREAM_FAILURES_FILE: join(dir, 'stream-failures.jsonl'),
@@ -38,22 +43,28 @@ async function startStack(): Promise<LocalStack> {
     },
   });
   started.push({ api, dir });
-  return { apiUrl: api.url, dynamodbPort: api.dynamodbPort, ...files };
+  return { apiUrl: api.url, dynamodbPort, ...files };
 }
 
 /**
- * One local API (with its own DynamoDB Local and stream processor) per test worker: DynamoDB Local
- * serves one database on one thread, so workers sharing one would queue behind each other. A worker
- * finds its stack by VITEST_POOL_ID (test/support/stack.ts). Records a stream processor had to set
- * aside are reported at the end.
+ * One DynamoDB Local for the whole run, and one local API (with its stream processor) per test worker.
+ * DynamoDB Local keeps an in-memory database per access key and serves each on a thread of its own, so
+ * the workers do not queue behind each other, and its JVM is started and compiled once, not once per
+ * worker (compiling was about a third of its CPU time). Each test file moves its worker's API to a
+ * database of its own (test/support/env.ts). A worker finds its stack by VITEST_POOL_ID
+ * (test/support/stack.ts). Records a stream processor had to set aside are reported at the end.
  */
 export async function setup(project: TestProject) {
   const workers = Number(project.config.maxWorkers) || 1;
-  project.provide('stacks', await Promise.all(Array.from({ length: workers }, startStack)));
+  process.env.DYNAMODB_LOCAL_SHORT_LIVED ??= '1';
+  database = await startDynamoDbLocal({ port: await freePort(), sharedDb: false });
+  const port = Number(new URL(database.endpoint).port);
+  project.provide('stacks', await Promise.all(Array.from({ length: workers }, (_, i) => startStack(port, i + 1))));
 }
 
 export async function teardown() {
   await Promise.all(started.map(({ api }) => api.stop()));
+  await database?.stop();
   for (const { dir } of started) {
     const failures = join(dir, 'stream-failures.jsonl');
     if (existsSync(failures)) {

@@ -7,21 +7,26 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * follows the slowest files `npm test` reports at its end; the rest keep vitest's own order.
  */
 const HEAVIEST = [
-  'test/reliability/concurrency.test.ts',
-  'test/integration/labels.test.ts',
+  'test/hostile/first-hour.test.ts',
   'test/reliability/fault-injection/routes-3.test.ts',
+  'test/reliability/fuzz.test.ts',
+  'test/hostile/tokens-cli.test.ts',
+  'test/integration/label-links.test.ts',
+  'test/reliability/durability.test.ts',
+  'test/hostile/bulk-contention.test.ts',
+  'test/hostile/cli-arguments.test.ts',
+  'test/reliability/concurrency-1.test.ts',
+  'test/reliability/concurrency-2.test.ts',
+  'test/reliability/concurrency-3.test.ts',
+  'test/reliability/concurrency-4.test.ts',
   'test/inbound/property.test.ts',
   'test/stream/redelivery.test.ts',
   'test/reliability/fault-injection/inbound-consumer.test.ts',
   'test/reliability/fault-injection/routes-2.test.ts',
-  'test/reliability/fuzz.test.ts',
   'test/reliability/fault-injection/stream-processor.test.ts',
   'test/reliability/fault-injection/routes-1.test.ts',
-  'test/hostile/tokens-cli.test.ts',
-  'test/hostile/bulk-contention.test.ts',
-  'test/hostile/first-hour.test.ts',
+  'test/integration/label-deletes.test.ts',
   'test/integration/isolation.test.ts',
-  'test/reliability/durability.test.ts',
 ];
 
 function rank(file: TestSpecification): number {

@@ -10,11 +10,11 @@ export interface Ran {
   stderr: string;
 }
 
-/** Every tool `npm run` starts (`tsx bin/<file>.ts` in package.json's scripts): its script name and file. */
+/** Every tool `npm run` starts (`node --import tsx bin/<file>.ts` in package.json's scripts): its script name and file. */
 export function npmTools(): { script: string; file: string }[] {
   const { scripts } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   return Object.entries(scripts).flatMap(([script, command]) => {
-    const file = /^tsx (bin\/[\w-]+\.ts)$/.exec(command)?.[1];
+    const file = /^node --import tsx (bin\/[\w-]+\.ts)$/.exec(command)?.[1];
     return file ? [{ script, file }] : [];
   });
 }

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { call } from '#support/api';
 import { startLocalApi, type LocalApi } from '#support/local-api';
+import { localStack } from '#support/stack';
 import { startReceiver } from './receiver.ts';
 
 /**
@@ -39,6 +40,7 @@ async function deliveriesWhen(id: string, done: (d: any[]) => boolean): Promise<
 beforeAll(async () => {
   receiver = await startReceiver();
   api = await startLocalApi({
+    sharing: localStack().dynamodbPort,
     env: {
       WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true',
       // Failing for 2.5 s turns an endpoint off: only the third attempt (3.1 s after the first at the

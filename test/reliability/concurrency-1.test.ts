@@ -1,0 +1,3 @@
+import { concurrencyPart } from '#support/concurrency';
+
+concurrencyPart(1);

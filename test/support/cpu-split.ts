@@ -1,0 +1,117 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/**
+ * The CPU time (user + system) of a test run, split by who spent it: DynamoDB Local, the local APIs
+ * (`bin/start.ts`), the test workers, the tools the tests run (the CLIs under tsx, esbuild, cfn-lint,
+ * linters) and vitest itself. Read from /proc (Linux; elsewhere there is no split): every process
+ * under this one is sampled twice a second and named by its command line; what a process spent after
+ * its last sample is still counted, through the CPU time its parent collects when it ends (cutime),
+ * and goes to the kind of process its parent had ended.
+ */
+export const WHO = ['DynamoDB Local', 'local APIs', 'test workers', 'tools the tests run', 'vitest'] as const;
+export type Who = (typeof WHO)[number];
+
+function kindOf(commandLine: string): Who {
+  if (commandLine.includes('DynamoDBLocal')) return 'DynamoDB Local';
+  if (commandLine.includes('bin/start.ts')) return 'local APIs';
+  if (commandLine.includes('vitest/dist/workers/')) return 'test workers';
+  if (commandLine.includes('vitest')) return 'vitest';
+  return 'tools the tests run';
+}
+
+interface Seen {
+  who: Who;
+  parent: number;
+  /** Its own CPU seconds, and those of the children it has waited for, at its last sample. */
+  self: number;
+  reaped: number;
+  alive: boolean;
+}
+
+const TICKS_PER_SECOND = 100; // USER_HZ, 100 on every Linux
+const SAMPLE_MS = 500;
+
+function readStat(pid: number): { parent: number; self: number; reaped: number } | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name in parentheses: state, ppid, ..., utime (14), stime, cutime, cstime.
+    const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return {
+      parent: Number(f[1]),
+      self: (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND,
+      reaped: (Number(f[13]) + Number(f[14])) / TICKS_PER_SECOND,
+    };
+  } catch {
+    return undefined; // gone meanwhile
+  }
+}
+
+function commandLineOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return ''; // gone meanwhile
+  }
+}
+
+export class CpuSplit {
+  private readonly seen = new Map<number, Seen>();
+  private readonly timer: NodeJS.Timeout | undefined;
+  private readonly started = Date.now();
+
+  constructor(private readonly root = process.pid) {
+    if (!readStat(root)) return; // not Linux: nothing to sample
+    this.sample();
+    this.timer = setInterval(() => this.sample(), SAMPLE_MS);
+    this.timer.unref();
+  }
+
+  private sample(): void {
+    const stats = new Map<number, { parent: number; self: number; reaped: number }>();
+    for (const name of readdirSync('/proc')) {
+      const pid = Number(name);
+      if (!Number.isInteger(pid)) continue;
+      const stat = readStat(pid);
+      if (stat) stats.set(pid, stat);
+    }
+    const tree = new Set([this.root]);
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const [pid, stat] of stats)
+        if (!tree.has(pid) && tree.has(stat.parent)) {
+          tree.add(pid);
+          grew = true;
+        }
+    }
+    for (const entry of this.seen.values()) entry.alive = false;
+    for (const pid of tree) {
+      const stat = stats.get(pid)!;
+      // Named again at every sample: a child holds its parent's command line until it has exec'd.
+      const who = pid === this.root ? 'vitest' : kindOf(commandLineOf(pid));
+      this.seen.set(pid, { who, parent: stat.parent, self: stat.self, reaped: stat.reaped, alive: true });
+    }
+  }
+
+  /** CPU seconds by who spent them since the start, and the wall time (stops sampling). */
+  stop(): { seconds: Record<Who, number>; total: number; wall: number } | undefined {
+    if (!this.timer) return undefined;
+    clearInterval(this.timer);
+    this.sample();
+    const seconds = Object.fromEntries(WHO.map((who) => [who, 0])) as Record<Who, number>;
+    const ended = new Map<number, Seen[]>();
+    for (const entry of this.seen.values()) {
+      seconds[entry.who] += entry.self;
+      if (!entry.alive) ended.set(entry.parent, [...(ended.get(entry.parent) ?? []), entry]);
+    }
+    // What a parent collected from its ended children beyond their last samples (or from children never sampled).
+    for (const [pid, entry] of this.seen) {
+      const children = ended.get(pid) ?? [];
+      const unsampled = entry.reaped - children.reduce((sum, c) => sum + c.self + c.reaped, 0);
+      if (unsampled <= 0) continue;
+      const heaviest = children.sort((a, b) => b.self - a.self)[0];
+      seconds[heaviest?.who ?? 'tools the tests run'] += unsampled;
+    }
+    const total = Object.values(seconds).reduce((a, b) => a + b, 0);
+    return { seconds, total, wall: (Date.now() - this.started) / 1000 };
+  }
+}
