@@ -38,6 +38,7 @@ export default defineConfig({
           exclude: [...configDefaults.exclude, ...UNIT, ...CDK],
           // A local API with its own DynamoDB Local per worker (test/support/global-setup.ts).
           globalSetup: ['test/support/global-setup.ts'],
+          isolate: false,
           setupFiles: ['test/support/env.ts'],
         },
       },

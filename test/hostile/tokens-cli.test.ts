@@ -25,7 +25,8 @@ const who = ['--name', 'Ada', '--username', 'ada'];
 
 describe('the token CLI refuses every bad argument, writes nothing and exits non-zero', () => {
   const ws = uniqueWorkspace('cli');
-  test.each([
+  // Side by side (five at a time): each case is a process of its own that mostly waits for its start-up.
+  test.concurrent.each([
     ['empty scopes (an unset variable)', ['--workspace', ws, ...who, '--scopes', '']],
     ['only separators as scopes', ['--workspace', ws, ...who, '--scopes', ' , ']],
     ['an unknown scope', ['--workspace', ws, ...who, '--scopes', 'projects:read,admin']],

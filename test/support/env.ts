@@ -20,6 +20,9 @@ if (!process.env.TEST_DYNAMODB_PORT) {
 }
 useLocalDatabase(Number(process.env.TEST_DYNAMODB_PORT) || localStack().dynamodbPort);
 process.env.TABLE_NAME = '';
+// A worker runs its files one after another in one process: its DocumentClient, made by the first,
+// sends each file's access key (it reads its credentials once).
+(await import('#local/databaseSwitch')).followAccessKey();
 
 // Every event this file's requests put on the worker's local bus is described by asyncapi.json: once
 // the stream has drained (so the file's own events are there), every whole line written since the

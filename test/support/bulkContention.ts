@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { apiUrl, call, tokenFor, uniqueWorkspace } from '#support/api';
-import { settledViolations } from '#support/settle';
+import { apiUrl, call, tokenFor, uniqueWorkspace } from './api.ts';
+import { settledViolations } from './settle.ts';
 
 /**
  * Ordinary parallel use is not an overload: bulk attaches of one label to overlapping sets of tasks of
@@ -63,13 +63,19 @@ async function expectCounters(t: Target, project: string, carried: { slug: strin
   expect(set.body.data).toEqual([expect.objectContaining({ slug: carried.slug, tasks_count: carried.tasks })]);
 }
 
-describe('through the local API', () => {
-  test.each(CASES)('%s: every one answers 200, the links are the union, counters exact', async (_name, requests, size, step) => {
-    const ws = uniqueWorkspace('bulk');
-    const target = { base: apiUrl(), token: await tokenFor(ws), ws };
-    const carried = await contend(target, 'web', requests, size, step);
-    // Counters (the label's use in the project, the project's labels_count) equal a recount.
-    expect(await settledViolations([ws])).toEqual([]);
-    await expectCounters(target, 'web', carried);
+/** One of the cases, in a file of its own (test/hostile/bulk-contention-*.test.ts): the run's workers share them. */
+export function contentionCase(index: number): void {
+  describe('through the local API', () => {
+    test.each([CASES[index]!])(
+      '%s: every one answers 200, the links are the union, counters exact',
+      async (_name, requests, size, step) => {
+        const ws = uniqueWorkspace('bulk');
+        const target = { base: apiUrl(), token: await tokenFor(ws), ws };
+        const carried = await contend(target, 'web', requests, size, step);
+        // Counters (the label's use in the project, the project's labels_count) equal a recount.
+        expect(await settledViolations([ws])).toEqual([]);
+        await expectCounters(target, 'web', carried);
+      },
+    );
   });
-});
+}

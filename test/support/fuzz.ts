@@ -7,10 +7,10 @@ import { queryAll } from '#store/query';
 import { routes, type Route } from '#http/routes';
 import { getLabel } from '#domain/labels';
 import { getProject } from '#domain/projects';
-import { call, tokenFor } from '#support/api';
-import { seedFixture } from '#support/fixtures';
-import { hostileText } from '#support/hostile';
-import { withQuery, type Fixture } from '#support/requests';
+import { call, tokenFor } from './api.ts';
+import { seedFixture } from './fixtures.ts';
+import { hostileText } from './hostile.ts';
+import { withQuery, type Fixture } from './requests.ts';
 import { loadHandler } from '#local/lambdaEvents';
 import { repoRoot } from '#lib/paths';
 
@@ -21,8 +21,6 @@ import { repoRoot } from '#lib/paths';
  */
 const SEED = Number(process.env.FUZZ_SEED ?? 20261121);
 const RUNS_PER_ROUTE = Number(process.env.FUZZ_RUNS ?? 40);
-let cases = 0;
-const statuses = new Map<number, number>();
 
 function fieldsOf(schema: z.ZodType, part: 'path' | 'query' | 'body'): string[] {
   const shape = (schema as z.ZodObject<any>).shape?.[part] as z.ZodObject<any> | undefined;
@@ -169,47 +167,57 @@ function inNameOrder(_key: string, value: unknown): unknown {
   return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-let token: string;
-let fixture: Fixture;
-beforeAll(async () => {
-  fixture = await seedFixture('fuzz');
-  token = await tokenFor(fixture.ws);
-  fixtureIds = { project: (await getProject(fixture.ws, fixture.project)).id, label: (await getLabel(fixture.ws, fixture.label)).id };
-});
-afterAll(() => {
-  console.log(
-    `fuzz: ${cases} cases (seed ${SEED}, ${RUNS_PER_ROUTE} per route), statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`,
-  );
-});
-
-describe.each(routes.map((r) => [r.name, r] as const))('%s', (_name, route) => {
-  test('never answers 5xx, fails with problem+json, and a rejected request changes nothing', async () => {
-    const handler = await loadHandler<{ inputSchema: z.ZodType }>(repoRoot, route.handler);
-    await fc.assert(
-      fc.asyncProperty(caseFor(route, handler.inputSchema, fixture), async (c) => {
-        cases++;
-        const path = route.path.replace('{slug}', c.pathSlug === null ? '' : encodeURIComponent(c.pathSlug));
-        const query = { company_slug: fixture.ws, ...c.query };
-        const headers: Record<string, string> = {};
-        if (c.contentType !== null) headers['content-type'] = c.contentType;
-        if (c.extraHeader) headers[c.extraHeader[0]] = c.extraHeader[1];
-        const rawBody = c.body.kind === 'json' ? JSON.stringify(c.body.value) : c.body.kind === 'raw' ? c.body.text : undefined;
-        const before = await snapshot(fixture);
-        const res = await call(route.method, withQuery(path, query), { token, headers, ...(rawBody !== undefined ? { rawBody } : {}) });
-        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-        expect(res.status, res.text).toBeLessThan(500);
-        if (res.status >= 400) {
-          expect(res.headers.get('content-type')).toBe('application/problem+json');
-          expect(res.body).toMatchObject({
-            status: res.status,
-            title: expect.any(String),
-            detail: expect.any(String),
-            code: expect.any(String),
-          });
-          expect(await snapshot(fixture)).toBe(before);
-        }
-      }),
-      { seed: SEED, numRuns: RUNS_PER_ROUTE, endOnFailure: true },
+/**
+ * The fuzzing of the routes of one of `count` files (every route falls in exactly one), on a fixture of
+ * the file's own: the files share the run's workers. Each route's cases are the same in any split (one
+ * seed per route).
+ */
+export function fuzzRoutes(index: number, count: number): void {
+  const shard = routes.filter((_, i) => i % count === index);
+  let cases = 0;
+  const statuses = new Map<number, number>();
+  let token: string;
+  let fixture: Fixture;
+  beforeAll(async () => {
+    fixture = await seedFixture('fuzz');
+    token = await tokenFor(fixture.ws);
+    fixtureIds = { project: (await getProject(fixture.ws, fixture.project)).id, label: (await getLabel(fixture.ws, fixture.label)).id };
+  });
+  afterAll(() => {
+    console.log(
+      `fuzz ${index + 1}/${count}: ${cases} cases (seed ${SEED}, ${RUNS_PER_ROUTE} per route), statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`,
     );
   });
-});
+
+  describe.each(shard.map((r) => [r.name, r] as const))('%s', (_name, route) => {
+    test('never answers 5xx, fails with problem+json, and a rejected request changes nothing', async () => {
+      const handler = await loadHandler<{ inputSchema: z.ZodType }>(repoRoot, route.handler);
+      await fc.assert(
+        fc.asyncProperty(caseFor(route, handler.inputSchema, fixture), async (c) => {
+          cases++;
+          const path = route.path.replace('{slug}', c.pathSlug === null ? '' : encodeURIComponent(c.pathSlug));
+          const query = { company_slug: fixture.ws, ...c.query };
+          const headers: Record<string, string> = {};
+          if (c.contentType !== null) headers['content-type'] = c.contentType;
+          if (c.extraHeader) headers[c.extraHeader[0]] = c.extraHeader[1];
+          const rawBody = c.body.kind === 'json' ? JSON.stringify(c.body.value) : c.body.kind === 'raw' ? c.body.text : undefined;
+          const before = await snapshot(fixture);
+          const res = await call(route.method, withQuery(path, query), { token, headers, ...(rawBody !== undefined ? { rawBody } : {}) });
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          expect(res.status, res.text).toBeLessThan(500);
+          if (res.status >= 400) {
+            expect(res.headers.get('content-type')).toBe('application/problem+json');
+            expect(res.body).toMatchObject({
+              status: res.status,
+              title: expect.any(String),
+              detail: expect.any(String),
+              code: expect.any(String),
+            });
+            expect(await snapshot(fixture)).toBe(before);
+          }
+        }),
+        { seed: SEED, numRuns: RUNS_PER_ROUTE, endOnFailure: true },
+      );
+    });
+  });
+}

@@ -1,0 +1,3 @@
+import { contentionCase } from '#support/bulkContention';
+
+contentionCase(2);

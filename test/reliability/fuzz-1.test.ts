@@ -1,0 +1,4 @@
+import { fuzzRoutes } from '#support/fuzz';
+
+/** Property-based fuzzing over the HTTP API (test/support/fuzz.ts): the routes of part 1 of 3. */
+fuzzRoutes(0, 3);
