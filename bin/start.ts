@@ -111,6 +111,8 @@ const { tableName } = await import('#store/table');
 const { createGateway, loadHandlers } = await import('#local/gateway');
 const { createToken, listTokens } = await import('#domain/tokens');
 const { SCOPES } = await import('#domain/scopes');
+// DYNAMODB_PARTITION_LIMITS: DynamoDB Local throttled as DynamoDB throttles a hot partition (docs/local.md).
+(await import('#local/partitions/install')).simulatePartitions({ embedded });
 
 if (embedded) {
   const client = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT });

@@ -1,3 +1,4 @@
+import { partitionLimitsRule } from '#local/partitions/limits';
 import { DELIVERY_SETTINGS } from '#webhooks/settings';
 import {
   filePath,
@@ -128,6 +129,13 @@ export const SETTINGS = {
     unset: '5000, and 30000 for DynamoDB Local',
     rule: milliseconds,
     empty: 'refused',
+  }),
+  DYNAMODB_PARTITION_LIMITS: setting({
+    meaning:
+      "throttles `npm start`'s DynamoDB Local as DynamoDB throttles a hot partition, with a token bucket per partition key value of the table and of each index ([the partition simulator](#the-partition-simulator)); never on Lambda",
+    unset: 'no throttling',
+    rule: partitionLimitsRule,
+    empty: 'unset',
   }),
   POWERTOOLS_LOG_LEVEL: setting({
     meaning: "the functions' log level (Powertools); the stack sets it per stage",

@@ -11,6 +11,7 @@ import { authorizerHandler, inboundConsumerHandler, routes, streamProcessorHandl
 import { DEFAULT_TABLE_NAME } from '#store/table';
 import { buildBundles } from '#cdk/bundling';
 import { seedFixtures } from '#local/fixtures';
+import { SIMULATOR_MIDDLEWARE } from '#local/partitions/simulator';
 import { repoRoot } from '#lib/paths';
 import { AUTHORIZER_EVENT, INBOUND_EVENT, STREAM_EVENT, SAMPLE_REQUESTS, WEBHOOK_EVENT, prepareEvent } from '#local/samples';
 import { uniqueWorkspace } from '#support/api';
@@ -55,6 +56,7 @@ const functions = [
   // Loaded only: its sample's retry would go to an SQS queue.
   { name: WEBHOOK_EVENT, handler: webhookDelivererHandler, loadOnly: true },
 ];
+const SIMULATOR = 'local-partition-simulator';
 const dir = mkdtempSync(join(tmpdir(), 'pls-bundles-'));
 let outcomes: Record<string, Outcome>;
 let printed: Record<string, any>[];
@@ -63,7 +65,11 @@ beforeAll(async () => {
   const workspace = uniqueWorkspace('bundles');
   const [{ token }, bundles] = await Promise.all([
     seedFixtures(repoRoot, workspace),
-    buildBundles(Object.fromEntries(functions.map((f) => [f.name, f.handler])), dir),
+    // The local partition simulator, bundled the same way: what a bundle carrying it would hold.
+    buildBundles(
+      { ...Object.fromEntries(functions.map((f) => [f.name, f.handler])), [SIMULATOR]: 'lib/local/partitions/simulator.ts' },
+      dir,
+    ),
   ]);
   const cases = functions.map((f) => ({
     name: f.name,
@@ -131,4 +137,13 @@ test('the inbound consumer bundle loads in a fresh Node process', () => {
   const outcome = outcomes[INBOUND_EVENT]!;
   expect(outcome.error).toBeUndefined();
   expect(outcome.result?.loaded).toBe('function');
+});
+
+test('no bundle carries the local partition simulator (DYNAMODB_PARTITION_LIMITS): never deployed', () => {
+  const bundle = (name: string) => readFileSync(join(dir, name, 'index.mjs'), 'utf8');
+  const markers = [SIMULATOR_MIDDLEWARE.name, 'DYNAMODB_PARTITION_LIMITS'];
+  // The markers survive bundling: a function bundle that carried the simulator would hold them.
+  for (const marker of markers) expect(bundle(SIMULATOR)).toContain(marker);
+  const carrying = functions.filter((f) => markers.some((marker) => bundle(f.name).includes(marker)));
+  expect(carrying.map((f) => f.name)).toEqual([]);
 });

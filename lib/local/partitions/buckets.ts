@@ -1,0 +1,77 @@
+import type { PartitionLimits } from './limits';
+
+/** Which of a partition's two allowances a request draws on. */
+export type Capacity = 'read' | 'write';
+
+/** One partition a request reads or writes: a partition key value of a table, or of one of its indexes. */
+export interface Partition {
+  table: string;
+  /** The index's name; absent for the table itself. */
+  index?: string;
+  /** The partition key value, as text (a string's characters, a number's digits, a binary's base64). */
+  key: string;
+}
+
+/** What a request draws on one partition: its capacity and the units it consumes there. */
+export interface Draw extends Partition {
+  capacity: Capacity;
+  units: number;
+}
+
+/** Above this many buckets, the full ones (those a partition left alone long enough) are dropped. */
+const SWEEP_ABOVE = 10_000;
+
+/**
+ * A token bucket per partition and capacity, as DynamoDB keeps one per partition: refilled at the
+ * limit's units per second, holding at most `burst` seconds of them, full when first used. A request
+ * goes when none of its buckets is empty, and is charged afterwards what it consumed (a read's size is
+ * known only from its answer), so a bucket may go below zero: the partition is then in debt, and
+ * refused until the refill has paid it off.
+ */
+export class PartitionBuckets {
+  private readonly buckets = new Map<string, { units: number; at: number }>();
+
+  constructor(
+    private readonly limits: PartitionLimits,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /** The units a partition has left now (below zero: its debt). */
+  available(partition: Partition, capacity: Capacity): number {
+    return this.refilled(bucketId(partition, capacity)).units;
+  }
+
+  /** The first of `draws` whose bucket is empty, or undefined when the request may go. */
+  emptyAmong(draws: readonly Draw[]): Draw | undefined {
+    return draws.find((draw) => this.available(draw, draw.capacity) <= 0);
+  }
+
+  /** Takes what each draw consumed from its bucket. */
+  charge(draws: readonly Draw[]): void {
+    for (const draw of draws) this.refilled(bucketId(draw, draw.capacity)).units -= draw.units;
+    if (this.buckets.size > SWEEP_ABOVE) this.sweep();
+  }
+
+  private rate(id: string): number {
+    return id.startsWith('read ') ? this.limits.rcu : this.limits.wcu;
+  }
+
+  private refilled(id: string): { units: number; at: number } {
+    const now = this.now();
+    const capacity = this.rate(id) * this.limits.burstSeconds;
+    const bucket = this.buckets.get(id) ?? { units: capacity, at: now };
+    bucket.units = Math.min(capacity, bucket.units + ((now - bucket.at) / 1000) * this.rate(id));
+    bucket.at = now;
+    this.buckets.set(id, bucket);
+    return bucket;
+  }
+
+  private sweep(): void {
+    for (const id of [...this.buckets.keys()])
+      if (this.refilled(id).units >= this.rate(id) * this.limits.burstSeconds) this.buckets.delete(id);
+  }
+}
+
+function bucketId(p: Partition, capacity: Capacity): string {
+  return `${capacity} ${JSON.stringify([p.table, p.index ?? '', p.key])}`;
+}

@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import type {
+  AbsoluteLocation,
+  DeserializeHandlerOptions,
+  DeserializeHandlerOutput,
+  DeserializeMiddleware,
+  HttpRequest,
+  HttpResponse,
+} from '@smithy/types';
+import { batchOf, type Batch } from './batches';
+import type { Draw, PartitionBuckets } from './buckets';
+import { consumption, type Wire } from './units';
+
+/**
+ * The local partition simulator: a middleware on the DynamoDB client `npm start` runs every function
+ * with. It sits below the SDK's deserializer and retries (step deserialize, priority low), where it sees
+ * each attempt's HTTP request as DynamoDB would, and answers one whose partition has no units left
+ * as DynamoDB does: HTTP 400 with the throttling error's JSON, which the SDK turns into its own
+ * exception and retries with backoff, and the store maps to Busy (503, Retry-After) when it persists.
+ * Nothing in functions/ knows of it: it is added by lib/local only (install.ts), never bundled for Lambda.
+ */
+export const SIMULATOR_MIDDLEWARE: DeserializeHandlerOptions & AbsoluteLocation & { name: string } = {
+  step: 'deserialize',
+  priority: 'low',
+  name: 'localPartitionSimulator',
+};
+
+/** What a single-item call and a batch that cannot go at all get; what a transaction gets. */
+const THROTTLED = 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException';
+const TRANSACTION_THROTTLED = 'com.amazon.coral.availability#ThrottlingException';
+/** Answers read for their size: the reads', and an update's (it may return the whole item). */
+const MEASURED = new Set(['GetItem', 'Query', 'TransactGetItems', 'BatchGetItem', 'UpdateItem']);
+
+/** The refusal DynamoDB sends for a hot partition, naming it as the ThrottlingReasons of today's service do. */
+function throttledResponse(operation: string, hot: Draw): HttpResponse {
+  const resource = `arn:aws:dynamodb:ddblocal:000000000000:table/${hot.table}${hot.index ? `/index/${hot.index}` : ''}`;
+  const reason = `${hot.index ? 'Index' : 'Table'}${hot.capacity === 'read' ? 'Read' : 'Write'}KeyRangeThroughputExceeded`;
+  return jsonResponse(400, {
+    __type: operation.startsWith('Transact') ? TRANSACTION_THROTTLED : THROTTLED,
+    message: `Throughput exceeds the current capacity of your table or index: partition key value ${JSON.stringify(hot.key)}${hot.index ? ` of index ${hot.index}` : ''} has no ${hot.capacity} units left (the local partition simulator, DYNAMODB_PARTITION_LIMITS).`,
+    ThrottlingReasons: [{ reason, resource }],
+  });
+}
+
+function jsonResponse(statusCode: number, body: Wire, headers: Record<string, string> = {}): HttpResponse {
+  const bytes = Buffer.from(JSON.stringify(body));
+  return {
+    statusCode,
+    headers: {
+      'x-amzn-requestid': randomUUID(),
+      ...headers,
+      'content-type': 'application/x-amz-json-1.0',
+      'content-length': String(bytes.length),
+    },
+    body: bytes,
+  };
+}
+
+/** The answer's JSON, its body read once and put back as bytes for the deserializer. */
+async function answerOf(response: HttpResponse): Promise<Wire | undefined> {
+  if (response.statusCode !== 200) return undefined;
+  const chunks: Buffer[] = [];
+  const body = response.body as Uint8Array | AsyncIterable<Uint8Array>;
+  if (body instanceof Uint8Array) chunks.push(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+  else for await (const chunk of body) chunks.push(Buffer.from(chunk));
+  response.body = Buffer.concat(chunks);
+  return JSON.parse(response.body.toString('utf8')) as Wire;
+}
+
+/** A request's JSON text: the SDK's body is bytes (that also read as a string). */
+function bodyText(body: unknown): string {
+  if (typeof body === 'string') return body;
+  return body instanceof Uint8Array ? Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8') : '{}';
+}
+
+/** The request with another JSON body (the requests of a batch that may go). */
+function withBody(request: HttpRequest, body: Wire): HttpRequest {
+  const bytes = Buffer.from(JSON.stringify(body));
+  return { ...request, headers: { ...request.headers, 'content-length': String(bytes.length) }, body: bytes };
+}
+
+/**
+ * What a request draws (a batch: request by request), or undefined for what the simulator lets through:
+ * an operation it does not charge, or a request it cannot read (DynamoDB Local answers that one itself).
+ */
+function planOf(operation: string, request: HttpRequest): { input: Wire; batch?: Batch; draws: Draw[] } | undefined {
+  try {
+    const input = JSON.parse(bodyText(request.body)) as Wire;
+    const batch = batchOf(operation, input);
+    if (batch) return { input, batch, draws: [] };
+    const draws = consumption(operation, input);
+    return draws && { input, draws };
+  } catch {
+    return undefined;
+  }
+}
+
+export function partitionSimulator<I extends object, O extends object>(buckets: PartitionBuckets): DeserializeMiddleware<I, O> {
+  return (next) => async (args) => {
+    const request = args.request as HttpRequest;
+    const operation = String(request.headers['x-amz-target'] ?? '').replace(/^DynamoDB_\d+\./, '');
+    const plan = planOf(operation, request);
+    if (!plan) return next(args);
+    const { input, batch, draws } = plan;
+    if (batch) return sendBatch(batch, operation, request, (r) => next({ ...args, request: r }), buckets);
+    const hot = buckets.emptyAmong(draws);
+    if (hot) return { response: throttledResponse(operation, hot) };
+    const result = await next(args);
+    const output = MEASURED.has(operation) ? await answerOf(result.response as HttpResponse) : undefined;
+    // Charged whatever the answer: DynamoDB charges a write whose condition failed too.
+    buckets.charge(consumption(operation, input, output) ?? draws);
+    return result;
+  };
+}
+
+/** A batch: the requests whose partitions have units go, the others are answered unprocessed. */
+async function sendBatch<O extends object>(
+  batch: Batch,
+  operation: string,
+  request: HttpRequest,
+  send: (request: HttpRequest) => Promise<DeserializeHandlerOutput<O>>,
+  buckets: PartitionBuckets,
+): Promise<DeserializeHandlerOutput<O>> {
+  const kept = batch.entries.filter((e) => !buckets.emptyAmong(e.draws));
+  const left = batch.entries.filter((e) => !kept.includes(e));
+  if (kept.length === 0 && left.length > 0) return { response: throttledResponse(operation, buckets.emptyAmong(left[0]!.draws)!) };
+  const result = await send(left.length ? withBody(request, batch.withOnly(kept)) : request);
+  const response = result.response as HttpResponse;
+  const output = MEASURED.has(operation) || left.length ? await answerOf(response) : undefined;
+  buckets.charge(batch.consumed(kept, output));
+  if (!output || !left.length) return result;
+  const headers = Object.fromEntries(Object.entries(response.headers).filter(([name]) => !/^(content-length|x-amz-crc32)$/i.test(name)));
+  return { ...result, response: jsonResponse(response.statusCode, batch.withUnprocessed(output, left), headers) };
+}

@@ -1,0 +1,162 @@
+import { TABLE } from '#store/table';
+import type { Capacity, Draw } from './buckets';
+
+/**
+ * What a DynamoDB request consumes, partition by partition, read from the request as the SDK sends it
+ * (the JSON of the wire, AttributeValues and all) and, for reads, from the answer: DynamoDB's own rules
+ * (docs/local.md, "The partition simulator"), as closely as a request and its answer tell them.
+ *   - reads: 4 KB per read unit, rounded up per item (a Query: over the items together); eventually
+ *     consistent reads (every index read) half; transactional reads double
+ *   - writes: 1 KB per write unit, rounded up; transactional writes double; a write also draws on the
+ *     partition of each index whose partition key it sets (an item's, or an UpdateItem's `SET key = :v`)
+ * Every table is read with the single table's key schema (TABLE): the sandbox and test tables share it.
+ * What a request does not tell is left out: the index entries a put replaces or a delete removes.
+ */
+
+/** A request or an answer as JSON: the wire's own shapes. */
+export type Wire = Record<string, unknown>;
+/** An AttributeValue: { S: "..." }, { N: "1" }, { M: {...} }, ... */
+type Value = Record<string, unknown>;
+/** An item (or a key) as the wire carries it. */
+export type WireItem = Record<string, Value>;
+
+const READ_UNIT_BYTES = 4096;
+const WRITE_UNIT_BYTES = 1024;
+const TRANSACTIONAL = 2;
+const INDEXES: readonly { name: string; partitionKey: string }[] = Object.values(TABLE.indexes);
+
+const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
+const total = (sizes: number[]) => sizes.reduce((a, b) => a + b, 0);
+const strings = (list: unknown) => (Array.isArray(list) ? (list as string[]) : []);
+const numberSize = (n: string) => Math.ceil(n.replace(/[-.]|e.*$/gi, '').replace(/^0+|0+$/g, '').length / 2) + 1;
+
+/** An attribute value's size as DynamoDB counts it (names in UTF-8, numbers by their significant digits). */
+function valueSize(v: Value): number {
+  if (typeof v.S === 'string') return bytes(v.S);
+  if (typeof v.N === 'string') return numberSize(v.N);
+  if (typeof v.B === 'string') return Buffer.from(v.B, 'base64').length;
+  if (Array.isArray(v.SS)) return total(strings(v.SS).map(bytes));
+  if (Array.isArray(v.NS)) return total(strings(v.NS).map(numberSize));
+  if (Array.isArray(v.BS)) return total(strings(v.BS).map((b) => Buffer.from(b, 'base64').length));
+  if (Array.isArray(v.L)) return 3 + total((v.L as Value[]).map((e) => 1 + valueSize(e)));
+  if (v.M && typeof v.M === 'object') return 3 + total(Object.entries(v.M as WireItem).map(([k, e]) => bytes(k) + 1 + valueSize(e)));
+  return 1; // BOOL, NULL
+}
+
+/** An item's size in bytes: its attribute names and values. */
+export function itemSize(item: WireItem | undefined): number {
+  return item ? total(Object.entries(item).map(([name, value]) => bytes(name) + valueSize(value))) : 0;
+}
+
+/** A partition key value as text (a string's characters, a number's digits, a binary's base64). */
+function keyText(v: Value | undefined): string | undefined {
+  if (!v) return undefined;
+  for (const type of ['S', 'N', 'B'] as const) if (typeof v[type] === 'string') return v[type];
+  return JSON.stringify(v);
+}
+
+const readUnits = (size: number, consistent: boolean) => Math.max(1, Math.ceil(size / READ_UNIT_BYTES)) * (consistent ? 1 : 0.5);
+const writeUnits = (size: number) => Math.max(1, Math.ceil(size / WRITE_UNIT_BYTES));
+
+function draw(capacity: Capacity, table: string, key: string | undefined, units: number, index?: string): Draw[] {
+  if (key === undefined) return [];
+  return [{ table, ...(index ? { index } : {}), key, capacity, units }];
+}
+
+/** A read of the item under `key` (its size known from the answer: none yet, the least a read costs). */
+export function readDraw(table: string, key: WireItem, consistent: boolean, found?: WireItem): Draw[] {
+  return draw('read', table, keyText(key[TABLE.partitionKey]), readUnits(itemSize(found), consistent));
+}
+
+/** A put of `item`: its table partition and the partition of each index it has a key of. */
+export function putDraws(table: string, item: WireItem): Draw[] {
+  const units = writeUnits(itemSize(item));
+  return [
+    ...draw('write', table, keyText(item[TABLE.partitionKey]), units),
+    ...INDEXES.flatMap((i) => draw('write', table, keyText(item[i.partitionKey]), units, i.name)),
+  ];
+}
+
+/** A delete of the item under `key`: its size and its index keys unknown, one unit of its table partition. */
+export function deleteDraws(table: string, key: WireItem): Draw[] {
+  return draw('write', table, keyText(key[TABLE.partitionKey]), 1);
+}
+
+/** `name = :value` pairs of an expression, names resolved (`#n`) and values looked up. */
+function assignments(expression: unknown, input: Wire): Map<string, Value> {
+  const names = (input.ExpressionAttributeNames ?? {}) as Record<string, string>;
+  const values = (input.ExpressionAttributeValues ?? {}) as WireItem;
+  const found = new Map<string, Value>();
+  for (const [, name, placeholder] of String(expression ?? '').matchAll(/([#\w]+)\s*=\s*(:\w+)/g)) {
+    const value = values[placeholder!];
+    if (value) found.set(names[name!] ?? name!, value);
+  }
+  return found;
+}
+
+/**
+ * An update of the item under `key`: its table partition, and the partition of each index whose key
+ * the update sets. The item's size is not in the request: at least its key and the values it sets,
+ * or, when the answer returns the whole item (ReturnValues ALL_NEW), that item, with its index keys.
+ */
+function updateDraws(table: string, update: Wire, output?: Wire): Draw[] {
+  const key = update.Key as WireItem;
+  const after = update.ReturnValues === 'ALL_NEW' ? (output?.Attributes as WireItem | undefined) : undefined;
+  const units = writeUnits(after ? itemSize(after) : itemSize(key) + itemSize((update.ExpressionAttributeValues ?? {}) as WireItem));
+  const set = assignments(update.UpdateExpression, update);
+  return [
+    ...draw('write', table, keyText(key[TABLE.partitionKey]), units),
+    ...INDEXES.flatMap((i) => draw('write', table, keyText(after?.[i.partitionKey] ?? set.get(i.partitionKey)), units, i.name)),
+  ];
+}
+
+/** A Query's partition (from `key = :value` in its key condition) and the size of what it returned. */
+function queryDraws(query: Wire, output: Wire | undefined): Draw[] {
+  const index = INDEXES.find((i) => i.name === query.IndexName);
+  const key = assignments(query.KeyConditionExpression, query).get(index ? index.partitionKey : TABLE.partitionKey);
+  const size = total(((output?.Items ?? []) as WireItem[]).map(itemSize));
+  // An index is read eventually consistent, whatever the request says.
+  const consistent = query.ConsistentRead === true && !index;
+  return draw('read', String(query.TableName), keyText(key), readUnits(size, consistent), index?.name);
+}
+
+/** One part of a TransactWriteItems: what it draws, before the transaction's doubling. */
+function transactPartDraws(part: Wire): Draw[] {
+  const [[kind, body]] = Object.entries(part) as [[string, Wire]];
+  const table = String(body.TableName);
+  if (kind === 'Put') return putDraws(table, body.Item as WireItem);
+  if (kind === 'Update') return updateDraws(table, body);
+  return deleteDraws(table, body.Key as WireItem); // Delete, and ConditionCheck (a write of the transaction)
+}
+
+const doubled = (draws: Draw[]) => draws.map((d) => ({ ...d, units: d.units * TRANSACTIONAL }));
+
+/**
+ * What a single-item or transactional request consumes: before it is sent (`output` absent: its
+ * partitions, a read at the least it costs), or once its answer is known. Undefined for what the
+ * simulator leaves alone (Scan, which reads every partition, and the table's own operations).
+ */
+export function consumption(operation: string, input: Wire, output?: Wire): Draw[] | undefined {
+  const table = String(input.TableName);
+  switch (operation) {
+    case 'GetItem':
+      return readDraw(table, input.Key as WireItem, input.ConsistentRead === true, output?.Item as WireItem | undefined);
+    case 'Query':
+      return queryDraws(input, output);
+    case 'PutItem':
+      return putDraws(table, input.Item as WireItem);
+    case 'UpdateItem':
+      return updateDraws(table, input, output);
+    case 'DeleteItem':
+      return deleteDraws(table, input.Key as WireItem);
+    case 'TransactWriteItems':
+      return doubled((input.TransactItems as Wire[]).flatMap(transactPartDraws));
+    case 'TransactGetItems': {
+      const found = (output?.Responses ?? []) as { Item?: WireItem }[];
+      const gets = (input.TransactItems as { Get: Wire }[]).map(({ Get }) => Get);
+      return doubled(gets.flatMap((get, i) => readDraw(String(get.TableName), get.Key as WireItem, true, found[i]?.Item)));
+    }
+    default:
+      return undefined;
+  }
+}
