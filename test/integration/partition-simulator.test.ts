@@ -9,6 +9,7 @@ import { PartitionBuckets } from '#local/partitions/buckets';
 import { partitionSimulator, SIMULATOR_MIDDLEWARE } from '#local/partitions/simulator';
 import { call, type Response } from '#support/api';
 import { startLocalApi, type LocalApi } from '#support/local-api';
+import { localStack } from '#support/stack';
 import { runTool } from '#support/tools';
 
 /**
@@ -31,6 +32,7 @@ const tokens: Record<string, string> = {};
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'pls-partitions-'));
   api = await startLocalApi({
+    sharing: localStack().dynamodbPort,
     env: { DYNAMODB_PARTITION_LIMITS: 'rcu=20,wcu=10,burst=1', DATA_DIR: dataDir, LOG_FILE: join(dataDir, 'logs.jsonl') },
   });
   expect(api.output()).toContain('Partition simulator on (DYNAMODB_PARTITION_LIMITS)');
@@ -39,6 +41,7 @@ beforeAll(async () => {
   tokens[HOT] = /TOKEN=(\S+)/.exec(api.output())![1]!;
   const created = await runTool('bin/token.ts', ['create', '--workspace', NEIGHBOUR, '--name', 'Calm', '--username', 'calm', '--json'], {
     DATA_DIR: dataDir,
+    ...api.cliEnv,
   });
   tokens[NEIGHBOUR] = (JSON.parse(created.stdout) as { token: string }).token;
 });
