@@ -1,6 +1,6 @@
 import { ResponseType } from 'aws-cdk-lib/aws-apigateway';
 import { PROBLEMS, type ProblemCode } from '#wire/problems';
-import { problemBody } from '#http/problem';
+import { AUTHORIZER_UNAVAILABLE, problemBody } from '#http/problem';
 
 /**
  * API Gateway's own rejections (before or instead of a handler) in the service's problem+json shape.
@@ -50,7 +50,8 @@ export const GATEWAY_PROBLEMS: readonly GatewayProblem[] = [
   { type: ResponseType.BAD_REQUEST_PARAMETERS, code: 'bad_request', detail: 'The request parameters are not accepted.' },
   { type: ResponseType.REQUEST_TOO_LARGE, code: 'payload_too_large', detail: 'The body exceeds the gateway limit.' },
   { type: ResponseType.UNSUPPORTED_MEDIA_TYPE, code: 'unsupported_media_type', detail: 'Send the body as application/json.' },
-  { type: ResponseType.AUTHORIZER_FAILURE, ...AUTHORIZER_FAILED },
+  // The authorizer failed or timed out (a throttled token read, most likely): a retry may succeed.
+  { type: ResponseType.AUTHORIZER_FAILURE, ...AUTHORIZER_UNAVAILABLE },
   { type: ResponseType.AUTHORIZER_CONFIGURATION_ERROR, ...AUTHORIZER_FAILED },
   { type: ResponseType.API_CONFIGURATION_ERROR, code: 'internal_error', detail: 'An unexpected error occurred.' },
   { type: ResponseType.INTEGRATION_FAILURE, code: 'bad_gateway', detail: 'The function failed to answer.' },

@@ -9,7 +9,7 @@ import { BEARER_HEADER } from '#domain/tokens';
 import { CORS_PREFLIGHT } from '#http/cors';
 import { NO_STORE_HEADERS } from '#http/headers';
 import { limitsOf } from '#http/principal';
-import { problemResponse } from '#http/problem';
+import { AUTHORIZER_UNAVAILABLE, problemResponse } from '#http/problem';
 import { matchPath } from '#http/route';
 import { authorizerHandler, routes, type Route } from '#http/routes';
 import { docsAnswer } from './docs';
@@ -188,7 +188,8 @@ async function dispatch(
   } catch (error) {
     if ((error as Error).message === 'Unauthorized') return unauthorized();
     reached.failure = { message: 'authorizer failed to answer', error };
-    return gatewayProblem('authorizer_error', 'The authorizer failed.', requestId);
+    // As API Gateway's AUTHORIZER_FAILURE response (the stack's): a 503 with Retry-After.
+    return gatewayProblem(AUTHORIZER_UNAVAILABLE.code, AUTHORIZER_UNAVAILABLE.detail, requestId, AUTHORIZER_UNAVAILABLE.headers);
   }
   const allowed = policy.policyDocument.Statement.some((s) => 'Effect' in s && s.Effect === 'Allow');
   if (!allowed) return gatewayProblem('forbidden', 'The token is not allowed to call this API.', requestId);

@@ -679,6 +679,9 @@ describe('API', () => {
     ['UNAUTHORIZED', '401', 'unauthorized', 'TOKEN_INVALID', { 'gatewayresponse.header.WWW-Authenticate': "'Bearer'" }],
     ['ACCESS_DENIED', '403', 'forbidden', 'FORBIDDEN', {}],
     ['THROTTLED', '429', 'rate_limited', 'RATE_LIMIT_EXCEEDED', { 'gatewayresponse.header.Retry-After': "'1'" }],
+    // The authorizer failing (a throttled token read): DynamoDB busy, a retry may succeed.
+    ['AUTHORIZER_FAILURE', '503', 'service_unavailable', 'SERVICE_UNAVAILABLE', { 'gatewayresponse.header.Retry-After': "'1'" }],
+    ['AUTHORIZER_CONFIGURATION_ERROR', '500', 'authorizer_error', 'AUTHORIZER_ERROR', {}],
     ['MISSING_AUTHENTICATION_TOKEN', '404', 'not_found', 'NOT_FOUND', {}],
     ['DEFAULT_4XX', '400', 'bad_request', 'BAD_REQUEST', {}],
     ['DEFAULT_5XX', '500', 'internal_error', 'INTERNAL_ERROR', {}],

@@ -37,3 +37,14 @@ export function problemFromError(error: unknown, requestId: string): APIGatewayP
 export function problemOf(error: unknown): Problem {
   return toProblem(inDomainTerms(error));
 }
+
+/**
+ * What a client gets when the authorizer cannot answer (its token read throttled, or the function
+ * failing): DynamoDB busy is a 503 with Retry-After, the same from API Gateway's AUTHORIZER_FAILURE
+ * response (lib/cdk/gateway-responses.ts) as from the local gateway, never a 500.
+ */
+export const AUTHORIZER_UNAVAILABLE = {
+  code: 'service_unavailable',
+  detail: 'The token could not be checked just now; retry after the time given in Retry-After.',
+  headers: { 'Retry-After': '1' },
+} as const;
