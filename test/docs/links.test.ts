@@ -5,6 +5,7 @@ import { INBOUND_TYPES, OUTBOUND_TYPES } from '#domain/eventNames';
 import { routes } from '#http/routes';
 import { repoRoot } from '#lib/paths';
 import { scriptsNamed } from '#support/docExamples';
+import { packageScripts } from '#support/tools';
 
 /**
  * The documentation holds together: every relative link resolves (its anchor too), every `npm run`
@@ -15,7 +16,7 @@ const PAGES = ['README.md', 'BENCHMARKS.md', ...readdirSync(join(repoRoot, 'docs
   f.endsWith('.md'),
 );
 const text = (file: string) => readFileSync(join(repoRoot, file), 'utf8');
-const scripts = Object.keys((JSON.parse(text('package.json')) as { scripts: object }).scripts);
+const scripts = Object.keys(packageScripts());
 
 /** The anchors GitHub gives a page's headings. */
 function anchors(markdown: string): Set<string> {

@@ -6,6 +6,7 @@ import { repoRoot } from '#lib/paths';
 import { inOrder, type Ran, runSteps, scriptsNamed, type Step } from './docExamples.ts';
 import { startLocalApi } from './local-api.ts';
 import { localStack } from './stack.ts';
+import { packageScripts } from './tools.ts';
 
 /**
  * A page of the documentation's examples, run as a reader runs them: against a fresh `npm start -- --in-memory`
@@ -32,7 +33,7 @@ export async function walkPage(steps: Step[]): Promise<Ran[]> {
   }
 }
 
-const scripts = Object.keys((JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: object }).scripts);
+const scripts = Object.keys(packageScripts());
 
 /** Every way the page and what the reader gets differ, all at once (a page is fixed in one go). */
 export function expectAnswers(ran: Ran[]): void {

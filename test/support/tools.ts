@@ -10,10 +10,14 @@ export interface Ran {
   stderr: string;
 }
 
+/** package.json's scripts: the names `npm run` takes, and their commands. */
+export function packageScripts(): Record<string, string> {
+  return (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+}
+
 /** Every tool `npm run` starts (`node --import tsx bin/<file>.ts` in package.json's scripts): its script name and file. */
 export function npmTools(): { script: string; file: string }[] {
-  const { scripts } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  return Object.entries(scripts).flatMap(([script, command]) => {
+  return Object.entries(packageScripts()).flatMap(([script, command]) => {
     const file = /^node --import tsx (bin\/[\w-]+\.ts)$/.exec(command)?.[1];
     return file ? [{ script, file }] : [];
   });
