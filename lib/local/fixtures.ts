@@ -14,7 +14,7 @@ import { seedSampleWebhooks } from './sampleWebhooks.ts';
  * Goes through the handlers themselves (in-process), so fixtures are exactly what the API creates.
  * The caller must have pointed the AWS SDK at the database first (useLocalDatabase or real AWS).
  */
-export async function seedFixtures(root: string, workspace: string): Promise<{ token: string }> {
+export async function seedFixtures(root: string, workspace: string, webhookUrl?: string): Promise<{ token: string }> {
   const call = callerFor(root, workspace);
   const q = { company_slug: workspace };
   for (const p of [FIXTURES.project, FIXTURES.doomedProject]) {
@@ -38,7 +38,7 @@ export async function seedFixtures(root: string, workspace: string): Promise<{ t
   if (labels.some((existing) => existing.slug === FIXTURES.newLabel.slug)) {
     await call('delete-label', `/projects-labels/${FIXTURES.newLabel.slug}`, q);
   }
-  await seedSampleWebhooks(workspace);
+  await seedSampleWebhooks(workspace, webhookUrl);
   const { token } = await createToken({ workspaces: [workspace], owner: SAMPLE_PRINCIPAL.owner, scopes: SAMPLE_PRINCIPAL.scopes });
   return { token };
 }
@@ -48,7 +48,8 @@ function expectCreated(res: APIGatewayProxyResult, slug: string, what: string): 
   if (created?.slug !== slug) throw new Error(`Seeding ${what} gave ${res.statusCode} ${res.body} (expected slug ${slug})`);
 }
 
-function callerFor(root: string, workspace: string) {
+/** Calls a route's handler in-process as the sample principal of `workspace` (a 503 is tried again twice). */
+export function callerFor(root: string, workspace: string) {
   const principal = { ...SAMPLE_PRINCIPAL, workspaces: [workspace] };
   return async (name: string, path: string, query: Record<string, string>, body?: unknown) => {
     const route = routeNamed(name);

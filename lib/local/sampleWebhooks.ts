@@ -9,16 +9,16 @@ import { FIXED_EPOCH } from './sampleFixtures.ts';
  * The webhooks the sample events name (their ids are fixed, so they are written to the table rather
  * than created through the API, which makes ids of its own): one the events read and change, one
  * delete-webhook removes, and a delivery of the first for redeliver. Their URL is a documentation
- * address: a ping or redelivery reports its failure.
+ * address by default: a ping or redelivery reports its failure (`npm run capacity` gives one on loopback).
  */
-export async function seedSampleWebhooks(workspace: string): Promise<void> {
+export async function seedSampleWebhooks(workspace: string, url = 'https://hooks.example.com/project-label-service'): Promise<void> {
   const at = new Date(FIXED_EPOCH).toISOString();
   for (const id of [SAMPLE_WEBHOOK, SAMPLE_DOOMED_WEBHOOK]) {
     if (await readWebhook(workspace, id)) continue;
     await writeWebhook({
       id,
       workspace,
-      url: 'https://hooks.example.com/project-label-service',
+      url,
       description: 'Sample webhook',
       created_at: at,
       updated_at: at,

@@ -20,6 +20,7 @@ const WATCHED = [
   'openapi.json',
   'asyncapi.json',
   'docs/event-reference.md',
+  'docs/capacity.md',
   'BENCHMARKS.md',
   ...readdirSync(join(repoRoot, 'events')).map((f) => `events/${f}`),
 ];

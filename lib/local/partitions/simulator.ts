@@ -57,7 +57,7 @@ function jsonResponse(statusCode: number, body: Wire, headers: Record<string, st
 }
 
 /** The answer's JSON, its body read once and put back as bytes for the deserializer. */
-async function answerOf(response: HttpResponse): Promise<Wire | undefined> {
+export async function answerOf(response: HttpResponse): Promise<Wire | undefined> {
   if (response.statusCode !== 200) return undefined;
   const chunks: Buffer[] = [];
   const body = response.body as Uint8Array | AsyncIterable<Uint8Array>;
@@ -67,8 +67,11 @@ async function answerOf(response: HttpResponse): Promise<Wire | undefined> {
   return JSON.parse(response.body.toString('utf8')) as Wire;
 }
 
+/** The DynamoDB operation an HTTP request calls (its X-Amz-Target header). */
+export const operationOf = (request: HttpRequest) => String(request.headers['x-amz-target'] ?? '').replace(/^DynamoDB_\d+\./, '');
+
 /** A request's JSON text: the SDK's body is bytes (that also read as a string). */
-function bodyText(body: unknown): string {
+export function bodyText(body: unknown): string {
   if (typeof body === 'string') return body;
   return body instanceof Uint8Array ? Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8') : '{}';
 }
@@ -98,7 +101,7 @@ function planOf(operation: string, request: HttpRequest): { input: Wire; batch?:
 export function partitionSimulator<I extends object, O extends object>(buckets: PartitionBuckets): DeserializeMiddleware<I, O> {
   return (next) => async (args) => {
     const request = args.request as HttpRequest;
-    const operation = String(request.headers['x-amz-target'] ?? '').replace(/^DynamoDB_\d+\./, '');
+    const operation = operationOf(request);
     const plan = planOf(operation, request);
     if (!plan) return next(args);
     const { input, batch, draws } = plan;

@@ -121,7 +121,7 @@ function queryDraws(query: Wire, output: Wire | undefined): Draw[] {
 }
 
 /** One part of a TransactWriteItems: what it draws, before the transaction's doubling. */
-function transactPartDraws(part: Wire): Draw[] {
+export function transactPartDraws(part: Wire): Draw[] {
   const [[kind, body]] = Object.entries(part) as [[string, Wire]];
   const table = String(body.TableName);
   if (kind === 'Put') return putDraws(table, body.Item as WireItem);
@@ -129,7 +129,7 @@ function transactPartDraws(part: Wire): Draw[] {
   return deleteDraws(table, body.Key as WireItem); // Delete, and ConditionCheck (a write of the transaction)
 }
 
-const doubled = (draws: Draw[]) => draws.map((d) => ({ ...d, units: d.units * TRANSACTIONAL }));
+export const doubled = (draws: Draw[]) => draws.map((d) => ({ ...d, units: d.units * TRANSACTIONAL }));
 
 /**
  * What a single-item or transactional request consumes: before it is sent (`output` absent: its

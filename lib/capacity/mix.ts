@@ -1,0 +1,103 @@
+import { addTo, boundBy, type Load, partitionName, patternOf, saturation } from './model.ts';
+import type { Touch } from './recorder.ts';
+import type { Measured } from './scenarios.ts';
+
+/**
+ * The realistic mix: what a team's day on the board sends one workspace, per 100 requests. The
+ * official client opens a board by listing projects, reading one and its labels and then the labels
+ * of the tasks it shows; people mostly label and unlabel tasks; projects and labels themselves change
+ * a few times a day. The rest of the product sends task, member and sprint events beside it.
+ */
+export const MIX_REQUESTS: readonly [row: string, per100: number][] = [
+  ['GET /projects', 12],
+  ['GET /projects/{slug}', 10],
+  ['GET /projects/{slug}/stats', 5],
+  ['GET /projects-labels', 15],
+  ['GET /projects-labels/{slug}', 3],
+  ['GET /task-labels', 25],
+  ['GET /projects-labels/{slug}/tasks', 5],
+  ['GET /search', 5],
+  ['POST /projects-labels/{slug}/attach', 8],
+  ['DELETE /projects-labels/{slug}/detach', 4],
+  ['POST /task-labels/{slug}/toggle', 3],
+  ['POST /projects', 1],
+  ['PUT /projects/{slug}', 1.5],
+  ['POST /projects/{slug}/duplicate', 0.25],
+  ['DELETE /projects/{slug}', 0.25],
+  ['POST /projects-labels', 1],
+  ['PUT /projects-labels/{slug}', 0.5],
+  ['DELETE /projects-labels/{slug}', 0.5],
+];
+
+/** Beside every 100 requests: inbound events, and the authorizer's cache misses (a 5-minute cache per token). */
+export const MIX_MESSAGES: readonly [row: string, per100: number][] = [
+  ['inbound: Task Created', 4],
+  ['inbound: Task Completed', 3],
+  ['inbound: Task Reopened', 1],
+  ['inbound: Task Deleted', 0.5],
+  ['inbound: Member Added', 0.5],
+  ['inbound: Member Removed', 0.25],
+  ['inbound: Sprint Created', 0.5],
+  ['inbound: Sprint Deleted', 0.25],
+  ['authorizer', 1],
+];
+
+/** Webhooks subscribed to every event of the workspace: each event becomes one delivery per webhook. */
+export const MIX_WEBHOOKS = 1;
+
+/** Item placeholders whose items differ from request to request (one per task, event, note...): load spread over many items. */
+const SPREAD = /<(task|event|note|member|sprint|delivery|name|title|id)>/;
+
+interface MixPartition {
+  name: string;
+  /** Units per request of the mix. */
+  load: Load;
+  /** Requests of the mix per second at which this partition saturates. */
+  rate: number;
+  bound: 'read' | 'write';
+  /** The busiest single item of it (the ceiling split for heat leaves), when one item is hit by many requests. */
+  item?: { name: string; rate: number };
+}
+
+export interface MixModel {
+  /** Per request of the mix: units, DynamoDB calls, stream records, outbound events, webhook deliveries. */
+  perRequest: Load & { calls: number; records: number; events: number; deliveries: number; inbound: number; authorizer: number };
+  partitions: MixPartition[];
+}
+
+/** The mix on one workspace, one project, one label and one token: the most one team can put on one key. */
+export function modelMix(measured: Measured[]): MixModel {
+  const byRow = new Map(measured.map((m) => [m.row, m]));
+  const row = (name: string) => byRow.get(name) ?? fail(`the mix names ${name}, which npm run capacity did not measure`);
+  const shares: [Measured, number][] = [...MIX_REQUESTS, ...MIX_MESSAGES].map(([name, per100]) => [row(name), per100 / 100]);
+  const events = MIX_REQUESTS.reduce((sum, [name, per100]) => sum + (row(name).events * per100) / 100, 0);
+  shares.push([row('webhook deliverer'), events * MIX_WEBHOOKS]);
+
+  const partitions = new Map<string, Load>();
+  const items = new Map<string, Load>();
+  const perRequest = { read: 0, write: 0, calls: 0, records: 0, events, deliveries: events * MIX_WEBHOOKS, inbound: 0, authorizer: 0 };
+  for (const [m, share] of shares) {
+    const touches: Touch[] = [...m.request, ...m.stream].flatMap((c) => c.touches);
+    for (const t of touches) {
+      const partition = partitionName(t);
+      addTo(partitions, partition, t, share);
+      perRequest[t.capacity] += t.units * share;
+      const item = t.item === undefined ? undefined : patternOf(t.item);
+      if (item && !SPREAD.test(item)) addTo(items, JSON.stringify([partition, item]), t, share);
+    }
+    perRequest.calls += (m.request.length + m.stream.length) * share;
+    perRequest.records += m.records * share;
+    if (m.row.startsWith('inbound:')) perRequest.inbound += share;
+    if (m.row === 'authorizer') perRequest.authorizer += share;
+  }
+  const found = [...partitions].map(([name, load]): MixPartition => {
+    const own = [...items].filter(([id]) => JSON.parse(id)[0] === name);
+    const hottest = own.map(([id, l]) => ({ name: JSON.parse(id)[1] as string, rate: saturation(l) })).sort((a, b) => a.rate - b.rate)[0];
+    return { name, load, rate: saturation(load), bound: boundBy(load), ...(hottest ? { item: hottest } : {}) };
+  });
+  return { perRequest, partitions: found.sort((a, b) => a.rate - b.rate || a.name.localeCompare(b.name)) };
+}
+
+function fail(message: string): never {
+  throw new Error(message);
+}

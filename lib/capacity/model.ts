@@ -1,0 +1,178 @@
+import type { Call, Touch } from './recorder.ts';
+import { type Measured, WORKLOAD } from './scenarios.ts';
+
+/**
+ * The capacity model: what one request (or message) of each row draws on each partition, and the rate
+ * at which one partition key value reaches its partition's limit. DynamoDB serves at most 3,000 read
+ * units and 1,000 write units a second from one partition; adaptive capacity moves a table's capacity
+ * to a hot partition, but never beyond that. Split for heat divides a hot item collection by sort key,
+ * minutes later: what it cannot divide is one item, so the busiest single item is the ceiling it leaves.
+ */
+export const PARTITION_LIMITS = { read: 3_000, write: 1_000 } as const;
+
+/** Units a piece of work draws on one partition (or one item). */
+export interface Load {
+  read: number;
+  write: number;
+}
+
+/** The kinds of partition key value the table and its indexes have (functions/commons/store/keys.ts). */
+export const KEY_KINDS = ['workspace', 'status index', 'name index', 'project', 'label', 'token', 'idempotency', 'webhook'] as const;
+type KeyKind = (typeof KEY_KINDS)[number];
+/** Two kinds of single item the doc follows on their own: the label id counter, and a task's items (in its project's collection). */
+export const ITEM_KINDS = ['counter', 'task'] as const;
+type ItemKind = (typeof ITEM_KINDS)[number];
+
+function itemKindOf(item: string): ItemKind | undefined {
+  if (item.startsWith('COUNTER#')) return 'counter';
+  if (item.startsWith('TASK#')) return 'task';
+  return undefined;
+}
+
+function kindOf(t: Touch): KeyKind {
+  if (t.index === 'GSI1') return 'status index';
+  if (t.index === 'GSI2') return 'name index';
+  if (t.key.startsWith('WS#')) return 'workspace';
+  if (t.key.startsWith('PROJECT#')) return 'project';
+  if (t.key.startsWith('LABEL#')) return 'label';
+  if (t.key.startsWith('TOKEN#')) return 'token';
+  if (t.key.startsWith('IDEMPOTENCY#')) return 'idempotency';
+  return 'webhook';
+}
+
+/** Requests per second at which `load` per request uses up a partition (Infinity for none). */
+export function saturation(load: Load): number {
+  return Math.min(
+    load.read > 0 ? PARTITION_LIMITS.read / load.read : Number.POSITIVE_INFINITY,
+    load.write > 0 ? PARTITION_LIMITS.write / load.write : Number.POSITIVE_INFINITY,
+  );
+}
+
+/** Which of the two limits `load` reaches first. */
+export const boundBy = (load: Load): 'read' | 'write' =>
+  load.read / PARTITION_LIMITS.read >= load.write / PARTITION_LIMITS.write ? 'read' : 'write';
+
+const NAMES: Record<string, string> = {
+  LABELTITLE: 'title',
+  TASKSTATE: 'task',
+  SPRINTSTATE: 'sprint',
+  MEMBER: 'member',
+  APPLIED: 'event',
+  DETACHED: 'note',
+  USE: 'label',
+  LABELSET: 'label',
+  COPYNAME: 'name',
+  WS: 'ws',
+};
+
+/**
+ * A key (and item) with its values replaced by what they stand for: `PROJECT#<project>`,
+ * `LABEL#<ws>#<label>`, `TASK#<task>#LABEL#<label>`; upper-case parts (COUNTER#LABEL_ID) stay.
+ */
+export function patternOf(text: string): string {
+  let name = '';
+  let afterValue = false;
+  return text
+    .split('#')
+    .map((part) => {
+      if (/^[A-Z_]+$/.test(part)) {
+        name = part;
+        afterValue = false;
+        return part;
+      }
+      if (part === WORKLOAD.workspace) return '<ws>';
+      const placeholder = afterValue ? 'id' : (NAMES[name] ?? name.toLowerCase());
+      afterValue = true;
+      return `<${placeholder}>`;
+    })
+    .join('#');
+}
+
+/** A partition as the doc names it: its key pattern, with its index. */
+export const partitionName = (t: Touch, pattern = patternOf(t.key)) => (t.index ? `${t.index} ${pattern}` : pattern);
+
+export function addTo(loads: Map<string, Load>, id: string, t: Touch, share = 1): void {
+  const load = loads.get(id) ?? { read: 0, write: 0 };
+  load[t.capacity] += t.units * share;
+  loads.set(id, load);
+}
+
+const touchesOf = (calls: Call[]) => calls.flatMap((c) => c.touches);
+const unitsOf = (calls: Call[], capacity: 'read' | 'write') =>
+  touchesOf(calls)
+    .filter((t) => t.capacity === capacity)
+    .reduce((sum, t) => sum + t.units, 0);
+
+export interface RowModel {
+  row: string;
+  scenario: string;
+  consumer: boolean;
+  calls: number;
+  operations: string;
+  items: number;
+  request: Load;
+  stream: Load;
+  streamCalls: number;
+  records: number;
+  events: number;
+  /** Per kind, the rate at which the busiest key (or item) of that kind saturates (absent: the row draws on none). */
+  kinds: Partial<Record<KeyKind | ItemKind, number>>;
+  first: { partition: string; rate: number; bound: 'read' | 'write' };
+  /** The busiest single item: the rate split for heat cannot lift. */
+  item?: { name: string; rate: number };
+}
+
+/** What each measured row draws, and where it saturates (request and its stream work together). */
+export function modelRow(m: Measured): RowModel {
+  const touches = [...touchesOf(m.request), ...touchesOf(m.stream)];
+  const partitions = new Map<string, Load>();
+  const named = new Map<string, Touch>();
+  const items = new Map<string, Load>();
+  for (const t of touches) {
+    const id = JSON.stringify([t.index ?? '', t.key]);
+    addTo(partitions, id, t);
+    named.set(id, t);
+    if (t.item !== undefined) addTo(items, JSON.stringify([t.key, t.item]), t);
+  }
+  const kinds: RowModel['kinds'] = {};
+  let first: RowModel['first'] = { partition: '-', rate: Number.POSITIVE_INFINITY, bound: 'read' };
+  for (const [id, load] of partitions) {
+    const t = named.get(id)!;
+    const rate = saturation(load);
+    const kind = kindOf(t);
+    kinds[kind] = Math.min(kinds[kind] ?? Number.POSITIVE_INFINITY, rate);
+    if (rate < first.rate) first = { partition: partitionName(t), rate, bound: boundBy(load) };
+  }
+  let item: RowModel['item'];
+  for (const [id, load] of items) {
+    const [key, sk] = JSON.parse(id) as [string, string];
+    const rate = saturation(load);
+    const kind = itemKindOf(sk);
+    if (kind) kinds[kind] = Math.min(kinds[kind] ?? Number.POSITIVE_INFINITY, rate);
+    if (!item || rate < item.rate) item = { name: `${patternOf(key)} ${patternOf(sk)}`, rate };
+  }
+  const all = [...m.request, ...m.stream];
+  return {
+    row: m.row,
+    scenario: m.scenario,
+    consumer: m.consumer,
+    calls: m.request.length,
+    operations: operationsOf(m.request),
+    items: m.request.reduce((sum, c) => sum + c.items, 0),
+    request: { read: unitsOf(m.request, 'read'), write: unitsOf(m.request, 'write') },
+    stream: { read: unitsOf(m.stream, 'read'), write: unitsOf(m.stream, 'write') },
+    streamCalls: m.stream.length,
+    records: m.records,
+    events: m.events,
+    kinds,
+    first,
+    ...(item && all.length ? { item } : {}),
+  };
+}
+
+/** `1 GetItem + 2 Query`, in the order the operations were first called. */
+function operationsOf(calls: Call[]): string {
+  const counts = new Map<string, number>();
+  for (const c of calls) counts.set(c.operation, (counts.get(c.operation) ?? 0) + 1);
+  return [...counts].map(([op, n]) => `${n} ${op}`).join(' + ') || 'none';
+}

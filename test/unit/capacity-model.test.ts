@@ -1,0 +1,120 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { routes } from '#http/routes';
+import { repoRoot } from '#lib/paths';
+import { MIX_MESSAGES, MIX_REQUESTS, modelMix } from '#lib/capacity/mix';
+import { modelRow, patternOf, saturation } from '#lib/capacity/model';
+import { monthlyCost, PRICES, tiered } from '#lib/capacity/prices';
+import type { Call, Touch } from '#lib/capacity/recorder';
+import type { Measured } from '#lib/capacity/scenarios';
+
+/**
+ * The capacity model's arithmetic on calls made up here (the measured calls are the integration test's:
+ * test/integration/capacity.test.ts): where a key saturates, which item split for heat cannot lift,
+ * what a mix puts on each partition, the price tiers. And docs/capacity.md has a row for every route.
+ */
+const write = (key: string, units: number, item?: string, index?: string): Touch => ({
+  table: 't',
+  key,
+  capacity: 'write',
+  units,
+  ...(item ? { item } : {}),
+  ...(index ? { index } : {}),
+});
+const read = (key: string, units: number, item?: string): Touch => ({
+  table: 't',
+  key,
+  capacity: 'read',
+  units,
+  ...(item ? { item } : {}),
+});
+const call = (operation: string, ...touches: Touch[]): Call => ({ operation, items: touches.length, touches });
+const measured = (row: string, request: Call[], stream: Call[] = [], events = 0): Measured => ({
+  row,
+  scenario: '',
+  consumer: false,
+  request,
+  stream,
+  records: stream.length,
+  events,
+});
+
+describe('one route', () => {
+  test('a key saturates at the partition limit over the units it draws, reads and writes apart', () => {
+    expect(saturation({ read: 1.5, write: 0 })).toBe(2_000);
+    expect(saturation({ read: 0, write: 4 })).toBe(250);
+    expect(saturation({ read: 30, write: 2 })).toBe(100);
+    expect(saturation({ read: 0, write: 0 })).toBe(Number.POSITIVE_INFINITY);
+  });
+
+  test('request and stream work add up per key; the busiest key and the busiest item are named', () => {
+    const row = modelRow(
+      measured(
+        'POST /projects-labels',
+        [
+          call('UpdateItem', write('WS#capacity-model', 1, 'COUNTER#LABEL_ID')),
+          call('TransactWriteItems', write('WS#capacity-model', 2, 'LABEL#bug'), write('WS#capacity-model', 2, 'LABELTITLE#bug')),
+        ],
+        [call('UpdateItem', write('PROJECT#0f8fad5b-d9cb-469f-a165-70867728950e', 1, 'USE#3'), read('WS#capacity-model', 1, 'LABEL#bug'))],
+      ),
+    );
+    expect(row.request).toEqual({ read: 0, write: 5 });
+    expect(row.stream).toEqual({ read: 1, write: 1 });
+    expect(row.kinds).toEqual({ workspace: 200, project: 1_000, counter: 1_000 });
+    expect(row.first).toEqual({ partition: 'WS#<ws>', rate: 200, bound: 'write' });
+    expect(row.item).toEqual({ name: 'WS#<ws> LABEL#<label>', rate: 500 });
+    expect(row.operations).toBe('1 UpdateItem + 1 TransactWriteItems');
+  });
+
+  test('keys are named by what their values stand for; upper-case parts stay', () => {
+    expect(patternOf('WS#capacity-model')).toBe('WS#<ws>');
+    expect(patternOf('LABEL#capacity-model#12')).toBe('LABEL#<ws>#<label>');
+    expect(patternOf('TASK#task-1#LABEL#3')).toBe('TASK#<task>#LABEL#<label>');
+    expect(patternOf('COUNTER#LABEL_ID')).toBe('COUNTER#LABEL_ID');
+    expect(patternOf('WS#capacity-model#STATUS#in_progress')).toBe('WS#<ws>#STATUS#<status>');
+    expect(patternOf('WEBHOOK#capacity-model#wh_1')).toBe('WEBHOOK#<ws>#<webhook>');
+  });
+});
+
+describe('the mix', () => {
+  const all = [...MIX_REQUESTS, ...MIX_MESSAGES].map(([row]) => measured(row, []));
+  const project = 'PROJECT#0f8fad5b-d9cb-469f-a165-70867728950e';
+  const withAttach = (stream: Call[]) => [
+    ...all.filter((m) => m.row !== 'POST /projects-labels/{slug}/attach'),
+    measured('POST /projects-labels/{slug}/attach', [call('TransactWriteItems', write(project, 6, 'TASK#task-1#VERSION'))], stream, 1),
+    measured('webhook deliverer', [call('PutItem', write('WEBHOOK#capacity-model#wh_1', 2, 'DELIVERY#1'))]),
+  ];
+
+  test('each row weighs its share; events become webhook deliveries; the first key to saturate comes first', () => {
+    const mix = modelMix(withAttach([call('UpdateItem', write(project, 4, 'USE#3'))]));
+    // attach: 8 per 100 requests, 10 units on the project each; 0.08 deliveries of 2 units each.
+    expect(mix.partitions.map((p) => [p.name, p.rate])).toEqual([
+      ['PROJECT#<project>', 1_250],
+      ['WEBHOOK#<ws>#<webhook>', 6_250],
+    ]);
+    expect(mix.perRequest.write).toBeCloseTo(0.96);
+    expect(mix.perRequest.deliveries).toBeCloseTo(0.08);
+    // The use counter is one item every attach hits; a task's version is one per task (spread, left out).
+    expect(mix.partitions[0]!.item).toEqual({ name: 'USE#<label>', rate: 1_000 / 0.32 });
+  });
+
+  test('a row the mix names but nothing measured is an error, not a zero', () => {
+    expect(() => modelMix(withAttach([]).filter((m) => m.row !== 'GET /task-labels'))).toThrow(/GET \/task-labels/);
+  });
+});
+
+test('price tiers: each part of the month at its own price', () => {
+  expect(tiered(400e6, PRICES.apiGateway)).toBeCloseTo(333 * 3.5 + 67 * 2.8);
+  expect(tiered(1e6, PRICES.apiGateway)).toBeCloseTo(3.5);
+  const mix = modelMix([...MIX_REQUESTS, ...MIX_MESSAGES, ['webhook deliverer', 0] as const].map(([row]) => measured(row, [])));
+  const cost = monthlyCost(mix, 1_000);
+  expect(cost.requests).toBe(2_592_000_000);
+  expect(cost.dynamodb).toBe(0);
+  expect(cost.total).toBeCloseTo(cost.apiGateway + cost.lambda + cost.messaging);
+});
+
+test('docs/capacity.md has a row for every route, method and path first', () => {
+  const page = readFileSync(join(repoRoot, 'docs', 'capacity.md'), 'utf8');
+  for (const r of routes) expect(page).toContain(`\n| ${r.method} ${r.path} |`);
+});
