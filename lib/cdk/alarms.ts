@@ -6,6 +6,7 @@ import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { functionId } from './api.ts';
+import { allThrottleEvents } from './table-throttles.ts';
 import type { ServiceParts } from './parts.ts';
 import type { StageConfig } from './stage.ts';
 import type { MetricName } from '#observability/metrics';
@@ -151,17 +152,13 @@ export function createAlarms(
   });
   alarm('TableThrottlesAlarm', {
     alarmName: `${stage.prefix}-table-throttles`,
-    alarmDescription: 'DynamoDB throttled reads or writes on the table.',
-    metric: new MathExpression({
-      label: 'Throttled events',
-      expression: 'reads + writes',
-      usingMetrics: {
-        reads: stack.table.metric('ReadThrottleEvents', { statistic: 'Sum' }),
-        writes: stack.table.metric('WriteThrottleEvents', { statistic: 'Sum' }),
-      },
-      period: Duration.minutes(5),
-    }),
+    alarmDescription:
+      'DynamoDB throttled reads or writes of the table or of one of its indexes (GSIs) in at least 3 of 5 one-minute periods: ' +
+      'sustained throttling. A single throttled second is absorbed by the SDK retries and is not an incident; minutes of it are.',
+    metric: allThrottleEvents(stack.table),
     threshold: 1,
+    evaluationPeriods: 5,
+    datapointsToAlarm: 3,
   });
   return alarm('ApiLatencyP99Alarm', {
     alarmName: `${stage.prefix}-api-latency-p99`,

@@ -21,6 +21,7 @@ import type { Construct } from 'constructs';
 import { TABLE } from '#store/table';
 import { METRICS_NAMESPACE } from '#observability/service';
 import { PERIOD, serviceMetrics } from './serviceMetrics.ts';
+import { throttleLines, throttleScopes } from './table-throttles.ts';
 import type { StageConfig } from './stage.ts';
 
 /** What the dashboard draws: the stack's parts, as `ServiceStack` keeps them. */
@@ -65,6 +66,7 @@ export function addOperationsDashboard(scope: Construct, parts: DashboardParts):
   const streamProcessor = functions.get('stream-processor');
   if (!streamProcessor) throw new Error('the dashboard needs the stream processor (functions map key "stream-processor")');
   const emf = serviceMetrics(stage.prefix);
+  const tableAndIndexes = throttleScopes(table);
 
   const depth = (q: IQueue, label: string) => q.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: PERIOD, label });
   const age = (q: IQueue, label: string) => q.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', period: PERIOD, label });
@@ -86,7 +88,8 @@ export function addOperationsDashboard(scope: Construct, parts: DashboardParts):
           `# ${stage.prefix}: operations`,
           `Project and Label Management Service, stage **${stage.name}**. Alarm states; API Gateway; the service's own metrics`,
           `(namespace \`${METRICS_NAMESPACE}\`, service \`${stage.prefix}\`: requests by route and status class, conflict retries,`,
-          '503s, cascades, events, cold starts); every Lambda function; the DynamoDB table; the stream processor; the queues.',
+          '503s, cascades, events, cold starts); every Lambda function; the DynamoDB table (throttles per table and index);',
+          'the stream processor; the queues.',
         ].join('\n'),
       }),
     ],
@@ -156,39 +159,48 @@ export function addOperationsDashboard(scope: Construct, parts: DashboardParts):
       ),
     ],
     [
-      graph('Table consumed capacity (units)', [
-        table.metricConsumedReadCapacityUnits({ statistic: 'Sum', period: PERIOD, label: 'Read' }),
-        table.metricConsumedWriteCapacityUnits({ statistic: 'Sum', period: PERIOD, label: 'Write' }),
-        ...Object.values(TABLE.indexes).flatMap((index) =>
-          (['Read', 'Write'] as const).map((kind) =>
-            table.metric(`Consumed${kind}CapacityUnits`, {
-              dimensionsMap: { TableName: table.tableName, GlobalSecondaryIndexName: index.name },
-              statistic: 'Sum',
-              period: PERIOD,
-              label: `${kind} ${index.name}`,
-            }),
+      graph(
+        'Table consumed capacity (units)',
+        [
+          table.metricConsumedReadCapacityUnits({ statistic: 'Sum', period: PERIOD, label: 'Read' }),
+          table.metricConsumedWriteCapacityUnits({ statistic: 'Sum', period: PERIOD, label: 'Write' }),
+          ...Object.values(TABLE.indexes).flatMap((index) =>
+            (['Read', 'Write'] as const).map((kind) =>
+              table.metric(`Consumed${kind}CapacityUnits`, {
+                dimensionsMap: { TableName: table.tableName, GlobalSecondaryIndexName: index.name },
+                statistic: 'Sum',
+                period: PERIOD,
+                label: `${kind} ${index.name}`,
+              }),
+            ),
           ),
-        ),
-      ]),
-      graph('Table throttled events', [
-        table.metric('ReadThrottleEvents', { statistic: 'Sum', period: PERIOD, label: 'Read throttles' }),
-        table.metric('WriteThrottleEvents', { statistic: 'Sum', period: PERIOD, label: 'Write throttles' }),
-      ]),
-      graph('Table errors', [
-        new MathExpression({
-          label: 'System errors',
-          expression: TABLE_OPERATIONS.map((op) => op.toLowerCase()).join(' + '),
-          usingMetrics: Object.fromEntries(
-            TABLE_OPERATIONS.map((op) => [
-              op.toLowerCase(),
-              table.metric('SystemErrors', { dimensionsMap: { TableName: table.tableName, Operation: op }, statistic: 'Sum' }),
-            ]),
-          ),
-          period: PERIOD,
-        }),
-        table.metricUserErrors({ statistic: 'Sum', period: PERIOD, label: 'User errors (whole account and region)' }),
-      ]),
+        ],
+        { width: 12 },
+      ),
+      graph(
+        'Table errors',
+        [
+          new MathExpression({
+            label: 'System errors',
+            expression: TABLE_OPERATIONS.map((op) => op.toLowerCase()).join(' + '),
+            usingMetrics: Object.fromEntries(
+              TABLE_OPERATIONS.map((op) => [
+                op.toLowerCase(),
+                table.metric('SystemErrors', { dimensionsMap: { TableName: table.tableName, Operation: op }, statistic: 'Sum' }),
+              ]),
+            ),
+            period: PERIOD,
+          }),
+          table.metricUserErrors({ statistic: 'Sum', period: PERIOD, label: 'User errors (whole account and region)' }),
+        ],
+        { width: 12 },
+      ),
     ],
+    // One graph for the table and one per index (one-minute points, as the throttle alarm reads them): all its
+    // throttled reads and writes, and those a hot partition key caused (the key-range ones).
+    tableAndIndexes.map((scope) =>
+      graph(`Throttled events: ${scope.name}`, throttleLines(table, scope), { width: Math.floor(24 / tableAndIndexes.length) }),
+    ),
     [
       graph('Stream processor iterator age (ms)', [
         streamProcessor.metric('IteratorAge', { statistic: 'Maximum', period: PERIOD, label: 'Iterator age (max)' }),

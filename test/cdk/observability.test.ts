@@ -1,6 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { routes } from '#http/routes';
+import { TABLE } from '#store/table';
 import { synthesize, type Synthesized } from './synth.ts';
 
 // A synthesized template is untyped JSON; the assertions below walk it freely.
@@ -20,6 +21,11 @@ interface Line {
 }
 
 const PREFIX = 'project-label-service-dev';
+/** The table's global secondary indexes, from its definition (the dashboard and the throttle alarm cover each). */
+const INDEXES = Object.values(TABLE.indexes).map((index) => index.name);
+/** The dimensions of DynamoDB's metrics for the table (`table`) or one of its indexes (by name). */
+const throttleDimensions = (scope: string): Record<string, string> =>
+  scope === 'table' ? { TableName: PREFIX } : { TableName: PREFIX, GlobalSecondaryIndexName: scope };
 /** Every function of the stack, by short name: one per route, and the four that are not routes. */
 const FUNCTIONS = [...routes.map((r) => r.name), 'authorizer', 'stream-processor', 'inbound-consumer', 'webhook-deliverer'];
 /** The metrics the handlers emit (Powertools Metrics, EMF), per `service` and `route`: the dashboard's contract. */
@@ -186,7 +192,7 @@ describe('dashboard', () => {
     },
   );
 
-  test('the table: consumed read and write capacity (table and indexes), throttled events, system and user errors', () => {
+  test('the table: consumed read and write capacity (table and indexes), system and user errors', () => {
     const table = { TableName: PREFIX };
     const capacity = linesIn('Table consumed capacity (units)');
     for (const metricName of ['ConsumedReadCapacityUnits', 'ConsumedWriteCapacityUnits']) {
@@ -196,10 +202,6 @@ describe('dashboard', () => {
           expect.objectContaining({ metricName, stat: 'Sum', dimensions: { ...table, GlobalSecondaryIndexName: index } }),
         );
     }
-    expect(linesIn('Table throttled events')).toEqual([
-      expect.objectContaining({ metricName: 'ReadThrottleEvents', stat: 'Sum', dimensions: table }),
-      expect.objectContaining({ metricName: 'WriteThrottleEvents', stat: 'Sum', dimensions: table }),
-    ]);
     const errors = linesIn('Table errors');
     const systemErrors = errors.filter((l) => l.metricName === 'SystemErrors');
     expect(systemErrors.map((l) => l.dimensions.Operation)).toEqual(
@@ -209,6 +211,28 @@ describe('dashboard', () => {
     const sum = errors.find((l) => l.label === 'System errors' && l.expression);
     expect(sum?.expression?.split(' + ').sort()).toEqual(systemErrors.map((l) => (l as { id?: string }).id).sort());
     expect(errors).toContainEqual(expect.objectContaining({ metricName: 'UserErrors', stat: 'Sum', dimensions: {} }));
+  });
+
+  test.each(['table', ...INDEXES])(
+    'throttled events of the %s: reads and writes, all of them and those of a hot partition (key range), per minute',
+    (name) => {
+      const dimensions = throttleDimensions(name);
+      const throttle = (metricName: string) =>
+        expect.objectContaining({ namespace: 'AWS/DynamoDB', metricName, stat: 'Sum', period: 60, dimensions });
+      expect(linesIn(`Throttled events: ${name}`)).toEqual([
+        throttle('ReadThrottleEvents'),
+        throttle('WriteThrottleEvents'),
+        throttle('ReadKeyRangeThroughputThrottleEvents'),
+        throttle('WriteKeyRangeThroughputThrottleEvents'),
+      ]);
+    },
+  );
+
+  test('the throttle graphs share one row, and the old table-only graph is gone', () => {
+    const titles = ['table', ...INDEXES].map((name) => `Throttled events: ${name}`);
+    expect(new Set(titles.map((title) => graph(title).y)).size).toBe(1);
+    expect(titles.reduce((width, title) => width + graph(title).width, 0)).toBe(24);
+    expect(body.widgets.some((w) => w.properties.title === 'Table throttled events')).toBe(false);
   });
 
   test("the stream processor's iterator age, the inbound queue's depth and age, the depth of every dead-letter queue (stream, inbound, webhooks)", () => {
@@ -351,6 +375,49 @@ describe('alarms', () => {
       TreatMissingData: 'notBreaching',
       AlarmActions: [{ Ref: alarmTopicId() }],
     });
+  });
+
+  test('table throttles: read and write throttle events of the table and of every index, summed per minute, in 3 of 5 minutes', () => {
+    expect(INDEXES).toEqual(['GSI1', 'GSI2']);
+    const [, alarm] = ofType('AWS::CloudWatch::Alarm').find(([, a]) => a.Properties.AlarmName === `${PREFIX}-table-throttles`)!;
+    expect(alarm.Properties).toMatchObject({
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      EvaluationPeriods: 5,
+      DatapointsToAlarm: 3,
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [{ Ref: alarmTopicId() }],
+    });
+    expect(alarm.Properties.AlarmDescription).toMatch(/3 of 5 one-minute periods/);
+    expect(alarm.Properties.AlarmDescription).toMatch(/SDK retries/);
+    type Query = { Id: string; Expression?: string; ReturnData?: boolean; MetricStat?: Record<string, any> };
+    const queries = alarm.Properties.Metrics as Query[];
+    const metrics = queries.filter((q) => q.MetricStat);
+    const expected = ['table', ...INDEXES].flatMap((scope) =>
+      ['Read', 'Write'].map((kind) => ({ metricName: `${kind}ThrottleEvents`, dimensions: throttleDimensions(scope) })),
+    );
+    const resolved = metrics.map((q) => ({
+      metricName: q.MetricStat!.Metric.MetricName,
+      dimensions: Object.fromEntries(
+        (q.MetricStat!.Metric.Dimensions as { Name: string; Value: unknown }[]).map((d) => [
+          d.Name,
+          typeof d.Value === 'string' ? d.Value : resources[(d.Value as { Ref: string }).Ref]!.Properties.TableName,
+        ]),
+      ),
+    }));
+    expect(resolved).toEqual(expect.arrayContaining(expected));
+    expect(resolved).toHaveLength(expected.length);
+    for (const q of metrics) {
+      expect(q.MetricStat).toMatchObject({ Metric: { Namespace: 'AWS/DynamoDB' }, Period: 60, Stat: 'Sum' });
+      expect(q.ReturnData).toBe(false);
+    }
+    // The one expression the alarm watches sums every one of them, each filled with 0 (they are sparse).
+    const [watched, ...others] = queries.filter((q) => q.Expression);
+    expect(others).toEqual([]);
+    expect(watched).toMatchObject({ ReturnData: true });
+    const ids = [...watched!.Expression!.matchAll(/FILL\((\w+), 0\)/g)].map((m) => m[1]!);
+    expect(watched!.Expression).toBe(`SUM([${ids.map((id) => `FILL(${id}, 0)`).join(', ')}])`);
+    expect(ids.sort()).toEqual(metrics.map((q) => q.Id).sort());
   });
 
   test('the alarms that were there stay, and every alarm notifies the alarm topic', () => {
