@@ -7,6 +7,7 @@ import { INBOUND_SUBJECT, inboundEnvelope, ISO_INSTANT } from '#wire/inboundSche
 import { logger } from '#observability/log';
 import { sourceMapped } from '#observability/stacks';
 import { observeBatch } from './observeBatch';
+import { throughThrottling } from './patience';
 
 /**
  * The inbound side: task, member and sprint events from the rest of the product, as an EventBridge
@@ -70,13 +71,16 @@ export interface ConsumeOutcome extends SQSBatchResponse {
   counts: Record<InboundOutcome | 'malformed' | 'failed', number>;
 }
 
-/** One SQS batch: each message applied on its own; the failures listed for redelivery. */
-export function consumeInbound(records: SQSRecord[], deadLetters: DeadLetters): Promise<ConsumeOutcome> {
+/**
+ * One SQS batch: each message applied on its own; the failures listed for redelivery. A message the
+ * table throttles is applied again until `deadline` (epoch ms; patience.ts); without one, it fails at once.
+ */
+export function consumeInbound(records: SQSRecord[], deadLetters: DeadLetters, deadline = 0): Promise<ConsumeOutcome> {
   return observeBatch(
     'inbound-consumer',
     records.length,
     ['ConflictRetries'],
-    () => consumeEach(records, deadLetters),
+    () => consumeEach(records, deadLetters, deadline),
     ({ counts }) => ({
       fields: { ...counts },
       metrics: [
@@ -88,7 +92,7 @@ export function consumeInbound(records: SQSRecord[], deadLetters: DeadLetters): 
   );
 }
 
-async function consumeEach(records: SQSRecord[], deadLetters: DeadLetters): Promise<ConsumeOutcome> {
+async function consumeEach(records: SQSRecord[], deadLetters: DeadLetters, deadline: number): Promise<ConsumeOutcome> {
   const counts: ConsumeOutcome['counts'] = { applied: 0, unchanged: 0, unknown_project: 0, before_project: 0, malformed: 0, failed: 0 };
   const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
   for (const record of records) {
@@ -103,7 +107,8 @@ async function consumeEach(records: SQSRecord[], deadLetters: DeadLetters): Prom
         counts.malformed++;
         continue;
       }
-      counts[await applyInboundEvent(event)]++;
+      const applied = event;
+      counts[await throughThrottling(() => applyInboundEvent(applied), deadline)]++;
     } catch (error) {
       counts.failed++;
       batchItemFailures.push({ itemIdentifier: record.messageId });

@@ -4,6 +4,7 @@ import { changeOf } from '#store/streamRecords';
 import type { EventBus } from './bus';
 import { observeBatch } from './observeBatch';
 import { eventsOf } from './outbound';
+import { throughThrottling } from './patience';
 
 export interface BatchOutcome {
   records: number;
@@ -18,21 +19,23 @@ export interface BatchOutcome {
  * counters, run a round of each deletion job it carries, then publish the events (so when a
  * subscriber sees `Label Attached`, the stats already count it). Every step is idempotent, so when
  * one fails the whole batch can be delivered again (Lambda retries and bisects it; the local runner
- * retries it) and ends the same.
+ * retries it) and ends the same. A batch the table throttles is done again until `deadline` (epoch ms;
+ * patience.ts) rather than failed at once; without one, it fails at once.
  */
-export function processStreamBatch(records: DynamoDBRecord[], bus: EventBus): Promise<BatchOutcome> {
+export function processStreamBatch(records: DynamoDBRecord[], bus: EventBus, deadline = 0): Promise<BatchOutcome> {
   return observeBatch(
     'stream-processor',
     records.length,
     ['ConflictRetries', 'CascadeItemsRemoved'],
-    async () => {
-      const changes = records.map(changeOf);
-      const events = await eventsOf(changes);
-      const counted = await applyCounters(changes);
-      const rounds = await runCascades(changes);
-      await bus.publish(events);
-      return { records: records.length, events: events.length, counted, rounds };
-    },
+    () =>
+      throughThrottling(async () => {
+        const changes = records.map(changeOf);
+        const events = await eventsOf(changes);
+        const counted = await applyCounters(changes);
+        const rounds = await runCascades(changes);
+        await bus.publish(events);
+        return { records: records.length, events: events.length, counted, rounds };
+      }, deadline),
     (o) => ({ fields: { events: o.events, counted: o.counted, cascade_rounds: o.rounds }, metrics: [['EventsPublished', o.events]] }),
   );
 }

@@ -1,0 +1,64 @@
+import { describe, expect, test } from 'vitest';
+import { deadlineOf, throughThrottling } from '#events/patience';
+
+/**
+ * The consumers' patience with a throttled table (functions/commons/events/patience.ts): throttling
+ * is waited out until the deadline, anything else fails at once, and the deadline is the invocation's.
+ */
+const throttled = () =>
+  Object.assign(new Error('Throughput exceeds the current capacity'), { name: 'ProvisionedThroughputExceededException' });
+
+describe('throughThrottling', () => {
+  test('work the table throttles is done again, and its answer returned once it goes through', async () => {
+    let calls = 0;
+    const answer = await throughThrottling(async () => {
+      if (++calls < 3) throw throttled();
+      return 'applied';
+    }, Date.now() + 30_000);
+    expect(answer).toBe('applied');
+    expect(calls).toBe(3);
+  });
+
+  test('any other failure is thrown at once: a poison record is not waited on', async () => {
+    let calls = 0;
+    const poison = new TypeError('cannot read the record');
+    await expect(
+      throughThrottling(async () => {
+        calls++;
+        throw poison;
+      }, Date.now() + 30_000),
+    ).rejects.toBe(poison);
+    expect(calls).toBe(1);
+  });
+
+  test('throttling that outlasts the deadline is thrown, for the event source to retry', async () => {
+    let calls = 0;
+    const started = Date.now();
+    await expect(
+      throughThrottling(async () => {
+        calls++;
+        throw throttled();
+      }, started + 700),
+    ).rejects.toMatchObject({ name: 'ProvisionedThroughputExceededException' });
+    expect(calls).toBeGreaterThan(1);
+    expect(Date.now() - started).toBeLessThan(700);
+  });
+
+  test('without a deadline, nothing is waited for', async () => {
+    let calls = 0;
+    await expect(
+      throughThrottling(async () => {
+        calls++;
+        throw throttled();
+      }, 0),
+    ).rejects.toMatchObject({ name: 'ProvisionedThroughputExceededException' });
+    expect(calls).toBe(1);
+  });
+});
+
+test("an invocation's patience ends 10 s before its timeout", () => {
+  const before = Date.now();
+  const deadline = deadlineOf({ getRemainingTimeInMillis: () => 60_000 });
+  expect(deadline - before).toBeGreaterThanOrEqual(50_000);
+  expect(deadline - Date.now()).toBeLessThanOrEqual(50_000);
+});
