@@ -41,6 +41,7 @@ const settings = {
   e2eSeconds: quick ? 3 : 10,
   e2eConnections: 10,
   scaleIterations: quick ? 5 : 31,
+  saturationSeconds: quick ? 6 : 15,
 };
 const started = Date.now();
 const benchDir = join(repoRoot, '.bench');
@@ -106,6 +107,9 @@ try {
 } finally {
   await api.stop();
 }
+log('section 6: saturation with the partition simulator, against the capacity model');
+const { measureSaturation } = await import('#bench/saturation');
+const saturation = await measureSaturation(settings.saturationSeconds);
 
 const { renderReport } = await import('#bench/report');
 const cpu = readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/)?.[1] ?? cpus()[0]?.model ?? 'unknown CPU';
@@ -116,6 +120,7 @@ const full = {
   runtimeS: (Date.now() - started) / 1000,
   settings,
   ...results,
+  saturation,
 };
 const stamp = full.date.replace(/[:.]/g, '-');
 writeFileSync(join(benchDir, `results-${stamp}.json`), JSON.stringify(full, null, 2));

@@ -1,5 +1,4 @@
-import { addTo, boundBy, type Load, partitionName, patternOf, saturation } from './model.ts';
-import type { Touch } from './recorder.ts';
+import { addTo, atSaturation, boundBy, type Load, onSharedItem, partitionName, patternOf, saturation } from './model.ts';
 import type { Measured } from './scenarios.ts';
 
 /**
@@ -45,9 +44,6 @@ export const MIX_MESSAGES: readonly [row: string, per100: number][] = [
 /** Webhooks subscribed to every event of the workspace: each event becomes one delivery per webhook. */
 export const MIX_WEBHOOKS = 1;
 
-/** Item placeholders whose items differ from request to request (one per task, event, note...): load spread over many items. */
-const SPREAD = /<(task|event|note|member|sprint|delivery|name|title|id)>/;
-
 interface MixPartition {
   name: string;
   /** Units per request of the mix. */
@@ -77,13 +73,11 @@ export function modelMix(measured: Measured[]): MixModel {
   const items = new Map<string, Load>();
   const perRequest = { read: 0, write: 0, calls: 0, records: 0, events, deliveries: events * MIX_WEBHOOKS, inbound: 0, authorizer: 0 };
   for (const [m, share] of shares) {
-    const touches: Touch[] = [...m.request, ...m.stream].flatMap((c) => c.touches);
-    for (const t of touches) {
+    for (const t of [...m.request, ...m.stream].flatMap((c) => c.touches)) perRequest[t.capacity] += t.units * share;
+    for (const t of atSaturation(m)) {
       const partition = partitionName(t);
       addTo(partitions, partition, t, share);
-      perRequest[t.capacity] += t.units * share;
-      const item = t.item === undefined ? undefined : patternOf(t.item);
-      if (item && !SPREAD.test(item)) addTo(items, JSON.stringify([partition, item]), t, share);
+      if (onSharedItem(t)) addTo(items, JSON.stringify([partition, patternOf(t.item!)]), t, share);
     }
     perRequest.calls += (m.request.length + m.stream.length) * share;
     perRequest.records += m.records * share;
@@ -92,7 +86,9 @@ export function modelMix(measured: Measured[]): MixModel {
   }
   const found = [...partitions].map(([name, load]): MixPartition => {
     const own = [...items].filter(([id]) => JSON.parse(id)[0] === name);
-    const hottest = own.map(([id, l]) => ({ name: JSON.parse(id)[1] as string, rate: saturation(l) })).sort((a, b) => a.rate - b.rate)[0];
+    const hottest = own
+      .map(([id, l]) => ({ name: JSON.parse(id)[1] as string, rate: saturation(l) }))
+      .sort((a, b) => a.rate - b.rate || a.name.localeCompare(b.name))[0];
     return { name, load, rate: saturation(load), bound: boundBy(load), ...(hottest ? { item: hottest } : {}) };
   });
   return { perRequest, partitions: found.sort((a, b) => a.rate - b.rate || a.name.localeCompare(b.name)) };

@@ -15,6 +15,9 @@ const STALLED_MS = 3_600_000;
  * workspaces, only theirs: items carrying one of them as `workspace`, and their workspace partitions.
  * The filter runs in the database, so a check of a few workspaces in a large table moves only their items.
  */
+/** A stream receipt still in its project's collection (before receipts had partitions of their own). */
+export const isLegacyReceipt = (i: Item) => i.type === ItemType.streamReceipt && String(i.SK).startsWith(keys.legacyReceiptSkPrefix);
+
 export async function scanTable(workspaces?: string[]): Promise<Item[]> {
   const filter = workspaces?.length ? workspaceFilter(workspaces) : {};
   const items: Item[] = [];
@@ -80,6 +83,10 @@ function findViolations(items: Item[]): string[] {
 
   const known = new Set<string>(Object.values(ItemType));
   for (const i of items) if (!known.has(i.type)) v.push(`item ${i.PK} / ${i.SK} has unknown type ${i.type}`);
+  for (const i of items.filter(isLegacyReceipt))
+    v.push(
+      `stream receipt ${i.PK} / ${i.SK} is in its project's collection, where a record delivered again misses it; npm run rekey moves it`,
+    );
 
   for (const p of projects) {
     const expected = {

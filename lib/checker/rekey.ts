@@ -5,21 +5,28 @@ import { db } from '#store/client';
 import { ItemType, keys } from '#store/keys';
 import { tableName } from '#store/table';
 import { transact, tx } from '#store/transactions';
-import { scanTable } from './invariants';
+import type { Item } from '#store/query';
+import { isLegacyReceipt, scanTable } from './invariants';
 
 /**
- * Brings keys built from user text up to the current folding (domain/text.ts): a project's name
- * index key, a label's title_norm and title guard. Tables written before the folding changed keep
- * working without it (renames and deletes read the stored keys), but find-by-name misses such
- * names and `npm run check:table` reports them until they are rekeyed. Idempotent; every write is
+ * Brings keys up to the current design. Keys built from user text, to the current folding
+ * (domain/text.ts): a project's name index key, a label's title_norm and title guard; tables written
+ * before the folding changed keep working without it (renames and deletes read the stored keys), but
+ * find-by-name misses such names. And stream receipts kept in their project's collection (before they
+ * had partitions of their own, RECEIPT#<event id>), so a record the stream delivers again still finds
+ * its receipt. `npm run check:table` reports both until they are rekeyed. Idempotent; every write is
  * conditional on what was read, so it is safe beside a running service. `workspaces` limits it
  * (tests share one table).
  */
 export async function rekeyTable(
   opts: { dryRun?: boolean; workspaces?: string[] } = {},
-): Promise<{ projects: number; labels: number; conflicts: string[] }> {
+): Promise<{ projects: number; labels: number; receipts: number; conflicts: string[] }> {
   const items = (await scanTable(opts.workspaces)).filter((i) => !opts.workspaces || opts.workspaces.includes(i.workspace));
-  const result = { projects: 0, labels: 0, conflicts: [] as string[] };
+  const result = { projects: 0, labels: 0, receipts: 0, conflicts: [] as string[] };
+  for (const r of items.filter(isLegacyReceipt)) {
+    result.receipts++;
+    if (!opts.dryRun) await moveReceipt(r);
+  }
   for (const p of items.filter((i) => i.type === ItemType.project && i.GSI2SK !== nameKey(i.name))) {
     result.projects++;
     if (opts.dryRun) continue;
@@ -69,4 +76,19 @@ export async function rekeyTable(
     }
   }
   return result;
+}
+
+/** A receipt to its own partition; when one is there already (its record came again meanwhile), the old one goes. */
+async function moveReceipt(r: Item): Promise<void> {
+  const old = { PK: String(r.PK), SK: String(r.SK) };
+  const moved = { ...r, ...keys.streamReceipt(String(r.SK).slice(keys.legacyReceiptSkPrefix.length)) };
+  try {
+    await transact([
+      ['new', tx.put(moved, { condition: 'attribute_not_exists(PK)' })],
+      ['old', tx.delete(old, { condition: 'attribute_exists(PK)' })],
+    ]);
+  } catch (error) {
+    if (!(error instanceof TransactionCancelled)) throw error;
+    if (error.conditionFailed('new')) await transact([['old', tx.delete(old)]]);
+  }
 }

@@ -1,6 +1,7 @@
 import { renderWebhooks, type WebhookBenchRow } from './webhooks.ts';
 import { describeCalls, type Usage } from './capacity.ts';
 import type { ColdResult } from './cold.ts';
+import type { SaturationResult } from './saturation.ts';
 import type { CostRow, KeyCostRow } from './cost.ts';
 import type { E2eRow } from './e2e.ts';
 import type { DeleteRow, HotLabelRow, ScaleRow } from './scale.ts';
@@ -43,6 +44,7 @@ export interface Results {
   inbound?: InboundBenchRow;
   idempotency?: KeyCostRow[];
   webhooks?: WebhookBenchRow;
+  saturation?: SaturationResult;
 }
 
 const SIZE_TARGET = 450 * 1024;
@@ -67,6 +69,43 @@ function powertoolsBytes(b: ColdResult['rows'][number]): number {
 
 /** Cold init of every function, as a ratio to the floor built like it. */
 const INIT_TARGET = 1.15;
+const SATURATION_TOLERANCE = 0.2;
+
+function renderSaturation(s: SaturationResult): string {
+  return `## 6. Saturation: the partition simulator against the capacity model
+
+A local stack of its own with \`DYNAMODB_PARTITION_LIMITS="${s.limits}"\`: 1/${s.scale} of a DynamoDB partition's read and
+write units, so every rate of the capacity model ([docs/capacity.md](docs/capacity.md), at DynamoDB's limits) divides
+by ${s.scale}. Each route is offered twice its predicted rate, open loop, by a token whose own limit is far above it; the
+2xx answers completed per second after the first 3 seconds (the bucket's burst) are the measured saturation. The
+workspace is made like the model's where the route's cost depends on it (as many labels for the list).
+
+${table(
+  [
+    'route',
+    'request',
+    'model at DynamoDB limits (req/s)',
+    `predicted here (/${s.scale})`,
+    'offered (req/s)',
+    'measured 2xx (req/s)',
+    'measured / predicted',
+    'answers',
+  ],
+  s.rows.map((x) => [
+    x.route,
+    x.scenario,
+    fmt(x.modelled, 0),
+    fmt(x.predicted, 1),
+    fmt(x.offered, 1),
+    fmt(x.measured, 2),
+    fmt(x.measured / x.predicted, 2),
+    Object.entries(x.statuses)
+      .map(([k, v]) => `${v} x ${k}`)
+      .join(', '),
+  ]),
+)}
+`;
+}
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 const yes = (ok: boolean) => (ok ? 'met' : '**missed**');
 
@@ -120,6 +159,7 @@ invocations of a handler (plus the same again for the authorizer on requests tha
 | a delete answers in < 1 s at any size (the cascade drains from the stream) | ${r.deletes.map((d) => `${d.links.toLocaleString('en-US')} links: ${fmt(d.ms, 0)} ms`).join('; ')} | ${yes(r.deletes.every((d) => d.ms < 1000 && d.status === 200))} |
 | big deletes leave nothing behind once drained | ${r.deletes.map((d) => `${d.leftovers} leftovers${d.violationsAfter === null ? '' : `, ${d.violationsAfter} violations`}`).join('; ')} | ${yes(r.deletes.every((d) => d.leftovers === 0 && !d.violationsAfter && d.status === 200))} |
 | inbound events at their minimum calls per event | ${r.inbound ? `${fmt(r.inbound.usage.calls / r.inbound.events, 2)} calls per event (minimum ${r.inbound.minimumCalls}), ${fmt(r.inbound.perSecond, 0)} events/s locally` : 'not measured'} | ${yes(!!r.inbound && r.inbound.usage.calls === r.inbound.minimumCalls * r.inbound.events)} |
+| one workspace saturates where the capacity model says (docs/capacity.md): measured with the partition simulator within ${SATURATION_TOLERANCE * 100}% | ${r.saturation ? r.saturation.rows.map((x) => `${x.route} ${fmt(x.measured / x.predicted, 2)}x`).join('; ') : 'not measured'} | ${yes(!!r.saturation && r.saturation.rows.every((x) => Math.abs(x.measured / x.predicted - 1) <= SATURATION_TOLERANCE))} |
 | the stream processor at its minimum calls per change | ${r.streamCost.map((c) => `${c.usage.calls} / ${c.minimumCalls}`).join(', ')} | ${yes(r.streamCost.every((c) => c.usage.calls <= c.minimumCalls))} |
 `);
 
@@ -391,6 +431,7 @@ ${table(
   ]),
 )}
 `);
+  if (r.saturation) out.push(renderSaturation(r.saturation));
   out.push(renderFindings(r, costAbove));
   return out.join('\n');
 }

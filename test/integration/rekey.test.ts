@@ -1,10 +1,11 @@
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { expect, test } from 'vitest';
 import { checkTable } from '#checker/invariants';
 import { rekeyTable } from '#checker/rekey';
+import { getProject } from '#domain/projects';
 import { titleKey } from '#domain/text';
 import { db } from '#store/client';
-import { keys } from '#store/keys';
+import { ItemType, keys } from '#store/keys';
 import { tableName } from '#store/table';
 import { workspaceClient } from '#support/api';
 
@@ -54,13 +55,53 @@ test('npm run rekey brings a table written under the earlier folding up to date,
   await relabel(twinB, 'ＢＵＧ');
   expect((await checkTable([c.ws])).violations.length).toBeGreaterThan(0);
 
-  expect(await rekeyTable({ dryRun: true, workspaces: [c.ws] })).toEqual({ projects: 1, labels: 2, conflicts: [] });
+  expect(await rekeyTable({ dryRun: true, workspaces: [c.ws] })).toEqual({ projects: 1, labels: 2, receipts: 0, conflicts: [] });
   const result = await rekeyTable({ workspaces: [c.ws] });
-  expect(result).toEqual({ projects: 1, labels: 1, conflicts: [expect.stringContaining(`${c.ws}/${twinB.slug}`)] });
+  expect(result).toEqual({ projects: 1, labels: 1, receipts: 0, conflicts: [expect.stringContaining(`${c.ws}/${twinB.slug}`)] });
   // Everything but the twin titles is consistent now; find-by-name folds again.
   const left = (await checkTable([c.ws])).violations;
   expect(left).toHaveLength(4);
   for (const v of left)
     expect(v.includes(`/${twinB.slug}`) || v.includes(`${twinB.slug} and`) || v.includes('LABELTITLE#ｂｕｇ'), v).toBe(true);
   expect((await c.get('/projects', { name: 'STRASSE' })).body.data.map((p: { slug: string }) => p.slug)).toEqual([slug]);
+});
+
+test("npm run rekey moves stream receipts out of their project's collection, so a record delivered again still finds its receipt", async () => {
+  const c = await workspaceClient('rekey-receipts');
+  const { slug } = await c.createProject('Receipts');
+  const project = await getProject(c.ws, slug);
+  // Receipts as the earlier version kept them: in the project's collection, under APPLIED#<event id>.
+  // The second one's record came again after the new version was deployed: its receipt exists in both places.
+  const receipt = (eventId: string) => ({
+    type: ItemType.streamReceipt,
+    workspace: c.ws,
+    project_id: project.id,
+    ttl: Math.floor(Date.now() / 1000) + 3600,
+    eventId,
+  });
+  const legacy = (eventId: string) => ({ PK: keys.projectCollection(project.id), SK: `APPLIED#${eventId}` });
+  for (const eventId of ['e-moved', 'e-twice']) {
+    const { eventId: _id, ...item } = receipt(eventId);
+    await db.send(new PutCommand({ TableName: tableName(), Item: { ...legacy(eventId), ...item } }));
+  }
+  const { eventId: _twice, ...twice } = receipt('e-twice');
+  await db.send(new PutCommand({ TableName: tableName(), Item: { ...keys.streamReceipt('e-twice'), ...twice } }));
+  expect((await checkTable([c.ws])).violations).toEqual([
+    expect.stringMatching(/^stream receipt PROJECT#.* \/ APPLIED#e-moved .*npm run rekey moves it$/),
+    expect.stringMatching(/^stream receipt PROJECT#.* \/ APPLIED#e-twice .*npm run rekey moves it$/),
+  ]);
+
+  expect(await rekeyTable({ dryRun: true, workspaces: [c.ws] })).toEqual({ projects: 0, labels: 0, receipts: 2, conflicts: [] });
+  expect(await rekeyTable({ workspaces: [c.ws] })).toEqual({ projects: 0, labels: 0, receipts: 2, conflicts: [] });
+  const wanted = [legacy('e-moved'), legacy('e-twice'), keys.streamReceipt('e-moved'), keys.streamReceipt('e-twice')];
+  const found = await db.send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: wanted, ConsistentRead: true } } }));
+  const items = found.Responses?.[tableName()] ?? [];
+  expect(items.map((i) => `${i.PK} ${i.SK}`).sort()).toEqual(['RECEIPT#e-moved RECEIPT', 'RECEIPT#e-twice RECEIPT']);
+  expect(items.find((i) => i.PK === 'RECEIPT#e-moved')).toMatchObject({
+    type: ItemType.streamReceipt,
+    workspace: c.ws,
+    project_id: project.id,
+  });
+  expect((await checkTable([c.ws])).violations).toEqual([]);
+  expect(await rekeyTable({ workspaces: [c.ws] })).toEqual({ projects: 0, labels: 0, receipts: 0, conflicts: [] });
 });

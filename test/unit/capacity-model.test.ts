@@ -8,6 +8,7 @@ import { modelRow, patternOf, saturation } from '#lib/capacity/model';
 import { monthlyCost, PRICES, tiered } from '#lib/capacity/prices';
 import type { Call, Touch } from '#lib/capacity/recorder';
 import type { Measured } from '#lib/capacity/scenarios';
+import { modelledRate } from '#bench/saturation';
 
 /**
  * The capacity model's arithmetic on calls made up here (the measured calls are the integration test's:
@@ -30,6 +31,7 @@ const read = (key: string, units: number, item?: string): Touch => ({
   ...(item ? { item } : {}),
 });
 const call = (operation: string, ...touches: Touch[]): Call => ({ operation, items: touches.length, touches });
+const PROJECT = 'PROJECT#0f8fad5b-d9cb-469f-a165-70867728950e';
 const measured = (row: string, request: Call[], stream: Call[] = [], events = 0): Measured => ({
   row,
   scenario: '',
@@ -56,15 +58,36 @@ describe('one route', () => {
           call('UpdateItem', write('WS#capacity-model', 1, 'COUNTER#LABEL_ID')),
           call('TransactWriteItems', write('WS#capacity-model', 2, 'LABEL#bug'), write('WS#capacity-model', 2, 'LABELTITLE#bug')),
         ],
-        [call('UpdateItem', write('PROJECT#0f8fad5b-d9cb-469f-a165-70867728950e', 1, 'USE#3'), read('WS#capacity-model', 1, 'LABEL#bug'))],
+        [call('UpdateItem', write(PROJECT, 2, 'DETACHED#5a3c1e8e'), read('WS#capacity-model', 1, 'LABEL#bug'))],
       ),
     );
     expect(row.request).toEqual({ read: 0, write: 5 });
-    expect(row.stream).toEqual({ read: 1, write: 1 });
-    expect(row.kinds).toEqual({ workspace: 200, project: 1_000, counter: 1_000 });
+    expect(row.stream).toEqual({ read: 1, write: 2 });
+    expect(row.kinds).toEqual({ workspace: 200, project: 500, counter: 1_000 });
     expect(row.first).toEqual({ partition: 'WS#<ws>', rate: 200, bound: 'write' });
-    expect(row.item).toEqual({ name: 'WS#<ws> LABEL#<label>', rate: 500 });
+    // Three items at 500 req/s: ties go to the first name.
+    expect(row.item).toEqual({ name: 'PROJECT#<project> DETACHED#<note>', rate: 500 });
     expect(row.operations).toBe('1 UpdateItem + 1 TransactWriteItems');
+  });
+
+  test('at saturation, stream work on an item every record of a key shares (a use counter) is done once per batch: left out', () => {
+    const attach = measured(
+      'POST /projects-labels/{slug}/attach',
+      [call('TransactWriteItems', write(PROJECT, 2, 'TASK#task-1#VERSION'), write(PROJECT, 2, 'TASK#task-1#LABEL#3'))],
+      [
+        call(
+          'TransactWriteItems',
+          write(PROJECT, 2, 'APPLIED#5a3c1e8e'),
+          write(PROJECT, 2, 'USE#3'),
+          write('WS#capacity-model', 2, 'PROJECT#launch'),
+        ),
+      ],
+    );
+    const row = modelRow(attach);
+    expect(row.stream).toEqual({ read: 0, write: 6 });
+    // 4 units of the request and the receipt's 2 on the project; the use counter and the project's item are the batch's.
+    expect(row.first).toEqual({ partition: 'PROJECT#<project>', rate: 1_000 / 6, bound: 'write' });
+    expect(row.kinds.workspace).toBeUndefined();
   });
 
   test('keys are named by what their values stand for; upper-case parts stay', () => {
@@ -79,31 +102,38 @@ describe('one route', () => {
 
 describe('the mix', () => {
   const all = [...MIX_REQUESTS, ...MIX_MESSAGES].map(([row]) => measured(row, []));
-  const project = 'PROJECT#0f8fad5b-d9cb-469f-a165-70867728950e';
   const withAttach = (stream: Call[]) => [
     ...all.filter((m) => m.row !== 'POST /projects-labels/{slug}/attach'),
-    measured('POST /projects-labels/{slug}/attach', [call('TransactWriteItems', write(project, 6, 'TASK#task-1#VERSION'))], stream, 1),
+    measured(
+      'POST /projects-labels/{slug}/attach',
+      [call('TransactWriteItems', write(PROJECT, 6, 'TASK#task-1#VERSION'), write('WS#capacity-model', 1, 'PROJECT#launch'))],
+      stream,
+      1,
+    ),
     measured('webhook deliverer', [call('PutItem', write('WEBHOOK#capacity-model#wh_1', 2, 'DELIVERY#1'))]),
   ];
 
   test('each row weighs its share; events become webhook deliveries; the first key to saturate comes first', () => {
-    const mix = modelMix(withAttach([call('UpdateItem', write(project, 4, 'USE#3'))]));
-    // attach: 8 per 100 requests, 10 units on the project each; 0.08 deliveries of 2 units each.
+    const mix = modelMix(withAttach([call('UpdateItem', write(PROJECT, 4, 'DETACHED#5a3c1e8e'), write(PROJECT, 4, 'USE#3'))]));
+    // attach: 8 per 100 requests, 10 units on the project at saturation (the use counter's 4 are the batch's);
+    // 0.08 deliveries of 2 units each; the project's item in the workspace, 1 unit.
     expect(mix.partitions.map((p) => [p.name, p.rate])).toEqual([
       ['PROJECT#<project>', 1_250],
       ['WEBHOOK#<ws>#<webhook>', 6_250],
+      ['WS#<ws>', 12_500],
     ]);
-    expect(mix.perRequest.write).toBeCloseTo(0.96);
+    // The cost counts everything, the batch's work too.
+    expect(mix.perRequest.write).toBeCloseTo(0.08 * 15 + 0.08 * 2);
     expect(mix.perRequest.deliveries).toBeCloseTo(0.08);
-    // The use counter is one item every attach hits; a task's version is one per task (spread, left out).
-    expect(mix.partitions[0]!.item).toEqual({ name: 'USE#<label>', rate: 1_000 / 0.32 });
+    // The project's own item is one item every attach hits; a task's version and a note are one per task or record.
+    expect(mix.partitions[2]!.item).toEqual({ name: 'PROJECT#<project>', rate: 12_500 });
+    expect(mix.partitions[0]!.item).toBeUndefined();
   });
 
   test('a row the mix names but nothing measured is an error, not a zero', () => {
     expect(() => modelMix(withAttach([]).filter((m) => m.row !== 'GET /task-labels'))).toThrow(/GET \/task-labels/);
   });
 });
-
 test('price tiers: each part of the month at its own price', () => {
   expect(tiered(400e6, PRICES.apiGateway)).toBeCloseTo(333 * 3.5 + 67 * 2.8);
   expect(tiered(1e6, PRICES.apiGateway)).toBeCloseTo(3.5);
@@ -114,7 +144,12 @@ test('price tiers: each part of the month at its own price', () => {
   expect(cost.total).toBeCloseTo(cost.apiGateway + cost.lambda + cost.messaging);
 });
 
-test('docs/capacity.md has a row for every route, method and path first', () => {
+test('docs/capacity.md has a row for every route, method and path first, with the rate it saturates at', () => {
   const page = readFileSync(join(repoRoot, 'docs', 'capacity.md'), 'utf8');
-  for (const r of routes) expect(page).toContain(`\n| ${r.method} ${r.path} |`);
+  for (const r of routes) {
+    expect(page).toContain(`\n| ${r.method} ${r.path} |`);
+    // What the saturation bench (and anyone checking the model) reads of the row.
+    expect(modelledRate(`${r.method} ${r.path}`, page)).toBeGreaterThan(0);
+  }
+  expect(() => modelledRate('GET /nowhere', page)).toThrow(/no row for GET \/nowhere/);
 });

@@ -15,7 +15,8 @@ import { transact, tx, type TransactItem } from './transactions';
  *   use counter   PROJECT#<projectId> / USE#<labelId>: `n` tasks of the project carry the label; exists while n > 0
  *   labels_count  on the project item: how many use counters the project has
  * Each link stream record is applied exactly once: with its change, a receipt keyed by the record's
- * event id is written conditionally, so a redelivered record is recognised and skipped. Changes to one
+ * event id (a partition of its own, RECEIPT#<event id>) is written conditionally, so a redelivered
+ * record is recognised and skipped. Changes to one
  * (project, label) commute, so records of different tasks may arrive in any order.
  */
 
@@ -96,7 +97,7 @@ function counterParts(
   const parts: [string, TransactItem][] = pending.map((d) => [
     `receipt:${d.eventId}`,
     tx.put(
-      { ...keys.streamReceipt(project.id, d.eventId), type: ItemType.streamReceipt, workspace: ws, project_id: project.id, ttl: expires },
+      { ...keys.streamReceipt(d.eventId), type: ItemType.streamReceipt, workspace: ws, project_id: project.id, ttl: expires },
       { condition: 'attribute_not_exists(PK)' },
     ),
   ]);

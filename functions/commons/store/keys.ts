@@ -4,10 +4,12 @@
  * Item collections:
  *   WS#<workspace>            project items, label items, label title guards, the label id counter
  *   PROJECT#<projectId>       a project's task-side links, task versions, per-label use counters, label set,
- *                             detach notes, stream receipts, task/member/sprint states (inbound events),
+ *                             detach notes, task/member/sprint states (inbound events),
  *                             and its deletion job while its cascade drains
  *   LABEL#<workspace>#<id>    a label's label-side links (one per task carrying it), and its deletion job
  *   TOKEN#<tokenId>           an API token
+ *   RECEIPT#<eventId>         a stream record applied to the counters, expires: one partition per record, so the
+ *                             stream's bookkeeping never adds to a busy project's partition (docs/capacity.md)
  *   IDEMPOTENCY#<workspace>#<h> one Idempotency-Key of one owner in one workspace (h hashes both), expires
  *   WEBHOOK#<workspace>#<id>  a webhook's deliveries (newest last in key order), each expiring after 30 days
  * Webhooks themselves live in their workspace's collection (WS#<workspace>, WEBHOOK#<id>).
@@ -25,6 +27,7 @@ const USE = 'USE#';
 const LABELSET = 'LABELSET#';
 const DELETION = 'DELETION';
 const WEBHOOK = 'WEBHOOK#';
+const RECEIPT = 'RECEIPT#';
 const DELIVERY = 'DELIVERY#';
 const THING_PREFIX = { task: 'TASKSTATE#', member: 'MEMBER#', sprint: 'SPRINTSTATE#' } as const;
 
@@ -94,8 +97,10 @@ export const keys = {
     SK: `${THING_PREFIX[thing]}${subject}`,
   }),
   thingStatePrefix: (thing: 'task' | 'member' | 'sprint') => THING_PREFIX[thing],
-  /** A stream record already applied to the project's counters (redelivery changes nothing); expires. */
-  streamReceipt: (projectId: string, eventId: string): Key => ({ PK: `${PROJECT}${projectId}`, SK: `APPLIED#${eventId}` }),
+  /** A stream record already applied to a project's counters (redelivery changes nothing); expires. */
+  streamReceipt: (eventId: string): Key => ({ PK: `${RECEIPT}${eventId}`, SK: 'RECEIPT' }),
+  /** Where receipts were kept before they had partitions of their own (`npm run rekey` moves what is left there). */
+  legacyReceiptSkPrefix: 'APPLIED#',
 
   token: (tokenId: string): Key => ({ PK: `TOKEN#${tokenId}`, SK: 'TOKEN' }),
   /** A POST's Idempotency-Key: `hash` digests the owner and the key, so any key fits the key limits. */

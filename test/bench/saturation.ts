@@ -1,0 +1,166 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { WORKLOAD } from '#lib/capacity/scenarios';
+import { FIXTURES, SAMPLE_PRINCIPAL } from '#local/sampleFixtures';
+import { repoRoot } from '#lib/paths';
+import { call, type Response } from '#support/api';
+import { startLocalApi } from '#support/local-api';
+import { runTool } from '#support/tools';
+import { log } from './stats.ts';
+
+/**
+ * Section 6: where one workspace saturates, measured with the partition simulator, beside the capacity
+ * model's prediction (docs/capacity.md, `npm run capacity`). A local stack of its own runs with
+ * DYNAMODB_PARTITION_LIMITS at 1/SCALE of DynamoDB's partition limits (both reads and writes, so every
+ * rate of the model scales by 1/SCALE whichever limit it hits first), one second of burst. Each route is
+ * offered, open loop, twice its predicted rate for a while; the 2xx answers completed per second once
+ * the burst is spent are its measured saturation. The goal: within 20% of the prediction. The workspace
+ * is made like the model's where a route's cost depends on it (the labels list: as many labels), and
+ * the token's own rate limit is far above what is offered, so only the partitions refuse.
+ */
+const SCALE = 50;
+const LIMITS = `rcu=${3_000 / SCALE},wcu=${1_000 / SCALE},burst=1`;
+/** Seconds at the start left out of the count: the bucket's burst, and the SDK's first retries. */
+const SETTLE_S = 3;
+
+interface SaturationRow {
+  route: string;
+  scenario: string;
+  /** The model's rate at DynamoDB's limits, and at the simulator's (divided by SCALE). */
+  modelled: number;
+  predicted: number;
+  offered: number;
+  measured: number;
+  statuses: Record<string, number>;
+}
+
+/** The model's "at req/s" of a route: the row of docs/capacity.md that begins with it. */
+export function modelledRate(route: string, page = readFileSync(join(repoRoot, 'docs', 'capacity.md'), 'utf8')): number {
+  const lines = page.split('\n');
+  const header = lines.find((l) => l.startsWith('| route |'))!.split(' | ');
+  const row = lines.find((l) => l.startsWith(`| ${route} |`));
+  if (!row) throw new Error(`docs/capacity.md has no row for ${route}`);
+  const cell = row.split(' | ')[header.indexOf('at req/s')]!;
+  return Number(cell.replace(/[*,]/g, ''));
+}
+
+interface Probe {
+  route: string;
+  scenario: string;
+  request: (i: number) => { method: string; path: string; body?: unknown };
+}
+
+export interface SaturationResult {
+  limits: string;
+  scale: number;
+  rows: SaturationRow[];
+}
+
+export async function measureSaturation(seconds: number): Promise<SaturationResult> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'pls-saturation-'));
+  const api = await startLocalApi({ env: { DYNAMODB_PARTITION_LIMITS: LIMITS, DATA_DIR: dataDir } });
+  try {
+    const made = await runTool(
+      'bin/token.ts',
+      [
+        'create',
+        '--workspace',
+        'acme-corp',
+        '--name',
+        SAMPLE_PRINCIPAL.owner.name,
+        '--username',
+        SAMPLE_PRINCIPAL.owner.username,
+        '--rate',
+        '10000',
+        '--burst',
+        '5000',
+        '--json',
+      ],
+      {
+        DATA_DIR: dataDir,
+      },
+    );
+    const token = (JSON.parse(made.stdout) as { token: string }).token;
+    const send = (method: string, path: string, body?: unknown): Promise<Response> =>
+      call(method, `${path}${path.includes('?') ? '&' : '?'}company_slug=acme-corp`, {
+        base: api.url,
+        token,
+        ...(body === undefined ? {} : { body }),
+      });
+    const patiently = async (method: string, path: string, body?: unknown) => {
+      for (let attempt = 0; ; attempt++) {
+        const res = await send(method, path, body);
+        if (res.status !== 503 || attempt === 30) return res;
+        await new Promise((r) => setTimeout(r, 1_000));
+      }
+    };
+    const project = (await patiently('POST', '/projects', { name: 'Saturation' })).body.data.slug as string;
+    // The labels of the model's workspace when it lists them (the sample fixtures' two, then its own), made by the same owner.
+    const label = (await patiently('POST', '/projects-labels', { title: FIXTURES.label.title, color: FIXTURES.label.color })).body.data
+      .slug as string;
+    await patiently('POST', '/projects-labels', { title: FIXTURES.doomedLabel.title, color: FIXTURES.doomedLabel.color });
+    for (let i = 4; i <= WORKLOAD.labels; i++) await patiently('POST', '/projects-labels', { title: `Topic ${i}`, color: '0E8A16' });
+    const probes: Probe[] = [
+      { route: 'GET /projects/{slug}', scenario: 'one project', request: () => ({ method: 'GET', path: `/projects/${project}` }) },
+      { route: 'GET /projects-labels', scenario: 'the labels list', request: () => ({ method: 'GET', path: '/projects-labels' }) },
+      {
+        route: 'PUT /projects-labels/{slug}',
+        scenario: 'a new color each time',
+        request: (i) => ({ method: 'PUT', path: `/projects-labels/${label}`, body: { color: (0x100000 + i).toString(16).toUpperCase() } }),
+      },
+      {
+        route: 'POST /projects-labels/{slug}/attach',
+        scenario: 'a new task each time (its stream work on the same keys)',
+        request: (i) => ({
+          method: 'POST',
+          path: `/projects-labels/${label}/attach?project_slug=${project}`,
+          body: { task_uuid: `sat-${i}` },
+        }),
+      },
+    ];
+    const rows: SaturationRow[] = [];
+    for (const probe of probes) {
+      const modelled = modelledRate(probe.route);
+      const predicted = modelled / SCALE;
+      const offered = 2 * predicted;
+      log(`section 6: ${probe.route} offered ${offered.toFixed(1)}/s (predicted saturation ${predicted.toFixed(1)}/s)`);
+      const answers = await openLoop(offered, seconds, (i) => {
+        const r = probe.request(i);
+        return send(r.method, r.path, r.body).catch(() => ({ status: 0 }) as Response);
+      });
+      const counted = answers.filter((a) => a.status >= 200 && a.status < 300 && a.doneS >= SETTLE_S && a.doneS <= seconds);
+      const statuses: Record<string, number> = {};
+      for (const a of answers) statuses[a.status] = (statuses[a.status] ?? 0) + 1;
+      rows.push({
+        route: probe.route,
+        scenario: probe.scenario,
+        modelled,
+        predicted,
+        offered,
+        measured: counted.length / (seconds - SETTLE_S),
+        statuses,
+      });
+      // The partitions refill before the next route (the stream's work of this one drains meanwhile).
+      await fetch(`${api.url}/__local/stream/caught-up`, { method: 'POST' });
+      await new Promise((r) => setTimeout(r, 2_000));
+    }
+    return { limits: LIMITS, scale: SCALE, rows };
+  } finally {
+    await api.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Requests at a steady `rate` per second for `seconds`, none waiting for another; each answer with its completion time. */
+async function openLoop(rate: number, seconds: number, send: (i: number) => Promise<Response>) {
+  const started = performance.now();
+  const pending: Promise<{ status: number; doneS: number }>[] = [];
+  for (let i = 0; i < rate * seconds; i++) {
+    const due = started + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    pending.push(send(i).then((res) => ({ status: res.status, doneS: (performance.now() - started) / 1000 })));
+  }
+  return Promise.all(pending);
+}
