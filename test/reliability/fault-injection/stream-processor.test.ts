@@ -44,10 +44,17 @@ describe('stream processor', () => {
       ['Label Attached', 'Label Attached', 'Label Attached', 'Label Created', 'Label Deleted', 'Label Detached', 'Project Deleted'].sort(),
     );
     expect((await checkTable([ws])).violations).toEqual([]);
+    // What stays: the labels, their guards and counter, and what expires by itself (detach notes; stream receipts,
+    // which have partitions of their own, RECEIPT#<event id>, and so are no project's to cascade).
+    const expiring = ['detach_note', 'stream_receipt'];
     expect(
       (await scanTable([ws])).filter(
         (i) =>
-          i.workspace === ws && i.type !== 'label' && i.type !== 'label_title' && i.type !== 'label_id_counter' && i.type !== 'detach_note',
+          i.workspace === ws &&
+          i.type !== 'label' &&
+          i.type !== 'label_title' &&
+          i.type !== 'label_id_counter' &&
+          !expiring.includes(i.type as string),
       ),
     ).toEqual([]);
 
@@ -76,7 +83,6 @@ describe('stream processor', () => {
             'project_deletion',
             'label_deletion',
             'project',
-            'stream_receipt',
           ].includes(i.type as string),
       );
       expect(left, where).toEqual([]);
