@@ -42,6 +42,7 @@ const settings = {
   e2eConnections: 10,
   scaleIterations: quick ? 5 : 31,
   saturationSeconds: quick ? 6 : 15,
+  mixStepSeconds: quick ? 6 : 20,
 };
 const started = Date.now();
 const benchDir = join(repoRoot, '.bench');
@@ -109,7 +110,7 @@ try {
 }
 log('section 6: saturation with the partition simulator, against the capacity model');
 const { measureSaturation } = await import('#bench/saturation');
-const saturation = await measureSaturation(settings.saturationSeconds);
+const saturation = await measureSaturation(settings.saturationSeconds, settings.mixStepSeconds);
 
 const { renderReport } = await import('#bench/report');
 const cpu = readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/)?.[1] ?? cpus()[0]?.model ?? 'unknown CPU';

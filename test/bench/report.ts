@@ -2,6 +2,7 @@ import { renderWebhooks, type WebhookBenchRow } from './webhooks.ts';
 import { describeCalls, type Usage } from './capacity.ts';
 import type { ColdResult } from './cold.ts';
 import type { SaturationResult } from './saturation.ts';
+import type { MixSaturation } from './saturationMix.ts';
 import type { CostRow, KeyCostRow } from './cost.ts';
 import type { E2eRow } from './e2e.ts';
 import type { DeleteRow, HotLabelRow, ScaleRow } from './scale.ts';
@@ -71,6 +72,33 @@ function powertoolsBytes(b: ColdResult['rows'][number]): number {
 const INIT_TARGET = 1.15;
 const SATURATION_TOLERANCE = 0.2;
 
+function saturationRatios(s: SaturationResult | undefined): string {
+  if (!s) return 'not measured';
+  const rows = s.rows.map((x) => `${x.route} ${fmt(x.measured / x.predicted, 2)}x`);
+  return [...rows, s.mix ? `the mix ${fmt(s.mix.measured / s.mix.predicted, 2)}x` : 'the mix not measured'].join('; ');
+}
+
+function renderMixSaturation(m: MixSaturation): string {
+  return `### The realistic mix
+
+The model's mix (docs/capacity.md, "Under a realistic mix": the same shares, and its inbound events on the local bus)
+on one workspace, one project and one label, in steps of its predicted saturation (${fmt(m.modelled, 0)} requests per
+second at DynamoDB's limits, first on \`${m.firstKey}\`; here ${fmt(m.predicted, 1)}). **Measured: ${fmt(m.measured, 1)} requests per
+second (${fmt(m.measured / m.predicted, 2)}x the prediction)**, midway between the last step refusing at most 1% and the first refusing more.
+
+${table(
+  ['step', 'offered (req/s)', 'answers', '503', 'refused'],
+  m.steps.map((x) => [
+    `${x.factor}x`,
+    fmt(x.offered, 1),
+    String(x.answers),
+    String(x.refused),
+    `${fmt((100 * x.refused) / Math.max(1, x.answers), 1)}%`,
+  ]),
+)}
+`;
+}
+
 function renderSaturation(s: SaturationResult): string {
   return `## 6. Saturation: the partition simulator against the capacity model
 
@@ -104,7 +132,8 @@ ${table(
       .join(', '),
   ]),
 )}
-`;
+
+${s.mix ? renderMixSaturation(s.mix) : ''}`;
 }
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 const yes = (ok: boolean) => (ok ? 'met' : '**missed**');
@@ -159,7 +188,7 @@ invocations of a handler (plus the same again for the authorizer on requests tha
 | a delete answers in < 1 s at any size (the cascade drains from the stream) | ${r.deletes.map((d) => `${d.links.toLocaleString('en-US')} links: ${fmt(d.ms, 0)} ms`).join('; ')} | ${yes(r.deletes.every((d) => d.ms < 1000 && d.status === 200))} |
 | big deletes leave nothing behind once drained | ${r.deletes.map((d) => `${d.leftovers} leftovers${d.violationsAfter === null ? '' : `, ${d.violationsAfter} violations`}`).join('; ')} | ${yes(r.deletes.every((d) => d.leftovers === 0 && !d.violationsAfter && d.status === 200))} |
 | inbound events at their minimum calls per event | ${r.inbound ? `${fmt(r.inbound.usage.calls / r.inbound.events, 2)} calls per event (minimum ${r.inbound.minimumCalls}), ${fmt(r.inbound.perSecond, 0)} events/s locally` : 'not measured'} | ${yes(!!r.inbound && r.inbound.usage.calls === r.inbound.minimumCalls * r.inbound.events)} |
-| one workspace saturates where the capacity model says (docs/capacity.md): measured with the partition simulator within ${SATURATION_TOLERANCE * 100}% | ${r.saturation ? r.saturation.rows.map((x) => `${x.route} ${fmt(x.measured / x.predicted, 2)}x`).join('; ') : 'not measured'} | ${yes(!!r.saturation && r.saturation.rows.every((x) => Math.abs(x.measured / x.predicted - 1) <= SATURATION_TOLERANCE))} |
+| one workspace saturates where the capacity model says (docs/capacity.md): measured with the partition simulator within ${SATURATION_TOLERANCE * 100}% | ${saturationRatios(r.saturation)} | ${yes(!!r.saturation?.mix && [...r.saturation.rows, r.saturation.mix].every((x) => Math.abs(x.measured / x.predicted - 1) <= SATURATION_TOLERANCE))} |
 | the stream processor at its minimum calls per change | ${r.streamCost.map((c) => `${c.usage.calls} / ${c.minimumCalls}`).join(', ')} | ${yes(r.streamCost.every((c) => c.usage.calls <= c.minimumCalls))} |
 `);
 

@@ -7,6 +7,7 @@ import { repoRoot } from '#lib/paths';
 import { call, type Response } from '#support/api';
 import { startLocalApi } from '#support/local-api';
 import { runTool } from '#support/tools';
+import { measureMixSaturation, type MixSaturation } from './saturationMix.ts';
 import { log } from './stats.ts';
 
 /**
@@ -55,105 +56,139 @@ export interface SaturationResult {
   limits: string;
   scale: number;
   rows: SaturationRow[];
+  mix?: MixSaturation;
 }
 
-export async function measureSaturation(seconds: number): Promise<SaturationResult> {
+/** The stack the probes run against, its workspace made like the model's, and how to talk to it. */
+export interface SaturationStack {
+  url: string;
+  project: string;
+  label: string;
+  send: (method: string, path: string, body?: unknown) => Promise<Response>;
+  patiently: (method: string, path: string, body?: unknown) => Promise<Response>;
+  /** Once the stream has handled everything, and the partitions have refilled. */
+  settle: () => Promise<void>;
+}
+
+export async function measureSaturation(seconds: number, mixStepSeconds: number): Promise<SaturationResult> {
   const dataDir = mkdtempSync(join(tmpdir(), 'pls-saturation-'));
   const api = await startLocalApi({ env: { DYNAMODB_PARTITION_LIMITS: LIMITS, DATA_DIR: dataDir } });
   try {
-    const made = await runTool(
-      'bin/token.ts',
-      [
-        'create',
-        '--workspace',
-        'acme-corp',
-        '--name',
-        SAMPLE_PRINCIPAL.owner.name,
-        '--username',
-        SAMPLE_PRINCIPAL.owner.username,
-        '--rate',
-        '10000',
-        '--burst',
-        '5000',
-        '--json',
-      ],
-      {
-        DATA_DIR: dataDir,
-      },
-    );
-    const token = (JSON.parse(made.stdout) as { token: string }).token;
-    const send = (method: string, path: string, body?: unknown): Promise<Response> =>
-      call(method, `${path}${path.includes('?') ? '&' : '?'}company_slug=acme-corp`, {
-        base: api.url,
-        token,
-        ...(body === undefined ? {} : { body }),
-      });
-    const patiently = async (method: string, path: string, body?: unknown) => {
-      for (let attempt = 0; ; attempt++) {
-        const res = await send(method, path, body);
-        if (res.status !== 503 || attempt === 30) return res;
-        await new Promise((r) => setTimeout(r, 1_000));
-      }
-    };
-    const project = (await patiently('POST', '/projects', { name: 'Saturation' })).body.data.slug as string;
-    // The labels of the model's workspace when it lists them (the sample fixtures' two, then its own), made by the same owner.
-    const label = (await patiently('POST', '/projects-labels', { title: FIXTURES.label.title, color: FIXTURES.label.color })).body.data
-      .slug as string;
-    await patiently('POST', '/projects-labels', { title: FIXTURES.doomedLabel.title, color: FIXTURES.doomedLabel.color });
-    for (let i = 4; i <= WORKLOAD.labels; i++) await patiently('POST', '/projects-labels', { title: `Topic ${i}`, color: '0E8A16' });
-    const probes: Probe[] = [
-      { route: 'GET /projects/{slug}', scenario: 'one project', request: () => ({ method: 'GET', path: `/projects/${project}` }) },
-      { route: 'GET /projects-labels', scenario: 'the labels list', request: () => ({ method: 'GET', path: '/projects-labels' }) },
-      {
-        route: 'PUT /projects-labels/{slug}',
-        scenario: 'a new color each time',
-        request: (i) => ({ method: 'PUT', path: `/projects-labels/${label}`, body: { color: (0x100000 + i).toString(16).toUpperCase() } }),
-      },
-      {
-        route: 'POST /projects-labels/{slug}/attach',
-        scenario: 'a new task each time (its stream work on the same keys)',
-        request: (i) => ({
-          method: 'POST',
-          path: `/projects-labels/${label}/attach?project_slug=${project}`,
-          body: { task_uuid: `sat-${i}` },
-        }),
-      },
-    ];
-    const rows: SaturationRow[] = [];
-    for (const probe of probes) {
-      const modelled = modelledRate(probe.route);
-      const predicted = modelled / SCALE;
-      const offered = 2 * predicted;
-      log(`section 6: ${probe.route} offered ${offered.toFixed(1)}/s (predicted saturation ${predicted.toFixed(1)}/s)`);
-      const answers = await openLoop(offered, seconds, (i) => {
-        const r = probe.request(i);
-        return send(r.method, r.path, r.body).catch(() => ({ status: 0 }) as Response);
-      });
-      const counted = answers.filter((a) => a.status >= 200 && a.status < 300 && a.doneS >= SETTLE_S && a.doneS <= seconds);
-      const statuses: Record<string, number> = {};
-      for (const a of answers) statuses[a.status] = (statuses[a.status] ?? 0) + 1;
-      rows.push({
-        route: probe.route,
-        scenario: probe.scenario,
-        modelled,
-        predicted,
-        offered,
-        measured: counted.length / (seconds - SETTLE_S),
-        statuses,
-      });
-      // The partitions refill before the next route (the stream's work of this one drains meanwhile).
-      await fetch(`${api.url}/__local/stream/caught-up`, { method: 'POST' });
-      await new Promise((r) => setTimeout(r, 2_000));
-    }
-    return { limits: LIMITS, scale: SCALE, rows };
+    const stack = await prepare(api.url, dataDir);
+    const rows = await measureRoutes(stack, seconds);
+    const mix = await measureMixSaturation(stack, SCALE, mixStepSeconds);
+    return { limits: LIMITS, scale: SCALE, rows, mix };
   } finally {
     await api.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
+/** A token far above what is offered (only the partitions refuse), and the model's workspace: its labels, projects and labelled tasks. */
+async function prepare(url: string, dataDir: string): Promise<SaturationStack> {
+  const { owner } = SAMPLE_PRINCIPAL;
+  const made = await runTool(
+    'bin/token.ts',
+    [
+      'create',
+      '--workspace',
+      'acme-corp',
+      '--name',
+      owner.name,
+      '--username',
+      owner.username,
+      '--rate',
+      '10000',
+      '--burst',
+      '5000',
+      '--json',
+    ],
+    { DATA_DIR: dataDir },
+  );
+  const token = (JSON.parse(made.stdout) as { token: string }).token;
+  const send = (method: string, path: string, body?: unknown): Promise<Response> =>
+    call(method, `${path}${path.includes('?') ? '&' : '?'}company_slug=acme-corp`, {
+      base: url,
+      token,
+      ...(body === undefined ? {} : { body }),
+    }).catch(() => ({ status: 0 }) as Response);
+  const patiently = async (method: string, path: string, body?: unknown) => {
+    for (let attempt = 0; ; attempt++) {
+      const res = await send(method, path, body);
+      if (res.status !== 503 || attempt === 30) return res;
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+  };
+  const settle = async () => {
+    await fetch(`${url}/__local/stream/caught-up`, { method: 'POST' });
+    await new Promise((r) => setTimeout(r, 2_000));
+  };
+  // As the model's workspace is when it measures (lib/capacity/scenarios.ts): the sample fixtures' project
+  // and labels, then its own projects and labels, and tasks of the project carrying two labels each.
+  const project = (await patiently('POST', '/projects', { name: FIXTURES.project.name })).body.data.slug as string;
+  const label = (await patiently('POST', '/projects-labels', { title: FIXTURES.label.title, color: FIXTURES.label.color })).body.data
+    .slug as string;
+  await patiently('POST', '/projects-labels', { title: FIXTURES.doomedLabel.title, color: FIXTURES.doomedLabel.color });
+  for (let i = 4; i <= WORKLOAD.labels; i++) await patiently('POST', '/projects-labels', { title: `Topic ${i}`, color: '0E8A16' });
+  for (let i = 3; i <= WORKLOAD.projects; i++) await patiently('POST', '/projects', { name: `Workstream ${String(i).padStart(2, '0')}` });
+  const inProject = `?project_slug=${project}`;
+  for (let t = 2; t <= WORKLOAD.labelledTasks + 1; t++)
+    for (const l of [label, `topic-${4 + (t % (WORKLOAD.labels - 3))}`])
+      await patiently('POST', `/projects-labels/${l}/attach${inProject}`, { task_uuid: `task-${t}` });
+  const stack = { url, project, label, send, patiently, settle };
+  await settle();
+  return stack;
+}
+
+async function measureRoutes(stack: SaturationStack, seconds: number): Promise<SaturationRow[]> {
+  const { project, label, send } = stack;
+  const probes: Probe[] = [
+    { route: 'GET /projects/{slug}', scenario: 'one project', request: () => ({ method: 'GET', path: `/projects/${project}` }) },
+    { route: 'GET /projects-labels', scenario: 'the labels list', request: () => ({ method: 'GET', path: '/projects-labels' }) },
+    {
+      route: 'PUT /projects-labels/{slug}',
+      scenario: 'a new color each time',
+      request: (i) => ({ method: 'PUT', path: `/projects-labels/${label}`, body: { color: (0x100000 + i).toString(16).toUpperCase() } }),
+    },
+    {
+      route: 'POST /projects-labels/{slug}/attach',
+      scenario: 'a new task each time (its stream work on the same keys)',
+      request: (i) => ({
+        method: 'POST',
+        path: `/projects-labels/${label}/attach?project_slug=${project}`,
+        body: { task_uuid: `sat-${i}` },
+      }),
+    },
+  ];
+  const rows: SaturationRow[] = [];
+  for (const probe of probes) {
+    const modelled = modelledRate(probe.route);
+    const predicted = modelled / SCALE;
+    const offered = 2 * predicted;
+    log(`section 6: ${probe.route} offered ${offered.toFixed(1)}/s (predicted saturation ${predicted.toFixed(1)}/s)`);
+    const answers = await openLoop(offered, seconds, (i) => {
+      const r = probe.request(i);
+      return send(r.method, r.path, r.body);
+    });
+    const counted = answers.filter((a) => a.status >= 200 && a.status < 300 && a.doneS >= SETTLE_S && a.doneS <= seconds);
+    const statuses: Record<string, number> = {};
+    for (const a of answers) statuses[a.status] = (statuses[a.status] ?? 0) + 1;
+    rows.push({
+      route: probe.route,
+      scenario: probe.scenario,
+      modelled,
+      predicted,
+      offered,
+      measured: counted.length / (seconds - SETTLE_S),
+      statuses,
+    });
+    await stack.settle();
+  }
+  return rows;
+}
+
 /** Requests at a steady `rate` per second for `seconds`, none waiting for another; each answer with its completion time. */
-async function openLoop(rate: number, seconds: number, send: (i: number) => Promise<Response>) {
+export async function openLoop(rate: number, seconds: number, send: (i: number) => Promise<Response>) {
   const started = performance.now();
   const pending: Promise<{ status: number; doneS: number }>[] = [];
   for (let i = 0; i < rate * seconds; i++) {

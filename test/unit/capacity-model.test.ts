@@ -9,6 +9,7 @@ import { monthlyCost, PRICES, tiered } from '#lib/capacity/prices';
 import type { Call, Touch } from '#lib/capacity/recorder';
 import type { Measured } from '#lib/capacity/scenarios';
 import { modelledRate } from '#bench/saturation';
+import { modelledMix } from '#bench/saturationMix';
 
 /**
  * The capacity model's arithmetic on calls made up here (the measured calls are the integration test's:
@@ -152,4 +153,17 @@ test('docs/capacity.md has a row for every route, method and path first, with th
     expect(modelledRate(`${r.method} ${r.path}`, page)).toBeGreaterThan(0);
   }
   expect(() => modelledRate('GET /nowhere', page)).toThrow(/no row for GET \/nowhere/);
+});
+
+test('docs/operations.md quotes the capacity model as docs/capacity.md has it (the numbers, not guesses)', () => {
+  const page = readFileSync(join(repoRoot, 'docs', 'capacity.md'), 'utf8');
+  const operations = readFileSync(join(repoRoot, 'docs', 'operations.md'), 'utf8');
+  const mix = modelledMix(page);
+  const partition = (name: string) =>
+    new RegExp(`^\\| \`${name.replace(/[#<>]/g, (c) => `\\${c}`)}\` \\|.*\\| \\*\\*([\\d,]+)\\*\\* \\|`, 'm').exec(page)?.[1];
+  const said = (n: number | string | undefined) => `**${typeof n === 'number' ? n.toLocaleString('en-US') : n}`;
+  expect(operations).toContain(`(\`${mix.key}\`) saturates first, at ${said(mix.rate)} requests a second**`);
+  expect(operations).toContain(`(\`WS#<ws>\`) at ${said(partition('WS#<ws>'))}**`);
+  expect(operations).toContain(`label creates at ${said(modelledRate('POST /projects-labels', page))} a second**`);
+  expect(operations).toContain(`attaches at ${said(modelledRate('POST /projects-labels/{slug}/attach', page))} a second**`);
 });
