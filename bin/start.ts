@@ -48,9 +48,6 @@ try {
 }
 const host = process.env.HOST ?? '127.0.0.1';
 
-/** How long the local consumers wait out a throttled table in one delivery: the deployed timeouts (1 min, 30 s) less their margin. */
-const STREAM_PATIENCE_MS = 50_000;
-const INBOUND_PATIENCE_MS = 20_000;
 let database: EmbeddedDatabase | undefined;
 let stream: StreamRunner | undefined;
 /** POST: answered once the stream processor has handled every write made before it (tests wait on it). */
@@ -141,6 +138,7 @@ console.log(`API reference: ${base}/docs (the OpenAPI document: ${base}/openapi.
 if (embedded) {
   // The same code as the stream processor Lambda, fed by DynamoDB Local's stream; events go to a file.
   const { processStreamBatch } = await import('#events/processor');
+  const { CONSUMER_TIMEOUT_S, deadlineIn } = await import('#events/patience');
   const { reachesProcessor } = await import('#events/streamFilter');
   const { fileBus, teeBus } = await import('#local/eventFile');
   const { runTableStream } = await import('#local/streams');
@@ -157,8 +155,8 @@ if (embedded) {
   stream = await runTableStream({
     endpoint: database!.endpoint,
     tableName: tableName(),
-    // As patient with a throttled table as the deployed function's minute allows (events/patience.ts).
-    handle: (records) => processStreamBatch(records, bus, Date.now() + STREAM_PATIENCE_MS),
+    // As patient with a throttled table as the deployed function's timeout allows (events/patience.ts).
+    handle: (records) => processStreamBatch(records, bus, deadlineIn(CONSUMER_TIMEOUT_S.streamProcessor)),
     filter: reachesProcessor,
     checkpointFile: inMemory ? undefined : join(dataDir, 'stream-checkpoints.json'),
     failureFile: process.env.STREAM_FAILURES_FILE || `${eventsFile.replace(/\.jsonl$/, '')}.failures.jsonl`,
@@ -171,7 +169,8 @@ if (embedded) {
   const { startLocalInbound } = await import('#local/inboundQueue');
   const local = startLocalInbound({
     // What the consumer writes (counters, a deleted task's labels) reaches the stream at once too.
-    consume: (records, deadLetters) => consumeInbound(records, deadLetters, Date.now() + INBOUND_PATIENCE_MS).finally(() => stream?.kick()),
+    consume: (records, deadLetters) =>
+      consumeInbound(records, deadLetters, deadlineIn(CONSUMER_TIMEOUT_S.inboundConsumer)).finally(() => stream?.kick()),
     deadLetterFile: process.env.INBOUND_DLQ_FILE || `${eventsFile.replace(/\.jsonl$/, '')}.inbound-dead-letters.jsonl`,
   });
   inbound = local;

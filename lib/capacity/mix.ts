@@ -1,4 +1,4 @@
-import { addTo, atSaturation, boundBy, type Load, onSharedItem, partitionName, patternOf, saturation } from './model.ts';
+import { addTo, atSaturation, boundBy, byName, type Load, onSharedItem, partitionName, patternOf, saturation } from './model.ts';
 import type { Measured } from './scenarios.ts';
 
 /**
@@ -66,7 +66,8 @@ export function modelMix(measured: Measured[]): MixModel {
   const byRow = new Map(measured.map((m) => [m.row, m]));
   const row = (name: string) => byRow.get(name) ?? fail(`the mix names ${name}, which npm run capacity did not measure`);
   const shares: [Measured, number][] = [...MIX_REQUESTS, ...MIX_MESSAGES].map(([name, per100]) => [row(name), per100 / 100]);
-  const events = MIX_REQUESTS.reduce((sum, [name, per100]) => sum + (row(name).events * per100) / 100, 0);
+  // Outbound events of the requests and of the inbound events (a deleted task's labels come off with events of their own).
+  const events = [...MIX_REQUESTS, ...MIX_MESSAGES].reduce((sum, [name, per100]) => sum + (row(name).events * per100) / 100, 0);
   shares.push([row('webhook deliverer'), events * MIX_WEBHOOKS]);
 
   const partitions = new Map<string, Load>();
@@ -88,10 +89,10 @@ export function modelMix(measured: Measured[]): MixModel {
     const own = [...items].filter(([id]) => JSON.parse(id)[0] === name);
     const hottest = own
       .map(([id, l]) => ({ name: JSON.parse(id)[1] as string, rate: saturation(l) }))
-      .sort((a, b) => a.rate - b.rate || a.name.localeCompare(b.name))[0];
+      .sort((a, b) => a.rate - b.rate || byName(a.name, b.name))[0];
     return { name, load, rate: saturation(load), bound: boundBy(load), ...(hottest ? { item: hottest } : {}) };
   });
-  return { perRequest, partitions: found.sort((a, b) => a.rate - b.rate || a.name.localeCompare(b.name)) };
+  return { perRequest, partitions: found.sort((a, b) => a.rate - b.rate || byName(a.name, b.name)) };
 }
 
 function fail(message: string): never {

@@ -97,7 +97,7 @@ Beside them, per 100 requests: ${MIX_MESSAGES.map(([row, n]) => `${n} ${row.repl
 a token's policy 5 minutes), and one webhook delivery per outbound event (${MIX_WEBHOOKS} webhook subscribed to everything).
 Every request lands on one workspace, one project, one label and one token: the most one team can put on one key.
 
-Per request of the mix, at low load (every stream record in a batch of its own, what the cost below counts):
+Per request of the mix, at low load (each request's stream records in a batch of their own, what the cost below counts):
 ${units(p.read)} read units, ${units(p.write)} write units, ${units(p.calls)} DynamoDB calls, ${units(p.records)} stream records,
 ${units(p.events)} outbound events. The partitions below count what they draw at saturation, as the route table does.
 
@@ -117,23 +117,29 @@ ${mix.partitions
 ## Redesigns the model asked for
 
 The goal: no key caps this mix of one workspace below ${int(GOAL)} requests per second at DynamoDB's limits. What the model
-found, and what changed (the "before" figure is this model's on the code before the change):
+found, and what changed (the "before" figures were measured with this model on the code before the change):
 
 | key | before, req/s | what took its units | change | after, req/s |
 | --- | --- | --- | --- | --- |
 | ${code('PROJECT#<project>')} | 855 | a stream receipt per link record (0.32 of its 1.17 write units per request), written in the project's collection | receipts in partitions of their own, ${code('RECEIPT#<event id>')}; \`npm run rekey\` moves receipts written before, \`npm run check:table\` reports any left | **${rate(mix.partitions.find((x) => x.name === 'PROJECT#<project>')?.rate)}** |
 
-Left as they are: the workspace's collection (read-bound, above the goal), and the routes whose own rate is lower
-than the mix's because every request of them writes one key (label creates through the id counter, attaches of one
-project): no ordinary workload sends only those, and the mix above counts them at their share.
+The first version of this page counted the stream's once-per-batch work (a label's use counter, the project's label
+count) for every record, and put the same key at 670 requests per second. Measured with the partition simulator
+(BENCHMARKS.md, section 6), a saturated stream shares that work among the records of a batch: Lambda reads a shard a few
+times a second, so it costs a key a few units a second whatever the request rate, and the model leaves it out since.
+That took the key from 670 to 855 on the same code; moving the receipts, from 855 to the figure above.
+
+Left as they are: the workspace's collection (above the goal), and the routes whose own rate is lower than the mix's
+because every request of them writes one key (label creates through the id counter, attaches of one project): no
+ordinary workload sends only those, and the mix above counts them at their share.
 
 ## What split for heat can and cannot add
 
 DynamoDB splits a partition that stays hot for minutes, by sort key, and adaptive capacity lends it the table's unused
 units at once; neither lifts one item above ${int(PARTITION_LIMITS.read)} read or ${int(PARTITION_LIMITS.write)} write units a second. So the last column above is
 the ceiling a split leaves: the busiest item the mix hits again and again (the workspace's label id counter, a project's
-or a label's own item, a label's use counter in a project). Items that differ from request to request (a task's links and
-version, stream receipts, detach notes, deliveries) spread over many items and are left out of it. A split takes minutes
+or a label's own item). Items that differ from request to request (a task's links and version, detach notes,
+deliveries) spread over many items and are left out of it, as is the stream's once-per-batch work. A split takes minutes
 and does not help a burst; a Query over a whole collection (the labels list) still reads every part after it.
 
 ## Account limits, in requests per second of the mix

@@ -18,7 +18,6 @@ import { Operation, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { TABLE } from '#store/table';
 import { METRICS_NAMESPACE } from '#observability/service';
 import { PERIOD, serviceMetrics } from './serviceMetrics.ts';
 import { throttleLines, throttleScopes } from './table-throttles.ts';
@@ -164,16 +163,18 @@ export function addOperationsDashboard(scope: Construct, parts: DashboardParts):
         [
           table.metricConsumedReadCapacityUnits({ statistic: 'Sum', period: PERIOD, label: 'Read' }),
           table.metricConsumedWriteCapacityUnits({ statistic: 'Sum', period: PERIOD, label: 'Write' }),
-          ...Object.values(TABLE.indexes).flatMap((index) =>
-            (['Read', 'Write'] as const).map((kind) =>
-              table.metric(`Consumed${kind}CapacityUnits`, {
-                dimensionsMap: { TableName: table.tableName, GlobalSecondaryIndexName: index.name },
-                statistic: 'Sum',
-                period: PERIOD,
-                label: `${kind} ${index.name}`,
-              }),
+          ...throttleScopes(table)
+            .filter((scope) => scope.name !== 'table')
+            .flatMap((index) =>
+              (['Read', 'Write'] as const).map((kind) =>
+                table.metric(`Consumed${kind}CapacityUnits`, {
+                  dimensionsMap: index.dimensionsMap,
+                  statistic: 'Sum',
+                  period: PERIOD,
+                  label: `${kind} ${index.name}`,
+                }),
+              ),
             ),
-          ),
         ],
         { width: 12 },
       ),

@@ -9,6 +9,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { inboundConsumerHandler, streamProcessorHandler } from '#http/routes';
 import { EVENT_SOURCE, INBOUND_TYPES } from '#domain/eventNames';
 import { PROCESSED_REMOVALS, PROCESSED_TYPES } from '#events/streamFilter';
+import { CONSUMER_TIMEOUT_S } from '#events/patience';
 import type { ServiceParts } from './parts.ts';
 import { ServiceFunction } from './service-function.ts';
 import type { StageConfig } from './stage.ts';
@@ -36,7 +37,7 @@ export function createStreamProcessor(stack: ServiceParts, stage: StageConfig): 
     description: "The table's stream: outbound events, derived counters, delete cascades",
     stage,
     table: stack.table,
-    timeout: Duration.minutes(1),
+    timeout: Duration.seconds(CONSUMER_TIMEOUT_S.streamProcessor),
   });
   fn.addEnvironment('EVENT_BUS_NAME', stack.bus.eventBusName);
   stack.table.grantStreamRead(fn);
@@ -90,7 +91,7 @@ function itemAccess(table: Table): PolicyStatement {
 export function createInbound(stack: ServiceParts, stage: StageConfig): [Queue, Queue] {
   const secure = { enforceSSL: true, encryption: QueueEncryption.SQS_MANAGED, retentionPeriod: Duration.days(14) };
   const deadLetters = new Queue(stack, 'InboundDeadLetters', { queueName: `${stage.prefix}-inbound-dead-letters`, ...secure });
-  const consumerTimeout = Duration.seconds(30);
+  const consumerTimeout = Duration.seconds(CONSUMER_TIMEOUT_S.inboundConsumer);
   const queue = new Queue(stack, 'InboundEvents', {
     queueName: `${stage.prefix}-inbound`,
     ...secure,

@@ -10,14 +10,14 @@ type Item = Record<string, any>;
 /** A deletion job older than this has stalled. */
 const STALLED_MS = 3_600_000;
 
+/** A stream receipt still in its project's collection (before receipts had partitions of their own). */
+export const isLegacyReceipt = (i: Item) => i.type === ItemType.streamReceipt && String(i.SK).startsWith(keys.legacyReceiptSkPrefix);
+
 /**
  * Every item of the table (a Scan: this is an offline tool, never a request path), or, given
  * workspaces, only theirs: items carrying one of them as `workspace`, and their workspace partitions.
  * The filter runs in the database, so a check of a few workspaces in a large table moves only their items.
  */
-/** A stream receipt still in its project's collection (before receipts had partitions of their own). */
-export const isLegacyReceipt = (i: Item) => i.type === ItemType.streamReceipt && String(i.SK).startsWith(keys.legacyReceiptSkPrefix);
-
 export async function scanTable(workspaces?: string[]): Promise<Item[]> {
   const filter = workspaces?.length ? workspaceFilter(workspaces) : {};
   const items: Item[] = [];

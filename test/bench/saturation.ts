@@ -7,6 +7,7 @@ import { repoRoot } from '#lib/paths';
 import { call, type Response } from '#support/api';
 import { startLocalApi } from '#support/local-api';
 import { runTool } from '#support/tools';
+import { openLoop, type SaturationStack } from './openLoop.ts';
 import { measureMixSaturation, type MixSaturation } from './saturationMix.ts';
 import { log } from './stats.ts';
 
@@ -57,17 +58,6 @@ export interface SaturationResult {
   scale: number;
   rows: SaturationRow[];
   mix?: MixSaturation;
-}
-
-/** The stack the probes run against, its workspace made like the model's, and how to talk to it. */
-export interface SaturationStack {
-  url: string;
-  project: string;
-  label: string;
-  send: (method: string, path: string, body?: unknown) => Promise<Response>;
-  patiently: (method: string, path: string, body?: unknown) => Promise<Response>;
-  /** Once the stream has handled everything, and the partitions have refilled. */
-  settle: () => Promise<void>;
 }
 
 export async function measureSaturation(seconds: number, mixStepSeconds: number): Promise<SaturationResult> {
@@ -185,17 +175,4 @@ async function measureRoutes(stack: SaturationStack, seconds: number): Promise<S
     await stack.settle();
   }
   return rows;
-}
-
-/** Requests at a steady `rate` per second for `seconds`, none waiting for another; each answer with its completion time. */
-export async function openLoop(rate: number, seconds: number, send: (i: number) => Promise<Response>) {
-  const started = performance.now();
-  const pending: Promise<{ status: number; doneS: number }>[] = [];
-  for (let i = 0; i < rate * seconds; i++) {
-    const due = started + (i * 1000) / rate;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    pending.push(send(i).then((res) => ({ status: res.status, doneS: (performance.now() - started) / 1000 })));
-  }
-  return Promise.all(pending);
 }

@@ -5,7 +5,7 @@ import { MIX_MESSAGES, MIX_REQUESTS } from '#lib/capacity/mix';
 import { repoRoot } from '#lib/paths';
 import { FIXTURES } from '#local/sampleFixtures';
 import type { Response } from '#support/api';
-import { openLoop, type SaturationStack } from './saturation.ts';
+import { openLoop, type SaturationStack } from './openLoop.ts';
 import { log } from './stats.ts';
 
 /**

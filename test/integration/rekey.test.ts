@@ -5,6 +5,7 @@ import { rekeyTable } from '#checker/rekey';
 import { getProject } from '#domain/projects';
 import { titleKey } from '#domain/text';
 import { db } from '#store/client';
+import { applyLinkDeltas } from '#store/counters';
 import { ItemType, keys } from '#store/keys';
 import { tableName } from '#store/table';
 import { workspaceClient } from '#support/api';
@@ -104,4 +105,9 @@ test("npm run rekey moves stream receipts out of their project's collection, so 
   });
   expect((await checkTable([c.ws])).violations).toEqual([]);
   expect(await rekeyTable({ workspaces: [c.ws] })).toEqual({ projects: 0, labels: 0, receipts: 0, conflicts: [] });
+  // The record of a moved receipt, delivered again: it finds its receipt and changes nothing; a new record counts.
+  const label = await c.createLabel('Receipts');
+  const ref = { id: project.id, slug: project.slug };
+  expect(await applyLinkDeltas(c.ws, ref, label.id, [{ eventId: 'e-moved', delta: 1 }])).toBe(0);
+  expect(await applyLinkDeltas(c.ws, ref, label.id, [{ eventId: 'e-new', delta: 1 }])).toBe(1);
 });

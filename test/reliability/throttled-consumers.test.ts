@@ -29,6 +29,7 @@ const files = (dir: string) => ({
   failures: join(dir, 'stream-failures.jsonl'),
   inboundDeadLetters: join(dir, 'inbound-dead-letters.jsonl'),
   logs: join(dir, 'logs.jsonl'),
+  events: join(dir, 'events.jsonl'),
 });
 
 beforeAll(async () => {
@@ -42,6 +43,7 @@ beforeAll(async () => {
       STREAM_FAILURES_FILE: f.failures,
       INBOUND_DLQ_FILE: f.inboundDeadLetters,
       LOG_FILE: f.logs,
+      EVENTS_FILE: f.events,
     },
   });
   token = /TOKEN=(\S+)/.exec(api.output())![1]!;
@@ -134,6 +136,13 @@ test('throttled for seconds, the stream processor and the inbound consumer catch
   expect(lines(f.failures).map((l) => (JSON.parse(l) as { error: string }).error)).toEqual([]);
   expect(lines(f.inboundDeadLetters)).toEqual([]);
 
+  // Every acknowledged link has its event, under one id however often it was published.
+  const attachedEvents = lines(f.events)
+    .map((l) => JSON.parse(l) as { 'detail-type': string; detail: { event_id: string; task_uuid?: string; label: { slug: string } } })
+    .filter((e) => e['detail-type'] === 'Label Attached' && e.detail.task_uuid?.startsWith('task-'));
+  const linked = new Set(attachedEvents.map((e) => `${e.detail.task_uuid} ${e.detail.label.slug}`));
+  expect(acknowledged.map(([task, label]) => `${task} ${label}`).filter((link) => !linked.has(link))).toEqual([]);
+  expect(new Set(attachedEvents.map((e) => e.detail.event_id)).size).toBe(linked.size);
   for (const [task, label] of acknowledged) {
     const carried = await patiently('GET', `/task-labels?project_slug=${slug}&task_uuid=${task}`);
     expect(carried.status).toBe(200);

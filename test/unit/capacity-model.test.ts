@@ -78,7 +78,7 @@ describe('one route', () => {
       [
         call(
           'TransactWriteItems',
-          write(PROJECT, 2, 'APPLIED#5a3c1e8e'),
+          write('RECEIPT#5a3c1e8e', 2, 'RECEIPT'),
           write(PROJECT, 2, 'USE#3'),
           write('WS#capacity-model', 2, 'PROJECT#launch'),
         ),
@@ -86,9 +86,18 @@ describe('one route', () => {
     );
     const row = modelRow(attach);
     expect(row.stream).toEqual({ read: 0, write: 6 });
-    // 4 units of the request and the receipt's 2 on the project; the use counter and the project's item are the batch's.
-    expect(row.first).toEqual({ partition: 'PROJECT#<project>', rate: 1_000 / 6, bound: 'write' });
-    expect(row.kinds.workspace).toBeUndefined();
+    // The request's 4 units on the project; the use counter and the project's item are the batch's; the receipt a key of its own.
+    expect(row.first).toEqual({ partition: 'PROJECT#<project>', rate: 250, bound: 'write' });
+    expect(row.kinds).toEqual({ project: 250, task: 500 });
+  });
+
+  test('keys of their own per request never gather load; a key the model does not know is an error', () => {
+    const keyed = measured('POST /projects', [
+      call('PutItem', write('IDEMPOTENCY#capacity-model#q1w2e3', 1, 'KEY')),
+      call('PutItem', write('WS#capacity-model', 3, 'PROJECT#launch')),
+    ]);
+    expect(modelRow(keyed).kinds).toEqual({ workspace: 1_000 / 3 });
+    expect(() => modelRow(measured('GET /x', [call('GetItem', read('ELSEWHERE#1', 1, 'X'))]))).toThrow(/knows no kind of key ELSEWHERE#1/);
   });
 
   test('keys are named by what their values stand for; upper-case parts stay', () => {

@@ -44,6 +44,19 @@ describe('throughThrottling', () => {
     expect(Date.now() - started).toBeLessThan(700);
   });
 
+  test('no attempt starts that could not end before the deadline, at the pace of the last one', async () => {
+    let calls = 0;
+    await expect(
+      throughThrottling(async () => {
+        calls++;
+        await new Promise((r) => setTimeout(r, 300));
+        throw throttled();
+      }, Date.now() + 700),
+    ).rejects.toMatchObject({ name: 'ProvisionedThroughputExceededException' });
+    // The first took 300 ms: a second after a pause of at least 100 ms would end past 700 ms.
+    expect(calls).toBe(1);
+  });
+
   test('without a deadline, nothing is waited for', async () => {
     let calls = 0;
     await expect(

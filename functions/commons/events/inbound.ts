@@ -107,8 +107,8 @@ async function consumeEach(records: SQSRecord[], deadLetters: DeadLetters, deadl
         counts.malformed++;
         continue;
       }
-      const applied = event;
-      counts[await throughThrottling(() => applyInboundEvent(applied), deadline)]++;
+      const parsed = event;
+      counts[await throughThrottling(() => applyInboundEvent(parsed), deadline)]++;
     } catch (error) {
       counts.failed++;
       batchItemFailures.push({ itemIdentifier: record.messageId });

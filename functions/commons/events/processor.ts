@@ -27,15 +27,16 @@ export function processStreamBatch(records: DynamoDBRecord[], bus: EventBus, dea
     'stream-processor',
     records.length,
     ['ConflictRetries', 'CascadeItemsRemoved'],
-    () =>
-      throughThrottling(async () => {
-        const changes = records.map(changeOf);
-        const events = await eventsOf(changes);
-        const counted = await applyCounters(changes);
-        const rounds = await runCascades(changes);
-        await bus.publish(events);
-        return { records: records.length, events: events.length, counted, rounds };
-      }, deadline),
+    async () => {
+      // Step by step, each done again on its own while the table throttles it: a step that went through is not repeated.
+      const patiently = <T>(step: () => Promise<T>) => throughThrottling(step, deadline);
+      const changes = records.map(changeOf);
+      const events = await patiently(() => eventsOf(changes));
+      const counted = await patiently(() => applyCounters(changes));
+      const rounds = await patiently(() => runCascades(changes));
+      await patiently(() => bus.publish(events));
+      return { records: records.length, events: events.length, counted, rounds };
+    },
     (o) => ({ fields: { events: o.events, counted: o.counted, cascade_rounds: o.rounds }, metrics: [['EventsPublished', o.events]] }),
   );
 }

@@ -28,6 +28,7 @@ const LABELSET = 'LABELSET#';
 const DELETION = 'DELETION';
 const WEBHOOK = 'WEBHOOK#';
 const RECEIPT = 'RECEIPT#';
+const IDEMPOTENCY = 'IDEMPOTENCY#';
 const DELIVERY = 'DELIVERY#';
 const THING_PREFIX = { task: 'TASKSTATE#', member: 'MEMBER#', sprint: 'SPRINTSTATE#' } as const;
 
@@ -104,7 +105,9 @@ export const keys = {
 
   token: (tokenId: string): Key => ({ PK: `TOKEN#${tokenId}`, SK: 'TOKEN' }),
   /** A POST's Idempotency-Key: `hash` digests the owner and the key, so any key fits the key limits. */
-  idempotencyKey: (ws: string, hash: string): Key => ({ PK: `IDEMPOTENCY#${ws}#${hash}`, SK: 'KEY' }),
+  idempotencyKey: (ws: string, hash: string): Key => ({ PK: `${IDEMPOTENCY}${ws}#${hash}`, SK: 'KEY' }),
+  /** Partition keys made for one stream record or one request (a receipt, an Idempotency-Key): no two share one. */
+  singleUsePkPrefixes: [RECEIPT, IDEMPOTENCY] as readonly string[],
   tokenPkPrefix: 'TOKEN#',
 
   /** A webhook (subscription) of the workspace. */
