@@ -63,29 +63,27 @@ export async function changeLabels(
   const tasks = [...new Set(req.taskUuids ?? [req.taskUuid!])];
   const field = req.taskUuids ? 'task_uuids' : 'task_uuid';
   const chunks = chunk(tasks, change === 'attach' ? ATTACH_CHUNK : DETACH_CHUNK);
-  // Several chunks are several transactions: check every task's limit before writing any.
+  // Several chunks are several transactions: check every task's limit before writing any (and write on that read).
+  let read: Map<string, TaskState> | undefined;
   if (change === 'attach' && chunks.length > 1) {
     const before = await readTasks(projectRef, tasks);
     const full = before.filter((s) => !carries(s, labelRef) && s.links.length >= MAX_LABELS_PER_TASK);
     if (full.length) throw labelLimitReached(full, field);
+    read = new Map(before.map((s) => [s.task, s]));
   }
   const states: TaskState[] = [];
   try {
     for (const part of chunks) {
       const step = () =>
         change === 'attach'
-          ? attachChunk(ws, projectRef, labelRef, part, field, actor)
+          ? attachChunk(ws, projectRef, labelRef, part, field, actor, read)
           : detachChunk(ws, projectRef, labelRef, part, actor, asRead);
       states.push(...(await withOptimisticRetry(step)));
     }
   } catch (error) {
     // A race after the checks failed a later chunk: say exactly which tasks the earlier ones changed.
-    throw states.length
-      ? partiallyApplied(
-          error,
-          states.map((s) => s.task),
-        )
-      : error;
+    const applied = states.map((s) => s.task);
+    throw applied.length ? partiallyApplied(error, applied) : error;
   }
   const result = await labelsOfTasks(ws, states);
   return req.taskUuids ? { tasks: result } : { task: result[0]!.labels };
@@ -135,7 +133,7 @@ function partiallyApplied(error: unknown, applied: string[]): unknown {
   return failure instanceof DomainError ? new PartlyApplied(failure, applied) : error;
 }
 
-/** Attaches the label to each task of one chunk; idempotent. Returns each task's links after the call. */
+/** Attaches the label to each task of one chunk (idempotent) on `read`'s states, once (a retry reads anew); its links after. */
 async function attachChunk(
   ws: string,
   project: ProjectRef,
@@ -143,8 +141,12 @@ async function attachChunk(
   tasks: string[],
   field: string,
   actor: Actor,
+  read?: Map<string, TaskState>,
 ): Promise<TaskState[]> {
-  return attachRead(ws, project, label, await readTasks(project, tasks), field, actor);
+  const known = tasks.map((t) => read?.get(t));
+  for (const t of tasks) read?.delete(t);
+  const states = known.every((s): s is TaskState => s !== undefined) ? known : await readTasks(project, tasks);
+  return attachRead(ws, project, label, states, field, actor);
 }
 
 /** Attaches the label to the tasks of `states` as read (writes conditional on that read). */
