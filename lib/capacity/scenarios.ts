@@ -9,6 +9,7 @@ import { consumeWebhookMessages } from '#webhooks/consumer';
 import { busEnvelope } from '#local/eventFile';
 import { callerFor, seedFixtures } from '#local/fixtures';
 import { lambdaContext, loadHandler, methodArn, type AuthorizerHandler } from '#local/lambdaEvents';
+import { sqsRecord } from '#local/sampleBatches';
 import { FIXTURES } from '#local/sampleFixtures';
 import { drainTableStream } from '#local/streamReads';
 import { recorded, type Call } from './recorder.ts';
@@ -97,7 +98,7 @@ export async function measureEverything(opts: { root: string; endpoint: string; 
 
   for (const [i, type] of INBOUND_TYPES.entries()) {
     const subject = inboundSubject(type);
-    const record = sqsRecord(i, {
+    const record = queued(i, {
       'detail-type': type,
       source: 'tasks-service',
       detail: {
@@ -124,7 +125,7 @@ export async function measureEverything(opts: { root: string; endpoint: string; 
   await measure(
     { row: 'webhook deliverer', scenario: `one ${event.detailType} event, one subscribed webhook`, consumer: true },
     async () => {
-      const answer = await consumeWebhookMessages([sqsRecord(0, busEnvelope(event))], queue);
+      const answer = await consumeWebhookMessages([queued(0, busEnvelope(event))], queue);
       if (answer.tally.delivered !== 1) fail(`the webhook delivery did not succeed: ${JSON.stringify(answer.tally)}`);
     },
   );
@@ -175,27 +176,18 @@ const describe = (subject: Record<string, string>) =>
     .map(([k, v]) => `${k}=${v}`)
     .join(' ');
 
-function sqsRecord(i: number, body: object): SQSRecord {
-  const at = String(Date.now());
-  return {
-    messageId: `capacity-${i}`,
-    receiptHandle: `capacity-${i}`,
-    body: JSON.stringify({
-      version: '0',
-      id: `capacity-${i}`,
-      account: '123456789012',
-      time: new Date().toISOString(),
-      region: 'us-east-1',
-      resources: [],
-      ...body,
-    }),
-    attributes: { ApproximateReceiveCount: '1', SentTimestamp: at, SenderId: 'capacity', ApproximateFirstReceiveTimestamp: at },
-    messageAttributes: {},
-    md5OfBody: '',
-    eventSource: 'aws:sqs',
-    eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:capacity',
-    awsRegion: 'us-east-1',
+/** An SQS message of the rule's queue: the EventBridge envelope around `event`, sent now. */
+function queued(i: number, event: object): SQSRecord {
+  const envelope = {
+    version: '0',
+    id: `capacity-${i}`,
+    account: '123456789012',
+    time: new Date().toISOString(),
+    region: 'us-east-1',
+    resources: [],
+    ...event,
   };
+  return sqsRecord({ messageId: `capacity-${i}`, receiptHandle: `capacity-${i}`, body: envelope, sentAt: Date.now(), queue: 'capacity' });
 }
 
 function fail(message: string): never {

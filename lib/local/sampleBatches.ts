@@ -1,5 +1,5 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
-import type { DynamoDBRecord, DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
+import type { DynamoDBRecord, DynamoDBStreamEvent, SQSEvent, SQSRecord } from 'aws-lambda';
 import { storedProjectItem } from '#domain/projects';
 import { ItemType, keys } from '#store/keys';
 import { detachNoteItem, taskLinkItem } from '#store/links';
@@ -141,10 +141,10 @@ export function sampleInboundEvent(): SQSEvent {
   return {
     Records: events.map(([type, subject], i) => {
       const id = `5a3c1e8e-0000-4000-9000-${String(i + 1).padStart(12, '0')}`;
-      return {
+      return sqsRecord({
         messageId: `c0ffee00-0000-4000-9000-${String(i + 1).padStart(12, '0')}`,
         receiptHandle: `sample-receipt-${i + 1}`,
-        body: JSON.stringify({
+        body: {
           version: '0',
           id,
           'detail-type': type,
@@ -154,19 +154,10 @@ export function sampleInboundEvent(): SQSEvent {
           region: 'us-east-1',
           resources: [],
           detail: { event_id: id, company_slug: SAMPLE_WORKSPACE, project_slug: FIXTURES.project.slug, occurred_at: at(i), ...subject },
-        }),
-        attributes: {
-          ApproximateReceiveCount: '1',
-          SentTimestamp: String(FIXED_EPOCH + i * 1000),
-          SenderId: 'AIDAEVENTBRIDGE',
-          ApproximateFirstReceiveTimestamp: String(FIXED_EPOCH + i * 1000 + 5),
         },
-        messageAttributes: {},
-        md5OfBody: '',
-        eventSource: 'aws:sqs',
-        eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:project-label-service-dev-inbound',
-        awsRegion: 'us-east-1',
-      };
+        sentAt: FIXED_EPOCH + i * 1000,
+        queue: 'project-label-service-dev-inbound',
+      });
     }),
   };
 }
@@ -201,21 +192,34 @@ export function sampleWebhookEvent(): SQSEvent {
     { kind: 'attempt', workspace: SAMPLE_WORKSPACE, webhook_id: SAMPLE_WEBHOOK, delivery_id: SAMPLE_DELIVERY, due_at: at },
   ];
   return {
-    Records: bodies.map((body, i) => ({
-      messageId: `c0ffee00-0000-4000-a000-${String(i + 1).padStart(12, '0')}`,
-      receiptHandle: `sample-receipt-${i + 1}`,
-      body: JSON.stringify(body),
-      attributes: {
-        ApproximateReceiveCount: '1',
-        SentTimestamp: String(FIXED_EPOCH),
-        SenderId: 'AIDAEVENTBRIDGE',
-        ApproximateFirstReceiveTimestamp: String(FIXED_EPOCH + 5),
-      },
-      messageAttributes: {},
-      md5OfBody: '',
-      eventSource: 'aws:sqs',
-      eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:project-label-service-dev-webhook-deliveries',
-      awsRegion: 'us-east-1',
-    })),
+    Records: bodies.map((body, i) =>
+      sqsRecord({
+        messageId: `c0ffee00-0000-4000-a000-${String(i + 1).padStart(12, '0')}`,
+        receiptHandle: `sample-receipt-${i + 1}`,
+        body,
+        sentAt: FIXED_EPOCH,
+        queue: 'project-label-service-dev-webhook-deliveries',
+      }),
+    ),
+  };
+}
+
+/** An SQS message as Lambda's SQS event source hands it over: sent by EventBridge's rule at `sentAt` (epoch ms), received 5 ms later. */
+export function sqsRecord(m: { messageId: string; receiptHandle: string; body: object; sentAt: number; queue: string }): SQSRecord {
+  return {
+    messageId: m.messageId,
+    receiptHandle: m.receiptHandle,
+    body: JSON.stringify(m.body),
+    attributes: {
+      ApproximateReceiveCount: '1',
+      SentTimestamp: String(m.sentAt),
+      SenderId: 'AIDAEVENTBRIDGE',
+      ApproximateFirstReceiveTimestamp: String(m.sentAt + 5),
+    },
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: `arn:aws:sqs:us-east-1:123456789012:${m.queue}`,
+    awsRegion: 'us-east-1',
   };
 }

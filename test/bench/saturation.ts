@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { WORKLOAD } from '#lib/capacity/scenarios';
 import { FIXTURES, SAMPLE_PRINCIPAL } from '#local/sampleFixtures';
 import { repoRoot } from '#lib/paths';
-import { call, type Response } from '#support/api';
+import { call, honouringRetryAfter, type Response } from '#support/api';
 import { startLocalApi } from '#support/local-api';
 import { runTool } from '#support/tools';
 import { openLoop, type SaturationStack } from './openLoop.ts';
@@ -102,13 +102,7 @@ async function prepare(url: string, dataDir: string): Promise<SaturationStack> {
       token,
       ...(body === undefined ? {} : { body }),
     }).catch(() => ({ status: 0 }) as Response);
-  const patiently = async (method: string, path: string, body?: unknown) => {
-    for (let attempt = 0; ; attempt++) {
-      const res = await send(method, path, body);
-      if (res.status !== 503 || attempt === 30) return res;
-      await new Promise((r) => setTimeout(r, 1_000));
-    }
-  };
+  const patiently = (method: string, path: string, body?: unknown) => honouringRetryAfter(() => send(method, path, body), 31);
   const settle = async () => {
     await fetch(`${url}/__local/stream/caught-up`, { method: 'POST' });
     await new Promise((r) => setTimeout(r, 2_000));

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { ensureTable } from '#local/database';
 import { PartitionBuckets } from '#local/partitions/buckets';
 import { partitionSimulator, SIMULATOR_MIDDLEWARE } from '#local/partitions/simulator';
-import { call, type Response } from '#support/api';
+import { call, honouringRetryAfter, type Response } from '#support/api';
 import { startLocalApi, type LocalApi } from '#support/local-api';
 import { localStack } from '#support/stack';
 import { runTool } from '#support/tools';
@@ -62,14 +62,8 @@ async function send(ws: string, method: string, path: string, body?: unknown): P
   }
 }
 
-/** Reads until the answer is not a 503 (the workspace's partitions refill meanwhile), as a client told Retry-After would. */
-async function readPatiently(ws: string, path: string): Promise<Response> {
-  for (let attempt = 0; ; attempt++) {
-    const res = await send(ws, 'GET', path);
-    if (res.status !== 503 || attempt === 20) return res;
-    await new Promise((r) => setTimeout(r, Number(res.headers.get('retry-after')) * 1000));
-  }
-}
+/** Reads as a client told Retry-After would (the workspace's partitions refill meanwhile). */
+const readPatiently = (ws: string, path: string) => honouringRetryAfter(() => send(ws, 'GET', path), 21);
 
 const isFine = (res: Response) => (res.status >= 200 && res.status < 300) || (res.status === 503 && res.headers.has('retry-after'));
 

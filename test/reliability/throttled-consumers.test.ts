@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { call, type Response } from '#support/api';
+import { call, honouringRetryAfter, type Response } from '#support/api';
 import { startLocalApi, type LocalApi } from '#support/local-api';
 import { localStack } from '#support/stack';
 import { runTool } from '#support/tools';
@@ -59,14 +59,8 @@ const send = async (method: string, path: string, body?: unknown): Promise<Respo
   return call(method, url, { base: api.url, token, ...(body === undefined ? {} : { body }) });
 };
 
-/** Sends until the answer is not a 503, waiting what Retry-After says: a client that honours it. */
-async function patiently(method: string, path: string, body?: unknown): Promise<Response> {
-  for (let attempt = 0; ; attempt++) {
-    const res = await send(method, path, body);
-    if (res.status !== 503 || attempt === 30) return res;
-    await new Promise((r) => setTimeout(r, Number(res.headers.get('retry-after') ?? 1) * 1000));
-  }
-}
+/** Sends as a client told Retry-After would. */
+const patiently = (method: string, path: string, body?: unknown) => honouringRetryAfter(() => send(method, path, body), 31);
 
 /** Task events of the rest of the product, through the local bus; answered once the consumer is done with them. */
 async function emit(type: string, project: string, task: string, at: number): Promise<string | undefined> {

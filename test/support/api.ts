@@ -45,6 +45,19 @@ export async function call(method: string, path: string, opts: RequestOptions = 
   return { status: res.status, headers: res.headers, body: parsed as any, text };
 }
 
+/**
+ * Sends until the answer is not a 503, waiting what its Retry-After says (1 s without one) before each
+ * try, at most `attempts` times: a client that honours Retry-After (a throttled workspace's partitions
+ * refill meanwhile).
+ */
+export async function honouringRetryAfter(send: () => Promise<Response>, attempts = 30): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    const res = await send();
+    if (res.status !== 503 || attempt >= attempts) return res;
+    await new Promise((r) => setTimeout(r, Number(res.headers.get('retry-after') ?? 1) * 1000));
+  }
+}
+
 export function uniqueWorkspace(prefix = 'ws'): string {
   return `${prefix}-${randomBytes(5).toString('hex')}`;
 }
