@@ -11,7 +11,8 @@ import { npmTools, runTool, type Ran } from '#support/tools';
  * exits 0 having done nothing else; an unknown option, an option without its value or a wrong number
  * of arguments is one sentence and the usage on stderr, exit 2, before the tool prints or does
  * anything (no "Using the local stack", no file written). The tools run side by side, each once per
- * case, on a data directory and ports of their own.
+ * case, on a data directory and ports of their own. `--help` runs as `npm run` starts each tool (under
+ * tsx) and as the other tests run it (built: test/support/toolBuilds.ts), and must be the same.
  */
 const tools = npmTools();
 const dataDir = mkdtempSync(join(tmpdir(), 'pls-cli-args-'));
@@ -55,6 +56,7 @@ describe('every npm tool honours --help and refuses an unknown option, and then 
   const before = snapshot();
   let env: Record<string, string>;
   let help: Map<string, Ran>;
+  let helpBuilt: Map<string, Ran>;
   let bogus: Map<string, Ran>;
 
   beforeAll(async () => {
@@ -67,10 +69,16 @@ describe('every npm tool honours --help and refuses an unknown option, and then 
       METRICS_FILE: join(dataDir, 'metrics.jsonl'),
       EVENTS_FILE: join(dataDir, 'events.jsonl'),
     };
-    const runs = tools.flatMap(({ script, file }) => ['--help', '--bogus'].map((arg) => ({ script, file, arg })));
-    const ran = await inParallel(runs, ({ file, arg }) => runTool(file, [arg], env, 90_000));
-    help = new Map(runs.flatMap((r, i) => (r.arg === '--help' ? [[r.script, ran[i]!] as const] : [])));
-    bogus = new Map(runs.flatMap((r, i) => (r.arg === '--bogus' ? [[r.script, ran[i]!] as const] : [])));
+    const runs = tools.flatMap(({ script, file }) =>
+      (['--help', '--help built', '--bogus'] as const).map((how) => ({ script, file, how })),
+    );
+    const ran = await inParallel(runs, ({ file, how }) =>
+      runTool(file, [how.split(' ')[0]!], env, 90_000, { asNpmRuns: how === '--help' }),
+    );
+    const answers = (how: string) => new Map(runs.flatMap((r, i) => (r.how === how ? [[r.script, ran[i]!] as const] : [])));
+    help = answers('--help');
+    helpBuilt = answers('--help built');
+    bogus = answers('--bogus');
   });
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
@@ -81,11 +89,12 @@ describe('every npm tool honours --help and refuses an unknown option, and then 
     expect(tools.length).toBeGreaterThanOrEqual(15);
   });
 
-  test.each(tools.map((t) => t.script))('%s --help: the usage on stdout, exit 0', (script) => {
+  test.each(tools.map((t) => t.script))('%s --help: the usage on stdout, exit 0; the same built', (script) => {
     const res = help.get(script)!;
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(/^usage:\s+npm (start|run )/);
     expect(res.stderr).toBe('');
+    expect(helpBuilt.get(script)).toEqual(res);
   });
 
   test.each(tools.map((t) => t.script))('%s --bogus: one sentence and the usage on stderr, exit 2', (script) => {

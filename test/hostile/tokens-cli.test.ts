@@ -1,24 +1,12 @@
 import { localStack } from '#support/stack';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-
 import { describe, expect, test } from 'vitest';
 import { listTokens } from '#domain/tokens';
 import { uniqueWorkspace } from '#support/api';
+import { runTool, type Ran } from '#support/tools';
 
-const run = promisify(execFile);
-
-/** `npm run token -- ...` as a user runs it, against the test run's DynamoDB Local. */
-async function tokenCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'bin/token.ts', ...args], {
-      env: { ...process.env, DYNAMODB_PORT: String(localStack().dynamodbPort), TABLE_NAME: '' },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: e.code ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-  }
+/** `npm run token -- ...` against the test run's DynamoDB Local (the tool built once: test/support/toolBuilds.ts). */
+function tokenCli(args: string[]): Promise<Ran> {
+  return runTool('bin/token.ts', args, { DYNAMODB_PORT: String(localStack().dynamodbPort), TABLE_NAME: '' });
 }
 
 const who = ['--name', 'Ada', '--username', 'ada'];

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '#lib/paths';
+import { builtTools } from './toolBuilds.ts';
 
 /** How a command-line tool of bin/ ended: its exit code (-1 when killed) and what it printed. */
 export interface Ran {
@@ -34,17 +35,28 @@ export function toolEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...clean, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env };
 }
 
-/** Runs a tool of bin/ as `npm run` does, in toolEnv(env); killed after `timeoutMs`. */
-export function runTool(file: string, args: string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<Ran> {
+/** Node's arguments that start a tool of bin/: built (toolBuilds.ts), or as `npm run` starts it with `asNpmRuns`. */
+export async function toolArgv(file: string, args: string[], { asNpmRuns = false } = {}): Promise<string[]> {
+  const built = asNpmRuns ? undefined : (await builtTools(npmTools().map((t) => t.file))).get(file);
+  return built ? [built, ...args] : ['--import', 'tsx', file, ...args];
+}
+
+/**
+ * Runs a tool of bin/ in toolEnv(env), killed after `timeoutMs`: built (toolBuilds.ts), or with
+ * `asNpmRuns` as `npm run` starts it (`node --import tsx bin/<tool>.ts`).
+ */
+export async function runTool(
+  file: string,
+  args: string[],
+  env: Record<string, string> = {},
+  timeoutMs = 60_000,
+  { asNpmRuns = false } = {},
+): Promise<Ran> {
+  const argv = await toolArgv(file, args, { asNpmRuns });
   return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', file, ...args],
-      { cwd: repoRoot, env: toolEnv(env), timeout: timeoutMs },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
+    execFile(process.execPath, argv, { cwd: repoRoot, env: toolEnv(env), timeout: timeoutMs }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+      resolve({ code, stdout, stderr });
+    });
   });
 }

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { repoRoot } from '#lib/paths';
 import { newSecret, signedHeaders } from '#webhooks/signing';
+import { toolArgv } from '#support/tools';
 
 /** `npm run webhooks:listen`: verifies each delivery with the secret it is given, prints it, refuses the rest. */
 const secret = newSecret();
@@ -10,11 +10,8 @@ let child: ChildProcess;
 let output = '';
 let url = '';
 
-function run(args: string[]) {
-  return spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'bin/webhooks-listen.ts'), ...args], {
-    cwd: repoRoot,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+async function run(args: string[]) {
+  return spawn(process.execPath, await toolArgv('bin/webhooks-listen.ts', args), { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 /** Output once `expected` shows in it (the listener prints as it goes). */
@@ -24,7 +21,7 @@ async function printed(expected: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  child = run(['--secret', secret, '--port', '0']);
+  child = await run(['--secret', secret, '--port', '0']);
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
   url = /Listening for webhook deliveries on (\S+)/.exec(await printed('Listening'))![1]!;
@@ -52,9 +49,10 @@ describe('webhooks:listen', () => {
   });
 
   test('--help prints the usage and exits 0; an unknown option or a missing secret is one sentence and a non-zero exit', async () => {
-    const exit = (args: string[], env: NodeJS.ProcessEnv = {}) =>
-      new Promise<{ code: number | null; text: string }>((resolve) => {
-        const c = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'bin/webhooks-listen.ts'), ...args], {
+    const exit = async (args: string[], env: NodeJS.ProcessEnv = {}) => {
+      const argv = await toolArgv('bin/webhooks-listen.ts', args);
+      return new Promise<{ code: number | null; text: string }>((resolve) => {
+        const c = spawn(process.execPath, argv, {
           cwd: repoRoot,
           env: { ...process.env, WEBHOOK_SECRET: '', ...env },
         });
@@ -63,6 +61,7 @@ describe('webhooks:listen', () => {
         c.stderr.on('data', (d: Buffer) => (text += d.toString()));
         c.on('exit', (code) => resolve({ code, text }));
       });
+    };
     const help = await exit(['--help']);
     expect(help.code).toBe(0);
     expect(help.text).toContain('usage: npm run webhooks:listen');

@@ -1,0 +1,107 @@
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build, type BuildOptions, type Plugin } from 'esbuild';
+import { repoRoot } from '#lib/paths';
+
+/**
+ * The tools of bin/ as the tests run them: each built once per test process into one file with
+ * esbuild (the tool and every package it loads), and started with plain `node`. Under tsx, a start
+ * costs about 1 s of CPU (tsx's own loader about 0.8 s of it, then each of the SDK's files through
+ * its hooks); built, about 0.25 s. A test run starts a few hundred tools. The source is the same;
+ * test/hostile/cli-arguments.test.ts holds each tool's answers under tsx (as `npm run` starts it) and
+ * built to be the same.
+ *
+ * Each source file keeps its own `import.meta.url`, so what a tool finds relative to its source (the
+ * repository root, DynamoDB Local's jar) is where it is under tsx. A tool that imports a TypeScript
+ * file by a path computed at run time (the handlers, by the route table) needs tsx's loader to run:
+ * it is started as `npm run` does (`builtTool` answers undefined).
+ */
+
+/** Packages the tools do not load on their paths the tests take, or that cannot be put in one file: left to node_modules. */
+const EXTERNAL = ['esbuild', 'aws-cdk-lib', 'constructs', 'typescript', 'vitest', 'fast-check'];
+
+/** Replaces `import.meta.url` (not inside a string on its line) with the source file's own URL. */
+const ownUrls: Plugin = {
+  name: 'own-import-meta-url',
+  setup(b) {
+    b.onLoad({ filter: /\.ts$/ }, async ({ path }) => {
+      const url = JSON.stringify(pathToFileURL(path).href);
+      const source = await readFile(path, 'utf8');
+      const contents = source
+        .split('\n')
+        .map((line) =>
+          line.replace(/import\.meta\.url/g, (found, at: number) => ((line.slice(0, at).match(/['"`]/g) ?? []).length % 2 ? found : url)),
+        )
+        .join('\n');
+      return { contents, loader: 'ts' };
+    });
+  },
+};
+
+/** Inside node_modules, so that the external packages resolve from the built files; one directory per process. */
+const parentDir = join(repoRoot, 'node_modules', '.cache', 'test-tools');
+const outDir = join(parentDir, `${process.pid}-${Date.now().toString(36)}`);
+
+/** Whether process `pid` is still running. */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The builds of processes that have ended (a test worker is stopped, not ended in order: it leaves its build). */
+function removeLeftBuilds(): void {
+  if (!existsSync(parentDir)) return;
+  for (const dir of readdirSync(parentDir)) {
+    if (!running(Number(dir.split('-')[0]))) rmSync(join(parentDir, dir), { recursive: true, force: true });
+  }
+}
+let built: Promise<Map<string, string>> | undefined;
+
+/** `bin/token.ts` -> `token`: the name of a tool's built file. */
+const nameOf = (file: string) => basename(file, '.ts');
+
+async function buildTools(files: string[]): Promise<Map<string, string>> {
+  removeLeftBuilds();
+  const common: BuildOptions = {
+    entryPoints: Object.fromEntries(files.map((f) => [nameOf(f), join(repoRoot, f)])),
+    outdir: outDir,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    plugins: [ownUrls],
+    logLevel: 'error',
+  };
+  // First the tools' own files alone (packages left out: quick), to see which need tsx at run time.
+  const own = await build({ ...common, packages: 'external', write: false });
+  const needTsx = new Set(
+    (own.outputFiles ?? []).filter((o) => /\bimport\(pathToFileURL\d*\(/.test(o.text)).map((o) => basename(o.path, '.js')),
+  );
+  const plain = files.filter((f) => !needTsx.has(nameOf(f)));
+  // All in one build: the code they share (the SDK, the store) is one chunk, built once.
+  await build({
+    ...common,
+    entryPoints: Object.fromEntries(plain.map((f) => [nameOf(f), join(repoRoot, f)])),
+    splitting: true,
+    outExtension: { '.js': '.mjs' },
+    external: EXTERNAL,
+    // The packages written for CommonJS call require(); an ES module has none of its own.
+    banner: { js: "import { createRequire as __toolRequire } from 'node:module'; const require = __toolRequire(import.meta.url);" },
+  });
+  return new Map(plain.map((f) => [f, join(outDir, `${nameOf(f)}.mjs`)]));
+}
+
+/**
+ * The built file of each of `files` (tools of bin/, e.g. `bin/token.ts`) that runs without tsx, built
+ * the first time a test of this process asks (all of them at once).
+ */
+export function builtTools(files: string[]): Promise<Map<string, string>> {
+  built ??= buildTools(files);
+  return built;
+}
