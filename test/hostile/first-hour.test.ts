@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { ListTablesCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { localAccessKey } from '#local/database';
@@ -10,37 +8,15 @@ import { repoRoot } from '#lib/paths';
 import { call } from '#support/api';
 import { startLocalApi, type LocalApi } from '#support/local-api';
 import { freePort } from '#support/ports';
+import { runTool, type Ran } from '#support/tools';
 
 /**
  * The first hour at the command line, as a new user spends it: `npm start` on ports of their choosing,
  * then the CLIs with nothing exported (they find the running stack themselves and say which one),
  * samples that never touch the user's data, and mistakes answered in one sentence (no stack trace).
  */
-const run = promisify(execFile);
-
-interface Ran {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** A CLI of bin/ as `npm run` starts it, with only what a new user's shell holds (no PORT or DYNAMODB_PORT). */
-async function cli(script: string, args: string[], env: Record<string, string> = {}): Promise<Ran> {
-  const clean = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !['PORT', 'DYNAMODB_PORT', 'DYNAMODB_ENDPOINT', 'TABLE_NAME', 'API_URL'].includes(k)),
-  );
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', `bin/${script}.ts`, ...args], {
-      cwd: repoRoot,
-      env: { ...clean, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
-      timeout: 60_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-  }
-}
+/** A CLI of bin/ with only what a new user's shell holds (no PORT or DYNAMODB_PORT): test/support/tools.ts. */
+const cli = (script: string, args: string[], env: Record<string, string> = {}): Promise<Ran> => runTool(`bin/${script}.ts`, args, env);
 
 /** One sentence, no stack trace. */
 function expectPlainError(res: Ran, says: RegExp): void {
