@@ -178,6 +178,13 @@ export function fuzzRoutes(index: number, count: number): void {
   const statuses = new Map<number, number>();
   let token: string;
   let fixture: Fixture;
+  /**
+   * The snapshot after the last case, when that case was refused and changed nothing: the next case's
+   * snapshot before. Nothing but requests changes what a snapshot holds (what the stream derives is left
+   * out, and a snapshot waits for the cascades of accepted deletes), so between a refused request and
+   * the next one it stays as read: each refused case reads the table once, not twice.
+   */
+  let unchanged: string | undefined;
   beforeAll(async () => {
     fixture = await seedFixture('fuzz');
     token = await tokenFor(fixture.ws);
@@ -201,7 +208,8 @@ export function fuzzRoutes(index: number, count: number): void {
           if (c.contentType !== null) headers['content-type'] = c.contentType;
           if (c.extraHeader) headers[c.extraHeader[0]] = c.extraHeader[1];
           const rawBody = c.body.kind === 'json' ? JSON.stringify(c.body.value) : c.body.kind === 'raw' ? c.body.text : undefined;
-          const before = await snapshot(fixture);
+          const before = unchanged ?? (await snapshot(fixture));
+          unchanged = undefined;
           const res = await call(route.method, withQuery(path, query), { token, headers, ...(rawBody !== undefined ? { rawBody } : {}) });
           statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
           expect(res.status, res.text).toBeLessThan(500);
@@ -213,7 +221,9 @@ export function fuzzRoutes(index: number, count: number): void {
               detail: expect.any(String),
               code: expect.any(String),
             });
-            expect(await snapshot(fixture)).toBe(before);
+            const after = await snapshot(fixture);
+            expect(after).toBe(before);
+            unchanged = after;
           }
         }),
         { seed: SEED, numRuns: RUNS_PER_ROUTE, endOnFailure: true },
