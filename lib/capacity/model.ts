@@ -115,8 +115,8 @@ const ownKey = (t: Touch) => keys.singleUsePkPrefixes.some((prefix) => t.key.sta
  * batch holds; at saturation the stream is behind and its batches are full, so that work is shared by
  * many records and left out here (it is in the stream columns, and in the cost). Lambda reads a shard at
  * most a few times a second, so that work costs a key a few units a second whatever the request rate.
- * Keys of their own per
- * request or record (RECEIPT#<event id>, IDEMPOTENCY#<ws>#<hash>) never gather load: left out too.
+ * Keys of their own per request or record (RECEIPT#<event id>, IDEMPOTENCY#<ws>#<hash>) never gather
+ * load: left out too.
  */
 export const atSaturation = (m: { request: Call[]; stream: Call[] }): Touch[] =>
   [...touchesOf(m.request), ...touchesOf(m.stream).filter((t) => !onSharedItem(t))].filter((t) => !ownKey(t));

@@ -69,16 +69,13 @@ describe('every npm tool honours --help and refuses an unknown option, and then 
       METRICS_FILE: join(dataDir, 'metrics.jsonl'),
       EVENTS_FILE: join(dataDir, 'events.jsonl'),
     };
-    const runs = tools.flatMap(({ script, file }) =>
-      (['--help', '--help built', '--bogus'] as const).map((how) => ({ script, file, how })),
-    );
-    const ran = await inParallel(runs, ({ file, how }) =>
-      runTool(file, [how.split(' ')[0]!], env, 90_000, { asNpmRuns: how === '--help' }),
-    );
-    const answers = (how: string) => new Map(runs.flatMap((r, i) => (r.how === how ? [[r.script, ran[i]!] as const] : [])));
-    help = answers('--help');
-    helpBuilt = answers('--help built');
-    bogus = answers('--bogus');
+    const ways = { help: ['--help', true], helpBuilt: ['--help', false], bogus: ['--bogus', false] } as const;
+    const runs = tools.flatMap(({ script, file }) => (Object.keys(ways) as (keyof typeof ways)[]).map((way) => ({ script, file, way })));
+    const ran = await inParallel(runs, ({ file, way }) => runTool(file, [ways[way][0]], env, 90_000, { asNpmRuns: ways[way][1] }));
+    const answers = (way: keyof typeof ways) => new Map(runs.flatMap((r, i) => (r.way === way ? [[r.script, ran[i]!] as const] : [])));
+    help = answers('help');
+    helpBuilt = answers('helpBuilt');
+    bogus = answers('bogus');
   });
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 

@@ -10,7 +10,7 @@ import { SAMPLE_PRINCIPAL } from '#local/sampleFixtures';
 import { uniqueWorkspace } from '#support/api';
 import { streamDrained } from '#support/settle';
 import { localStack } from '#support/stack';
-import { runTool, toolEnv } from '#support/tools';
+import { runTool, toolArgv, toolEnv } from '#support/tools';
 
 /**
  * `npm run invoke` keeps to its sandbox: nothing of a run (its set-up's requests, the function's log
@@ -81,7 +81,7 @@ describe('npm run invoke keeps to its sandbox', () => {
 
   test('Ctrl-C in the middle of a run removes its sandbox table and its temporary folder', async () => {
     const own = mkdtempSync(join(temp, 'tmp-'));
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/invoke.ts', 'delete-label'], {
+    const child = spawn(process.execPath, await toolArgv('bin/invoke.ts', ['delete-label']), {
       cwd: repoRoot,
       env: toolEnv({ DATA_DIR: dataDir, TMPDIR: own }),
       stdio: 'ignore',

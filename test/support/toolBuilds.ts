@@ -6,17 +6,17 @@ import { build, type BuildOptions, type Plugin } from 'esbuild';
 import { repoRoot } from '#lib/paths';
 
 /**
- * The tools of bin/ as the tests run them: each built once per test process into one file with
- * esbuild (the tool and every package it loads), and started with plain `node`. Under tsx, a start
- * costs about 1 s of CPU (tsx's own loader about 0.8 s of it, then each of the SDK's files through
- * its hooks); built, about 0.25 s. A test run starts a few hundred tools. The source is the same;
+ * The tools of bin/ as the tests run them: built once per test process, all in one esbuild build
+ * (each tool and the packages it loads, their shared code in common chunks), and started with plain
+ * `node`. Under tsx, a start costs about 1 s of CPU (tsx's own start about 0.8 s of it); built, about
+ * 0.25 s. A test run starts tools over a hundred times. The source is the same;
  * test/hostile/cli-arguments.test.ts holds each tool's answers under tsx (as `npm run` starts it) and
  * built to be the same.
  *
  * Each source file keeps its own `import.meta.url`, so what a tool finds relative to its source (the
  * repository root, DynamoDB Local's jar) is where it is under tsx. A tool that imports a TypeScript
  * file by a path computed at run time (the handlers, by the route table) needs tsx's loader to run:
- * it is started as `npm run` does (`builtTool` answers undefined).
+ * it is not built (`builtTools` leaves it out) and starts as `npm run` starts it.
  */
 
 /** Packages the tools do not load on their paths the tests take, or that cannot be put in one file: left to node_modules. */
@@ -61,15 +61,18 @@ function removeLeftBuilds(): void {
     if (!running(Number(dir.split('-')[0]))) rmSync(join(parentDir, dir), { recursive: true, force: true });
   }
 }
+
 let built: Promise<Map<string, string>> | undefined;
 
 /** `bin/token.ts` -> `token`: the name of a tool's built file. */
 const nameOf = (file: string) => basename(file, '.ts');
+/** esbuild's entry points for `files`, each named as its built file. */
+const entryPoints = (files: string[]) => Object.fromEntries(files.map((f) => [nameOf(f), join(repoRoot, f)]));
 
 async function buildTools(files: string[]): Promise<Map<string, string>> {
   removeLeftBuilds();
   const common: BuildOptions = {
-    entryPoints: Object.fromEntries(files.map((f) => [nameOf(f), join(repoRoot, f)])),
+    entryPoints: entryPoints(files),
     outdir: outDir,
     bundle: true,
     platform: 'node',
@@ -87,7 +90,7 @@ async function buildTools(files: string[]): Promise<Map<string, string>> {
   // All in one build: the code they share (the SDK, the store) is one chunk, built once.
   await build({
     ...common,
-    entryPoints: Object.fromEntries(plain.map((f) => [nameOf(f), join(repoRoot, f)])),
+    entryPoints: entryPoints(plain),
     splitting: true,
     outExtension: { '.js': '.mjs' },
     external: EXTERNAL,
@@ -98,10 +101,10 @@ async function buildTools(files: string[]): Promise<Map<string, string>> {
 }
 
 /**
- * The built file of each of `files` (tools of bin/, e.g. `bin/token.ts`) that runs without tsx, built
- * the first time a test of this process asks (all of them at once).
+ * The built file of each tool `files` names (tools of bin/, e.g. `bin/token.ts`) that runs without tsx,
+ * built the first time a test of this process asks (all of them at once; `files` is read only then).
  */
-export function builtTools(files: string[]): Promise<Map<string, string>> {
-  built ??= buildTools(files);
+export function builtTools(files: () => string[]): Promise<Map<string, string>> {
+  built ??= buildTools(files());
   return built;
 }

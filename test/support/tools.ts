@@ -37,7 +37,7 @@ export function toolEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
 
 /** Node's arguments that start a tool of bin/: built (toolBuilds.ts), or as `npm run` starts it with `asNpmRuns`. */
 export async function toolArgv(file: string, args: string[], { asNpmRuns = false } = {}): Promise<string[]> {
-  const built = asNpmRuns ? undefined : (await builtTools(npmTools().map((t) => t.file))).get(file);
+  const built = asNpmRuns ? undefined : (await builtTools(() => npmTools().map((t) => t.file))).get(file);
   return built ? [built, ...args] : ['--import', 'tsx', file, ...args];
 }
 
