@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import cdkNag from 'cdk-nag';
 import { beforeAll, expect, test } from 'vitest';
@@ -13,13 +16,19 @@ const run = promisify(execFile);
  */
 const CFN_LINT_IGNORED = ['W3005'];
 
-async function cfnLint(templateFiles: string[]): Promise<{ code: number; output: string }> {
+/** cfn-lint over the stages' templates, each written as `cdk synth` writes it (in a folder removed after). */
+async function cfnLint(synthesized: Synthesized[]): Promise<{ code: number; output: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'pls-cfn-lint-'));
+  const templateFiles = synthesized.map((s) => join(dir, `${s.stack.stackName}.template.json`));
+  synthesized.forEach((s, i) => writeFileSync(templateFiles[i]!, s.templateText));
   try {
     const { stdout, stderr } = await run('cfn-lint', ['--ignore-checks', ...CFN_LINT_IGNORED, '--', ...templateFiles]);
     return { code: 0, output: stdout + stderr };
   } catch (error) {
     const e = error as { code?: number; stdout?: string; stderr?: string };
     return { code: e.code ?? -1, output: `${e.stdout ?? ''}${e.stderr ?? ''}` };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -31,7 +40,7 @@ beforeAll(() => {
   stages.dev = synthesize({ stage: 'dev', bundle: false, nag: false });
   stages.prod = synthesize({ stage: 'prod', bundle: false, nag: false });
   // cfn-lint runs beside the cdk-nag tests (its own process); its test reads the result.
-  linted = cfnLint([stages.dev.templateFile, stages.prod.templateFile]);
+  linted = cfnLint([stages.dev, stages.prod]);
 });
 
 test.each(['dev', 'prod'] as const)('cdk-nag AwsSolutions reports nothing unacknowledged in %s', (stage) => {

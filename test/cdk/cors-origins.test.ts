@@ -1,4 +1,7 @@
-import { describe, expect, test } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
 import { Stack } from 'aws-cdk-lib';
 import { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { buildApp } from '#cdk/app';
@@ -8,6 +11,10 @@ import { buildApp } from '#cdk/app';
  * the stack is synthesized, with the local stack's rule, so a wrong origin fails the synth in one
  * sentence instead of every browser request after the deploy.
  */
+// An app given no folder makes one in the temp folder at once, synthesized or not: these go in one removed after.
+const outdir = mkdtempSync(join(tmpdir(), 'pls-cors-'));
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
 describe('-c corsOrigins', () => {
   test.each([
     ['app.example.com', '"app.example.com" is not an origin'],
@@ -15,14 +22,14 @@ describe('-c corsOrigins', () => {
     ['https://a.example.com,,https://b.example.com', 'an empty entry'],
     ['*,https://a.example.com', '"*" is not an origin'],
   ])('%j is refused before anything is built, naming the origin', (value, why) => {
-    expect(() => buildApp({ context: { corsOrigins: value }, nag: false })).toThrow(
+    expect(() => buildApp({ outdir, context: { corsOrigins: value }, nag: false })).toThrow(
       `-c corsOrigins=${JSON.stringify(value)} (${why}): use * or a comma-separated list of origins as a browser sends them (scheme, host and port only, e.g. https://app.example.com).`,
     );
   });
 
   test('origins as a browser sends them are taken, spaces after the commas allowed', () => {
     const context = { corsOrigins: 'https://app.example.com, http://localhost:5173', 'aws:cdk:bundling-stacks': [] };
-    const { stack } = buildApp({ context, nag: false });
+    const { stack } = buildApp({ outdir, context, nag: false });
     const origins = stack.node
       .findAll()
       .filter((c): c is CfnFunction => c instanceof CfnFunction)

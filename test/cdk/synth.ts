@@ -1,6 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { buildApp } from '#cdk/app';
 import type { ServiceStack } from '#cdk/service-stack';
@@ -8,18 +8,19 @@ import type { ServiceStack } from '#cdk/service-stack';
 export interface Synthesized {
   stack: ServiceStack;
   template: Template;
-  templateFile: string;
+  /** The template as `cdk synth` writes it for CloudFormation (no indentation). */
+  templateText: string;
 }
 
 type SynthOptions = { stage?: 'dev' | 'prod'; bundle?: boolean; nag?: boolean; context?: Record<string, unknown> };
 
 /** Synthesized apps by their options: the CDK files share a worker (the unit project does not isolate them). */
 const synthesized = new Map<string, Synthesized>();
-process.once('exit', () => synthesized.forEach((s) => rmSync(dirname(s.templateFile), { recursive: true, force: true })));
 
 /**
- * The app synthesized into a temporary cloud assembly, once per worker for each set of options: the
- * tests only read it. `bundle: false` skips esbuild (CDK's `aws:cdk:bundling-stacks` context): the
+ * The app synthesized into a temporary cloud assembly, once per worker for each set of options, and
+ * the assembly removed once read: the tests only read the template (vitest ends its workers without
+ * an exit event, so nothing left for the end of the process would be removed). `bundle: false` skips esbuild (CDK's `aws:cdk:bundling-stacks` context): the
  * template is the same apart from asset hashes, which is all cfn-lint and cdk-nag look at.
  */
 export function synthesize(opts: SynthOptions = {}): Synthesized {
@@ -36,10 +37,14 @@ function synthesizeOnce(opts: SynthOptions): Synthesized {
     nag: opts.nag ?? true,
     context: { stage: opts.stage ?? 'dev', ...(opts.bundle === false ? { 'aws:cdk:bundling-stacks': [] } : {}), ...opts.context },
   });
-  const artifact = app.synth().getStackByName(stack.stackName);
-  return {
-    stack,
-    template: Template.fromJSON(artifact.template as Record<string, unknown>),
-    templateFile: artifact.templateFullPath,
-  };
+  try {
+    const artifact = app.synth().getStackByName(stack.stackName);
+    return {
+      stack,
+      template: Template.fromJSON(artifact.template as Record<string, unknown>),
+      templateText: readFileSync(artifact.templateFullPath, 'utf8'),
+    };
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
 }
