@@ -57,7 +57,7 @@ const cold = await measureBundles(join(benchDir, 'bundles'), settings.initRounds
 
 log('starting the local API (bin/start.ts, in-memory DynamoDB Local)');
 // Webhooks are measured against an endpoint on loopback: this stack may deliver there.
-const api = await startLocalApi({ env: { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' } });
+const api = await startLocalApi({ env: { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' }, asNpmRuns: true });
 let results;
 try {
   // The benchmark's own calls go to the same DynamoDB Local as the local API's.

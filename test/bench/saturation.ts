@@ -62,7 +62,7 @@ export interface SaturationResult {
 
 export async function measureSaturation(seconds: number, mixStepSeconds: number): Promise<SaturationResult> {
   const dataDir = mkdtempSync(join(tmpdir(), 'pls-saturation-'));
-  const api = await startLocalApi({ env: { DYNAMODB_PARTITION_LIMITS: LIMITS, DATA_DIR: dataDir } });
+  const api = await startLocalApi({ env: { DYNAMODB_PARTITION_LIMITS: LIMITS, DATA_DIR: dataDir }, asNpmRuns: true });
   try {
     const stack = await prepare(api.url, dataDir);
     const rows = await measureRoutes(stack, seconds);

@@ -36,7 +36,7 @@ describe('a stack on ports of the user’s choosing', () => {
     call(method, path, { base: api.url, token, ...(body === undefined ? {} : { body }) });
 
   beforeAll(async () => {
-    api = await startLocalApi({ args: ['--in-memory'], env });
+    api = await startLocalApi({ args: ['--in-memory'], env, asNpmRuns: true });
     token = /pls_[A-Za-z0-9_-]+/.exec(api.output())![0];
   });
   afterAll(async () => {

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * The CPU time (user + system) of a test run, split by who spent it: DynamoDB Local, the local APIs
- * (`bin/start.ts`), the test workers, the tools the tests run (the CLIs under tsx, esbuild, cfn-lint,
+ * (`bin/start.ts`, or its build), the test workers, the tools the tests run (the CLIs under tsx, esbuild, cfn-lint,
  * linters) and vitest itself. Read from /proc (Linux; elsewhere there is no split): every process
  * under this one is sampled twice a second and named by its command line; what a process spent after
  * its last sample is still counted, through the CPU time its parent collects when it ends (cutime),
@@ -13,7 +13,7 @@ export type Who = (typeof WHO)[number];
 
 function kindOf(commandLine: string): Who {
   if (commandLine.includes('DynamoDBLocal')) return 'DynamoDB Local';
-  if (commandLine.includes('bin/start.ts')) return 'local APIs';
+  if (commandLine.includes('bin/start.ts') || /\/test-tools\/[^/]+\/start\.mjs/.test(commandLine)) return 'local APIs';
   if (commandLine.includes('vitest/dist/workers/')) return 'test workers';
   if (commandLine.includes('vitest')) return 'vitest';
   return 'tools the tests run';

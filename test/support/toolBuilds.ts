@@ -2,7 +2,7 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build, type BuildOptions, type Plugin } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 import { repoRoot } from '#lib/paths';
 
 /**
@@ -14,15 +14,19 @@ import { repoRoot } from '#lib/paths';
  * built to be the same.
  *
  * Each source file keeps its own `import.meta.url`, so what a tool finds relative to its source (the
- * repository root, DynamoDB Local's jar) is where it is under tsx. A tool that imports a TypeScript
- * file by a path computed at run time (the handlers, by the route table) needs tsx's loader to run:
- * it is not built (`builtTools` leaves it out) and starts as `npm run` starts it.
+ * repository root, DynamoDB Local's jar) is where it is under tsx. The handlers, which the local API,
+ * `invoke` and `openapi` import by a path taken from the route table at run time, are built in as well:
+ * each such import looks the file's URL up in a table of every handler of functions/ (an import esbuild
+ * can follow) instead of asking a loader for a TypeScript file.
  */
 
 /** Packages the tools do not load on their paths the tests take, or that cannot be put in one file: left to node_modules. */
 const EXTERNAL = ['esbuild', 'aws-cdk-lib', 'constructs', 'typescript', 'vitest', 'fast-check'];
 
-/** Replaces `import.meta.url` (not inside a string on its line) with the source file's own URL. */
+/**
+ * Replaces `import.meta.url` (not inside a string on its line) with the source file's own URL, and
+ * each import of a handler by a computed path with a lookup in the table of handlers.
+ */
 const ownUrls: Plugin = {
   name: 'own-import-meta-url',
   setup(b) {
@@ -35,10 +39,38 @@ const ownUrls: Plugin = {
           line.replace(/import\.meta\.url/g, (found, at: number) => ((line.slice(0, at).match(/['"`]/g) ?? []).length % 2 ? found : url)),
         )
         .join('\n');
-      return { contents, loader: 'ts' };
+      return { contents: withHandlerTable(contents), loader: 'ts' };
     });
   },
 };
+
+/** How the code imports a handler by the path the route table gives (lib/local/lambdaEvents.ts, lib/openapi/document.ts). */
+const COMPUTED_IMPORT = 'import(pathToFileURL(';
+
+/** Every handler of functions/ (all but functions/commons/): what a computed import may name. */
+function handlerFiles(dir = join(repoRoot, 'functions')): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return e.name === 'commons' ? [] : handlerFiles(path);
+    return e.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** `source` with its computed imports of handlers looked up in a table of static imports (none: as it is). */
+function withHandlerTable(source: string): string {
+  if (!source.includes(COMPUTED_IMPORT)) return source;
+  const table = handlerFiles().map((f) => `  ${JSON.stringify(pathToFileURL(f).href)}: () => import(${JSON.stringify(f)}),`);
+  return `${source.replaceAll(COMPUTED_IMPORT, '__builtImport(pathToFileURL(')}
+const __builtHandlers: Record<string, () => Promise<any>> = {
+${table.join('\n')}
+};
+function __builtImport(url: string): Promise<any> {
+  const load = __builtHandlers[url];
+  if (!load) throw new Error(\`\${url} is not a handler of functions/: the tools the tests build import no other file by a computed path\`);
+  return load();
+}
+`;
+}
 
 /** Inside node_modules, so that the external packages resolve from the built files; one directory per process. */
 const parentDir = join(repoRoot, 'node_modules', '.cache', 'test-tools');
@@ -71,7 +103,8 @@ const entryPoints = (files: string[]) => Object.fromEntries(files.map((f) => [na
 
 async function buildTools(files: string[]): Promise<Map<string, string>> {
   removeLeftBuilds();
-  const common: BuildOptions = {
+  // All in one build: the code they share (the SDK, the store, the handlers) in chunks, built once.
+  await build({
     entryPoints: entryPoints(files),
     outdir: outDir,
     bundle: true,
@@ -80,29 +113,17 @@ async function buildTools(files: string[]): Promise<Map<string, string>> {
     target: 'node20',
     plugins: [ownUrls],
     logLevel: 'error',
-  };
-  // First the tools' own files alone (packages left out: quick), to see which need tsx at run time.
-  const own = await build({ ...common, packages: 'external', write: false });
-  const needTsx = new Set(
-    (own.outputFiles ?? []).filter((o) => /\bimport\(pathToFileURL\d*\(/.test(o.text)).map((o) => basename(o.path, '.js')),
-  );
-  const plain = files.filter((f) => !needTsx.has(nameOf(f)));
-  // All in one build: the code they share (the SDK, the store) is one chunk, built once.
-  await build({
-    ...common,
-    entryPoints: entryPoints(plain),
     splitting: true,
     outExtension: { '.js': '.mjs' },
     external: EXTERNAL,
     // The packages written for CommonJS call require(); an ES module has none of its own.
     banner: { js: "import { createRequire as __toolRequire } from 'node:module'; const require = __toolRequire(import.meta.url);" },
   });
-  return new Map(plain.map((f) => [f, join(outDir, `${nameOf(f)}.mjs`)]));
+  return new Map(files.map((f) => [f, join(outDir, `${nameOf(f)}.mjs`)]));
 }
 
 /**
- * The built file of each tool `files` names (tools of bin/, e.g. `bin/token.ts`) that runs without tsx,
- * built the first time a test of this process asks (all of them at once; `files` is read only then).
+ * The built file of each tool `files` names (tools of bin/, e.g. `bin/token.ts`), built the first time a test of this process asks (all of them at once; `files` is read only then).
  */
 export function builtTools(files: () => string[]): Promise<Map<string, string>> {
   built ??= buildTools(files());
