@@ -20,8 +20,15 @@ const synthesized = new Map<string, Synthesized>();
 /**
  * The app synthesized into a temporary cloud assembly, once per worker for each set of options, and
  * the assembly removed once read: the tests only read the template (vitest ends its workers without
- * an exit event, so nothing left for the end of the process would be removed). `bundle: false` skips esbuild (CDK's `aws:cdk:bundling-stacks` context): the
- * template is the same apart from asset hashes, which is all cfn-lint and cdk-nag look at.
+ * an exit event, so nothing left for the end of the process would be removed). `bundle: false` skips
+ * esbuild (CDK's `aws:cdk:bundling-stacks` context): the template is the same apart from asset hashes,
+ * which is all cfn-lint and cdk-nag look at.
+ *
+ * With `nag` (the default) the synthesis runs every check `cdk synth` runs: cdk-nag and CDK's own
+ * CloudFormation validation (a WebAssembly validator: about 3 s to load in a process, 2-3 s a template).
+ * `nag: false` gives a template for assertions alone and skips both (CDK_VALIDATION=false, its
+ * documented switch): stack.test.ts synthesizes each stage's template with both, and nag changes nothing
+ * in the template (stack.test.ts holds it to that).
  */
 export function synthesize(opts: SynthOptions = {}): Synthesized {
   const key = JSON.stringify(opts);
@@ -32,11 +39,14 @@ export function synthesize(opts: SynthOptions = {}): Synthesized {
 
 function synthesizeOnce(opts: SynthOptions): Synthesized {
   const outdir = mkdtempSync(join(tmpdir(), 'pls-cdk-'));
+  const nag = opts.nag ?? true;
   const { app, stack } = buildApp({
     outdir,
-    nag: opts.nag ?? true,
+    nag,
     context: { stage: opts.stage ?? 'dev', ...(opts.bundle === false ? { 'aws:cdk:bundling-stacks': [] } : {}), ...opts.context },
   });
+  const validation = process.env.CDK_VALIDATION;
+  if (!nag) process.env.CDK_VALIDATION = 'false';
   try {
     const artifact = app.synth().getStackByName(stack.stackName);
     return {
@@ -45,6 +55,8 @@ function synthesizeOnce(opts: SynthOptions): Synthesized {
       templateText: readFileSync(artifact.templateFullPath, 'utf8'),
     };
   } finally {
+    if (validation === undefined) delete process.env.CDK_VALIDATION;
+    else process.env.CDK_VALIDATION = validation;
     rmSync(outdir, { recursive: true, force: true });
   }
 }
