@@ -1,10 +1,16 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { scanTable } from '#checker/invariants';
 import { createLabel } from '#domain/labels';
 import { changeLabels } from '#domain/taskLabels';
 import { createProject } from '#domain/projects';
-import { mapInFlight } from '#store/batches';
+import { chunk, mapInFlight } from '#store/batches';
+import { db } from '#store/client';
+import { ItemType } from '#store/keys';
+import { tableName } from '#store/table';
 import { putNewDelivery } from '#store/webhookDeliveries';
 import { writeWebhook } from '#local/sampleWebhooks';
+import { newSecret } from '#webhooks/signing';
 import { uniqueWorkspace } from './api.ts';
 import type { Fixture } from './requests.ts';
 
@@ -24,6 +30,9 @@ export async function seedFixture(prefix = 'fx', opts: { webhook?: boolean } = {
   return opts.webhook ? { ...fixture, ...(await seedWebhook(ws)) } : fixture;
 }
 
+const newWebhookId = () => `wh_${randomBytes(12).toString('hex')}`;
+const newDeliveryId = () => `msg_${Date.now().toString(16).padStart(12, '0')}${randomBytes(10).toString('hex')}`;
+
 /**
  * A webhook of the workspace (to a documentation address: a ping or redelivery fails) and one failed
  * delivery of it, for the tests of the webhook routes; written through the store, as a webhook the
@@ -31,8 +40,8 @@ export async function seedFixture(prefix = 'fx', opts: { webhook?: boolean } = {
  */
 async function seedWebhook(ws: string): Promise<{ webhook: string; delivery: string }> {
   const now = new Date().toISOString();
-  const webhook = `wh_${randomBytes(12).toString('hex')}`;
-  const delivery = `msg_${Date.now().toString(16).padStart(12, '0')}${randomBytes(10).toString('hex')}`;
+  const webhook = newWebhookId();
+  const delivery = newDeliveryId();
   await writeWebhook({
     id: webhook,
     workspace: ws,
@@ -55,7 +64,55 @@ async function seedWebhook(ws: string): Promise<{ webhook: string; delivery: str
   return { webhook, delivery };
 }
 
-/** `count` fixtures, `inFlight` seeded at a time (each in a workspace of its own), in order. */
-export function seedFixtures(count: number, prefix = 'fx', inFlight = 4, opts: { webhook?: boolean } = {}): Promise<Fixture[]> {
-  return mapInFlight(Array.from({ length: count }), inFlight, () => seedFixture(prefix, opts));
+/** A fixture's items as the stream left them (its receipts aside), to copy (cloneFixtures). */
+export interface FixtureItems {
+  fixture: Fixture;
+  items: Record<string, unknown>[];
+  projectId: string;
+  /** The webhook's signing secret, when the fixture has a webhook: each copy's webhook gets its own. */
+  secret?: string;
+}
+
+/** `fixture`'s items now (seeded by seedFixture, the stream caught up with it), for cloneFixtures. */
+export async function fixtureItems(fixture: Fixture): Promise<FixtureItems> {
+  const items = (await scanTable([fixture.ws])).filter((i) => i.type !== ItemType.streamReceipt);
+  const project = items.find((i) => i.type === ItemType.project && i.slug === fixture.project);
+  if (!project) throw new Error(`no project ${fixture.project} in workspace ${fixture.ws}`);
+  const webhook = items.find((i) => i.type === ItemType.webhook);
+  return { fixture, items, projectId: String(project.id), ...(webhook ? { secret: String(webhook.secret) } : {}) };
+}
+
+/**
+ * `count` copies of a fixture, each in a workspace of its own: its items (fixtureItems: what the
+ * stream derived included) written again with the workspace, the project's id, the webhook's and
+ * delivery's ids and the webhook's secret replaced. A copy is a couple of batch writes where a fixture is about ten calls
+ * through the data layer and eight more of stream work. Its stream records are not for the stream
+ * processor (what it would derive is copied already): the caller moves past them.
+ * test/reliability/fault-injection/cloned-fixtures.test.ts holds a copy to be a seeded fixture, item for item.
+ */
+export async function cloneFixtures({ fixture, items, projectId, secret }: FixtureItems, count: number, prefix = 'fx'): Promise<Fixture[]> {
+  const text = JSON.stringify(items);
+  const copies: Fixture[] = [];
+  const requests: { PutRequest: { Item: Record<string, unknown> } }[] = [];
+  for (let n = 0; n < count; n++) {
+    const copy: Fixture = { ...fixture, ws: uniqueWorkspace(prefix) };
+    const swaps: [string, string][] = [
+      [fixture.ws, copy.ws],
+      [projectId, randomUUID()],
+    ];
+    if (fixture.webhook) swaps.push([fixture.webhook, (copy.webhook = newWebhookId())]);
+    if (fixture.delivery) swaps.push([fixture.delivery, (copy.delivery = newDeliveryId())]);
+    if (secret) swaps.push([secret, newSecret()]);
+    const copied = swaps.reduce((t, [from, to]) => t.replaceAll(from, to), text);
+    for (const Item of JSON.parse(copied) as Record<string, unknown>[]) requests.push({ PutRequest: { Item } });
+    copies.push(copy);
+  }
+  await mapInFlight(chunk(requests, 25), 4, async (batch) => {
+    let pending: typeof batch | undefined = batch;
+    while (pending?.length) {
+      const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
+      pending = out.UnprocessedItems?.[tableName()] as typeof batch | undefined;
+    }
+  });
+  return copies;
 }

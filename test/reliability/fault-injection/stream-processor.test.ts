@@ -4,8 +4,8 @@ import { createLabel, deleteLabel } from '#domain/labels';
 import { deleteProject } from '#domain/projects';
 import { changeLabels } from '#domain/taskLabels';
 import type { OutboundEvent } from '#events/outbound';
-import { casesOf, drain, injector, oneFaultPerCall, published, tableEachTest } from '#support/faults';
-import { seedFixture, seedFixtures } from '#support/fixtures';
+import { casesOf, drain, injector, oneFaultPerCall, published, skipStream, tableEachTest } from '#support/faults';
+import { cloneFixtures, fixtureItems, seedFixture } from '#support/fixtures';
 import type { Fixture } from '#support/requests';
 
 /**
@@ -35,6 +35,7 @@ describe('stream processor', () => {
   test('a fault at any call, then redelivery, ends with nothing orphaned and every event published', async () => {
     const first = await seedFixture('fs');
     await drain();
+    const template = await fixtureItems(first);
     const ws = await scenario(first);
     injector.arm();
     await drain();
@@ -58,10 +59,10 @@ describe('stream processor', () => {
       ),
     ).toEqual([]);
 
-    // A fixture per faulted run, seeded up front a few at a time and drained before the runs.
+    // A fixture per faulted run: copies of the first, as it was before its scenario (test/support/fixtures.ts).
     const runsPlanned = casesOf(dryCalls, oneFaultPerCall);
-    const fixtures = await seedFixtures(runsPlanned.length, 'fs');
-    await drain();
+    const fixtures = await cloneFixtures(template, runsPlanned.length, 'fs');
+    await skipStream();
     for (const [run, { n, fault }] of runsPlanned.entries()) {
       const ws = await scenario(fixtures[run]!);
       injector.arm(n, fault);
