@@ -11,6 +11,8 @@ const HEAVIEST = [
   'test/hostile/first-hour.test.ts',
   'test/hostile/bulk-contention-3.test.ts',
   'test/integration/label-links.test.ts',
+  'test/integration/label-limits.test.ts',
+  'test/integration/label-limit-contention.test.ts',
   'test/integration/label-deletes.test.ts',
   'test/hostile/tokens-cli.test.ts',
   'test/hostile/cli-arguments.test.ts',
