@@ -16,7 +16,7 @@ const concurrency = Number(process.env.SOAK_CONCURRENCY ?? 32);
 const seed = Number(process.env.SOAK_SEED ?? Date.now() % 1_000_000);
 
 const statusFile = join(mkdtempSync(join(tmpdir(), 'pls-soak-')), 'stream-status.json');
-const api = await startLocalApi({ env: { STREAM_STATUS_FILE: statusFile } });
+const api = await startLocalApi({ env: { STREAM_STATUS_FILE: statusFile }, asNpmRuns: true });
 process.env.DYNAMODB_PORT = String(api.dynamodbPort);
 const { useLocalDatabase } = await import('#local/database');
 useLocalDatabase(api.dynamodbPort);

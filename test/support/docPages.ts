@@ -11,8 +11,9 @@ import { packageScripts } from './tools.ts';
 /**
  * A page of the documentation's examples, run as a reader runs them: against a fresh `npm start -- --in-memory`
  * (its first start, which prints the token and the line the walkthrough starts from), in order, in one
- * shell. The stack has a database of its own in the test run's DynamoDB Local: what a reader sees of
- * it is the same as with one of its own, and it starts without a JVM to start.
+ * shell. The stack has a database of its own in the test run's DynamoDB Local and is started built,
+ * as the tests start the tools (test/support/toolBuilds.ts): what a reader sees of it is the same as
+ * with a JVM of its own under tsx, and it starts in about a second.
  */
 export async function walkPage(steps: Step[]): Promise<Ran[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'pls-docs-'));

@@ -109,7 +109,9 @@ export async function cloneFixtures({ fixture, items, projectId, secret }: Fixtu
   }
   await mapInFlight(chunk(requests, 25), 4, async (batch) => {
     let pending: typeof batch | undefined = batch;
-    while (pending?.length) {
+    for (let attempt = 0; pending?.length; attempt++) {
+      if (attempt === 10) throw new Error(`${pending.length} items of a fixture copy left unwritten after 10 tries`);
+      if (attempt) await new Promise((r) => setTimeout(r, 50 * attempt));
       const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
       pending = out.UnprocessedItems?.[tableName()] as typeof batch | undefined;
     }

@@ -39,12 +39,13 @@ const ownUrls: Plugin = {
           line.replace(/import\.meta\.url/g, (found, at: number) => ((line.slice(0, at).match(/['"`]/g) ?? []).length % 2 ? found : url)),
         )
         .join('\n');
-      return { contents: withHandlerTable(contents), loader: 'ts' };
+      return { contents: IMPORTS_HANDLERS.has(path) ? withHandlerTable(contents) : contents, loader: 'ts' };
     });
   },
 };
 
-/** How the code imports a handler by the path the route table gives (lib/local/lambdaEvents.ts, lib/openapi/document.ts). */
+/** The files that import a handler by the path the route table gives, and how they spell it. */
+const IMPORTS_HANDLERS = new Set(['lib/local/lambdaEvents.ts', 'lib/openapi/document.ts'].map((f) => join(repoRoot, f)));
 const COMPUTED_IMPORT = 'import(pathToFileURL(';
 
 /** Every handler of functions/ (all but functions/commons/): what a computed import may name. */
@@ -56,9 +57,9 @@ function handlerFiles(dir = join(repoRoot, 'functions')): string[] {
   });
 }
 
-/** `source` with its computed imports of handlers looked up in a table of static imports (none: as it is). */
+/** `source` with its computed imports of handlers looked up in a table of static imports. */
 function withHandlerTable(source: string): string {
-  if (!source.includes(COMPUTED_IMPORT)) return source;
+  if (!source.includes(COMPUTED_IMPORT)) throw new Error(`no ${COMPUTED_IMPORT} left to replace: update IMPORTS_HANDLERS (toolBuilds.ts)`);
   const table = handlerFiles().map((f) => `  ${JSON.stringify(pathToFileURL(f).href)}: () => import(${JSON.stringify(f)}),`);
   return `${source.replaceAll(COMPUTED_IMPORT, '__builtImport(pathToFileURL(')}
 const __builtHandlers: Record<string, () => Promise<any>> = {
