@@ -47,7 +47,7 @@ export async function call(method: string, path: string, opts: RequestOptions = 
   return { status: res.status, headers: res.headers, body: parsed as any, text };
 }
 
-/** The worker's connections to the APIs (a local one, or a deployed one over HTTPS), kept open between requests as fetch keeps them. */
+/** The worker's connections to the APIs (a local one, or a deployed one over HTTPS), kept open as fetch keeps them. */
 const clients = {
   'http:': { request: http.request, agent: new http.Agent({ keepAlive: true }) },
   'https:': { request: https.request, agent: new https.Agent({ keepAlive: true }) },

@@ -7,6 +7,7 @@ import { createProject } from '#domain/projects';
 import { chunk, mapInFlight } from '#store/batches';
 import { db } from '#store/client';
 import { ItemType } from '#store/keys';
+import { AGAIN, RETRY, withRetries } from '#store/retry';
 import { tableName } from '#store/table';
 import { putNewDelivery } from '#store/webhookDeliveries';
 import { writeWebhook } from '#local/sampleWebhooks';
@@ -85,10 +86,11 @@ export async function fixtureItems(fixture: Fixture): Promise<FixtureItems> {
 /**
  * `count` copies of a fixture, each in a workspace of its own: its items (fixtureItems: what the
  * stream derived included) written again with the workspace, the project's id, the webhook's and
- * delivery's ids and the webhook's secret replaced. A copy is a couple of batch writes where a fixture is about ten calls
- * through the data layer and eight more of stream work. Its stream records are not for the stream
- * processor (what it would derive is copied already): the caller moves past them.
- * test/reliability/fault-injection/cloned-fixtures.test.ts holds a copy to be a seeded fixture, item for item.
+ * delivery's ids and the webhook's secret replaced. A copy is a couple of batch writes where a
+ * fixture is about ten calls through the data layer and eight more of stream work. Its stream
+ * records are not for the stream processor (what it would derive is copied already): the caller
+ * moves past them. test/reliability/fault-injection/cloned-fixtures.test.ts holds a copy to be a
+ * seeded fixture, item for item.
  */
 export async function cloneFixtures({ fixture, items, projectId, secret }: FixtureItems, count: number, prefix = 'fx'): Promise<Fixture[]> {
   const text = JSON.stringify(items);
@@ -107,14 +109,14 @@ export async function cloneFixtures({ fixture, items, projectId, secret }: Fixtu
     for (const Item of JSON.parse(copied) as Record<string, unknown>[]) requests.push({ PutRequest: { Item } });
     copies.push(copy);
   }
+  // Items left unprocessed are sent again as the store sends them (RETRY.unprocessed).
   await mapInFlight(chunk(requests, 25), 4, async (batch) => {
-    let pending: typeof batch | undefined = batch;
-    for (let attempt = 0; pending?.length; attempt++) {
-      if (attempt === 10) throw new Error(`${pending.length} items of a fixture copy left unwritten after 10 tries`);
-      if (attempt) await new Promise((r) => setTimeout(r, 50 * attempt));
+    let pending = batch;
+    await withRetries(RETRY.unprocessed, 'fixture copies left unwritten', async () => {
       const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
-      pending = out.UnprocessedItems?.[tableName()] as typeof batch | undefined;
-    }
+      pending = (out.UnprocessedItems?.[tableName()] ?? []) as typeof batch;
+      return pending.length ? AGAIN : undefined;
+    });
   });
   return copies;
 }

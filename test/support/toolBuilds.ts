@@ -124,7 +124,8 @@ async function buildTools(files: string[]): Promise<Map<string, string>> {
 }
 
 /**
- * The built file of each tool `files` names (tools of bin/, e.g. `bin/token.ts`), built the first time a test of this process asks (all of them at once; `files` is read only then).
+ * The built file of each tool `files` names (tools of bin/, e.g. `bin/token.ts`), built the first
+ * time a test of this process asks (all of them at once; `files` is read only then).
  */
 export function builtTools(files: () => string[]): Promise<Map<string, string>> {
   built ??= buildTools(files());

@@ -1,6 +1,5 @@
 import { expect, test } from 'vitest';
-import { checkTable, scanTable } from '#checker/invariants';
-import { ItemType } from '#store/keys';
+import { checkTable } from '#checker/invariants';
 import { drain, skipStream, tableEachTest } from '#support/faults';
 import { cloneFixtures, fixtureItems, seedFixture } from '#support/fixtures';
 import type { Fixture } from '#support/requests';
@@ -17,8 +16,7 @@ tableEachTest(() => 'cloned-fixtures');
  * and what differs by when or by chance (times, a delivery's expiry in epoch seconds, the webhook's secret).
  */
 async function itemsOf(fixture: Fixture): Promise<string[]> {
-  const items = (await scanTable([fixture.ws])).filter((i) => i.type !== ItemType.streamReceipt);
-  const projectId = String(items.find((i) => i.type === ItemType.project)!.id);
+  const { items, projectId } = await fixtureItems(fixture);
   const names: [string, string][] = [
     [fixture.ws, '<ws>'],
     [projectId, '<project>'],
