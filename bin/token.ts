@@ -4,6 +4,7 @@
  * npm run token -- limits <id> --rate <n> --burst <n>
  * npm run token -- revoke <id>
  * npm run token -- sync-keys
+ * npm run token -- sweep-keys
  * Against the local database (DynamoDB Local on DYNAMODB_PORT, which `npm start` runs), or a deployed
  * table when TABLE_NAME and AWS credentials are set; then REST_API_ID and STAGE_NAME (stack outputs)
  * name the API whose API keys and usage plans hold each token's rate limit.
@@ -19,11 +20,12 @@ function usageOf(scopes: readonly string[], limit: { rate: number; burst: number
   npm run token -- list --workspace <slug>
   npm run token -- limits <id> --rate <requests per second> --burst <requests>
   npm run token -- revoke <id>
-  npm run token -- sync-keys   (deployed: gives every active token made before rate limits its API key)`;
+  npm run token -- sync-keys   (deployed: gives every active token its API key, and removes the others' keys)
+  npm run token -- sweep-keys  (deployed: removes the API keys of expired and revoked tokens)`;
 }
 
 /** The commands, and whether each takes a token id. */
-const COMMANDS = { create: false, list: false, limits: true, revoke: true, 'sync-keys': false } as const;
+const COMMANDS = { create: false, list: false, limits: true, revoke: true, 'sync-keys': false, 'sweep-keys': false } as const;
 
 const { positionals, values } = await cliArguments({
   // Built only when shown: the modules give it its scopes and limits, and nothing is read or written.
@@ -38,7 +40,11 @@ const { positionals, values } = await cliArguments({
     burst: 'string',
     json: 'boolean',
   },
-  args: { min: 1, max: 2, what: 'a command (create, list, limits, revoke or sync-keys) and, for limits and revoke, a token id' },
+  args: {
+    min: 1,
+    max: 2,
+    what: 'a command (create, list, limits, revoke, sync-keys or sweep-keys) and, for limits and revoke, a token id',
+  },
 });
 // An AWS error (no credentials, no such table) or a database gone mid-command: its message, no stack trace.
 exitPlainlyOnError();
@@ -59,7 +65,7 @@ const {
 } = await import('#domain/tokens');
 const { ValidationFailed } = await import('#domain/errors');
 const { SCOPES, isScope } = await import('#domain/scopes');
-const { addTokenKey, deployedApi, placeTokenKey, removeTokenKey } = await import('#lib/aws/usagePlans');
+const { addTokenKey, deployedApi, placeTokenKey, removeTokenKey, sweepTokenKeys } = await import('#lib/aws/usagePlans');
 
 const usage = usageOf(SCOPES, DEFAULT_RATE_LIMIT);
 
@@ -106,6 +112,17 @@ function api() {
   return found;
 }
 
+/** A token that may still be used: neither revoked nor expired. */
+function usable(t: { revoked: boolean; expires_at?: string }): boolean {
+  return !t.revoked && !(t.expires_at && Date.parse(t.expires_at) <= Date.now());
+}
+
+/** Whether a token id names a usable token of this list (a key without one is an orphan). */
+function usableIn(tokens: { id: string; revoked: boolean; expires_at?: string }[]): (tokenId: string) => boolean {
+  const ids = new Set(tokens.filter(usable).map((t) => t.id));
+  return (tokenId) => ids.has(tokenId);
+}
+
 // Every mistake in the arguments is said here, before the database is asked anything.
 const [command, arg] = positionals as [string, string | undefined];
 if (!Object.hasOwn(COMMANDS, command)) fail(`unknown command ${command}`);
@@ -139,8 +156,8 @@ try {
   throw error;
 }
 const deployed = command === 'list' ? undefined : api();
-if (command === 'sync-keys' && !deployed)
-  fail('sync-keys is for a deployed stage (TABLE_NAME, REST_API_ID, STAGE_NAME); locally tokens need no keys');
+if ((command === 'sync-keys' || command === 'sweep-keys') && !deployed)
+  fail(`${command} is for a deployed stage (TABLE_NAME, REST_API_ID, STAGE_NAME); locally tokens need no keys`);
 if (target) await useLocalStack({}, target);
 
 switch (command) {
@@ -152,7 +169,11 @@ switch (command) {
       } catch (error) {
         // A token without its key could never be used: take it back.
         await revokeToken(record.id);
-        console.error(`Could not create the token's API key (${(error as Error).message}); the token was revoked.`);
+        const quota =
+          (error as Error).name === 'LimitExceededException'
+            ? ' API keys are capped at 10,000 per account and Region: `npm run token -- sweep-keys` removes those of expired and revoked tokens.'
+            : '';
+        console.error(`Could not create the token's API key (${(error as Error).message}); the token was revoked.${quota}`);
         process.exit(1);
       }
     }
@@ -204,13 +225,21 @@ switch (command) {
   }
   case 'sync-keys': {
     const outcomes = { created: 0, moved: 0, unchanged: 0 };
-    for (const t of await listTokens()) {
-      if (t.revoked || (t.expires_at && Date.parse(t.expires_at) <= Date.now())) continue;
+    const tokens = await listTokens();
+    for (const t of tokens.filter(usable)) {
       // A key in the right plan is left alone: no token loses its key while this runs.
       outcomes[await placeTokenKey(deployed!, t.id, t.rate_limit ?? DEFAULT_RATE_LIMIT)]++;
     }
+    const swept = await sweepTokenKeys(deployed!, usableIn(tokens));
     console.log(
-      `API keys of active tokens: ${outcomes.created} created, ${outcomes.moved} moved to their plan, ${outcomes.unchanged} in place.`,
+      `API keys of active tokens: ${outcomes.created} created, ${outcomes.moved} moved to their plan, ${outcomes.unchanged} in place; ${swept.removed} of expired, revoked or unknown tokens removed.`,
+    );
+    break;
+  }
+  case 'sweep-keys': {
+    const swept = await sweepTokenKeys(deployed!, usableIn(await listTokens()));
+    console.log(
+      `API keys of this stage's tokens: ${swept.removed} removed (expired, revoked or unknown tokens), ${swept.kept} kept. API Gateway holds at most 10,000 keys per account and Region.`,
     );
     break;
   }

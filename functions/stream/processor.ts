@@ -10,7 +10,10 @@ import { processStreamBatch } from '#events/processor';
  * throttles is done again within the invocation first (events/patience.ts), so throttling does not
  * spend those retries.
  */
-const bus = eventBridgeBus(process.env.EVENT_BUS_NAME ?? 'default');
+const bus = eventBridgeBus({
+  busName: process.env.EVENT_BUS_NAME ?? 'default',
+  resources: process.env.EVENT_RESOURCES ? process.env.EVENT_RESOURCES.split(',') : [],
+});
 
 export const handler = async (event: DynamoDBStreamEvent, context: Context): Promise<void> => {
   await processStreamBatch(event.Records, bus, deadlineOf(context));

@@ -6,11 +6,12 @@ import {
   DeleteApiKeyCommand,
   DeleteUsagePlanKeyCommand,
   GetApiKeysCommand,
+  GetUsagePlanKeysCommand,
   GetUsagePlansCommand,
   type UsagePlan,
 } from '@aws-sdk/client-api-gateway';
 import { usageKeyOf, type RateLimit } from '#domain/tokens';
-import { apiKeyName, usagePlanName } from './usagePlanNames';
+import { apiKeyName, tokenIdOfKey, usagePlanName, usagePlanPrefix } from './usagePlanNames';
 
 /**
  * A deployed stage's per-token rate limits, kept by the token CLI: each token gets an API key (value
@@ -112,4 +113,32 @@ export async function removeTokenKey(api: DeployedApi, tokenId: string): Promise
   const keyIds = await keyIdsOf(api, tokenId);
   for (const apiKey of keyIds) await api.client.send(new DeleteApiKeyCommand({ apiKey }));
   return keyIds.length > 0;
+}
+
+/**
+ * Removes the API keys of this stage's tokens that can no longer be used: expired, revoked, or unknown to
+ * the stage's table. API keys are capped at 10,000 per account and Region (a quota AWS does not raise),
+ * and a token's key outlives its expiry until something removes it. Only keys in this stage's usage
+ * plans are looked at: API keys are account-wide, and another stage's (or application's) are not ours.
+ */
+export async function sweepTokenKeys(api: DeployedApi, isUsable: (tokenId: string) => boolean): Promise<{ removed: number; kept: number }> {
+  const prefix = usagePlanPrefix(api.restApiId, api.stage);
+  const keys = new Map<string, string | undefined>();
+  for (const plan of await usagePlans(api)) {
+    if (!plan.id || !plan.name?.startsWith(prefix)) continue;
+    let position: string | undefined;
+    do {
+      const page = await api.client.send(new GetUsagePlanKeysCommand({ usagePlanId: plan.id, position, limit: 500 }));
+      for (const key of page.items ?? []) if (key.id) keys.set(key.id, key.name);
+      position = page.position;
+    } while (position);
+  }
+  let removed = 0;
+  for (const [apiKey, name] of keys) {
+    const tokenId = tokenIdOfKey(name);
+    if (tokenId === undefined || isUsable(tokenId)) continue;
+    await api.client.send(new DeleteApiKeyCommand({ apiKey }));
+    removed++;
+  }
+  return { removed, kept: keys.size - removed };
 }

@@ -1,11 +1,13 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData, type IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { Alias } from 'aws-cdk-lib/aws-kms';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { functionId } from './api.ts';
+import type { ServiceFunction } from './service-function.ts';
 import { allThrottleEvents } from './table-throttles.ts';
 import type { ServiceParts } from './parts.ts';
 import type { StageConfig } from './stage.ts';
@@ -49,6 +51,70 @@ function webhookFailureRate(service: string): MathExpression {
   });
 }
 
+/**
+ * The authorizer's failures: its errors less its refusals. A refused token is thrown (API Gateway's way to
+ * answer 401), which Lambda counts as an error, so any junk token from the internet would page on the
+ * plain error count; what is left is what the service got wrong (the table failing, a timeout, a crash).
+ */
+function authorizerFailures(fn: ServiceFunction, service: string): MathExpression {
+  const period = Duration.minutes(5);
+  return new MathExpression({
+    expression: 'errors - FILL(refused, 0)',
+    usingMetrics: {
+      errors: fn.metricErrors({ period, statistic: 'Sum' }),
+      refused: new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: 'TokensRefused' satisfies MetricName,
+        dimensionsMap: { service, route: 'authorizer' },
+        statistic: 'Sum',
+        period,
+      }),
+    },
+    period,
+    label: 'Authorizer errors that are not token refusals',
+  });
+}
+
+/**
+ * The topic every alarm notifies. CloudWatch can publish only to a topic whose policy lets it and whose
+ * key it may use: the AWS-managed `alias/aws/sns` key grants no service but SNS, so alarms sent to a
+ * topic encrypted with it are dropped in silence. The key is the stack's own, with CloudWatch allowed
+ * to use it; the topic allows CloudWatch's alarms of this account to publish, over TLS only.
+ */
+function createAlarmTopic(stack: Stack, stage: StageConfig): Topic {
+  const cloudWatch = new ServicePrincipal('cloudwatch.amazonaws.com');
+  const key = new Key(stack, 'AlarmTopicKey', {
+    alias: `alias/${stage.prefix}-alarms`,
+    description: `Encrypts the alarm notifications of ${stage.prefix} at rest (SNS); CloudWatch may use it to publish`,
+    enableKeyRotation: true,
+    // It keeps no data past the messages in flight: it goes with the stack (after KMS's waiting period).
+    removalPolicy: RemovalPolicy.DESTROY,
+    pendingWindow: Duration.days(7),
+  });
+  key.addToResourcePolicy(
+    new PolicyStatement({
+      sid: 'AllowCloudWatchAlarmsToUseTheKey',
+      principals: [cloudWatch],
+      actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+      resources: ['*'],
+    }),
+  );
+  const topic = new Topic(stack, 'AlarmTopic', { topicName: `${stage.prefix}-alarms`, enforceSSL: true, masterKey: key });
+  topic.addToResourcePolicy(
+    new PolicyStatement({
+      sid: 'AllowCloudWatchAlarmsToPublish',
+      principals: [cloudWatch],
+      actions: ['sns:Publish'],
+      resources: [topic.topicArn],
+      conditions: {
+        StringEquals: { 'aws:SourceAccount': stack.account },
+        ArnLike: { 'aws:SourceArn': `arn:${stack.partition}:cloudwatch:${stack.region}:${stack.account}:alarm:*` },
+      },
+    }),
+  );
+  return topic;
+}
+
 /** Every alarm notifies the alarm topic; returns the API latency alarm (the dashboard draws its threshold). */
 export function createAlarms(
   stack: ServiceParts & {
@@ -63,11 +129,7 @@ export function createAlarms(
   stage: StageConfig,
   alarmEmail: string | undefined,
 ): Alarm {
-  const topic = new Topic(stack, 'AlarmTopic', {
-    topicName: `${stage.prefix}-alarms`,
-    enforceSSL: true,
-    masterKey: Alias.fromAliasName(stack, 'SnsManagedKey', 'alias/aws/sns'),
-  });
+  const topic = createAlarmTopic(stack, stage);
   if (alarmEmail) topic.addSubscription(new EmailSubscription(alarmEmail));
   const action: IAlarmAction = new SnsAction(topic);
   const alarm = (id: string, a: Omit<ConstructorParameters<typeof Alarm>[2], 'evaluationPeriods'> & { evaluationPeriods?: number }) => {
@@ -91,8 +153,16 @@ export function createAlarms(
   for (const [name, fn] of stack.functions) {
     alarm(`${functionId(name)}ErrorsAlarm`, {
       alarmName: `${stage.prefix}-${name}-errors`,
-      alarmDescription: `Function ${name} threw (errors the handler did not turn into a response).`,
-      metric: fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+      ...(name === 'authorizer'
+        ? {
+            alarmDescription:
+              'The authorizer failed to check tokens (errors other than the refusals of bad tokens): requests answered 503.',
+            metric: authorizerFailures(fn, stage.prefix),
+          }
+        : {
+            alarmDescription: `Function ${name} threw (errors the handler did not turn into a response).`,
+            metric: fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+          }),
       threshold: 1,
     });
   }

@@ -75,8 +75,9 @@ export function createApi(stack: Stack, stage: StageConfig, authorizerFn: Servic
       exposeHeaders: [...CORS_PREFLIGHT.exposeHeaders],
       maxAge: Duration.seconds(CORS_PREFLIGHT.maxAgeSeconds),
     },
-    cloudWatchRole: true,
-    cloudWatchRoleRemovalPolicy: stage.removalPolicy,
+    // The stage writes its logs through the account's CloudWatch role, which the account stack sets
+    // (account-stack.ts, `npm run bootstrap`): one per account and Region, never a stage's to own.
+    cloudWatchRole: false,
     deployOptions: {
       stageName: stage.name,
       tracingEnabled: true,

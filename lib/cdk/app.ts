@@ -4,6 +4,7 @@ import { App, Stack, Tags, Validations, type CfnResource } from 'aws-cdk-lib';
 import { repoRoot } from '#lib/paths';
 import { origins, Refusal } from '#lib/settings/rules';
 import cdkNag from 'cdk-nag';
+import { ACCOUNT_STACK_NAME, AccountSettingsStack } from './account-stack.ts';
 import { ServiceStack } from './service-stack.ts';
 import { stageConfig } from './stage.ts';
 
@@ -25,11 +26,12 @@ export interface BuildAppOptions {
 }
 
 /**
- * The CDK app: one env-agnostic stack per stage. cdk-nag's AWS Solutions pack runs as a policy
- * validation plugin (cdk-nag v3; v2's `NagSuppressions`/Aspects are gone): any finding not
- * acknowledged below fails `cdk synth`.
+ * The CDK app: one env-agnostic stack per stage, and the stack of the account-wide API Gateway setting
+ * (account-stack.ts), which `npm run bootstrap` deploys once and `npm run deploy` leaves alone. cdk-nag's
+ * AWS Solutions pack runs as a policy validation plugin (cdk-nag v3; v2's `NagSuppressions`/Aspects are
+ * gone): any finding not acknowledged below fails `cdk synth`.
  */
-export function buildApp(opts: BuildAppOptions = {}): { app: App; stack: ServiceStack } {
+export function buildApp(opts: BuildAppOptions = {}): { app: App; stack: ServiceStack; accountStack: AccountSettingsStack } {
   // cdk.json's context (the feature flags and the default stage) as the CLI passes it, so that the
   // tests synthesize the very template `cdk synth` and `cdk deploy` do.
   const context = { ...cdkJsonContext(), ...opts.context };
@@ -47,15 +49,23 @@ export function buildApp(opts: BuildAppOptions = {}): { app: App; stack: Service
     ...(corsOrigins ? { corsOrigins: corsOriginsOf(corsOrigins) } : {}),
     ...(eventBusName ? { eventBusName } : {}),
   });
+  const accountStack = new AccountSettingsStack(app, ACCOUNT_STACK_NAME, {
+    description: "API Gateway's account-wide CloudWatch role (one per account and Region), for the Project and Label Management Service",
+  });
   Tags.of(app).add('service', 'project-label-service');
-  Tags.of(app).add('stage', stage.name);
+  Tags.of(stack).add('stage', stage.name);
   acknowledgeAcceptedFindings(stack);
+  Validations.of(accountStack).acknowledge({
+    id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+    reason:
+      'The AWS-maintained policy API Gateway needs to write execution and access logs; it is the documented role for that account setting.',
+  });
   if (opts.nag !== false) {
     // The acknowledgments are checked here, at synthesis; written into the template as well, they were
     // 620 KB of its 877 KB (CloudFormation takes at most 1 MB).
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
   }
-  return { app, stack };
+  return { app, stack, accountStack };
 }
 
 /**
@@ -81,11 +91,6 @@ function acknowledgeAcceptedFindings(stack: ServiceStack): void {
     {
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
       reason: 'The AWS-maintained minimal policy for a function to write its own logs (CreateLogStream/PutLogEvents).',
-    },
-    {
-      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-      reason:
-        'The AWS-maintained policy API Gateway needs to write execution and access logs; it is the documented role for that account setting.',
     },
     {
       id: 'AwsSolutions-IAM5[Resource::*]',

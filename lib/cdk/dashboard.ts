@@ -131,9 +131,15 @@ export function addOperationsDashboard(scope: Construct, parts: DashboardParts):
       graph('Conflict retries and 503s', [emf.total('ConflictRetries', 'Conflict retries'), emf.total('Unavailable', '503 answers')], {
         width: 6,
       }),
-      graph('Authorizer (cache misses)', [emf.total('TokensAccepted', 'Tokens accepted'), emf.total('TokensRefused', 'Tokens refused')], {
-        width: 6,
-      }),
+      graph(
+        'Authorizer (cache misses)',
+        [
+          emf.total('TokensAccepted', 'Tokens accepted'),
+          emf.total('TokensRefused', 'Tokens refused'),
+          emf.total('AuthorizerFailures', 'Authorizer failures'),
+        ],
+        { width: 6 },
+      ),
       graph('Items removed by delete cascades', [emf.total('CascadeItemsRemoved', 'Items removed')], { width: 6 }),
       graph(
         'Events',

@@ -40,6 +40,9 @@ export function createStreamProcessor(stack: ServiceParts, stage: StageConfig): 
     timeout: Duration.seconds(CONSUMER_TIMEOUT_S.streamProcessor),
   });
   fn.addEnvironment('EVENT_BUS_NAME', stack.bus.eventBusName);
+  // Each event names this stage's table as its resource: the stage's rules take only their own stage's
+  // events from a bus other stages publish to as well (-c eventBusName).
+  fn.addEnvironment('EVENT_RESOURCES', stack.table.tableArn);
   stack.table.grantStreamRead(fn);
   fn.addToRolePolicy(itemAccess(stack.table));
   stack.bus.grantPutEventsTo(fn);
@@ -104,7 +107,9 @@ export function createInbound(stack: ServiceParts, stage: StageConfig): [Queue, 
     eventBus: stack.bus,
     description: 'Task, member and sprint events of the rest of the product, to the inbound queue',
     eventPattern: { source: EventMatch.anythingBut(EVENT_SOURCE), detailType: [...INBOUND_TYPES] },
-    targets: [new SqsQueue(queue)],
+    // What EventBridge cannot hand to the queue after its retries (the queue's policy or key changed,
+    // say) is kept on the dead-letter queue, which alarms, instead of being dropped.
+    targets: [new SqsQueue(queue, { deadLetterQueue: deadLetters })],
   });
   const fn = new ServiceFunction(stack, 'InboundConsumer', {
     name: 'inbound-consumer',

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Duration } from 'aws-cdk-lib';
-import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { ApplicationLogLevel, Architecture, LoggingFormat, RecursiveLoop, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
@@ -18,6 +18,8 @@ export interface ServiceFunctionProps {
   table: ITable;
   description?: string;
   timeout?: Duration;
+  /** Whether Lambda may let a loop through SQS, SNS or S3 back to this function run on (default: it stops one). */
+  recursiveLoop?: RecursiveLoop;
 }
 
 /**
@@ -41,6 +43,7 @@ export class ServiceFunction extends NodejsFunction {
       // API Gateway gives up after 29 s; the DynamoDB client's bounded retries fit well inside this.
       timeout: props.timeout ?? Duration.seconds(20),
       tracing: Tracing.ACTIVE,
+      recursiveLoop: props.recursiveLoop ?? RecursiveLoop.TERMINATE,
       bundling: lambdaBundling(),
       // JSON lines throughout: Lambda's own (START, REPORT) and the functions' (Powertools). Lambda
       // admits every application line (DEBUG and above); the level that decides is Powertools' own,

@@ -9,7 +9,12 @@ export interface StageConfig {
   /** Prefix of every physical name, so both stages can live in one account. */
   prefix: string;
   logRetention: RetentionDays;
-  /** prod keeps the table (and refuses to delete it); dev is disposable. */
+  /**
+   * What a destroy (or a replacement) does to what holds data: the table, the log groups, the cursor key.
+   * dev is disposable; prod keeps them (and its table refuses deletion), except when the create that made
+   * them rolls back (CloudFormation's RetainExceptOnCreate): a failed first deploy leaves nothing behind
+   * that would make the next one fail with "already exists".
+   */
   removalPolicy: RemovalPolicy;
   deletionProtection: boolean;
   throttle: { rateLimit: number; burstLimit: number };
@@ -35,7 +40,7 @@ export const STAGES: Record<StageName, StageConfig> = {
     name: 'prod',
     prefix: 'project-label-service-prod',
     logRetention: RetentionDays.THREE_MONTHS,
-    removalPolicy: RemovalPolicy.RETAIN,
+    removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     deletionProtection: true,
     throttle: { rateLimit: 100, burstLimit: 200 },
     authorizerCacheTtl: Duration.minutes(5),

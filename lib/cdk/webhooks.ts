@@ -2,6 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import { Rule } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { RecursiveLoop } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { EVENT_SOURCE, OUTBOUND_TYPES } from '#domain/eventNames';
@@ -53,7 +54,8 @@ export function createWebhooks(stack: ServiceParts, stage: StageConfig): [Queue,
   new Rule(stack, 'WebhookRule', {
     eventBus: stack.bus,
     description: "The service's own events, to the webhook deliveries queue",
-    eventPattern: { source: [EVENT_SOURCE], detailType: [...OUTBOUND_TYPES] },
+    // Only this stage's events (its table is their resource): stages on one shared bus never deliver each other's.
+    eventPattern: { source: [EVENT_SOURCE], detailType: [...OUTBOUND_TYPES], resources: [stack.table.tableArn] },
     // What EventBridge cannot hand to the queue after its retries is kept on the dead-letter queue too.
     targets: [new SqsQueue(queue, { deadLetterQueue: deadLetters })],
   });
@@ -64,6 +66,10 @@ export function createWebhooks(stack: ServiceParts, stage: StageConfig): [Queue,
     stage,
     table: stack.table,
     timeout,
+    // It reads the retry queue and sends back to it: a wait of hours is hops of at most 15 minutes, which
+    // Lambda's recursive-loop detection would stop after about 16 (the message dead-lettered, its delivery
+    // left pending). The loop is bounded: each hop is one delivery's, and none goes past its due_at.
+    recursiveLoop: RecursiveLoop.ALLOW,
   });
   fn.addEnvironment('WEBHOOK_RETRY_QUEUE_URL', retries.queueUrl);
   fn.addEnvironment('WEBHOOK_DEAD_LETTER_QUEUE_URL', deadLetters.queueUrl);

@@ -61,10 +61,10 @@ test('every cdk-nag acknowledgment carries a written reason', () => {
   for (const [id, reason] of acknowledgments) expect(reason.length, id).toBeGreaterThan(40);
 });
 
-test('prod keeps its data: table deletion protection and RETAIN, longer log retention', () => {
+test('prod keeps its data: table deletion protection and retained (but on a rolled-back create), longer log retention', () => {
   stages.prod.template.hasResource('AWS::DynamoDB::Table', {
     Properties: { DeletionProtectionEnabled: true, PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } },
-    DeletionPolicy: 'Retain',
+    DeletionPolicy: 'RetainExceptOnCreate',
     UpdateReplacePolicy: 'Retain',
   });
   stages.prod.template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 90 });

@@ -38,6 +38,7 @@ const SERVICE_METRICS = [
   'Unavailable',
   'TokensAccepted',
   'TokensRefused',
+  'AuthorizerFailures',
   'ConflictRetries',
   'CascadeItemsRemoved',
   'EventsPublished',
@@ -312,6 +313,7 @@ describe('dashboard', () => {
     expect(expressions('Authorizer (cache misses)')).toEqual([
       ['Tokens accepted', `SUM(${search('TokensAccepted')})`],
       ['Tokens refused', `SUM(${search('TokensRefused')})`],
+      ['Authorizer failures', `SUM(${search('AuthorizerFailures')})`],
     ]);
     expect(expressions('Items removed by delete cascades')).toEqual([['Items removed', `SUM(${search('CascadeItemsRemoved')})`]]);
     expect(expressions('Events')).toEqual([

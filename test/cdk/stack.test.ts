@@ -455,7 +455,13 @@ describe('webhooks', () => {
     expect(rules).toHaveLength(1);
     const [[ruleId, rule]] = rules as [[string, Resource]];
     expect(EVENT_SOURCE).toBe('project-label-service');
-    expect(rule.Properties.EventPattern).toEqual({ source: [EVENT_SOURCE], 'detail-type': [...OUTBOUND_TYPES] });
+    const [tableId] = ofType('AWS::DynamoDB::Table')[0]!;
+    // This stage's events only: they name its table (deploy-day.test.ts: stages on a shared bus).
+    expect(rule.Properties.EventPattern).toEqual({
+      source: [EVENT_SOURCE],
+      'detail-type': [...OUTBOUND_TYPES],
+      resources: [getAtt(tableId)],
+    });
     expect(ref(rule.Properties.EventBusName)).toMatch(/^Bus/);
     expect(rule.Properties.State).toBe('ENABLED');
     // What EventBridge cannot hand to the queue after its retries goes to the dead-letter queue.
@@ -721,7 +727,9 @@ describe('operations', () => {
     const alarms = ofType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
     expect(alarms.some((a) => a.MetricName === '5XXError' && a.Namespace === 'AWS/ApiGateway')).toBe(true);
     const errorAlarms = alarms.filter((a) => a.MetricName === 'Errors' && a.Namespace === 'AWS/Lambda');
-    expect(errorAlarms).toHaveLength(routes.length + 4);
+    // The authorizer's counts its errors less its refusals (a metric expression: deploy-day.test.ts).
+    expect(errorAlarms).toHaveLength(routes.length + 3);
+    expect(alarms.filter((a) => JSON.stringify(a.Metrics ?? []).includes('"Errors"'))).toHaveLength(1);
     expect(alarms.some((a) => JSON.stringify(a.Metrics ?? []).includes('ThrottleEvents'))).toBe(true);
   });
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { buildApp } from '#cdk/app';
+import type { AccountSettingsStack } from '#cdk/account-stack';
 import type { ServiceStack } from '#cdk/service-stack';
 
 export interface Synthesized {
@@ -10,6 +11,8 @@ export interface Synthesized {
   template: Template;
   /** The template as `cdk synth` writes it for CloudFormation (no indentation). */
   templateText: string;
+  /** The stack of the account-wide setting, synthesized with it (the same for every stage). */
+  account: { stack: AccountSettingsStack; template: Template; templateText: string };
 }
 
 type SynthOptions = { stage?: 'dev' | 'prod'; bundle?: boolean; nag?: boolean; context?: Record<string, unknown> };
@@ -40,7 +43,7 @@ export function synthesize(opts: SynthOptions = {}): Synthesized {
 function synthesizeOnce(opts: SynthOptions): Synthesized {
   const outdir = mkdtempSync(join(tmpdir(), 'pls-cdk-'));
   const nag = opts.nag ?? true;
-  const { app, stack } = buildApp({
+  const { app, stack, accountStack } = buildApp({
     outdir,
     nag,
     context: { stage: opts.stage ?? 'dev', ...(opts.bundle === false ? { 'aws:cdk:bundling-stacks': [] } : {}), ...opts.context },
@@ -48,12 +51,15 @@ function synthesizeOnce(opts: SynthOptions): Synthesized {
   const validation = process.env.CDK_VALIDATION;
   if (!nag) process.env.CDK_VALIDATION = 'false';
   try {
-    const artifact = app.synth().getStackByName(stack.stackName);
-    return {
-      stack,
-      template: Template.fromJSON(artifact.template as Record<string, unknown>),
-      templateText: readFileSync(artifact.templateFullPath, 'utf8'),
+    const assembly = app.synth();
+    const read = (name: string) => {
+      const artifact = assembly.getStackByName(name);
+      return {
+        template: Template.fromJSON(artifact.template as Record<string, unknown>),
+        templateText: readFileSync(artifact.templateFullPath, 'utf8'),
+      };
     };
+    return { stack, ...read(stack.stackName), account: { stack: accountStack, ...read(accountStack.stackName) } };
   } finally {
     if (validation === undefined) delete process.env.CDK_VALIDATION;
     else process.env.CDK_VALIDATION = validation;

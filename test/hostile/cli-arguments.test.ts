@@ -114,7 +114,7 @@ describe('the other mistakes of the parser come first too', () => {
   test.each([
     ['token', ['list', '--workspace'], /^--workspace needs a value: give it as --workspace <value>\.$/],
     ['token', ['revoke'], /^revoke needs a token id$/],
-    ['token', [], /^Missing argument: this command takes a command \(create, list, limits, revoke or sync-keys\)/],
+    ['token', [], /^Missing argument: this command takes a command \(create, list, limits, revoke, sync-keys or sweep-keys\)/],
     ['openapi', ['now'], /^Unexpected argument "now": this command takes no arguments\.$/],
     ['emit', ['Task Created'], /^Missing argument: this command takes a detail-type and a detail \(a JSON object\)\.$/],
     ['events:follow', ['--all=yes'], /^--all takes no value: give it alone\.$/],

@@ -81,10 +81,10 @@ describe('the token CLI refuses every bad argument, writes nothing and exits non
     expect((await listTokens(lws)).find((t) => t.id === slow.id)?.rate_limit).toEqual({ rate: 20, burst: 40 });
   });
 
-  test('sync-keys is for a deployed stage only', async () => {
-    const res = await tokenCli(['sync-keys']);
+  test.each(['sync-keys', 'sweep-keys'])('%s is for a deployed stage only', async (command) => {
+    const res = await tokenCli([command]);
     expect(res.code).not.toBe(0);
-    expect(res.stderr).toMatch(/deployed/);
+    expect(res.stderr).toMatch(new RegExp(`^${command} is for a deployed stage`, 'm'));
   });
 
   test('revoke of an unknown id fails without a stack trace', async () => {

@@ -47,7 +47,9 @@ describe('the EventBridge bus', () => {
 
   test('calls stay under PutEvents limits: at most 10 entries and 256 KB each', async () => {
     eb.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [] });
-    await eventBridgeBus('bus', eb as unknown as EventBridgeClient).publish(Array.from({ length: 12 }, (_, i) => big(i)));
+    await eventBridgeBus({ busName: 'bus', client: eb as unknown as EventBridgeClient }).publish(
+      Array.from({ length: 12 }, (_, i) => big(i)),
+    );
     const sent = eb.commandCalls(PutEventsCommand).map((c) => c.args[0].input.Entries!);
     expect(sent.flat()).toHaveLength(12);
     for (const entries of sent) {
@@ -57,12 +59,19 @@ describe('the EventBridge bus', () => {
     }
   });
 
+  test("every entry names the stage's table as its resource, so that stages sharing a bus can tell their events apart", async () => {
+    eb.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [] });
+    const table = 'arn:aws:dynamodb:eu-west-1:123456789012:table/project-label-service-prod';
+    await eventBridgeBus({ busName: 'bus', resources: [table], client: eb as unknown as EventBridgeClient }).publish([labelNamed(1, 'a')]);
+    expect(eb.commandCalls(PutEventsCommand)[0]!.args[0].input.Entries![0]!.Resources).toEqual([table]);
+  });
+
   test('entries EventBridge fails are sent again, and only they', async () => {
     eb.on(PutEventsCommand)
       .resolvesOnce({ FailedEntryCount: 1, Entries: [{ EventId: '1' }, { ErrorCode: 'ThrottlingException' }] })
       .resolves({ FailedEntryCount: 0, Entries: [{ EventId: '2' }] });
     const small = (i: number) => labelNamed(i, '');
-    await eventBridgeBus('bus', eb as unknown as EventBridgeClient).publish([small(1), small(2)]);
+    await eventBridgeBus({ busName: 'bus', client: eb as unknown as EventBridgeClient }).publish([small(1), small(2)]);
     const sent = eb.commandCalls(PutEventsCommand).map((c) => c.args[0].input.Entries!.map((e) => JSON.parse(e.Detail!).event_id));
     expect(sent).toEqual([['e1', 'e2'], ['e2']]);
   });

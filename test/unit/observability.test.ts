@@ -120,6 +120,35 @@ describe('the correlation id', () => {
   });
 });
 
+describe('the authorizer', () => {
+  const authorize = async (secretChar: string) => {
+    const { handler } = await import('../../functions/authorizer/handler.ts');
+    const token = `pls_${'a'.repeat(15)}${secretChar}_${secretChar.repeat(43)}`;
+    const event = {
+      type: 'TOKEN' as const,
+      authorizationToken: `Bearer ${token}`,
+      methodArn: 'arn:aws:execute-api:eu-west-1:123456789012:abc123/dev/GET/projects',
+    };
+    return handler(event, lambdaContext('authorizer'));
+  };
+  const authorizerMetrics = () => parsed().find((l) => '_aws' in l && l.route === 'authorizer')!;
+
+  test('a token it cannot check (the table failing) counts as an authorizer failure, not as a refusal', async () => {
+    ddb.on(GetCommand).rejects(awsError('InternalServerError'));
+    await expect(authorize('b')).rejects.toThrow();
+    expect(authorizerMetrics()).toMatchObject({ AuthorizerFailures: 1 });
+    expect(authorizerMetrics()).not.toHaveProperty('TokensRefused');
+    expect(parsed().find((l) => l.message === 'authorizer failed')).toMatchObject({ level: 'ERROR' });
+  });
+
+  test('an unknown token is refused with Unauthorized and counted as refused, not as a failure', async () => {
+    ddb.on(GetCommand).resolves({});
+    await expect(authorize('c')).rejects.toThrow(/^Unauthorized$/);
+    expect(authorizerMetrics()).toMatchObject({ TokensRefused: 1 });
+    expect(authorizerMetrics()).not.toHaveProperty('AuthorizerFailures');
+  });
+});
+
 describe('log levels', () => {
   test("Powertools' own level wins over Lambda's, so that a stage's level and its debug sampling hold", async () => {
     const { spawnSync } = await import('node:child_process');

@@ -6,12 +6,13 @@ import {
   DeleteApiKeyCommand,
   DeleteUsagePlanKeyCommand,
   GetApiKeysCommand,
+  GetUsagePlanKeysCommand,
   GetUsagePlansCommand,
 } from '@aws-sdk/client-api-gateway';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, test } from 'vitest';
 import { usageKeyOf } from '#domain/tokens';
-import { addTokenKey, deployedApi, placeTokenKey, removeTokenKey, type DeployedApi } from '#lib/aws/usagePlans';
+import { addTokenKey, deployedApi, placeTokenKey, removeTokenKey, sweepTokenKeys, type DeployedApi } from '#lib/aws/usagePlans';
 
 /** The token CLI's side of deployed rate limits, against a mocked API Gateway (no account needed). */
 const gateway = mockClient(APIGatewayClient);
@@ -131,5 +132,45 @@ describe('changing limits moves the key, never dropping it for longer than the m
       keyId: 'k-new',
       keyType: 'API_KEY',
     });
+  });
+});
+
+describe("sweeping a stage's keys (API Gateway holds at most 10,000 per account and Region)", () => {
+  test("removes the keys of tokens no longer usable, in this stage's plans only, over every page", async () => {
+    gateway.on(GetUsagePlansCommand).resolves({
+      items: [
+        { id: 'p-default', name: 'pls-abc123-dev-100rps-200burst' },
+        { id: 'p-slow', name: 'pls-abc123-dev-5rps-10burst' },
+        // Another stage's plan, and another API's: their keys are not this stage's to judge.
+        { id: 'p-prod', name: 'pls-abc123-prod-100rps-200burst' },
+        { id: 'p-other', name: 'pls-zzz999-dev-100rps-200burst' },
+      ],
+    });
+    gateway
+      .on(GetUsagePlanKeysCommand, { usagePlanId: 'p-default', position: undefined })
+      .resolves({
+        items: [
+          { id: 'k-active', name: 'pls-token-activetoken00001' },
+          { id: 'k-expired', name: 'pls-token-expiredtoken0001' },
+        ],
+        position: 'next',
+      })
+      .on(GetUsagePlanKeysCommand, { usagePlanId: 'p-default', position: 'next' })
+      .resolves({ items: [{ id: 'k-orphan', name: 'pls-token-unknowntoken0001' }] })
+      .on(GetUsagePlanKeysCommand, { usagePlanId: 'p-slow' })
+      .resolves({
+        items: [
+          { id: 'k-revoked', name: 'pls-token-revokedtoken0001' },
+          { id: 'k-foreign', name: 'someone-elses-key' },
+        ],
+      });
+    gateway.on(DeleteApiKeyCommand).resolves({});
+    const usable = new Set(['activetoken00001']);
+    const outcome = await sweepTokenKeys(api(), (id) => usable.has(id));
+    const deleted = gateway.commandCalls(DeleteApiKeyCommand).map((c) => c.args[0].input.apiKey);
+    expect(deleted.sort()).toEqual(['k-expired', 'k-orphan', 'k-revoked']);
+    expect(outcome).toEqual({ removed: 3, kept: 2 });
+    const looked = gateway.commandCalls(GetUsagePlanKeysCommand).map((c) => c.args[0].input.usagePlanId);
+    expect([...new Set(looked)].sort()).toEqual(['p-default', 'p-slow']);
   });
 });

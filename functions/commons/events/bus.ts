@@ -31,13 +31,24 @@ function calls(entries: PutEventsRequestEntry[]): PutEventsRequestEntry[][] {
   return out;
 }
 
-function entryOf(e: OutboundEvent, busName: string): PutEventsRequestEntry {
+export interface EventBridgeTarget {
+  busName: string;
+  /**
+   * The envelope's `resources` of every event: the ARN of the table the change was made in, which tells
+   * one stage's events from another's on a shared bus (the stack's own rules match on it).
+   */
+  resources?: string[];
+  client?: EventBridgeClient;
+}
+
+function entryOf(e: OutboundEvent, target: EventBridgeTarget): PutEventsRequestEntry {
   return {
     Source: EVENT_SOURCE,
     DetailType: e.detailType,
     Detail: JSON.stringify(e.detail),
     Time: new Date(e.time),
-    EventBusName: busName,
+    EventBusName: target.busName,
+    ...(target.resources?.length ? { Resources: target.resources } : {}),
   };
 }
 
@@ -46,10 +57,11 @@ function entryOf(e: OutboundEvent, busName: string): PutEventsRequestEntry {
  * again with backoff; if some still fail the call throws, and the stream delivers the batch again
  * (consumers see a duplicate with the same `event_id`, never a gap).
  */
-export function eventBridgeBus(busName: string, client = new EventBridgeClient({})): EventBus {
+export function eventBridgeBus(target: EventBridgeTarget): EventBus {
+  const client = target.client ?? new EventBridgeClient({});
   return {
     async publish(events) {
-      for (const part of calls(events.map((e) => entryOf(e, busName)))) {
+      for (const part of calls(events.map((e) => entryOf(e, target)))) {
         let entries = part;
         await withRetries(RETRY.unprocessed, 'EventBridge kept failing entries.', async () => {
           const out = await client.send(new PutEventsCommand({ Entries: entries }));

@@ -108,8 +108,10 @@ function finish(request: Request): void {
 
 /**
  * The TOKEN authorizer's line and metrics (it runs only when API Gateway's policy cache misses):
- * the id the token claims, never the token; `TokensAccepted` or `TokensRefused`, kept apart from the
- * routes' `Requests` so that a request is never counted twice.
+ * the id the token claims, never the token; `TokensAccepted`, `TokensRefused` or, when it could not
+ * tell (the table failing, say), `AuthorizerFailures`, kept apart from the routes' `Requests` so that a
+ * request is never counted twice. A refusal is thrown (API Gateway's way to answer 401), so Lambda
+ * counts it among the function's errors: the alarm takes the refusals away from them (cdk/alarms.ts).
  */
 export function observeAuthorizer<R extends { principalId: string }>(
   authorize: (event: APIGatewayTokenAuthorizerEvent) => Promise<R>,
@@ -123,15 +125,17 @@ export function observeAuthorizer<R extends { principalId: string }>(
       token_id: claimedTokenId(event.authorizationToken ?? ''),
       latency_ms: Math.round((performance.now() - started) * 10) / 10,
     });
-    let outcome: MetricName = 'TokensRefused';
+    let outcome: MetricName = 'AuthorizerFailures';
     try {
       const result = await authorize(event);
       outcome = 'TokensAccepted';
       logger.info('token accepted', fields());
       return result;
     } catch (error) {
-      if ((error as Error).message === 'Unauthorized') logger.info('token refused', fields());
-      else logger.error('authorizer failed', { ...fields(), error: sourceMapped(error as Error) });
+      if ((error as Error).message === 'Unauthorized') {
+        outcome = 'TokensRefused';
+        logger.info('token refused', fields());
+      } else logger.error('authorizer failed', { ...fields(), error: sourceMapped(error as Error) });
       throw error;
     } finally {
       publishMetrics('authorizer', context.functionName, [[outcome, 1], ...drainCounts(REQUEST_COUNTS)], {

@@ -18,6 +18,7 @@ export type MetricName =
   | 'Unavailable'
   | 'TokensAccepted'
   | 'TokensRefused'
+  | 'AuthorizerFailures'
   | 'CascadeItemsRemoved'
   | 'EventsPublished'
   | 'EventsApplied'
