@@ -58,6 +58,7 @@ const {
   createToken,
   DEFAULT_RATE_LIMIT,
   isActiveToken,
+  isUsableToken,
   listTokens,
   MAX_TOKEN_LIFETIME_MS,
   revokeToken,
@@ -230,14 +231,14 @@ switch (command) {
       // A key in the right plan is left alone: no token loses its key while this runs.
       outcomes[await placeTokenKey(deployed!, t.id, t.rate_limit ?? DEFAULT_RATE_LIMIT)]++;
     }
-    const swept = await sweepTokenKeys(deployed!, usableIn(tokens));
+    const swept = await sweepTokenKeys(deployed!, usableIn(tokens), (id) => isUsableToken(id));
     console.log(
       `API keys of active tokens: ${outcomes.created} created, ${outcomes.moved} moved to their plan, ${outcomes.unchanged} in place; ${swept.removed} of expired, revoked or unknown tokens removed.`,
     );
     break;
   }
   case 'sweep-keys': {
-    const swept = await sweepTokenKeys(deployed!, usableIn(await listTokens()));
+    const swept = await sweepTokenKeys(deployed!, usableIn(await listTokens()), (id) => isUsableToken(id));
     console.log(
       `API keys of this stage's tokens: ${swept.removed} removed (expired, revoked or unknown tokens), ${swept.kept} kept. API Gateway holds at most 10,000 keys per account and Region.`,
     );

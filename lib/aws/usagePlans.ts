@@ -115,13 +115,23 @@ export async function removeTokenKey(api: DeployedApi, tokenId: string): Promise
   return keyIds.length > 0;
 }
 
+/** Between two key deletes: API Gateway takes at most 5 DeleteApiKey calls a second per account (not raised). */
+const DELETE_PAUSE_MS = 250;
+
 /**
  * Removes the API keys of this stage's tokens that can no longer be used: expired, revoked, or unknown to
  * the stage's table. API keys are capped at 10,000 per account and Region (a quota AWS does not raise),
  * and a token's key outlives its expiry until something removes it. Only keys in this stage's usage
  * plans are looked at: API keys are account-wide, and another stage's (or application's) are not ours.
+ * `isUsable` is asked again (`confirm`, strongly consistent) before a key goes: a token made while the
+ * sweep ran keeps its key. Deletes are paced under API Gateway's 5 DeleteApiKey calls a second.
  */
-export async function sweepTokenKeys(api: DeployedApi, isUsable: (tokenId: string) => boolean): Promise<{ removed: number; kept: number }> {
+export async function sweepTokenKeys(
+  api: DeployedApi,
+  isUsable: (tokenId: string) => boolean,
+  confirm: (tokenId: string) => Promise<boolean>,
+  pauseMs = DELETE_PAUSE_MS,
+): Promise<{ removed: number; kept: number }> {
   const prefix = usagePlanPrefix(api.restApiId, api.stage);
   const keys = new Map<string, string | undefined>();
   for (const plan of await usagePlans(api)) {
@@ -136,7 +146,8 @@ export async function sweepTokenKeys(api: DeployedApi, isUsable: (tokenId: strin
   let removed = 0;
   for (const [apiKey, name] of keys) {
     const tokenId = tokenIdOfKey(name);
-    if (tokenId === undefined || isUsable(tokenId)) continue;
+    if (tokenId === undefined || isUsable(tokenId) || (await confirm(tokenId))) continue;
+    if (removed > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
     await api.client.send(new DeleteApiKeyCommand({ apiKey }));
     removed++;
   }

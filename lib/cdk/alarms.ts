@@ -7,7 +7,6 @@ import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { functionId } from './api.ts';
-import type { ServiceFunction } from './service-function.ts';
 import { allThrottleEvents } from './table-throttles.ts';
 import type { ServiceParts } from './parts.ts';
 import type { StageConfig } from './stage.ts';
@@ -52,33 +51,27 @@ function webhookFailureRate(service: string): MathExpression {
 }
 
 /**
- * The authorizer's failures: its errors less its refusals. A refused token is thrown (API Gateway's way to
- * answer 401), which Lambda counts as an error, so any junk token from the internet would page on the
- * plain error count; what is left is what the service got wrong (the table failing, a timeout, a crash).
+ * The authorizer's failures to check a token (the table failing, say), as it counts them itself. A
+ * refused token is thrown (API Gateway's way to answer 401), which Lambda counts among the function's
+ * errors, so any junk token from the internet would page on that count; and Lambda's errors less the
+ * refusals would page too, the two counts landing in different periods (Lambda stamps the invocation,
+ * the log metric its line). A timeout or a crash writes no metric: API Gateway answers it 5xx, which
+ * the api-5xx alarm watches.
  */
-function authorizerFailures(fn: ServiceFunction, service: string): MathExpression {
-  const period = Duration.minutes(5);
-  return new MathExpression({
-    expression: 'errors - FILL(refused, 0)',
-    usingMetrics: {
-      errors: fn.metricErrors({ period, statistic: 'Sum' }),
-      refused: new Metric({
-        namespace: METRICS_NAMESPACE,
-        metricName: 'TokensRefused' satisfies MetricName,
-        dimensionsMap: { service, route: 'authorizer' },
-        statistic: 'Sum',
-        period,
-      }),
-    },
-    period,
-    label: 'Authorizer errors that are not token refusals',
+function authorizerFailures(service: string): Metric {
+  return new Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName: 'AuthorizerFailures' satisfies MetricName,
+    dimensionsMap: { service, route: 'authorizer' },
+    statistic: 'Sum',
+    period: Duration.minutes(5),
   });
 }
 
 /**
  * The topic every alarm notifies. CloudWatch can publish only to a topic whose policy lets it and whose
- * key it may use: the AWS-managed `alias/aws/sns` key grants no service but SNS, so alarms sent to a
- * topic encrypted with it are dropped in silence. The key is the stack's own, with CloudWatch allowed
+ * key it may use: the AWS-managed `alias/aws/sns` key grants no service but SNS, so an alarm's notice to
+ * a topic encrypted with it never arrives (only the alarm's history says the action failed). The key is the stack's own, with CloudWatch allowed
  * to use it; the topic allows CloudWatch's alarms of this account to publish, over TLS only.
  */
 function createAlarmTopic(stack: Stack, stage: StageConfig): Topic {
@@ -156,8 +149,8 @@ export function createAlarms(
       ...(name === 'authorizer'
         ? {
             alarmDescription:
-              'The authorizer failed to check tokens (errors other than the refusals of bad tokens): requests answered 503.',
-            metric: authorizerFailures(fn, stage.prefix),
+              'The authorizer failed to check tokens (not its refusals of bad tokens): requests answered 503. Its timeouts and crashes show as API 5xx.',
+            metric: authorizerFailures(stage.prefix),
           }
         : {
             alarmDescription: `Function ${name} threw (errors the handler did not turn into a response).`,

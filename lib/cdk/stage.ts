@@ -12,8 +12,9 @@ export interface StageConfig {
   /**
    * What a destroy (or a replacement) does to what holds data: the table, the log groups, the cursor key.
    * dev is disposable; prod keeps them (and its table refuses deletion), except when the create that made
-   * them rolls back (CloudFormation's RetainExceptOnCreate): a failed first deploy leaves nothing behind
-   * that would make the next one fail with "already exists".
+   * them rolls back (CloudFormation's RetainExceptOnCreate): a failed first deploy leaves no log group or
+   * secret behind that would make the next one fail with "already exists" (the table's deletion
+   * protection refuses even that delete: docs/deploy.md says how to finish such a rollback).
    */
   removalPolicy: RemovalPolicy;
   deletionProtection: boolean;

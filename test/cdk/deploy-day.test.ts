@@ -103,31 +103,26 @@ describe.each(STAGE_NAMES)('%s', (stage) => {
   });
 
   describe('alarms on what is ours', () => {
-    test("the authorizer's alarm counts its errors less its refusals of bad tokens", () => {
+    test("the authorizer's alarm counts its failures to check a token, never its refusals of bad ones", () => {
       const alarm = alarmNamed(stage, 'authorizer-errors')!;
-      expect(alarm.Properties).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1 });
-      expect(alarm.Properties.MetricName).toBeUndefined();
-      const queries = alarm.Properties.Metrics as { Id: string; Expression?: string; MetricStat?: any; ReturnData?: boolean }[];
-      const watched = queries.filter((q) => q.ReturnData !== false);
-      expect(watched).toEqual([expect.objectContaining({ Expression: 'errors - FILL(refused, 0)' })]);
-      const errors = queries.find((q) => q.Id === 'errors')!.MetricStat;
-      expect(errors).toMatchObject({ Metric: { Namespace: 'AWS/Lambda', MetricName: 'Errors' }, Period: 300, Stat: 'Sum' });
-      expect(ref(errors.Metric.Dimensions[0].Value)).toBe(functionLogicalId(stage, 'authorizer'));
-      expect(queries.find((q) => q.Id === 'refused')!.MetricStat).toEqual({
-        Metric: {
-          Namespace: 'ProjectLabelService',
-          MetricName: 'TokensRefused',
-          Dimensions: expect.arrayContaining([
-            { Name: 'service', Value: prefix },
-            { Name: 'route', Value: 'authorizer' },
-          ]),
-        },
+      expect(alarm.Properties).toMatchObject({
+        Namespace: 'ProjectLabelService',
+        MetricName: 'AuthorizerFailures',
+        Statistic: 'Sum',
         Period: 300,
-        Stat: 'Sum',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        EvaluationPeriods: 1,
       });
+      expect(alarm.Properties.Dimensions).toEqual(
+        expect.arrayContaining([
+          { Name: 'service', Value: prefix },
+          { Name: 'route', Value: 'authorizer' },
+        ]),
+      );
     });
 
-    test("no alarm watches the authorizer's plain error count; a real failure also shows as the API's 5xx", () => {
+    test("no alarm watches the authorizer's plain error count; its timeouts and crashes show as the API's 5xx", () => {
       const authorizer = functionLogicalId(stage, 'authorizer');
       const plain = ofType(stage, 'AWS::CloudWatch::Alarm').filter(
         ([, a]) =>

@@ -165,11 +165,24 @@ describe("sweeping a stage's keys (API Gateway holds at most 10,000 per account 
         ],
       });
     gateway.on(DeleteApiKeyCommand).resolves({});
-    const usable = new Set(['activetoken00001']);
-    const outcome = await sweepTokenKeys(api(), (id) => usable.has(id));
+    gateway.on(GetUsagePlanKeysCommand, { usagePlanId: 'p-default', position: 'next' }).resolves({
+      items: [
+        { id: 'k-orphan', name: 'pls-token-unknowntoken0001' },
+        // Made while the sweep ran: not in the list read first, but usable when asked again.
+        { id: 'k-new', name: 'pls-token-brandnewtoken001' },
+      ],
+    });
+    const listed = new Set(['activetoken00001']);
+    const confirmed: string[] = [];
+    const confirm = async (id: string) => {
+      confirmed.push(id);
+      return id === 'brandnewtoken001';
+    };
+    const outcome = await sweepTokenKeys(api(), (id) => listed.has(id), confirm, 0);
     const deleted = gateway.commandCalls(DeleteApiKeyCommand).map((c) => c.args[0].input.apiKey);
     expect(deleted.sort()).toEqual(['k-expired', 'k-orphan', 'k-revoked']);
-    expect(outcome).toEqual({ removed: 3, kept: 2 });
+    expect(outcome).toEqual({ removed: 3, kept: 3 });
+    expect(confirmed.sort()).toEqual(['brandnewtoken001', 'expiredtoken0001', 'revokedtoken0001', 'unknowntoken0001']);
     const looked = gateway.commandCalls(GetUsagePlanKeysCommand).map((c) => c.args[0].input.usagePlanId);
     expect([...new Set(looked)].sort()).toEqual(['p-default', 'p-slow']);
   });

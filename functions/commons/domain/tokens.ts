@@ -183,6 +183,12 @@ export async function isActiveToken(id: string): Promise<boolean> {
   return stored !== undefined && !stored.revoked;
 }
 
+/** Whether the token can still be used (neither revoked nor expired), read strongly consistent: a token made a moment ago counts. */
+export async function isUsableToken(id: string, now = new Date()): Promise<boolean> {
+  const stored = await readToken(id, true);
+  return stored !== undefined && !stored.revoked && !(stored.expires_at && Date.parse(stored.expires_at) <= now.getTime());
+}
+
 export function revokeToken(id: string): Promise<boolean> {
   return revokeTokenItem(id);
 }

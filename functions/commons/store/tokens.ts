@@ -36,9 +36,9 @@ export async function putNewToken(record: TokenRecord, hash: string): Promise<vo
   );
 }
 
-/** The token item with its hash (eventually consistent: a new token is usable within a second). */
-export async function readToken(id: string): Promise<(TokenRecord & { hash: string }) | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key: keys.token(id) }));
+/** The token item with its hash (eventually consistent unless asked: a new token is usable within a second). */
+export async function readToken(id: string, consistent = false): Promise<(TokenRecord & { hash: string }) | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key: keys.token(id), ConsistentRead: consistent }));
   return Item ? decodeToken(Item) : undefined;
 }
 
