@@ -121,6 +121,10 @@ if (embedded) {
   if (created) console.log(`Created table ${tableName()}`);
 }
 
+// Every function is held to the table access its deployed policy gives it (lib/local/tableAccess.ts).
+const { asFunction, holdFunctionsToTheirTableAccess } = await import('#local/tableAccess');
+const { CONSUMER_TABLE_ACCESS } = await import('#lib/tableAccess');
+holdFunctionsToTheirTableAccess();
 const server = createGateway(await loadHandlers(repoRoot), {});
 await new Promise<void>((resolve, reject) => {
   server.once('error', reject);
@@ -147,7 +151,8 @@ if (embedded) {
   const { consumeWebhookMessages } = await import('#webhooks/consumer');
   const { startLocalWebhooks } = await import('#local/webhookQueue');
   const localWebhooks = startLocalWebhooks({
-    consume: consumeWebhookMessages,
+    consume: (records, queue) =>
+      asFunction('webhook-deliverer', CONSUMER_TABLE_ACCESS['webhook-deliverer'], () => consumeWebhookMessages(records, queue)),
     deadLetterFile: process.env.WEBHOOK_DLQ_FILE || `${eventsFile.replace(/\.jsonl$/, '')}.webhook-dead-letters.jsonl`,
   });
   webhooks = localWebhooks;
@@ -156,7 +161,10 @@ if (embedded) {
     endpoint: database!.endpoint,
     tableName: tableName(),
     // As patient with a throttled table as the deployed function's timeout allows (events/patience.ts).
-    handle: (records) => processStreamBatch(records, bus, deadlineIn(CONSUMER_TIMEOUT_S.streamProcessor)),
+    handle: (records) =>
+      asFunction('stream-processor', CONSUMER_TABLE_ACCESS['stream-processor'], () =>
+        processStreamBatch(records, bus, deadlineIn(CONSUMER_TIMEOUT_S.streamProcessor)),
+      ),
     filter: reachesProcessor,
     checkpointFile: inMemory ? undefined : join(dataDir, 'stream-checkpoints.json'),
     failureFile: process.env.STREAM_FAILURES_FILE || `${eventsFile.replace(/\.jsonl$/, '')}.failures.jsonl`,
@@ -170,7 +178,9 @@ if (embedded) {
   const local = startLocalInbound({
     // What the consumer writes (counters, a deleted task's labels) reaches the stream at once too.
     consume: (records, deadLetters) =>
-      consumeInbound(records, deadLetters, deadlineIn(CONSUMER_TIMEOUT_S.inboundConsumer)).finally(() => stream?.kick()),
+      asFunction('inbound-consumer', CONSUMER_TABLE_ACCESS['inbound-consumer'], () =>
+        consumeInbound(records, deadLetters, deadlineIn(CONSUMER_TIMEOUT_S.inboundConsumer)),
+      ).finally(() => stream?.kick()),
     deadLetterFile: process.env.INBOUND_DLQ_FILE || `${eventsFile.replace(/\.jsonl$/, '')}.inbound-dead-letters.jsonl`,
   });
   inbound = local;
@@ -202,7 +212,10 @@ if (embedded && (await listTokens('acme-corp')).length === 0) {
     owner: { name: 'Local Developer', username: 'local-dev' },
     scopes: [...SCOPES],
   });
-  console.log(`\nFirst start: created a token for workspace acme-corp (shown once, keep it):\n\n  ${token}\n`);
+  console.log(
+    `\nFirst start: created a token for workspace acme-corp with every scope (${SCOPES.join(' ')}), no expiry, ` +
+      `for this machine's local stack only (shown once, keep it):\n\n  ${token}\n`,
+  );
   // The README's walkthrough starts from this line, pasted as it is.
   console.log(`For the README's walkthrough, paste:\n\n  export API=${base} TOKEN=${token}\n`);
   console.log(`Try it:\n\n  curl -s -H "Authorization: Bearer $TOKEN" "$API/projects?company_slug=acme-corp"\n`);

@@ -16,7 +16,7 @@ import { localTarget, useLocalStack } from '#local/stackDiscovery';
 /** The command's usage, with the scopes and default limits it offers. */
 function usageOf(scopes: readonly string[], limit: { rate: number; burst: number }): string {
   return `usage:
-  npm run token -- create --workspace <slug>[,<slug>...] --name <name> --username <username> [--scopes ${scopes.join(',')}] [--expires-in 30d|12h|90m] [--rate ${limit.rate}] [--burst ${limit.burst}]
+  npm run token -- create --workspace <slug>[,<slug>...] --name <name> --username <username> [--scopes ${scopes.join(',')} | --all-scopes] [--expires-in 30d|12h|90m | --no-expiry] [--rate ${limit.rate}] [--burst ${limit.burst}]
   npm run token -- list --workspace <slug>
   npm run token -- limits <id> --rate <requests per second> --burst <requests>
   npm run token -- revoke <id>
@@ -39,6 +39,8 @@ const { positionals, values } = await cliArguments({
     rate: 'string',
     burst: 'string',
     json: 'boolean',
+    'all-scopes': 'boolean',
+    'no-expiry': 'boolean',
   },
   args: {
     min: 1,
@@ -132,6 +134,8 @@ if (!COMMANDS[command as keyof typeof COMMANDS] && arg) fail(`${command} takes n
 if (command === 'create' && (values.workspace === undefined || values.name === undefined || values.username === undefined))
   fail('create needs --workspace, --name and --username');
 if (command === 'list' && !values.workspace) fail('list needs --workspace');
+if (values.scopes !== undefined && values['all-scopes']) fail('--scopes and --all-scopes: give one of them');
+if (values['expires-in'] !== undefined && values['no-expiry']) fail('--expires-in and --no-expiry: give one of them');
 // Given but empty is a mistake (an unset variable), never "all scopes".
 const scopes = values.scopes === undefined ? [...SCOPES] : list('scopes', values.scopes);
 const unknownScopes = scopes.filter((s) => !isScope(s));
@@ -178,6 +182,12 @@ switch (command) {
         process.exit(1);
       }
     }
+    // What was chosen for the caller, said where a person reads it (stdout may be a script's or a log's).
+    const chosen = [
+      values.scopes === undefined && !values['all-scopes'] ? `every scope (${SCOPES.join(' ')}): narrow with --scopes` : undefined,
+      values['expires-in'] === undefined && !values['no-expiry'] ? 'no expiry: set one with --expires-in' : undefined,
+    ].filter(Boolean);
+    if (chosen.length) console.error(`Not given, so chosen: ${chosen.join('; ')}.`);
     if (values.json) console.log(JSON.stringify({ token, ...record }));
     else {
       console.log(

@@ -15,8 +15,16 @@ const SINGULAR = new Map([
   ['sprint', 'sprints'],
   ['note', 'notes'],
 ]);
+const known = new Set<string>(SEARCH_CATEGORIES);
 const category = z.pipe(
-  z.string().check(z.regex(/^[a-z_]{1,32}$/, `is not a category; use one or more of ${SEARCH_CATEGORIES.join(', ')}, separated by commas`)),
+  z
+    .string()
+    .check(
+      z.refine(
+        (c: string) => known.has(SINGULAR.get(c) ?? c),
+        `is not a category; use one or more of ${SEARCH_CATEGORIES.join(', ')}, separated by commas`,
+      ),
+    ),
   z.transform((c: string) => SINGULAR.get(c) ?? c),
 );
 

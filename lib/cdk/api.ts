@@ -21,6 +21,8 @@ import { CORS_PREFLIGHT } from '#http/cors';
 import { NO_STORE_HEADERS } from '#http/headers';
 import { GATEWAY_PROBLEMS, gatewayProblemTemplate, gatewayStatus } from './gateway-responses.ts';
 import type { ServiceParts } from './parts.ts';
+import { grantTableAccess } from './table-access.ts';
+import { routeTableAccess } from '#lib/tableAccess';
 import { ServiceFunction } from './service-function.ts';
 import type { StageConfig } from './stage.ts';
 
@@ -162,8 +164,7 @@ export function addRoute(stack: ServiceParts, route: Route, stage: StageConfig, 
   // The handlers answer browsers with the same allowed origins as the preflight.
   fn.addEnvironment('CORS_ORIGINS', corsOrigins.join(','));
   fn.addEnvironment('CURSOR_KEY', cursorKey.secretValue.unsafeUnwrap());
-  if (route.access === 'read') stack.table.grantReadData(fn);
-  else stack.table.grantReadWriteData(fn);
+  grantTableAccess(fn, stack.table, routeTableAccess(route));
   stack.functions.set(route.name, fn);
   // No test-invoke permission: the console's test button is not a way this API is called.
   resourceFor(stack.api, route.path).addMethod(route.method, new LambdaIntegration(fn, { allowTestInvoke: false }));

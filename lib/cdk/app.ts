@@ -7,6 +7,7 @@ import cdkNag from 'cdk-nag';
 import { ACCOUNT_STACK_NAME, AccountSettingsStack } from './account-stack.ts';
 import { ServiceStack } from './service-stack.ts';
 import { stageConfig } from './stage.ts';
+import { wantsWebAcl } from './web-acl.ts';
 
 /** The context block of cdk.json. */
 function cdkJsonContext(): Record<string, unknown> {
@@ -48,6 +49,7 @@ export function buildApp(opts: BuildAppOptions = {}): { app: App; stack: Service
     ...(alarmEmail ? { alarmEmail } : {}),
     ...(corsOrigins ? { corsOrigins: corsOriginsOf(corsOrigins) } : {}),
     ...(eventBusName ? { eventBusName } : {}),
+    webAcl: wantsWebAcl(stage, app.node.tryGetContext('webAcl')),
   });
   const accountStack = new AccountSettingsStack(app, ACCOUNT_STACK_NAME, {
     description: "API Gateway's account-wide CloudWatch role (one per account and Region), for the Project and Label Management Service",
@@ -112,11 +114,6 @@ function acknowledgeAcceptedFindings(stack: ServiceStack): void {
         'Each handler validates its request with a zod schema and answers 422 listing every offending field (docs/api.md); an API Gateway request validator would reject first with a less precise body.',
     },
     {
-      id: 'AwsSolutions-APIG3',
-      reason:
-        'No WAF web ACL in this stack: the API is token-authenticated and throttled per stage; a web ACL can be associated per deployment without changing it.',
-    },
-    {
       id: 'AwsSolutions-COG4',
       reason:
         'The API authenticates its own bearer tokens with a Lambda TOKEN authorizer (docs/architecture.md), not with Cognito user pools.',
@@ -127,6 +124,13 @@ function acknowledgeAcceptedFindings(stack: ServiceStack): void {
         'The cursor HMAC key is resolved into function configuration at deploy time, so automatic rotation would not reach running functions; rotate it by redeploying with a new secret (outstanding cursors then answer 422).',
     },
   );
+  if (!stack.webAcl) {
+    Validations.of(stack).acknowledge({
+      id: 'AwsSolutions-APIG3',
+      reason:
+        'This stage has no web ACL (dev by default, or -c webAcl=false): the API is token-authenticated and throttled per token and per stage; prod has one.',
+    });
+  }
   Validations.of(stack.streamFailures).acknowledge({
     id: 'AwsSolutions-SQS3',
     reason:

@@ -45,7 +45,13 @@ export const GATEWAY_PROBLEMS: readonly GatewayProblem[] = [
   { type: ResponseType.EXPIRED_TOKEN, ...UNAUTHORIZED },
   { type: ResponseType.INVALID_SIGNATURE, code: 'forbidden', detail: 'The request signature is not accepted.' },
   { type: ResponseType.INVALID_API_KEY, code: 'forbidden', detail: 'The API key is not accepted.' },
-  { type: ResponseType.WAF_FILTERED, code: 'forbidden', detail: 'The request was blocked.' },
+  // The web ACL's one rule (web-acl.ts) blocks an address over its rate: a retry a minute later may pass.
+  {
+    type: ResponseType.WAF_FILTERED,
+    code: 'rate_limited',
+    detail: 'Too many requests from this address; retry after the time given in Retry-After.',
+    headers: { 'Retry-After': '60' },
+  },
   { type: ResponseType.BAD_REQUEST_BODY, code: 'bad_request', detail: 'The request body is not accepted.' },
   { type: ResponseType.BAD_REQUEST_PARAMETERS, code: 'bad_request', detail: 'The request parameters are not accepted.' },
   { type: ResponseType.REQUEST_TOO_LARGE, code: 'payload_too_large', detail: 'The body exceeds the gateway limit.' },

@@ -1,8 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
-import type { Table } from 'aws-cdk-lib/aws-dynamodb';
-import { Match as EventMatch, Rule } from 'aws-cdk-lib/aws-events';
+import { EventBus, Match as EventMatch, Rule } from 'aws-cdk-lib/aws-events';
+import { AnyPrincipal, Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -11,6 +10,8 @@ import { EVENT_SOURCE, INBOUND_TYPES } from '#domain/eventNames';
 import { PROCESSED_REMOVALS, PROCESSED_TYPES } from '#events/streamFilter';
 import { CONSUMER_TIMEOUT_S } from '#events/patience';
 import type { ServiceParts } from './parts.ts';
+import { grantTableAccess } from './table-access.ts';
+import { CONSUMER_TABLE_ACCESS } from '#lib/tableAccess';
 import { ServiceFunction } from './service-function.ts';
 import type { StageConfig } from './stage.ts';
 
@@ -44,8 +45,22 @@ export function createStreamProcessor(stack: ServiceParts, stage: StageConfig): 
   // events from a bus other stages publish to as well (-c eventBusName).
   fn.addEnvironment('EVENT_RESOURCES', stack.table.tableArn);
   stack.table.grantStreamRead(fn);
-  fn.addToRolePolicy(itemAccess(stack.table));
+  grantTableAccess(fn, stack.table, CONSUMER_TABLE_ACCESS['stream-processor']);
   stack.bus.grantPutEventsTo(fn);
+  // Events of the service's source are the stream processor's to publish: the deliverer signs what
+  // arrives with it. A bus of the stack's own says so in its policy; a shared bus is its owner's (docs/webhooks.md).
+  if (stack.bus instanceof EventBus) {
+    stack.bus.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'OnlyTheStreamProcessorPublishesTheServiceSource',
+        effect: Effect.DENY,
+        principals: [new AnyPrincipal()],
+        actions: ['events:PutEvents'],
+        resources: [stack.bus.eventBusArn],
+        conditions: { StringEquals: { 'events:source': EVENT_SOURCE }, ArnNotEquals: { 'aws:PrincipalArn': fn.role!.roleArn } },
+      }),
+    );
+  }
   const string = (values: string[]) => ({ S: FilterRule.or(...values) });
   fn.addEventSource(
     new DynamoEventSource(stack.table, {
@@ -66,23 +81,6 @@ export function createStreamProcessor(stack: ServiceParts, stage: StageConfig): 
   );
   stack.functions.set('stream-processor', fn);
   return failures;
-}
-
-/** What the stream processor and the inbound consumer use: key reads, base-table queries, item writes (no Scan, no index). */
-function itemAccess(table: Table): PolicyStatement {
-  return new PolicyStatement({
-    actions: [
-      'dynamodb:GetItem',
-      'dynamodb:BatchGetItem',
-      'dynamodb:Query',
-      'dynamodb:ConditionCheckItem',
-      'dynamodb:PutItem',
-      'dynamodb:UpdateItem',
-      'dynamodb:DeleteItem',
-      'dynamodb:BatchWriteItem',
-    ],
-    resources: [table.tableArn],
-  });
 }
 
 /**
@@ -120,7 +118,7 @@ export function createInbound(stack: ServiceParts, stage: StageConfig): [Queue, 
     timeout: consumerTimeout,
   });
   fn.addEnvironment('DEAD_LETTER_QUEUE_URL', deadLetters.queueUrl);
-  fn.addToRolePolicy(itemAccess(stack.table));
+  grantTableAccess(fn, stack.table, CONSUMER_TABLE_ACCESS['inbound-consumer']);
   deadLetters.grantSendMessages(fn);
   fn.addEventSource(new SqsEventSource(queue, { batchSize: 10, reportBatchItemFailures: true }));
   stack.functions.set('inbound-consumer', fn);

@@ -14,6 +14,8 @@ import type { ServiceFunction } from './service-function.ts';
 import type { StageConfig } from './stage.ts';
 import { createTable } from './table.ts';
 import { createWebhooks } from './webhooks.ts';
+import { addWebAcl } from './web-acl.ts';
+import type { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 
 export interface ServiceStackProps extends StackProps {
   stage: StageConfig;
@@ -23,6 +25,8 @@ export interface ServiceStackProps extends StackProps {
   corsOrigins?: string[];
   /** Publish outbound events to this existing EventBridge bus instead of a bus of the stack's own. */
   eventBusName?: string;
+  /** Put the web ACL (a per-address rate rule) in front of the API: the stage's default when unset. */
+  webAcl?: boolean;
 }
 
 /**
@@ -43,6 +47,7 @@ export class ServiceStack extends Stack {
   readonly webhookDeadLetters: Queue;
   readonly functions = new Map<string, ServiceFunction>();
   readonly alarms: Alarm[] = [];
+  readonly webAcl: CfnWebACL | undefined;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, props);
@@ -53,6 +58,7 @@ export class ServiceStack extends Stack {
     this.api = createApi(this, stage, authorizerFn, corsOrigins);
     const cursorKey = createCursorKey(this, stage);
     for (const route of routes) addRoute(this, route, stage, corsOrigins, cursorKey);
+    this.webAcl = (props.webAcl ?? stage.webAcl) ? addWebAcl(this, stage, this.api) : undefined;
     this.bus = props.eventBusName
       ? EventBus.fromEventBusName(this, 'Bus', props.eventBusName)
       : new EventBus(this, 'Bus', { eventBusName: stage.prefix, description: 'Outbound change events of projects and labels' });

@@ -23,6 +23,8 @@ export interface StageConfig {
   /** The functions' log level (Powertools), and the share of invocations logged at DEBUG whatever it is. */
   logLevel: 'DEBUG' | 'INFO';
   logSampleRate: number;
+  /** Whether the API has a web ACL with a per-address rate rule (web-acl.ts); `-c webAcl=` overrides it. */
+  webAcl: boolean;
 }
 
 export const STAGES: Record<StageName, StageConfig> = {
@@ -36,6 +38,7 @@ export const STAGES: Record<StageName, StageConfig> = {
     authorizerCacheTtl: Duration.minutes(5),
     logLevel: 'DEBUG',
     logSampleRate: 0,
+    webAcl: false,
   },
   prod: {
     name: 'prod',
@@ -43,10 +46,14 @@ export const STAGES: Record<StageName, StageConfig> = {
     logRetention: RetentionDays.THREE_MONTHS,
     removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     deletionProtection: true,
-    throttle: { rateLimit: 100, burstLimit: 200 },
+    // Above the rate at which one workspace's busiest key saturates in the mix (docs/capacity.md, 1,176
+    // req/s): the stage's throttle, which API Gateway applies to every caller together, is never the first
+    // limit a workspace meets. Fairness between callers is the per-token usage plans' (100/s by default).
+    throttle: { rateLimit: 1_200, burstLimit: 2_400 },
     authorizerCacheTtl: Duration.minutes(5),
     logLevel: 'INFO',
     logSampleRate: 0.01,
+    webAcl: true,
   },
 };
 

@@ -1,13 +1,14 @@
 import { Duration } from 'aws-cdk-lib';
 import { Rule } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { RecursiveLoop } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { EVENT_SOURCE, OUTBOUND_TYPES } from '#domain/eventNames';
 import { webhookDelivererHandler } from '#http/routes';
 import type { ServiceParts } from './parts.ts';
+import { grantTableAccess } from './table-access.ts';
+import { CONSUMER_TABLE_ACCESS } from '#lib/tableAccess';
 import { ServiceFunction } from './service-function.ts';
 import type { StageConfig } from './stage.ts';
 
@@ -73,15 +74,9 @@ export function createWebhooks(stack: ServiceParts, stage: StageConfig): [Queue,
   });
   fn.addEnvironment('WEBHOOK_RETRY_QUEUE_URL', retries.queueUrl);
   fn.addEnvironment('WEBHOOK_DEAD_LETTER_QUEUE_URL', deadLetters.queueUrl);
-  // Webhooks of a workspace (Query of its collection), deliveries and the webhook's health: items only, no Scan, no index.
-  fn.addToRolePolicy(
-    new PolicyStatement({
-      actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-      resources: [stack.table.tableArn],
-      // Only the collections it keeps: webhooks (in their workspace's) and deliveries (one per webhook).
-      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['WS#*', 'WEBHOOK#*'] } },
-    }),
-  );
+  // Webhooks of a workspace (Query of its collection), deliveries and the webhook's health: items of
+  // the collections it keeps only (webhooks in their workspace's, deliveries one per webhook), no index.
+  grantTableAccess(fn, stack.table, CONSUMER_TABLE_ACCESS['webhook-deliverer']);
   retries.grantSendMessages(fn);
   deadLetters.grantSendMessages(fn);
   fn.addEventSource(new SqsEventSource(queue, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: FRESH_CONCURRENCY }));

@@ -14,6 +14,8 @@ import { matchPath } from '#http/route';
 import { authorizerHandler, routes, type Route } from '#http/routes';
 import { docsAnswer } from './docs';
 import { localLog, type LocalLog } from './localLog';
+import { CONSUMER_TABLE_ACCESS, routeTableAccess } from '#lib/tableAccess';
+import { asFunction } from './tableAccess.ts';
 import { loadHandler, lambdaContext, methodArn, proxyEvent, type AuthorizerHandler, type ProxyHandler } from './lambdaEvents.ts';
 import { RateLimiter } from './rateLimits';
 
@@ -184,7 +186,9 @@ async function dispatch(
   if (typeof authorization !== 'string' || !BEARER_HEADER.test(authorization)) return unauthorized();
   let policy: APIGatewayAuthorizerResult;
   try {
-    policy = await authorize({ type: 'TOKEN', authorizationToken: authorization, methodArn: methodArn(method, url.pathname) });
+    policy = await asFunction('authorizer', CONSUMER_TABLE_ACCESS.authorizer, () =>
+      authorize({ type: 'TOKEN', authorizationToken: authorization, methodArn: methodArn(method, url.pathname) }),
+    );
   } catch (error) {
     if ((error as Error).message === 'Unauthorized') return unauthorized();
     reached.failure = { message: 'authorizer failed to answer', error };
@@ -222,5 +226,5 @@ async function dispatch(
   });
   const handler = loaded.handlers.get(match.route)!;
   reached.function = true;
-  return handler(event, lambdaContext(match.route.name));
+  return asFunction(match.route.name, routeTableAccess(match.route), () => handler(event, lambdaContext(match.route.name)));
 }

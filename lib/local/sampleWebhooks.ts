@@ -1,6 +1,7 @@
 import { SAMPLE_DELIVERY, SAMPLE_DOOMED_WEBHOOK, SAMPLE_WEBHOOK } from '#http/webhookRoutes';
 import { putNewDelivery } from '#store/webhookDeliveries';
 import { putNewWebhook, readWebhook } from '#store/webhooks';
+import { countedKinds, countInPart } from '#store/workspaceCounts';
 import type { WebhookRecord } from '#webhooks/entities';
 import { newSecret } from '#webhooks/signing';
 import { FIXED_EPOCH } from './sampleFixtures.ts';
@@ -44,14 +45,20 @@ export async function seedSampleWebhooks(workspace: string, url = 'https://hooks
  */
 export async function writeWebhook(fields: Pick<WebhookRecord, 'id' | 'workspace' | 'url'> & Partial<WebhookRecord>): Promise<void> {
   const now = new Date().toISOString();
-  await putNewWebhook({
-    events: ['*'],
-    description: '',
-    active: true,
-    secret: newSecret(),
-    created_at: now,
-    updated_at: now,
-    rev: 0,
-    ...fields,
-  });
+  // Counted in as a create counts it (no limit: a sample's webhooks are the caller's to choose).
+  const count = await countInPart(countedKinds.webhooks, fields.workspace, Number.MAX_SAFE_INTEGER);
+  if (count === 'full') throw new Error('unreachable: no limit');
+  await putNewWebhook(
+    {
+      events: ['*'],
+      description: '',
+      active: true,
+      secret: newSecret(),
+      created_at: now,
+      updated_at: now,
+      rev: 0,
+      ...fields,
+    },
+    count,
+  );
 }

@@ -57,7 +57,7 @@ describe('one rule of each kind, its value named', () => {
       'a number that is not one',
       () => c.get('/projects', { page: '2.5' }),
       'page',
-      'page: "2.5" is not a whole number; use an integer from 1 to 10000',
+      'page: "2.5" is not a whole number; use an integer from 1 to 1000',
     ],
     [
       'a text too long says its length and the range',
@@ -167,6 +167,12 @@ describe('rules across fields name the value and the other field', () => {
       'per_page: "20" differs from limit (10); send one of them, or the same number in both',
     ],
     [
+      'a search category the service does not know (only the known names are taken)',
+      () => c.get('/search', { q: 'web', categories: 'projects,widgets' }),
+      'categories[1]',
+      'categories[1]: "widgets" is not a category; use one or more of projects, tasks, user_stories, sprints, wiki, notes, separated by commas',
+    ],
+    [
       'a page with a cursor',
       () => c.get('/projects', { page: '2', cursor: 'abc' }),
       'page',
@@ -174,9 +180,9 @@ describe('rules across fields name the value and the other field', () => {
     ],
     [
       'a page too deep',
-      () => c.get('/projects', { page: '201' }),
+      () => c.get('/projects', { page: '21' }),
       'page',
-      'page: "201" reaches past item 10000 (page x per_page = 10050); page further with the cursor (meta.next_cursor)',
+      'page: "21" reaches past item 1000 (page x per_page = 1050); page further with the cursor (meta.next_cursor)',
     ],
     [
       'find by name with a status',

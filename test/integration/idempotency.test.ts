@@ -6,7 +6,7 @@ import { scanTable } from '#checker/invariants';
 import { Busy, Conflict } from '#domain/errors';
 import { toProblem } from '#wire/problems';
 import { claimIdempotencyKey, keepAnswer } from '#domain/idempotency';
-import { idempotent, type IdempotentRequest } from '#http/idempotency';
+import { fingerprintOf, idempotent, type IdempotentRequest } from '#http/idempotency';
 import { db } from '#store/client';
 import { ItemType } from '#store/keys';
 import { tableName } from '#store/table';
@@ -134,7 +134,7 @@ describe('a key used again for something else', () => {
     expect((await scanTable([c.ws])).filter((i) => i.workspace === c.ws)).toEqual(before);
   });
 
-  test('keys belong to the owner and the workspace: another owner or workspace may use the same key', async () => {
+  test('keys belong to the token and the workspace: another token or workspace may use the same key', async () => {
     const c = await workspaceClient('idem');
     const other = await workspaceClient('idem');
     const colleague = await tokenFor([c.ws], { username: 'colleague' });
@@ -144,11 +144,39 @@ describe('a key used again for something else', () => {
     expect(theirs.status, theirs.text).toBe(201);
     expect(theirs.headers.get('idempotent-replayed')).toBeNull();
     expect((await keyed(other, '/projects-labels', key, { title: 'Bug', color: 'FF5733' })).headers.get('idempotent-replayed')).toBeNull();
-    // Another token of the same owner shares the owner's keys.
-    const sameOwner = await tokenFor([c.ws]);
-    expect(
-      (await keyed(c, '/projects-labels', key, { title: 'Bug', color: 'FF5733' }, undefined, sameOwner)).headers.get('idempotent-replayed'),
-    ).toBe('true');
+  });
+
+  test('two tokens given one username never replay each other: the same request under the same key runs for each', async () => {
+    const c = await workspaceClient('idem');
+    const [first, second] = await Promise.all([1, 2].map(() => tokenFor([c.ws], { username: 'shared-name' })));
+    const key = 'one-key';
+    const mine = await keyed(c, '/projects', key, { name: 'Mine' }, undefined, first);
+    expect(mine.status, mine.text).toBe(201);
+    const theirs = await keyed(c, '/projects', key, { name: 'Mine' }, undefined, second);
+    expect(theirs.status, theirs.text).toBe(201);
+    expect(theirs.headers.get('idempotent-replayed')).toBeNull();
+    expect(theirs.body.data.slug).not.toBe(mine.body.data.slug);
+    // Each token's own retry still replays its own answer.
+    expectReplay(mine, await keyed(c, '/projects', key, { name: 'Mine' }, undefined, first));
+    expectReplay(theirs, await keyed(c, '/projects', key, { name: 'Mine' }, undefined, second));
+  });
+
+  test("a key kept before keys belonged to tokens (under the owner's username) still replays until it expires", async () => {
+    const c = await workspaceClient('idem');
+    const key = randomUUID();
+    const body = { title: 'Legacy', color: 'FF5733' };
+    const event = { httpMethod: 'POST', resource: '/projects-labels', pathParameters: null, queryStringParameters: { company_slug: c.ws } };
+    // As the service kept it before: under the username of the token's owner (workspaceClient's is "tester").
+    const kept = { ws: c.ws, owner: 'tester', key, requestId: 'an-earlier-request', fingerprint: fingerprintOf({ event, body }) };
+    expect(await claimIdempotencyKey(kept)).toBeUndefined();
+    const answer = '{"data":{"id":77,"slug":"kept-before","title":"Legacy","color":"FF5733"}}';
+    const headers = { 'Content-Type': 'application/json', Location: '/projects-labels/kept-before' };
+    await keepAnswer(kept, { status: 201, headers, body: answer });
+    const again = await keyed(c, '/projects-labels', key, body);
+    expect(again.status, again.text).toBe(201);
+    expect(again.text).toBe(answer);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect((await c.get('/projects-labels')).body.data).toEqual([]);
   });
 });
 

@@ -217,6 +217,32 @@ describe.skipIf(external)('logs and metrics of the running API', () => {
     await expect.poll(counts.dead, { timeout: 10_000 }).toBeGreaterThanOrEqual(before.dead + 1);
   });
 
+  test('a header not shaped like our tokens is answered 401 by the gateway without invoking the authorizer', async () => {
+    const authorizerLines = () => lines(logFile()).filter((l) => l.route === 'authorizer').length;
+    const alphabet = 'abcdefghijklmnopqrstuvwxyz234567';
+    const id = Array.from(randomBytes(16), (b) => alphabet[b % 32]).join('');
+    const secret = randomBytes(32).toString('base64url').slice(0, 43);
+    const before = authorizerLines();
+    for (const header of [
+      'Bearer x',
+      `Bearer pls_${id.slice(1)}_${secret}`,
+      `Bearer pls_${id}_${secret}x`,
+      `Bearer pls_${id.toUpperCase()}_${secret}`,
+      `bearer pls_${id}_${secret}`,
+      `Bearer  pls_${id}_${secret}`,
+      'Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl',
+      `Basic ${Buffer.from('a:b').toString('base64')}`,
+    ]) {
+      const res = await call('GET', `/projects?company_slug=${ws}`, { headers: { Authorization: header } });
+      expect(res.status, header).toBe(401);
+      expect(res.headers.get('www-authenticate'), header).toBe('Bearer');
+    }
+    // A well-formed (unknown) token does reach it: once its line is there, the lines of any call before it are too.
+    expect((await call('GET', `/projects?company_slug=${ws}`, { token: `pls_${id}_${secret}` })).status).toBe(401);
+    await linesWhere(logFile(), (l) => l.message === 'token refused' && l.token_id === id);
+    expect(authorizerLines()).toBe(before + 1);
+  });
+
   test('the authorizer logs the id a token claims, accepted or refused, never the token', async () => {
     const fresh = await tokenFor(ws);
     const alphabet = 'abcdefghijklmnopqrstuvwxyz234567';

@@ -177,6 +177,28 @@ describe('the webhook routes', () => {
     expect(both).toEqual([ping.delivery.id, ping.delivery.id]);
   });
 
+  test("a workspace's pings and redeliveries under way at once are bounded: one more is told to retry, and sends nothing", async () => {
+    receiver.answer('/slots-held', (n) => (n <= 2 ? 'hang' : 200));
+    const hook = await register('/slots-held');
+    // Two pings hold the workspace's two slots while the endpoint keeps them waiting (until the 1 s timeout).
+    const holding = [req('POST', `/webhooks/${hook.id}/ping`), req('POST', `/webhooks/${hook.id}/ping`)];
+    await receiver.next('/slots-held', () => receiver.received('/slots-held').length === 2);
+    const refused = await req('POST', `/webhooks/${hook.id}/ping`);
+    expect(refused.status, refused.text).toBe(409);
+    expect(refused.headers.get('retry-after')).toBe('10');
+    expect(refused.body.detail).toMatch(/already under way/);
+    const held = await Promise.all(holding);
+    expect(held.map((r) => [r.status, r.body.data.success])).toEqual([
+      [200, false],
+      [200, false],
+    ]);
+    // The refused one was neither sent nor recorded; once the others ended, the next one goes.
+    expect(receiver.received('/slots-held')).toHaveLength(2);
+    expect((await req('GET', `/webhooks/${hook.id}/deliveries`)).body.data).toHaveLength(2);
+    const next = await req('POST', `/webhooks/${hook.id}/ping`);
+    expect(next.body.data).toMatchObject({ success: true, status_code: 200 });
+  });
+
   test('after a rotation, deliveries are signed by the new secret and, for a day, by the old one too', async () => {
     const hook = await register('/rotated');
     const rotated = await req('POST', `/webhooks/${hook.id}/rotate-secret`);

@@ -1,4 +1,4 @@
-import { claimKey, completeKey, releaseKey, type KeyRef, type StoredAnswer } from '#store/idempotency';
+import { claimKey, completeKey, readClaim, releaseKey, type Claim, type KeyRef, type StoredAnswer } from '#store/idempotency';
 import { count } from '#observability/counts';
 import { logger } from '#observability/log';
 import { sourceMapped } from '#observability/stacks';
@@ -8,14 +8,19 @@ import { Conflict, ValidationFailed } from './errors';
 /**
  * Idempotency keys (Stripe's model): the first request with a key runs and its answer is kept for a
  * day; the same key with the same request gets that answer again; with a different request it is a
- * 422; while the first still runs, a 409 with Retry-After. Keys belong to one owner in one workspace.
+ * 422; while the first still runs, a 409 with Retry-After. Keys belong to one token in one workspace.
  */
 export type KeptAnswer = StoredAnswer;
 
 export interface KeyedRequest {
   ws: string;
-  /** Whose keys these are: the token's owner (every token of one owner shares them). */
+  /** Whose keys these are: the token's id. */
   owner: string;
+  /**
+   * Whose keys were kept before keys belonged to tokens: the token owner's username, shared by every
+   * token of that username. A key kept under it still answers (for the day it lives) to any of them.
+   */
+  legacyOwner?: string | undefined;
   key: string;
   /** What makes two requests the same (http/idempotency.ts). */
   fingerprint: string;
@@ -54,7 +59,13 @@ function keyInUse(): Conflict {
  * a 409 while that request still runs.
  */
 export async function claimIdempotencyKey(r: KeyedRequest): Promise<KeptAnswer | undefined> {
-  const claim = await claimKey(refOf(r), r.fingerprint, LEASE_SECONDS, TTL_SECONDS);
+  // A key kept before keys belonged to tokens answers as it did; none is kept that way any more.
+  const legacy = r.legacyOwner === undefined ? undefined : await readClaim(refOf({ ...r, owner: r.legacyOwner }));
+  const claim = legacy ?? (await claimKey(refOf(r), r.fingerprint, LEASE_SECONDS, TTL_SECONDS));
+  return settled(claim, r);
+}
+
+function settled(claim: Claim, r: KeyedRequest): KeptAnswer | undefined {
   if (claim.state === 'claimed') return undefined;
   if (claim.fingerprint !== r.fingerprint) throw keyReused(r.key);
   if (claim.state === 'pending') throw keyInUse();

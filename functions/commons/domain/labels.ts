@@ -1,10 +1,13 @@
 import { deleteLabelItems, nextLabelId, putNewLabel, readLabel, readLabels, recolorLabel, rewriteLabel } from '#store/labels';
+import { withOptimisticRetry } from '#store/transactions';
+import { countedKinds, countInPart } from '#store/workspaceCounts';
 import { labelSlugsRange, slugOfLabelItem } from '#store/labelItem';
 import { queryAll } from '#store/query';
 import { TransactionCancelled } from '#store/errors';
 import { AGAIN, RETRY, withRetries } from '#store/retry';
 
-import { changedSinceRead, Conflict, labelNotFound, type Precondition } from './errors';
+import { changedSinceRead, Conflict, labelNotFound, LimitReached, type Precondition } from './errors';
+import { MAX_LABELS_PER_WORKSPACE } from './limits';
 import { claimSlug, slugify } from './slugs';
 import { foldKey, titleKey } from './text';
 import type { Actor, LabelRecord } from './entities';
@@ -35,6 +38,29 @@ export async function getLabel(ws: string, slug: string): Promise<LabelRecord> {
  * case-insensitively, even when created at the same moment.
  */
 export async function createLabel(ws: string, input: { title: string; color: string }, actor: Actor): Promise<LabelRecord> {
+  // The workspace's count holds the limit against concurrent creates: a create that lost the count to
+  // another (a count it read moved, or two first counts) reads it again.
+  return withOptimisticRetry(async () => {
+    const count = await countInPart(countedKinds.labels, ws, MAX_LABELS_PER_WORKSPACE);
+    if (count === 'full') throw workspaceFull();
+    return createCountedLabel(ws, input, actor, count);
+  });
+}
+
+const workspaceFull = () =>
+  new LimitReached([
+    {
+      field: 'title',
+      message: `cannot be added: the workspace holds ${MAX_LABELS_PER_WORKSPACE} labels, its limit; delete one first`,
+    },
+  ]);
+
+async function createCountedLabel(
+  ws: string,
+  input: { title: string; color: string },
+  actor: Actor,
+  count: Parameters<typeof putNewLabel>[3],
+): Promise<LabelRecord> {
   const id = await nextLabelId(ws);
   const now = new Date().toISOString();
   const takenSlugs = async (prefix: string) => (await queryAll(labelSlugsRange(ws, prefix))).map(slugOfLabelItem);
@@ -44,7 +70,7 @@ export async function createLabel(ws: string, input: { title: string; color: str
     async (slug) => {
       const label: LabelRecord = { id, slug, title: input.title, color: input.color, created_at: now, updated_at: now, updated_by: actor };
       try {
-        await putNewLabel(ws, label, titleKey);
+        await putNewLabel(ws, label, titleKey, count);
         return label;
       } catch (error) {
         if (!(error instanceof TransactionCancelled)) throw error;

@@ -6,8 +6,14 @@ export const MAX_LABELS_PER_TASK = 100;
 export const MAX_TASKS_PER_REQUEST = 100;
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 100;
-/** Deepest a page number may reach (page x per_page): further, cursors are the way (they cost one page each). */
-export const MAX_PAGE_DEPTH = 10_000;
+/**
+ * Deepest a page number may reach (page x per_page): DynamoDB has no offset, so page N reads every item
+ * before it (at 10,000 deep one request read 10,000 items, strongly consistent, repeatable at a token's
+ * rate). Further, cursors are the way: they cost one page whatever the depth.
+ */
+export const MAX_PAGE_DEPTH = 1_000;
+/** Labels one workspace may hold: its label list answers every one of them, unpaged (DESIGN: the whole list). */
+export const MAX_LABELS_PER_WORKSPACE = 1_000;
 /** How deep objects and arrays may nest in a request body or an inbound event (the API's own nest 3 deep). */
 export const MAX_JSON_DEPTH = 32;
 /** An Idempotency-Key: visible ASCII, as Stripe and the IETF draft's examples use (a UUID fits). */

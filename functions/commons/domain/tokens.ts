@@ -15,10 +15,12 @@ const PREFIX = 'pls_';
 const TOKEN_PATTERN = /^pls_([a-z2-7]{16})_([A-Za-z0-9_-]{43})$/;
 
 /**
- * What an Authorization header must look like before a token is even looked up. API Gateway's
- * identity validation expression (CDK stack) and the local gateway both use this one pattern.
+ * What an Authorization header must look like before a token is even looked up: the exact shape of
+ * our tokens, so a junk header (`Bearer x`, another service's token) is answered 401 by the gateway
+ * without invoking the authorizer. API Gateway's identity validation expression (CDK stack, a Java
+ * regular expression: this one means the same there) and the local gateway both use this one pattern.
  */
-export const BEARER_HEADER = /^Bearer [-0-9A-Za-z._~+/]+=*$/;
+export const BEARER_HEADER = /^Bearer pls_[a-z2-7]{16}_[A-Za-z0-9_-]{43}$/;
 
 /** A token's share of the API: requests per second, steady, and the burst a full bucket allows. */
 export interface RateLimit {
@@ -122,10 +124,15 @@ export function checkNewToken(input: NewToken): void {
   if (errors.length) throw new ValidationFailed(errors);
 }
 
+/** A new token: its public id, and the whole token (`pls_<id>_<secret>`, 256 random bits of secret). */
+export function newToken(): { id: string; token: string } {
+  const id = randomTokenId();
+  return { id, token: `${PREFIX}${id}_${randomBytes(32).toString('base64url')}` };
+}
+
 export async function createToken(input: NewToken): Promise<{ token: string; record: TokenRecord }> {
   checkNewToken(input);
-  const id = randomTokenId();
-  const token = `${PREFIX}${id}_${randomBytes(32).toString('base64url')}`;
+  const { id, token } = newToken();
   const record: TokenRecord = {
     id,
     owner: input.owner,

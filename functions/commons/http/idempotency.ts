@@ -19,8 +19,10 @@ const REPLAYED_HEADER = 'Idempotent-Replayed';
 
 export interface IdempotentRequest {
   ws: string;
-  /** Whose keys these are: the token's owner (every token of one owner shares them). */
+  /** Whose keys these are: the token's (its id). */
   owner: string;
+  /** Whose they were before keys belonged to tokens (the token owner's username), while such keys last. */
+  legacyOwner?: string | undefined;
   key: string;
   requestId: string;
   event: Pick<APIGatewayProxyEvent, 'httpMethod' | 'resource' | 'pathParameters' | 'queryStringParameters'>;
@@ -73,7 +75,14 @@ function replay(kept: KeptAnswer): APIGatewayProxyResult {
  * below 500 included: it is kept, then rethrown for the error path to answer the same bytes).
  */
 export async function idempotent(r: IdempotentRequest, answer: () => Promise<APIGatewayProxyResult>): Promise<APIGatewayProxyResult> {
-  const keyed: KeyedRequest = { ws: r.ws, owner: r.owner, key: r.key, requestId: r.requestId, fingerprint: fingerprintOf(r) };
+  const keyed: KeyedRequest = {
+    ws: r.ws,
+    owner: r.owner,
+    legacyOwner: r.legacyOwner,
+    key: r.key,
+    requestId: r.requestId,
+    fingerprint: fingerprintOf(r),
+  };
   const kept = await claimIdempotencyKey(keyed);
   if (kept) return replay(kept);
   let result: APIGatewayProxyResult;

@@ -12,7 +12,9 @@
  *                             stream's bookkeeping never adds to a busy project's partition (docs/capacity.md)
  *   IDEMPOTENCY#<workspace>#<h> one Idempotency-Key of one owner in one workspace (h hashes both), expires
  *   WEBHOOK#<workspace>#<id>  a webhook's deliveries (newest last in key order), each expiring after 30 days
- * Webhooks themselves live in their workspace's collection (WS#<workspace>, WEBHOOK#<id>).
+ * Webhooks themselves live in their workspace's collection (WS#<workspace>, WEBHOOK#<id>), as do the
+ * slots of its outbound calls on request (SENDSLOT#<n>, leased) and the counts of its labels and webhooks
+ * (LABELCOUNT, WEBHOOKCOUNT: store/workspaceCounts.ts).
  * Project data is keyed by the project's immutable internal id, never by its slug, so a new project
  * that reuses a deleted project's slug starts empty.
  */
@@ -30,6 +32,7 @@ const WEBHOOK = 'WEBHOOK#';
 const RECEIPT = 'RECEIPT#';
 const IDEMPOTENCY = 'IDEMPOTENCY#';
 const DELIVERY = 'DELIVERY#';
+const SEND_SLOT = 'SENDSLOT#';
 const THING_PREFIX = { task: 'TASKSTATE#', member: 'MEMBER#', sprint: 'SPRINTSTATE#' } as const;
 
 export const keys = {
@@ -106,6 +109,16 @@ export const keys = {
   token: (tokenId: string): Key => ({ PK: `TOKEN#${tokenId}`, SK: 'TOKEN' }),
   /** A POST's Idempotency-Key: `hash` digests the owner and the key, so any key fits the key limits. */
   idempotencyKey: (ws: string, hash: string): Key => ({ PK: `${IDEMPOTENCY}${ws}#${hash}`, SK: 'KEY' }),
+  /** What the partition keys of each collection begin with (IAM policies reach partitions by these: lib/tableAccess.ts). */
+  partitionPrefixes: {
+    workspace: WS,
+    project: PROJECT,
+    label: LABEL,
+    webhook: WEBHOOK,
+    idempotency: IDEMPOTENCY,
+    receipt: RECEIPT,
+    token: 'TOKEN#',
+  },
   /** Partition keys made for one stream record or one request (a receipt, an Idempotency-Key): no two share one. */
   singleUsePkPrefixes: [RECEIPT, IDEMPOTENCY] as readonly string[],
   tokenPkPrefix: 'TOKEN#',
@@ -120,6 +133,12 @@ export const keys = {
   }),
   webhookDeliveries: (ws: string, webhookId: string) => webhookDeliveries(ws, webhookId),
   webhookDeliverySkPrefix: DELIVERY,
+  /** One of a workspace's slots for outbound calls on request (pings, redeliveries). */
+  sendSlot: (ws: string, slot: number): Key => ({ PK: `${WS}${ws}`, SK: `${SEND_SLOT}${slot}` }),
+  /** How many labels the workspace holds now (its limit is checked against it, in the create's transaction). */
+  labelCount: (ws: string): Key => ({ PK: `${WS}${ws}`, SK: 'LABELCOUNT' }),
+  /** How many webhooks the workspace holds now (its limit is checked against it, in the create's transaction). */
+  webhookCount: (ws: string): Key => ({ PK: `${WS}${ws}`, SK: 'WEBHOOKCOUNT' }),
 } as const;
 
 function webhookDeliveries(ws: string, webhookId: string) {
@@ -158,4 +177,7 @@ export const ItemType = {
   idempotencyKey: 'idempotency_key',
   webhook: 'webhook',
   webhookDelivery: 'webhook_delivery',
+  sendSlot: 'send_slot',
+  labelCount: 'label_count',
+  webhookCount: 'webhook_count',
 } as const;

@@ -9,6 +9,7 @@ import { ItemType, keys } from './keys';
 import { queryAll } from './query';
 import { tableName } from './table';
 import { transact, tx, type TransactItem } from './transactions';
+import { countedKinds, countOutPart } from './workspaceCounts';
 import type { Actor, LabelRecord } from '#domain/entities';
 import { decodeLabel, labelItem, storedTitleKey, titleGuardItem, type TitleKey } from './labelItem';
 
@@ -50,11 +51,12 @@ export async function nextLabelId(ws: string): Promise<number> {
   return num(Attributes ?? {}, 'next_id');
 }
 
-/** Writes a new label with its title guard; both conditional (parts `label` and `guard`). */
-export async function putNewLabel(ws: string, label: LabelRecord, titleKey: TitleKey): Promise<void> {
+/** Writes a new label with its title guard and its place in the count; all conditional (parts `label`, `guard`, `count`). */
+export async function putNewLabel(ws: string, label: LabelRecord, titleKey: TitleKey, count: TransactItem): Promise<void> {
   await transact([
     ['label', tx.put(labelItem(ws, label, titleKey), { condition: 'attribute_not_exists(PK)' })],
     ['guard', tx.put(titleGuardItem(ws, label.title, label, titleKey), { condition: 'attribute_not_exists(PK)' })],
+    ['count', count],
   ]);
 }
 
@@ -185,6 +187,7 @@ export async function recolorLabel(
  */
 export async function deleteLabelItems(ws: string, label: LabelRecord, titleKey: TitleKey, actor: Actor, asRead = false): Promise<void> {
   const { titleNorm: _stored, rev: _rev, ...record } = label;
+  const countOut = await countOutPart(countedKinds.labels, ws);
   const labelCondition = asRead
     ? {
         condition: `id = :id AND ${sameRevision(label)}`,
@@ -215,5 +218,6 @@ export async function deleteLabelItems(ws: string, label: LabelRecord, titleKey:
         { condition: 'attribute_not_exists(PK)' },
       ),
     ],
+    ...(countOut ? [['count', countOut] as [string, TransactItem]] : []),
   ]);
 }

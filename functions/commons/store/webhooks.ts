@@ -1,12 +1,14 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { WebhookRecord } from '#webhooks/entities';
 import { db } from './client';
 import { optStr } from './codec';
-import { conditionally, unlessConditionFails } from './errors';
+import { conditionally, TransactionCancelled, unlessConditionFails } from './errors';
 import { ItemType, keys } from './keys';
 import { queryAll } from './query';
 import { decodeWebhook, setAndRemove, webhooksRange } from './webhookItem';
 import { tableName } from './table';
+import { transact, tx, type TransactItem } from './transactions';
+import { countedKinds, countOutPart } from './workspaceCounts';
 
 /** Every read and write of webhook items (in their workspace's collection); their deliveries: webhookDeliveries.ts. */
 
@@ -19,14 +21,18 @@ export async function readWebhook(ws: string, id: string): Promise<WebhookRecord
   return Item ? decodeWebhook(Item) : undefined;
 }
 
-export async function putNewWebhook(record: WebhookRecord): Promise<void> {
-  await db.send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: { ...keys.webhook(record.workspace, record.id), type: ItemType.webhook, ...record },
-      ConditionExpression: 'attribute_not_exists(PK)',
-    }),
-  );
+/** A new webhook and its place in the workspace's count (workspaceCounts.ts), in one transaction (parts `webhook`, `count`). */
+export async function putNewWebhook(record: WebhookRecord, count: TransactItem): Promise<void> {
+  await transact([
+    [
+      'webhook',
+      tx.put(
+        { ...keys.webhook(record.workspace, record.id), type: ItemType.webhook, ...record },
+        { condition: 'attribute_not_exists(PK)' },
+      ),
+    ],
+    ['count', count],
+  ]);
 }
 
 /**
@@ -56,19 +62,20 @@ export function rewriteWebhook(
   });
 }
 
-/** Deletes the webhook if it is still the revision read; false when it changed or went meanwhile. */
-export function deleteWebhookItem(read: WebhookRecord): Promise<boolean> {
-  return conditionally(
-    db.send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: keys.webhook(read.workspace, read.id),
-        ConditionExpression: 'attribute_exists(PK) AND #rev = :readRev',
-        ExpressionAttributeNames: { '#rev': 'rev' },
-        ExpressionAttributeValues: { ':readRev': read.rev },
-      }),
-    ),
-  );
+/** Deletes the webhook if it is still the revision read, counting it out; false when it changed or went meanwhile. */
+export async function deleteWebhookItem(read: WebhookRecord): Promise<boolean> {
+  const countOut = await countOutPart(countedKinds.webhooks, read.workspace);
+  const condition = { condition: 'attribute_exists(PK) AND #rev = :readRev', names: { '#rev': 'rev' }, values: { ':readRev': read.rev } };
+  try {
+    await transact([
+      ['webhook', tx.delete(keys.webhook(read.workspace, read.id), condition)],
+      ...(countOut ? [['count', countOut] as [string, TransactItem]] : []),
+    ]);
+    return true;
+  } catch (error) {
+    if (error instanceof TransactionCancelled && (error.conditionFailed('webhook') || error.conflicted)) return false;
+    throw error;
+  }
 }
 
 /**

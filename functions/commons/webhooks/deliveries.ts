@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type * as z from 'zod';
-import { NotFound } from '#domain/errors';
+import { Conflict, NotFound } from '#domain/errors';
+import { freeSendSlot, takeSendSlot } from '#store/sendSlots';
 import { claimDelivery, putNewDelivery, readDelivery, recordAttempt, releaseClaim } from '#store/webhookDeliveries';
 import { readWebhook, readWebhooks } from '#store/webhooks';
 import type { WebhookPingData } from './answers';
@@ -10,6 +11,7 @@ import { ALL_EVENTS, PING_TYPE } from './eventTypes';
 import type { AttemptMessage, WebhookQueue } from './queue';
 import { deliverySettings, MAX_QUEUE_DELAY_MS } from './settings';
 import { getWebhook } from './subscriptions';
+import { SEND_SLOT_LEASE_SECONDS, SENDS_ON_REQUEST_PER_WORKSPACE } from './limits';
 
 /**
  * Deliveries: each event the service publishes, to every active webhook of its workspace that wants
@@ -175,9 +177,34 @@ async function attemptScheduled(delivery: DeliveryRecord, webhook: WebhookRecord
 
 const deliveryNotFound = (id: string) => new NotFound(`No delivery "${id}" of this webhook.`, 'delivery');
 
+/**
+ * Runs a send made on request (a ping, a redelivery) in one of the workspace's slots, or refuses it
+ * with a 409 and Retry-After while every slot is held (sendSlots.ts: nothing is sent or recorded then).
+ */
+async function inSendSlot<T>(ws: string, send: () => Promise<T>): Promise<T> {
+  const holder = randomUUID();
+  const slot = await takeSendSlot(ws, SENDS_ON_REQUEST_PER_WORKSPACE, SEND_SLOT_LEASE_SECONDS, holder);
+  if (slot === undefined) {
+    throw new Conflict(
+      `${SENDS_ON_REQUEST_PER_WORKSPACE} pings or redeliveries of this workspace are already under way; retry once they end.`,
+      10,
+    );
+  }
+  try {
+    return await send();
+  } finally {
+    // Should freeing fail, the slot's lease frees it: the answer stands.
+    await freeSendSlot(ws, slot, holder).catch(() => undefined);
+  }
+}
+
 /** A ping, now: the delivery is recorded like any other, and its one attempt answered. */
 export async function pingWebhook(ws: string, id: string) {
   const webhook = await getWebhook(ws, id);
+  return inSendSlot(ws, () => pingNow(ws, webhook));
+}
+
+async function pingNow(ws: string, webhook: WebhookRecord) {
   const now = new Date().toISOString();
   const eventId = randomUUID();
   const data: z.infer<typeof WebhookPingData> = { webhook_id: webhook.id, company_slug: ws, event_id: eventId, occurred_at: now };
@@ -197,5 +224,5 @@ export async function redeliver(ws: string, id: string, deliveryIdGiven: string)
   const webhook = await getWebhook(ws, id);
   const delivery = await readDelivery(ws, id, deliveryIdGiven);
   if (!delivery) throw deliveryNotFound(deliveryIdGiven);
-  return (await attemptNow(delivery, webhook)).delivery;
+  return inSendSlot(ws, async () => (await attemptNow(delivery, webhook)).delivery);
 }

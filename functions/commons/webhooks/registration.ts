@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { changedSinceRead, ValidationFailed, type Precondition } from '#domain/errors';
 import { readProject } from '#store/projects';
 import { AGAIN, RETRY, withRetries } from '#store/retry';
-import { putNewWebhook, readWebhooks, rewriteWebhook } from '#store/webhooks';
+import { putNewWebhook, rewriteWebhook } from '#store/webhooks';
+import { type TransactItem, withOptimisticRetry } from '#store/transactions';
+import { countedKinds, countInPart } from '#store/workspaceCounts';
 import { resolutionProblem, targetPolicy, urlProblem } from './addresses';
 import type { WebhookRecord } from './entities';
 import { MAX_WEBHOOKS_PER_WORKSPACE } from './limits';
@@ -36,8 +38,16 @@ async function checkProject(ws: string, slug: string | null | undefined): Promis
 export async function createWebhook(ws: string, fields: WebhookFields): Promise<WebhookRecord> {
   await checkTarget(fields.url);
   await checkProject(ws, fields.project_slug);
-  if ((await readWebhooks(ws)).length >= MAX_WEBHOOKS_PER_WORKSPACE)
-    throw ValidationFailed.of('url', `cannot be added: a workspace has at most ${MAX_WEBHOOKS_PER_WORKSPACE} webhooks; delete one first`);
+  // The workspace's count holds the limit against concurrent creates (a create that lost it reads again).
+  return withOptimisticRetry(async () => {
+    const count = await countInPart(countedKinds.webhooks, ws, MAX_WEBHOOKS_PER_WORKSPACE);
+    if (count === 'full')
+      throw ValidationFailed.of('url', `cannot be added: a workspace has at most ${MAX_WEBHOOKS_PER_WORKSPACE} webhooks; delete one first`);
+    return putWebhook(ws, fields, count);
+  });
+}
+
+async function putWebhook(ws: string, fields: WebhookFields, count: TransactItem): Promise<WebhookRecord> {
   const now = new Date().toISOString();
   const record: WebhookRecord = {
     id: `wh_${randomBytes(12).toString('hex')}`,
@@ -52,7 +62,7 @@ export async function createWebhook(ws: string, fields: WebhookFields): Promise<
     updated_at: now,
     rev: 0,
   };
-  await putNewWebhook(record);
+  await putNewWebhook(record, count);
   return record;
 }
 

@@ -1,0 +1,63 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from './client';
+import { num } from './codec';
+import { ItemType, keys, type Key } from './keys';
+import { queryAll, type KeyRange } from './query';
+import { tableName } from './table';
+import { tx, type TransactItem } from './transactions';
+
+/**
+ * How many items of one kind a workspace holds (its labels, its webhooks), kept in one item beside them
+ * and moved in the same transaction as each item that comes or goes: what holds a workspace's limit
+ * against concurrent creates, where reading the items and then writing would let two creates both in.
+ * A workspace whose items were made before they were counted starts its count from the items it holds,
+ * in the transaction of its next create (two such first counts at once: one fails, the caller reads again).
+ */
+export interface CountedKind {
+  /** The count item's key in the workspace's collection. */
+  key: (ws: string) => Key;
+  type: string;
+  /** The items counted, as a range of keys (read once, for a first count). */
+  range: (ws: string) => Omit<KeyRange, 'index'>;
+}
+
+export const countedKinds = {
+  labels: {
+    key: keys.labelCount,
+    type: ItemType.labelCount,
+    range: (ws: string) => ({ partition: keys.workspace(ws), sortPrefix: keys.labelSkPrefix }),
+  },
+  webhooks: {
+    key: keys.webhookCount,
+    type: ItemType.webhookCount,
+    range: (ws: string) => ({ partition: keys.workspace(ws), sortPrefix: keys.webhookSkPrefix }),
+  },
+} satisfies Record<string, CountedKind>;
+
+/** The kept count, or undefined where none is kept yet. */
+async function keptCount(kind: CountedKind, ws: string): Promise<number | undefined> {
+  const { Item: item } = await db.send(new GetCommand({ TableName: tableName(), Key: kind.key(ws), ConsistentRead: true }));
+  return item ? num(item, 'count') : undefined;
+}
+
+/** The transaction part that counts one more in, refused once the workspace holds `max`; `full` when it already does. */
+export async function countInPart(kind: CountedKind, ws: string, max: number): Promise<TransactItem | 'full'> {
+  const kept = await keptCount(kind, ws);
+  if (kept !== undefined) {
+    if (kept >= max) return 'full';
+    return tx.update(kind.key(ws), 'ADD #count :one', {
+      condition: '#count < :max',
+      names: { '#count': 'count' },
+      values: { ':one': 1, ':max': max },
+    });
+  }
+  const held = (await queryAll(kind.range(ws))).length;
+  if (held >= max) return 'full';
+  return tx.put({ ...kind.key(ws), type: kind.type, workspace: ws, count: held + 1 }, { condition: 'attribute_not_exists(PK)' });
+}
+
+/** The transaction part that counts one out, where a count is kept (once kept, a count is never removed). */
+export async function countOutPart(kind: CountedKind, ws: string): Promise<TransactItem | undefined> {
+  if ((await keptCount(kind, ws)) === undefined) return undefined;
+  return tx.update(kind.key(ws), 'ADD #count :minus', { names: { '#count': 'count' }, values: { ':minus': -1 } });
+}

@@ -1,0 +1,27 @@
+import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { leadingKeyPatterns, type TableAccess } from '#lib/tableAccess';
+import type { ServiceFunction } from './service-function.ts';
+
+/** What reading an item takes (a transaction's condition checks among them); never a Scan. */
+const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'];
+/** What writing takes; a TransactWriteItems is allowed item by item by these. */
+const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+
+/**
+ * The function's table policy from its declared access (lib/tableAccess.ts, which the local stack
+ * holds every function to as well): item actions on the partitions it names (`dynamodb:LeadingKeys`,
+ * so no route reaches token items, receipts, or another room's collections), Query on the indexes
+ * where it queries them (they hold projects only). No Scan: ForAllValues over the keys of a Scan, which
+ * names none, would hold, so a Scan must never be among the actions.
+ */
+export function grantTableAccess(fn: ServiceFunction, table: Table, access: TableAccess): void {
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      actions: access.operations?.map((o) => `dynamodb:${o}`) ?? (access.write ? [...READ_ACTIONS, ...WRITE_ACTIONS] : READ_ACTIONS),
+      resources: [table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': leadingKeyPatterns(access) } },
+    }),
+  );
+  if (access.indexes) fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${table.tableArn}/index/*`] }));
+}

@@ -1,0 +1,64 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { HttpRequest } from '@smithy/types';
+import { db } from '#store/client';
+import { reaches, type TableAccess } from '#lib/tableAccess';
+import { batchOf } from './partitions/batches';
+import { bodyText, operationOf } from './partitions/simulator';
+import { consumption, type Wire } from './partitions/units';
+
+/**
+ * The deployed IAM policies, held locally: while a function runs (a route's handler, the authorizer, the
+ * stream processor, the inbound consumer, the webhook deliverer), each DynamoDB call it makes must be
+ * one its policy allows (lib/tableAccess.ts): the partitions it may reach, writes only where it may
+ * write, index queries only where it may query them, never a Scan. A call the policy refuses fails as
+ * DynamoDB refuses it (AccessDeniedException) before it is sent, so every test of the local stack runs
+ * under the deployed policies. Calls made outside a function (the tools, the checker) are not held.
+ */
+const running = new AsyncLocalStorage<{ name: string; access: TableAccess }>();
+
+/** Runs `work` as the function `name`, under its table access. */
+export function asFunction<T>(name: string, access: TableAccess, work: () => T): T {
+  return running.run({ name, access }, work);
+}
+
+const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'TransactGetItems']);
+const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
+
+/** Why the running function may not make this call; undefined when it may. */
+export function refusal(access: TableAccess, operation: string, input: Wire): string | undefined {
+  if (!READS.has(operation) && !WRITES.has(operation)) return `dynamodb:${operation} is not allowed`;
+  if (WRITES.has(operation) && !access.write) return `dynamodb:${operation} is not allowed (read-only)`;
+  if (access.operations && !access.operations.includes(operation)) return `dynamodb:${operation} is not among its operations`;
+  if (operation === 'Query' && input.IndexName !== undefined)
+    return access.indexes ? undefined : `a query of index ${String(input.IndexName)}`;
+  const batch = batchOf(operation, input);
+  const draws = batch ? batch.entries.flatMap((e) => e.draws) : (consumption(operation, input) ?? []);
+  // What DynamoDB writes to an index on its own (an item's index keys) is not the caller's to be allowed.
+  const outside = draws.filter((d) => d.index === undefined && !reaches(access, d.key));
+  return outside.length ? `partition ${outside[0]!.key} is outside its dynamodb:LeadingKeys` : undefined;
+}
+
+function accessDenied(name: string, operation: string, why: string): Error {
+  return Object.assign(new Error(`The function ${name} is not authorized to perform dynamodb:${operation} on the table: ${why}`), {
+    name: 'AccessDeniedException',
+    $fault: 'client',
+    $metadata: { httpStatusCode: 400 },
+  });
+}
+
+/** Puts the check on the shared client (once, when the local stack starts). */
+export function holdFunctionsToTheirTableAccess(): void {
+  db.middlewareStack.add(
+    (next) => async (args) => {
+      const current = running.getStore();
+      if (current) {
+        const request = args.request as HttpRequest;
+        const operation = operationOf(request);
+        const why = refusal(current.access, operation, JSON.parse(bodyText(request.body)) as Wire);
+        if (why) throw accessDenied(current.name, operation, why);
+      }
+      return next(args);
+    },
+    { step: 'build', priority: 'low', name: 'localTableAccess' },
+  );
+}

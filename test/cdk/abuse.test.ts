@@ -1,0 +1,147 @@
+import { describe, expect, test } from 'vitest';
+import { TOKEN_VALIDATION_REGEX } from '#cdk/api';
+import { buildApp } from '#cdk/app';
+import { REQUESTS_PER_ADDRESS_PER_MINUTE } from '#cdk/web-acl';
+import { newToken } from '#domain/tokens';
+import { routes } from '#http/routes';
+import { CONSUMER_TABLE_ACCESS, leadingKeyPatterns, routeTableAccess } from '#lib/tableAccess';
+import { synthesize } from './synth.ts';
+
+// A synthesized template is untyped JSON; the assertions below walk it freely.
+type Resource = { Type: string; Properties: Record<string, any> };
+const resourcesOf = (opts: Parameters<typeof synthesize>[0]) =>
+  Object.entries(synthesize({ bundle: false, nag: false, ...opts }).template.toJSON().Resources as Record<string, Resource>);
+const ofType = (resources: [string, Resource][], type: string) => resources.filter(([, r]) => r.Type === type);
+
+/** What the gateway turns away before the service spends anything on it (issue: abuse-proof). */
+describe('the web ACL', () => {
+  test('prod has one: a per-address rate rule in front of the stage, blocking an address over its rate', () => {
+    const resources = resourcesOf({ stage: 'prod' });
+    const [[aclId, acl]] = ofType(resources, 'AWS::WAFv2::WebACL') as [[string, Resource]];
+    expect(acl.Properties).toMatchObject({ Scope: 'REGIONAL', DefaultAction: { Allow: {} } });
+    expect(acl.Properties.Rules).toEqual([
+      expect.objectContaining({
+        Name: 'requests-per-address',
+        Action: { Block: {} },
+        Statement: { RateBasedStatement: { Limit: REQUESTS_PER_ADDRESS_PER_MINUTE, EvaluationWindowSec: 60, AggregateKeyType: 'IP' } },
+        VisibilityConfig: expect.objectContaining({ CloudWatchMetricsEnabled: true }),
+      }),
+    ]);
+    const [[, association]] = ofType(resources, 'AWS::WAFv2::WebACLAssociation') as [[string, Resource]];
+    expect(association.Properties.WebACLArn).toEqual({ 'Fn::GetAtt': [aclId, 'Arn'] });
+    const [[stageId]] = ofType(resources, 'AWS::ApiGateway::Stage') as [[string, Resource]];
+    expect(JSON.stringify(association.Properties.ResourceArn)).toContain(stageId);
+  });
+
+  test('dev has none; -c webAcl=false leaves it out of prod, -c webAcl=true puts it in dev, anything else is refused', () => {
+    expect(ofType(resourcesOf({ stage: 'dev' }), 'AWS::WAFv2::WebACL')).toHaveLength(0);
+    expect(ofType(resourcesOf({ stage: 'prod', context: { webAcl: 'false' } }), 'AWS::WAFv2::WebACL')).toHaveLength(0);
+    expect(ofType(resourcesOf({ stage: 'dev', context: { webAcl: 'true' } }), 'AWS::WAFv2::WebACL')).toHaveLength(1);
+    expect(() => buildApp({ nag: false, context: { webAcl: 'yes' } })).toThrow(/-c webAcl="yes": use true or false/);
+  });
+
+  test('a blocked address gets a 429 problem with Retry-After (the WAF_FILTERED gateway response)', () => {
+    const [[, response]] = ofType(resourcesOf({ stage: 'prod' }), 'AWS::ApiGateway::GatewayResponse').filter(
+      ([, r]) => r.Properties.ResponseType === 'WAF_FILTERED',
+    ) as [[string, Resource]];
+    expect(response.Properties.StatusCode).toBe('429');
+    expect(response.Properties.ResponseParameters['gatewayresponse.header.Retry-After']).toBe("'60'");
+    expect(response.Properties.ResponseTemplates['application/json']).toContain('"code":"rate_limited"');
+  });
+});
+
+describe("the gateway's token check", () => {
+  const shape = new RegExp(TOKEN_VALIDATION_REGEX);
+
+  test('takes the exact shape of our tokens, and nothing else, so junk never invokes the authorizer', () => {
+    expect(TOKEN_VALIDATION_REGEX).toBe('^Bearer pls_[a-z2-7]{16}_[A-Za-z0-9_-]{43}$');
+    for (let i = 0; i < 20; i++) expect(shape.test(`Bearer ${newToken().token}`)).toBe(true);
+    const token = newToken().token;
+    for (const junk of [
+      'Bearer x',
+      `bearer ${token}`,
+      `Bearer  ${token}`,
+      `Bearer ${token}=`,
+      `Bearer ${token.slice(0, -1)}`,
+      `Basic ${token}`,
+    ])
+      expect(shape.test(junk), junk).toBe(false);
+  });
+});
+
+describe('least privilege over data', () => {
+  const resources = () => resourcesOf({ stage: 'dev' });
+  const policyStatements = (functionPrefix: string) => {
+    const all = resources();
+    const [, fn] = all.find(([id, r]) => r.Type === 'AWS::Lambda::Function' && new RegExp(`^${functionPrefix}[0-9A-F]{8}$`).test(id))!;
+    const role = fn.Properties.Role['Fn::GetAtt'][0];
+    return ofType(all, 'AWS::IAM::Policy')
+      .filter(([, p]) => p.Properties.Roles.some((r: { Ref: string }) => r.Ref === role))
+      .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown; Condition?: any }[])
+      .filter((s) => [s.Action].flat().some((a) => a.startsWith('dynamodb:')));
+  };
+  const functionIdOf = (name: string) => name.replace(/(^|-)([a-z0-9])/g, (_, _d: string, c: string) => c.toUpperCase());
+
+  test.each(routes.map((r) => [r.name, r] as const))(
+    '%s reaches only its own collections: never token items or stream receipts, never a Scan',
+    (_name, route) => {
+      const statements = policyStatements(functionIdOf(route.name));
+      const onItems = statements.filter((s) => JSON.stringify(s.Resource).indexOf('/index/') === -1);
+      expect(onItems).toHaveLength(1);
+      const patterns = onItems[0]!.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys'] as string[];
+      expect(patterns).toEqual(leadingKeyPatterns(routeTableAccess(route)));
+      expect(patterns).not.toContain('TOKEN#*');
+      expect(patterns).not.toContain('RECEIPT#*');
+      expect(patterns.includes('IDEMPOTENCY#*')).toBe(route.method === 'POST');
+      for (const s of statements) expect([s.Action].flat()).not.toContain('dynamodb:Scan');
+      const writes = [onItems[0]!.Action].flat().filter((a) => /Put|Update|Delete|Write/.test(a));
+      expect(writes.length > 0).toBe(route.access === 'write');
+    },
+  );
+
+  test('the functions no request invokes reach only the collections they keep', () => {
+    for (const [name, access] of Object.entries(CONSUMER_TABLE_ACCESS)) {
+      const statements = policyStatements(functionIdOf(name));
+      for (const s of statements) expect([s.Action].flat(), name).not.toContain('dynamodb:Scan');
+      const scoped = statements.filter((s) => s.Condition?.['ForAllValues:StringLike']);
+      expect(scoped.length, name).toBeGreaterThan(0);
+      for (const s of scoped)
+        expect(s.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys'], name).toEqual(leadingKeyPatterns(access));
+      // Every item statement is scoped (the stream's own actions name the stream, not the table).
+      const unscoped = statements.filter(
+        (s) => !s.Condition && !JSON.stringify(s.Resource).includes('/index/') && !JSON.stringify(s).includes('Stream'),
+      );
+      expect(unscoped, name).toEqual([]);
+    }
+  });
+
+  test("the stack's bus refuses events of the service's source from anyone but the stream processor", () => {
+    const all = resources();
+    const [[, policy]] = ofType(all, 'AWS::Events::EventBusPolicy') as [[string, Resource]];
+    const statement = policy.Properties.Statement;
+    expect(statement).toMatchObject({
+      Sid: 'cdk-OnlyTheStreamProcessorPublishesTheServiceSource',
+      Effect: 'Deny',
+      Principal: { AWS: '*' },
+      Action: 'events:PutEvents',
+      Condition: { StringEquals: { 'events:source': 'project-label-service' } },
+    });
+    const [, processor] = all.find(([id, r]) => r.Type === 'AWS::Lambda::Function' && /^StreamProcessor[0-9A-F]{8}$/.test(id))!;
+    expect(statement.Condition.ArnNotEquals['aws:PrincipalArn']).toEqual({
+      'Fn::GetAtt': [processor.Properties.Role['Fn::GetAtt'][0], 'Arn'],
+    });
+  });
+});
+
+describe("the stage's budget", () => {
+  test("prod's stage-wide throttle is above the mix's first key (docs/capacity.md), and a token's default a small share of it", async () => {
+    const { readFileSync } = await import('node:fs');
+    const page = readFileSync(new URL('../../docs/capacity.md', import.meta.url), 'utf8');
+    const firstKey = Number(/The first key to saturate is `[^`]+`, at ([\d,]+) requests per second/.exec(page)![1]!.replace(/,/g, ''));
+    const { STAGES } = await import('#cdk/stage');
+    const { DEFAULT_RATE_LIMIT } = await import('#domain/tokens');
+    expect(STAGES.prod.throttle.rateLimit).toBeGreaterThanOrEqual(firstKey);
+    expect(DEFAULT_RATE_LIMIT.rate * 10).toBeLessThanOrEqual(STAGES.prod.throttle.rateLimit);
+    expect(DEFAULT_RATE_LIMIT.burst * 10).toBeLessThanOrEqual(STAGES.prod.throttle.burstLimit);
+  });
+});

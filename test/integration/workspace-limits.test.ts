@@ -1,0 +1,114 @@
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, test } from 'vitest';
+import { MAX_LABELS_PER_WORKSPACE, MAX_PAGE_DEPTH } from '#domain/limits';
+import { titleKey } from '#domain/text';
+import type { LabelRecord } from '#domain/entities';
+import { chunk, mapInFlight } from '#store/batches';
+import { db } from '#store/client';
+import { ItemType, keys } from '#store/keys';
+import { labelItem, titleGuardItem } from '#store/labelItem';
+import { tableName } from '#store/table';
+import { workspaceClient } from '#support/api';
+import { settledViolations } from '#support/settle';
+
+/**
+ * Reads have a bound: a page number reaches at most 1,000 items deep, and a workspace holds at most
+ * 1,000 labels (its label list answers every one of them), held under concurrent creates too. The
+ * labels a test starts from are written straight to the table, as a workspace whose labels were made
+ * before they were counted holds them (the first create counts them).
+ */
+
+/** Four bytes each in UTF-8: the largest a title of 50 characters can be. */
+const WIDE = '\u{1D504}';
+
+async function seedLabels(ws: string, count: number, title: (i: number) => string = (i) => `Seeded ${i}`): Promise<void> {
+  const now = new Date().toISOString();
+  const items = Array.from({ length: count }, (_, i) => {
+    const label: LabelRecord = {
+      id: i + 1,
+      slug: `seeded-${i + 1}`,
+      title: title(i + 1),
+      color: 'FF5733',
+      created_at: now,
+      updated_at: now,
+    };
+    return [labelItem(ws, label, titleKey), titleGuardItem(ws, label.title, label, titleKey)];
+  }).flat();
+  items.push({ ...keys.labelIdCounter(ws), type: ItemType.labelIdCounter, workspace: ws, next_id: count });
+  await mapInFlight(chunk(items, 25), 4, async (batch) => {
+    let requests = batch.map((Item) => ({ PutRequest: { Item } }));
+    while (requests.length) {
+      const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
+      requests = (out.UnprocessedItems?.[tableName()] ?? []) as typeof requests;
+    }
+  });
+}
+
+describe('labels per workspace', () => {
+  test(`a workspace holds at most ${MAX_LABELS_PER_WORKSPACE} labels: one more is a 422 naming the limit, and a delete makes room`, async () => {
+    const c = await workspaceClient('limits');
+    await seedLabels(c.ws, MAX_LABELS_PER_WORKSPACE);
+    const refused = await c.post('/projects-labels', { title: 'One too many', color: '00FF00' });
+    expect(refused.status, refused.text).toBe(422);
+    expect(refused.body.errors).toEqual([
+      {
+        field: 'title',
+        message: `title cannot be added: the workspace holds ${MAX_LABELS_PER_WORKSPACE} labels, its limit; delete one first`,
+      },
+    ]);
+    expect((await c.get('/projects-labels')).body.data).toHaveLength(MAX_LABELS_PER_WORKSPACE);
+    expect((await c.del('/projects-labels/seeded-1')).status).toBe(200);
+    const made = await c.post('/projects-labels', { title: 'Room again', color: '00FF00' });
+    expect(made.status, made.text).toBe(201);
+    expect((await c.post('/projects-labels', { title: 'And one more', color: '00FF00' })).status).toBe(422);
+    expect(await settledViolations([c.ws])).toEqual([]);
+  });
+
+  test('concurrent creates at the limit: exactly as many get in as there is room for, never more', async () => {
+    const c = await workspaceClient('limits');
+    await seedLabels(c.ws, MAX_LABELS_PER_WORKSPACE - 2);
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => c.post('/projects-labels', { title: `Racing ${i}`, color: '00FF00' })),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 201, 422, 422, 422, 422]);
+    expect((await c.get('/projects-labels')).body.data).toHaveLength(MAX_LABELS_PER_WORKSPACE);
+    // Counted from here on: a delete and two creates race too, and the count stays exact.
+    const raced = await Promise.all([
+      c.del('/projects-labels/seeded-2'),
+      c.post('/projects-labels', { title: 'After 1', color: '00FF00' }),
+      c.post('/projects-labels', { title: 'After 2', color: '00FF00' }),
+    ]);
+    expect(raced[0]!.status).toBe(200);
+    expect((await c.get('/projects-labels')).body.data.length).toBeLessThanOrEqual(MAX_LABELS_PER_WORKSPACE);
+    expect(await settledViolations([c.ws])).toEqual([]);
+  });
+
+  test("the label list at the limit, every title as wide as titles get, stays far under Lambda's 6 MB answer", async () => {
+    const c = await workspaceClient('limits');
+    await seedLabels(c.ws, MAX_LABELS_PER_WORKSPACE, (i) => `${WIDE.repeat(45)}${String(i).padStart(5, '0')}`);
+    const list = await c.get('/projects-labels');
+    expect(list.status).toBe(200);
+    expect(list.body.data).toHaveLength(MAX_LABELS_PER_WORKSPACE);
+    const bytes = Buffer.byteLength(list.text);
+    expect(bytes).toBeGreaterThan(MAX_LABELS_PER_WORKSPACE * 180);
+    expect(bytes).toBeLessThan(600_000);
+  });
+});
+
+describe('page numbers', () => {
+  test(`reach at most ${MAX_PAGE_DEPTH} items deep; deeper is a 422 pointing to the cursor`, async () => {
+    const c = await workspaceClient('limits');
+    expect((await c.get('/projects', { page: '10', per_page: '100' })).status).toBe(200);
+    expect((await c.get('/projects', { page: '40', per_page: '25' })).status).toBe(200);
+    const deep = await c.get('/projects', { page: '11', per_page: '100' });
+    expect(deep.status).toBe(422);
+    expect(deep.body.errors).toEqual([
+      {
+        field: 'page',
+        message: `page: "11" reaches past item ${MAX_PAGE_DEPTH} (page x per_page = 1100); page further with the cursor (meta.next_cursor)`,
+      },
+    ]);
+    const labelsDeep = await c.get('/projects-labels/bug/tasks', { project_slug: 'p', page: '1001', per_page: '1' });
+    expect(labelsDeep.status).toBe(422);
+  });
+});
