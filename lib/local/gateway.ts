@@ -132,8 +132,16 @@ export function createGateway(loaded: Awaited<ReturnType<typeof loadHandlers>>, 
     else if (!reached.function) log('info', 'gateway answer', fields);
   });
   server.on('clientError', answerClientError);
+  // Node closes an idle kept-alive connection after 5 s; a client that sends on it just then (a POST,
+  // which no client sends again by itself) gets "socket hang up". Idle connections are kept a minute, as
+  // load balancers do, and the Keep-Alive header says so, so clients let go of them first.
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  server.headersTimeout = KEEP_ALIVE_MS + 1_000;
   return server;
 }
+
+/** How long an idle kept-alive connection stays open. */
+const KEEP_ALIVE_MS = 65_000;
 
 /**
  * The authorizer as API Gateway runs it: a policy is cached per Authorization header for

@@ -60,6 +60,13 @@ describe('the local gateway', () => {
     expect(JSON.parse(res.body)).toMatchObject({ status: 431, code: 'request_header_fields_too_large' });
   });
 
+  test('kept-alive connections stay open a minute, and the server says so (a client lets go of them first)', async () => {
+    const res = await raw(`GET /projects HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n`);
+    expect(res.status).toBe(401);
+    const timeout = Number(/keep-alive: timeout=(\d+)/i.exec(res.headers)?.[1]);
+    expect(timeout).toBeGreaterThanOrEqual(60);
+  });
+
   test('authorizer results are cached per token for 300 s, as API Gateway caches them', async () => {
     const ws = uniqueWorkspace('gw');
     const token = await tokenFor(ws);

@@ -112,6 +112,15 @@ describe('a delivery', () => {
     expect(delivery.delivered_at).toEqual(expect.any(String));
   });
 
+  test('a redirect (3xx) is a failure, retried: a delivery is delivered only by a 2xx', async () => {
+    receiver.answer('/moved', (n) => (n === 1 ? 302 : n === 2 ? 307 : 200));
+    const hook = await register('/moved', { events: ['Project Created'] });
+    await req('POST', '/projects', { name: 'Moved Endpoint' });
+    const [delivery] = await deliveriesWhen(hook.id, (d) => d[0]?.status === 'delivered');
+    expect(delivery).toMatchObject({ attempts: 3, last_status_code: 200 });
+    expect(receiver.received('/moved')).toHaveLength(3);
+  });
+
   test('that fails every attempt is failed, dead-lettered, and its endpoint turned off after failing long enough', async () => {
     receiver.answer('/down', () => 503);
     const hook = await register('/down', { events: ['Project Created'] });
