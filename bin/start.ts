@@ -121,10 +121,6 @@ if (embedded) {
   if (created) console.log(`Created table ${tableName()}`);
 }
 
-// Every function is held to the table access its deployed policy gives it (lib/local/tableAccess.ts).
-const { asFunction, holdFunctionsToTheirTableAccess } = await import('#local/tableAccess');
-const { CONSUMER_TABLE_ACCESS } = await import('#lib/tableAccess');
-holdFunctionsToTheirTableAccess();
 const server = createGateway(await loadHandlers(repoRoot), {});
 await new Promise<void>((resolve, reject) => {
   server.once('error', reject);
@@ -149,10 +145,11 @@ if (embedded) {
   const eventsFile = eventsFilePath();
   // The bus's webhook rule and deliveries queue, with the deliverer Lambda's code (docs/webhooks.md).
   const { consumeWebhookMessages } = await import('#webhooks/consumer');
+  // Each consumer held to the table access its deployed policy gives it, as the gateway holds the routes.
+  const { asConsumer } = await import('#local/tableAccess');
   const { startLocalWebhooks } = await import('#local/webhookQueue');
   const localWebhooks = startLocalWebhooks({
-    consume: (records, queue) =>
-      asFunction('webhook-deliverer', CONSUMER_TABLE_ACCESS['webhook-deliverer'], () => consumeWebhookMessages(records, queue)),
+    consume: asConsumer('webhook-deliverer', consumeWebhookMessages),
     deadLetterFile: process.env.WEBHOOK_DLQ_FILE || `${eventsFile.replace(/\.jsonl$/, '')}.webhook-dead-letters.jsonl`,
   });
   webhooks = localWebhooks;
@@ -161,10 +158,7 @@ if (embedded) {
     endpoint: database!.endpoint,
     tableName: tableName(),
     // As patient with a throttled table as the deployed function's timeout allows (events/patience.ts).
-    handle: (records) =>
-      asFunction('stream-processor', CONSUMER_TABLE_ACCESS['stream-processor'], () =>
-        processStreamBatch(records, bus, deadlineIn(CONSUMER_TIMEOUT_S.streamProcessor)),
-      ),
+    handle: asConsumer('stream-processor', (records) => processStreamBatch(records, bus, deadlineIn(CONSUMER_TIMEOUT_S.streamProcessor))),
     filter: reachesProcessor,
     checkpointFile: inMemory ? undefined : join(dataDir, 'stream-checkpoints.json'),
     failureFile: process.env.STREAM_FAILURES_FILE || `${eventsFile.replace(/\.jsonl$/, '')}.failures.jsonl`,
@@ -177,10 +171,9 @@ if (embedded) {
   const { startLocalInbound } = await import('#local/inboundQueue');
   const local = startLocalInbound({
     // What the consumer writes (counters, a deleted task's labels) reaches the stream at once too.
-    consume: (records, deadLetters) =>
-      asFunction('inbound-consumer', CONSUMER_TABLE_ACCESS['inbound-consumer'], () =>
-        consumeInbound(records, deadLetters, deadlineIn(CONSUMER_TIMEOUT_S.inboundConsumer)),
-      ).finally(() => stream?.kick()),
+    consume: asConsumer('inbound-consumer', (records, deadLetters) =>
+      consumeInbound(records, deadLetters, deadlineIn(CONSUMER_TIMEOUT_S.inboundConsumer)).finally(() => stream?.kick()),
+    ),
     deadLetterFile: process.env.INBOUND_DLQ_FILE || `${eventsFile.replace(/\.jsonl$/, '')}.inbound-dead-letters.jsonl`,
   });
   inbound = local;
@@ -212,10 +205,7 @@ if (embedded && (await listTokens('acme-corp')).length === 0) {
     owner: { name: 'Local Developer', username: 'local-dev' },
     scopes: [...SCOPES],
   });
-  console.log(
-    `\nFirst start: created a token for workspace acme-corp with every scope (${SCOPES.join(' ')}), no expiry, ` +
-      `for this machine's local stack only (shown once, keep it):\n\n  ${token}\n`,
-  );
+  console.log(`\nFirst start: created a token for workspace acme-corp, every scope, no expiry (shown once, keep it):\n\n  ${token}\n`);
   // The README's walkthrough starts from this line, pasted as it is.
   console.log(`For the README's walkthrough, paste:\n\n  export API=${base} TOKEN=${token}\n`);
   console.log(`Try it:\n\n  curl -s -H "Authorization: Bearer $TOKEN" "$API/projects?company_slug=acme-corp"\n`);
@@ -246,9 +236,7 @@ const shutdown = async () => {
   await output.stop();
   process.exit(0);
 };
-process.on('SIGINT', shutdown);
-process.on('SIGTERM', shutdown);
-process.on('SIGHUP', shutdown);
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, shutdown);
 
 /** EVENTS_FILE, or .data/events.jsonl beside the data (a throwaway file for an in-memory run). */
 function eventsFilePath(): string {

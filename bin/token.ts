@@ -62,6 +62,8 @@ const {
   isActiveToken,
   isUsableToken,
   listTokens,
+  usable,
+  usableIn,
   MAX_TOKEN_LIFETIME_MS,
   revokeToken,
   setTokenLimits,
@@ -113,17 +115,6 @@ function api() {
   const found = deployedApi();
   if (!found) fail('against a deployed table, set REST_API_ID and STAGE_NAME too (the stack outputs RestApiId and StageName)');
   return found;
-}
-
-/** A token that may still be used: neither revoked nor expired. */
-function usable(t: { revoked: boolean; expires_at?: string }): boolean {
-  return !t.revoked && !(t.expires_at && Date.parse(t.expires_at) <= Date.now());
-}
-
-/** Whether a token id names a usable token of this list (a key without one is an orphan). */
-function usableIn(tokens: { id: string; revoked: boolean; expires_at?: string }[]): (tokenId: string) => boolean {
-  const ids = new Set(tokens.filter(usable).map((t) => t.id));
-  return (tokenId) => ids.has(tokenId);
 }
 
 // Every mistake in the arguments is said here, before the database is asked anything.
@@ -237,7 +228,7 @@ switch (command) {
   case 'sync-keys': {
     const outcomes = { created: 0, moved: 0, unchanged: 0 };
     const tokens = await listTokens();
-    for (const t of tokens.filter(usable)) {
+    for (const t of tokens.filter((t) => usable(t))) {
       // A key in the right plan is left alone: no token loses its key while this runs.
       outcomes[await placeTokenKey(deployed!, t.id, t.rate_limit ?? DEFAULT_RATE_LIMIT)]++;
     }

@@ -1,3 +1,4 @@
+import { countViolations } from './counts.ts';
 import { ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { db } from '#store/client';
 import { ItemType, keys } from '#store/keys';
@@ -194,18 +195,7 @@ function findViolations(items: Item[]): string[] {
       v.push(`title guard ${g.PK} / ${g.SK} has no label with that title`);
     }
   }
-  // A workspace's counts, once kept, move in the same transactions as what they count: always exact.
-  for (const [countType, itemType] of [
-    [ItemType.labelCount, ItemType.label],
-    [ItemType.webhookCount, ItemType.webhook],
-  ] as const) {
-    const held = new Map<string, number>();
-    for (const i of of(itemType)) held.set(i.workspace, (held.get(i.workspace) ?? 0) + 1);
-    for (const c of of(countType)) {
-      const n = held.get(c.workspace) ?? 0;
-      if (c.count !== n) v.push(`${countType} ${c.PK} / ${c.SK} says ${c.count}, the workspace holds ${n}`);
-    }
-  }
+  v.push(...countViolations(of));
   const counters = new Map(of(ItemType.labelIdCounter).map((c) => [c.PK as string, c.next_id as number]));
   for (const l of labels) {
     const next = counters.get(keys.workspace(l.workspace)) ?? 0;

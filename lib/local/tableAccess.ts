@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { HttpRequest } from '@smithy/types';
 import { db } from '#store/client';
-import { reaches, type TableAccess } from '#lib/tableAccess';
+import { CONSUMER_TABLE_ACCESS, reaches, type TableAccess } from '#lib/tableAccess';
 import { batchOf } from './partitions/batches';
 import { bodyText, operationOf } from './partitions/simulator';
 import { consumption, type Wire } from './partitions/units';
@@ -16,9 +16,18 @@ import { consumption, type Wire } from './partitions/units';
  */
 const running = new AsyncLocalStorage<{ name: string; access: TableAccess }>();
 
-/** Runs `work` as the function `name`, under its table access. */
+/** Runs `work` as the function `name`, under its table access (the check is put on the shared client the first time). */
 export function asFunction<T>(name: string, access: TableAccess, work: () => T): T {
+  holdFunctionsToTheirTableAccess();
   return running.run({ name, access }, work);
+}
+
+/** `consume`, run as the consumer function `name` (the stream processor, the inbound consumer, the deliverer). */
+export function asConsumer<A extends unknown[], R>(
+  name: keyof typeof CONSUMER_TABLE_ACCESS,
+  consume: (...args: A) => R,
+): (...args: A) => R {
+  return (...args) => asFunction(name, CONSUMER_TABLE_ACCESS[name], () => consume(...args));
 }
 
 const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'TransactGetItems']);
@@ -46,8 +55,12 @@ function accessDenied(name: string, operation: string, why: string): Error {
   });
 }
 
-/** Puts the check on the shared client (once, when the local stack starts). */
-export function holdFunctionsToTheirTableAccess(): void {
+let held = false;
+
+/** Puts the check on the shared client, once. */
+function holdFunctionsToTheirTableAccess(): void {
+  if (held) return;
+  held = true;
   db.middlewareStack.add(
     (next) => async (args) => {
       const current = running.getStore();

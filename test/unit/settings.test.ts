@@ -42,6 +42,8 @@ const NOT_SETTINGS = new Set([
   'OUTBOUND_TYPES',
   'INBOUND_TYPES',
   'OUTBOUND_DETAILS',
+  // CloudFormation's words
+  'ROLLBACK_FAILED',
 ]);
 /** Settings of something else than the local stack: what reads them. */
 const ELSEWHERE: Record<string, string> = {

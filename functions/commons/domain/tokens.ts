@@ -190,10 +190,21 @@ export async function isActiveToken(id: string): Promise<boolean> {
   return stored !== undefined && !stored.revoked;
 }
 
-/** Whether the token can still be used (neither revoked nor expired), read strongly consistent: a token made a moment ago counts. */
+/** Whether a token record can still be used: neither revoked nor expired. */
+export function usable(t: Pick<TokenRecord, 'revoked' | 'expires_at'>, now = new Date()): boolean {
+  return !t.revoked && !(t.expires_at && Date.parse(t.expires_at) <= now.getTime());
+}
+
+/** Whether a token id names a usable token of `tokens` (an API key without one is an orphan). */
+export function usableIn(tokens: Pick<TokenRecord, 'id' | 'revoked' | 'expires_at'>[]): (tokenId: string) => boolean {
+  const ids = new Set(tokens.filter((t) => usable(t)).map((t) => t.id));
+  return (tokenId) => ids.has(tokenId);
+}
+
+/** Whether the token can still be used, read strongly consistent: a token made a moment ago counts. */
 export async function isUsableToken(id: string, now = new Date()): Promise<boolean> {
   const stored = await readToken(id, true);
-  return stored !== undefined && !stored.revoked && !(stored.expires_at && Date.parse(stored.expires_at) <= now.getTime());
+  return stored !== undefined && usable(stored, now);
 }
 
 export function revokeToken(id: string): Promise<boolean> {
