@@ -19,7 +19,6 @@ import { routeProcessOutput } from '#local/logRouter';
 import type { StreamRunner } from '#local/streams';
 import { localCursorKey } from '#local/secrets';
 import { cliArguments, cliError } from '#lib/cli';
-import { refuseBadSettings } from '#lib/settings/check';
 import {
   dynamodbPort,
   ensureTable,
@@ -35,8 +34,12 @@ const USAGE = `usage: npm start [-- --in-memory | --embedded]
   --in-memory   a throwaway DynamoDB Local (nothing kept)
   --embedded    DynamoDB Local even when TABLE_NAME is set
 Environment: PORT (default 3000), DYNAMODB_PORT (default 8000), DATA_DIR, TABLE_NAME.`;
-const { values: flags } = await cliArguments({ usage: USAGE, options: { 'in-memory': 'boolean', embedded: 'boolean' } });
-refuseBadSettings(); // every setting of docs/local.md, checked before anything starts (lib/settings/table.ts)
+// Every setting of docs/local.md is checked before anything starts (lib/settings/table.ts), and what it does not use said.
+const { values: flags } = await cliArguments({
+  usage: USAGE,
+  options: { 'in-memory': 'boolean', embedded: 'boolean' },
+  settingWarnings: true,
+});
 const inMemory = flags['in-memory'] === true;
 const embedded = flags.embedded === true || inMemory || !process.env.TABLE_NAME;
 const port = Number(process.env.PORT ?? 3000);

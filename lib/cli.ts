@@ -1,11 +1,13 @@
 import { parseArgs } from 'node:util';
+import { refuseBadSettings } from '#lib/settings/check';
 
 /**
  * What every command-line tool of the project (bin/) does with its arguments and its mistakes, in one
  * place: `--help` (or `-h`) prints the usage and exits 0 having done nothing else; an option it does
  * not know, an option without its value, or a wrong number of arguments is one sentence and the usage
- * on stderr and exit 2, before the tool prints or does anything; any later mistake is one sentence,
- * never a stack trace.
+ * on stderr and exit 2, before the tool prints or does anything; before those, a setting of the
+ * environment with a value its table refuses (lib/settings/table.ts) is its sentence and exit 1, as
+ * `npm start` says it; any later mistake is one sentence, never a stack trace.
  */
 
 /** A tool's options, by name (without the dashes): those that take a value, and flags. */
@@ -19,6 +21,8 @@ interface CliSpec<O extends Options> {
   options?: O;
   /** The arguments it takes besides options (none unless given), and what they are, for the sentence. */
   args?: { min: number; max: number; what: string };
+  /** `npm start` says of the settings it does not use as well (warnings); the other tools only refuse. */
+  settingWarnings?: true;
 }
 
 /** The tool's options and arguments, or (for --help or a mistake) the process ends here. */
@@ -32,6 +36,7 @@ export async function cliArguments<const O extends Options = Record<never, never
     console.log(await usage());
     process.exit(0);
   }
+  refuseBadSettings(process.env, { warnings: spec.settingWarnings === true });
   const options = (spec.options ?? {}) as Options;
   const { tokens } = parseArgs({
     args,

@@ -55,9 +55,13 @@ export function settingValue<K extends SettingName>(name: K, env: Env = process.
   return result.value;
 }
 
-/** `npm start`'s first step: warnings on stderr; with any refused value, its sentences and exit 1, nothing started. */
-export function refuseBadSettings(env: Env = process.env): void {
-  const problems = checkSettings(env);
+/**
+ * Every tool's first step (lib/cli.ts): with any refused value, its sentences on stderr and exit 1,
+ * nothing done. `npm start` also says which valid values it does not use (`warnings`); the other tools
+ * use fewer of the settings and say nothing of those.
+ */
+export function refuseBadSettings(env: Env = process.env, opts: { warnings: boolean } = { warnings: true }): void {
+  const problems = checkSettings(env).filter((p) => opts.warnings || p.severity === 'error');
   for (const p of problems) console.error(p.message);
   if (problems.some((p) => p.severity === 'error')) process.exit(1);
 }

@@ -58,6 +58,7 @@ describe('every npm tool honours --help and refuses an unknown option, and then 
   let help: Map<string, Ran>;
   let helpBuilt: Map<string, Ran>;
   let bogus: Map<string, Ran>;
+  let badSetting: Map<string, Ran>;
 
   beforeAll(async () => {
     // Wherever a tool would reach for the stack or its files, it finds a place of this test's own.
@@ -69,13 +70,22 @@ describe('every npm tool honours --help and refuses an unknown option, and then 
       METRICS_FILE: join(dataDir, 'metrics.jsonl'),
       EVENTS_FILE: join(dataDir, 'events.jsonl'),
     };
-    const ways = { help: ['--help', true], helpBuilt: ['--help', false], bogus: ['--bogus', false] } as const;
+    const ways = {
+      help: [['--help'], true, {}],
+      helpBuilt: [['--help'], false, {}],
+      bogus: [['--bogus'], false, {}],
+      // What npm start refuses, every tool refuses, before its arguments and before anything else.
+      badSetting: [[], false, { POWERTOOLS_LOG_LEVEL: 'VERBOSE' }],
+    } as const;
     const runs = tools.flatMap(({ script, file }) => (Object.keys(ways) as (keyof typeof ways)[]).map((way) => ({ script, file, way })));
-    const ran = await inParallel(runs, ({ file, way }) => runTool(file, [ways[way][0]], env, 90_000, { asNpmRuns: ways[way][1] }));
+    const ran = await inParallel(runs, ({ file, way }) =>
+      runTool(file, [...ways[way][0]], { ...env, ...ways[way][2] }, 90_000, { asNpmRuns: ways[way][1] }),
+    );
     const answers = (way: keyof typeof ways) => new Map(runs.flatMap((r, i) => (r.way === way ? [[r.script, ran[i]!] as const] : [])));
     help = answers('help');
     helpBuilt = answers('helpBuilt');
     bogus = answers('bogus');
+    badSetting = answers('badSetting');
   });
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
@@ -98,6 +108,15 @@ describe('every npm tool honours --help and refuses an unknown option, and then 
     expectUsageError(
       bogus.get(script)!,
       /^Unknown option --bogus: (use only the options the usage below names|this command takes no options)\.$/,
+    );
+  });
+
+  test.each(tools.map((t) => t.script))('%s with POWERTOOLS_LOG_LEVEL=VERBOSE: the sentence npm start says, exit 1', (script) => {
+    const res = badSetting.get(script)!;
+    expect(res.code, res.stdout + res.stderr).toBe(1);
+    expect(res.stdout).toBe('');
+    expect(res.stderr.trimEnd()).toBe(
+      'POWERTOOLS_LOG_LEVEL is "VERBOSE": use one of TRACE, DEBUG, INFO, WARN, ERROR, SILENT or CRITICAL, or unset it (then INFO).',
     );
   });
 
