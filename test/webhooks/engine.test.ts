@@ -1,3 +1,4 @@
+import { deliverySettings } from '#webhooks/settings';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { SQSRecord } from 'aws-lambda';
 import { EVENT_SOURCE } from '#domain/eventNames';
@@ -94,6 +95,39 @@ describe('the deliverer', () => {
     expect(out.tally).toMatchObject({ skipped: 1, delivered: 0, retrying: 0 });
     expect(receiver.received('/retry')).toHaveLength(2);
     expect(await readDelivery(ws, id, scheduled.delivery_id)).toMatchObject({ status: 'pending', attempts: 2, auto_attempts: 2 });
+  });
+
+  test("retries are spread: deliveries that failed together wait the schedule's time, each moved by up to 20% at random", async () => {
+    const { ws } = await webhookTo('/down');
+    receiver.answer('/down', () => 500);
+    const { queue, retries } = keptQueue();
+    await consumeWebhookMessages(
+      Array.from({ length: 20 }, (_, i) => record(eventOf(ws, `evt-down-${i}`), i)),
+      queue,
+    );
+    expect(retries).toHaveLength(20);
+    const first = deliverySettings().retriesMs[0]!;
+    const waits = retries.map((r) => r.delayMs);
+    for (const wait of waits) {
+      expect(wait).toBeGreaterThanOrEqual(Math.floor(first * 0.8));
+      expect(wait).toBeLessThanOrEqual(Math.ceil(first * 1.2));
+    }
+    // Not in lockstep: twenty waits drawn from a 40% band are not all one (or two) values.
+    expect(new Set(waits).size).toBeGreaterThan(10);
+  });
+
+  test("a 429 or 503 with Retry-After is waited at least that long; another status's Retry-After is not", async () => {
+    const { ws } = await webhookTo('/busy');
+    receiver.answer('/busy', (n) =>
+      n === 1 ? { status: 503, headers: { 'retry-after': '600' } } : { status: 500, headers: { 'retry-after': '600' } },
+    );
+    const { queue, retries } = keptQueue();
+    await consumeWebhookMessages([record(eventOf(ws, 'evt-busy-1'))], queue);
+    await consumeWebhookMessages([record(eventOf(ws, 'evt-busy-2'))], queue);
+    const [busy, failed] = retries;
+    expect(busy!.delayMs).toBe(600_000);
+    expect(Date.parse(busy!.message.due_at) - Date.now()).toBeGreaterThan(590_000);
+    expect(failed!.delayMs).toBeLessThanOrEqual(Math.ceil(deliverySettings().retriesMs[0]! * 1.2));
   });
 
   test('an endpoint already failing gets its new deliveries on the retry lane, not inline', async () => {

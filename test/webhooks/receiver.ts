@@ -17,7 +17,8 @@ export interface Received {
  */
 export async function startReceiver() {
   const received: Received[] = [];
-  const answers = new Map<string, (n: number) => number | 'hang' | Promise<number>>();
+  type Answer = number | 'hang' | { status: number; headers: Record<string, string> };
+  const answers = new Map<string, (n: number) => Answer | Promise<number>>();
   const waiters: { path: string; match: (r: Received) => boolean; resolve: (r: Received) => void }[] = [];
   const hanging: ServerResponse[] = [];
   const mismatches: string[] = [];
@@ -32,7 +33,10 @@ export async function startReceiver() {
       mismatches.push(...webhookMismatches(req.headers as Record<string, unknown>, r.json));
       const answer = await (answers.get(path)?.(received.filter((x) => x.path === path).length) ?? 200);
       if (answer === 'hang') hanging.push(res);
-      else res.writeHead(answer, { 'content-type': 'text/plain' }).end(answer < 300 ? 'ok' : 'no');
+      else {
+        const { status, headers } = typeof answer === 'number' ? { status: answer, headers: {} } : answer;
+        res.writeHead(status, { 'content-type': 'text/plain', ...headers }).end(status < 300 ? 'ok' : 'no');
+      }
       for (const w of waiters.filter((w) => w.path === path && w.match(r))) {
         waiters.splice(waiters.indexOf(w), 1);
         w.resolve(r);
@@ -46,8 +50,8 @@ export async function startReceiver() {
     received: (path: string) => received.filter((r) => r.path === path),
     /** What of the deliveries received so far the AsyncAPI document does not describe (asyncapi.json's webhooks channel). */
     mismatches: () => [...mismatches],
-    /** How the endpoint at `path` answers its n-th request (1-based): a status (once the promise settles), or 'hang' (never). */
-    answer: (path: string, how: (n: number) => number | 'hang' | Promise<number>) => answers.set(path, how),
+    /** How the endpoint at `path` answers its n-th request (1-based): a status (once the promise settles), with headers, or 'hang' (never). */
+    answer: (path: string, how: (n: number) => Answer | Promise<number>) => answers.set(path, how),
     next: (path: string, match: (r: Received) => boolean = () => true) =>
       new Promise<Received>((resolve) => {
         const already = received.find((r) => r.path === path && match(r));

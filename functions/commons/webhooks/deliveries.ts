@@ -137,6 +137,21 @@ export async function continueDelivery(message: AttemptMessage, queue: WebhookQu
   return 'skipped';
 }
 
+/** How far the schedule's next retry may move either way, so an endpoint's retries do not arrive in lockstep. */
+const JITTER = 0.2;
+/** The longest `Retry-After` honoured: a day, about the whole schedule (a later one would outlive it). */
+const MAX_RETRY_AFTER_MS = 24 * 3600_000;
+
+/**
+ * The wait before a retry: the schedule's, moved by up to 20% either way at random (deliveries that
+ * failed together, when an endpoint went down, come back spread out), and never less than the
+ * endpoint's own `Retry-After` on a 429 or 503 (up to a day).
+ */
+export function retryWait(scheduledMs: number, retryAfterMs?: number, random = Math.random): number {
+  const jittered = Math.round(scheduledMs * (1 - JITTER + 2 * JITTER * random()));
+  return Math.max(jittered, Math.min(retryAfterMs ?? 0, MAX_RETRY_AFTER_MS));
+}
+
 /**
  * An automatic attempt, held by its caller. A failure schedules the next one on the retry lane (the
  * message sent before the delivery records it: a crash in between repeats an attempt, never loses
@@ -152,7 +167,8 @@ async function attemptScheduled(delivery: DeliveryRecord, webhook: WebhookRecord
   const attempt = await sendAttempt(delivery, webhook);
   const { set, remove } = outcomeOf(attempt);
   if (!attempt.ok) {
-    const wait = deliverySettings().retriesMs[delivery.auto_attempts ?? 0];
+    const scheduled = deliverySettings().retriesMs[delivery.auto_attempts ?? 0];
+    const wait = scheduled === undefined ? undefined : retryWait(scheduled, attempt.result.retryAfterMs);
     if (wait !== undefined) {
       const next = { ...delivery, next_attempt_at: new Date(Date.parse(attempt.at) + wait).toISOString() };
       await queue.later(messageOf(next), Math.min(wait, MAX_QUEUE_DELAY_MS));

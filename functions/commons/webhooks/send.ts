@@ -31,6 +31,17 @@ export interface SendResult {
   durationMs: number;
   /** The answer's first characters (at most 1,000), when it had a body. */
   response?: string;
+  /** How long a 429 or 503 asked to be left alone (its `Retry-After`, seconds or a date), in ms. */
+  retryAfterMs?: number;
+}
+
+/** A `Retry-After` as RFC 9110 writes it (delay-seconds or an HTTP-date), in ms from `now`; undefined when it is neither. */
+export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  if (/^\d{1,10}$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  return Number.isNaN(at) || !/[a-z]/i.test(text) ? undefined : Math.max(0, at - now);
 }
 
 const TIMEOUT_MS = 10_000;
@@ -52,7 +63,7 @@ export function sendWebhook(target: string, headers: Record<string, string>, bod
 
   return new Promise((resolve) => {
     let settled = false;
-    let answer: { status: number; chunks: Buffer[] } | undefined;
+    let answer: { status: number; chunks: Buffer[]; retryAfterMs?: number | undefined } | undefined;
     const finish = (error?: string) => {
       if (settled) return;
       settled = true;
@@ -63,6 +74,7 @@ export function sendWebhook(target: string, headers: Record<string, string>, bod
       resolve({
         ...(answer ? { status: answer.status } : { error }),
         ...(response ? { response } : {}),
+        ...(answer?.retryAfterMs !== undefined ? { retryAfterMs: answer.retryAfterMs } : {}),
         durationMs: durationMs(),
       });
     };
@@ -85,7 +97,9 @@ export function sendWebhook(target: string, headers: Record<string, string>, bod
     request.on('error', (error) => finish(failure(error, url.hostname)));
     request.on('response', (response) => {
       const chunks: Buffer[] = [];
-      answer = { status: response.statusCode ?? 0, chunks };
+      const status = response.statusCode ?? 0;
+      const header = response.headers['retry-after'];
+      answer = { status, chunks, retryAfterMs: status === 429 || status === 503 ? retryAfterMs(header) : undefined };
       let size = 0;
       response.on('data', (chunk: Buffer) => {
         chunks.push(chunk.subarray(0, maxBytes - size));
