@@ -1,15 +1,16 @@
-import * as z from 'zod/mini';
 import { endpoint, ok } from '#http/endpoint';
 import { idempotencyKeys } from '#http/idempotency';
-import { webhookPath } from '#webhooks/inputs';
+import { rotateSecretInput } from '#webhooks/inputs';
 import { rotateSecret } from '#webhooks/subscriptions';
 
-const input = z.object({ path: webhookPath });
-
-/** POST /webhooks/{id}/rotate-secret: a new secret, shown this once; the old one signs beside it for 24 hours. */
+/**
+ * POST /webhooks/{id}/rotate-secret: a new secret (or `secret`, the caller's own), shown this once; the
+ * replaced ones sign beside it for 24 hours each, unless `expire_previous_now`.
+ */
 export const handler = endpoint({
   scope: 'webhooks:write',
   idempotency: idempotencyKeys,
-  input,
-  run: async ({ path }, { workspace }) => ok({ secret: await rotateSecret(workspace, path.id) }),
+  input: rotateSecretInput,
+  run: async ({ path, body }, { workspace }) =>
+    ok({ secret: await rotateSecret(workspace, path.id, { secret: body?.secret, expirePreviousNow: body?.expire_previous_now }) }),
 });

@@ -221,6 +221,51 @@ describe('the webhook routes', () => {
     expect(JSON.stringify((await req('GET', `/webhooks/${hook.id}`)).body)).not.toContain('whsec_');
   });
 
+  test('after two rotations in a day, three secrets sign: a receiver holding any one of them verifies the delivery', async () => {
+    const hook = await register('/rotated-twice');
+    const second = (await req('POST', `/webhooks/${hook.id}/rotate-secret`)).body.data.secret as string;
+    const third = (await req('POST', `/webhooks/${hook.id}/rotate-secret`)).body.data.secret as string;
+    await req('POST', `/webhooks/${hook.id}/ping`);
+    const got = await receiver.next('/rotated-twice');
+    expect(String(got.headers['webhook-signature']).split(' ')).toHaveLength(3);
+    for (const secret of [hook.secret, second, third]) expect(() => new Webhook(secret).verify(got.body, got.headers as any)).not.toThrow();
+  });
+
+  test('expire_previous_now: the replaced secrets stop signing at once (a secret that leaked)', async () => {
+    const hook = await register('/leaked');
+    await req('POST', `/webhooks/${hook.id}/rotate-secret`);
+    const fresh = await req('POST', `/webhooks/${hook.id}/rotate-secret`, { expire_previous_now: true });
+    expect(fresh.status, fresh.text).toBe(200);
+    await req('POST', `/webhooks/${hook.id}/ping`);
+    const got = await receiver.next('/leaked');
+    expect(String(got.headers['webhook-signature']).split(' ')).toHaveLength(1);
+    expect(() => new Webhook(fresh.body.data.secret).verify(got.body, got.headers as any)).not.toThrow();
+    expect(() => new Webhook(hook.secret).verify(got.body, got.headers as any)).toThrow();
+  });
+
+  test("a secret of the caller's own is taken; one that is not usable, or one it signed with, is a 422 that changes nothing", async () => {
+    const hook = await register('/own-secret');
+    const own = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+    const taken = await req('POST', `/webhooks/${hook.id}/rotate-secret`, { secret: own });
+    expect(taken.status, taken.text).toBe(200);
+    expect(taken.body.data).toEqual({ secret: own });
+    for (const bad of [
+      'whsec_short',
+      `whsec_${Buffer.alloc(65).toString('base64')}`,
+      Buffer.alloc(32).toString('base64'),
+      own,
+      hook.secret,
+    ]) {
+      const refused = await req('POST', `/webhooks/${hook.id}/rotate-secret`, { secret: bad });
+      expect(refused.status, bad).toBe(422);
+      expect(refused.body.errors.map((e: { field: string }) => e.field)).toEqual(['secret']);
+    }
+    await req('POST', `/webhooks/${hook.id}/ping`);
+    const got = await receiver.next('/own-secret');
+    expect(String(got.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(() => new Webhook(own).verify(got.body, got.headers as any)).not.toThrow();
+  });
+
   test('a deleted webhook receives nothing more', async () => {
     const doomed = await register('/deleted', { events: ['Project Created'] });
     await register('/witness', { events: ['Project Created'] });

@@ -1,4 +1,4 @@
-import { DELIVERY_STATUSES, type DeliveryRecord, type WebhookRecord } from '#webhooks/entities';
+import { DELIVERY_STATUSES, type DeliveryRecord, type PreviousSecret, type WebhookRecord } from '#webhooks/entities';
 import { bool, num, oneOf, optNum, optStr, str, strings } from './codec';
 import { keys } from './keys';
 import type { Item, KeyRange } from './query';
@@ -9,11 +9,23 @@ import type { Item, KeyRange } from './query';
 const present = <T>(values: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<T>;
 
+/**
+ * The secrets rotations replaced: the list, or (a webhook last rotated before there was a list) the one
+ * previous secret it kept, with its expiry; undefined when there are none.
+ */
+function previousSecrets(item: Item): PreviousSecret[] | undefined {
+  if (Array.isArray(item.previous_secrets)) {
+    return (item.previous_secrets as Item[]).map((p) => ({ secret: str(p, 'secret', item), expires_at: str(p, 'expires_at', item) }));
+  }
+  const secret = optStr(item, 'previous_secret');
+  const expires = optStr(item, 'previous_secret_expires_at');
+  return secret && expires ? [{ secret, expires_at: expires }] : undefined;
+}
+
 export function decodeWebhook(item: Item): WebhookRecord {
   const optional = {
     project_slug: optStr(item, 'project_slug'),
-    previous_secret: optStr(item, 'previous_secret'),
-    previous_secret_expires_at: optStr(item, 'previous_secret_expires_at'),
+    previous_secrets: previousSecrets(item),
     failing_since: optStr(item, 'failing_since'),
     last_failure_at: optStr(item, 'last_failure_at'),
     deactivated_reason: optStr(item, 'deactivated_reason'),

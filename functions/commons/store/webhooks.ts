@@ -1,5 +1,5 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { WebhookRecord } from '#webhooks/entities';
+import type { PreviousSecret, WebhookRecord } from '#webhooks/entities';
 import { db } from './client';
 import { optStr } from './codec';
 import { conditionally, TransactionCancelled, unlessConditionFails } from './errors';
@@ -79,23 +79,23 @@ export async function deleteWebhookItem(read: WebhookRecord): Promise<boolean> {
 }
 
 /**
- * A new secret, the current one kept as the previous until `previousExpiresAt`: one UpdateItem, whose
- * right-hand sides read the item as it was, so two rotations at once each keep the secret they replaced.
+ * A new secret and the list of those still signing beside it, written only while the webhook's secret is
+ * still the one read (two rotations at once: one reads again, and keeps the secret the other made);
+ * the single previous secret of before the list goes. False when it changed or went meanwhile.
  */
-export function rotateWebhookSecret(ws: string, id: string, secret: string, previousExpiresAt: string, now: string) {
-  return unlessConditionFails(async () => {
-    const { Attributes } = await db.send(
+export function replaceWebhookSecret(read: WebhookRecord, secret: string, previous: PreviousSecret[], now: string): Promise<boolean> {
+  return conditionally(
+    db.send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.webhook(ws, id),
-        UpdateExpression: 'SET previous_secret = secret, previous_secret_expires_at = :expires, secret = :secret, updated_at = :now',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':expires': previousExpiresAt, ':secret': secret, ':now': now },
-        ReturnValues: 'ALL_NEW',
+        Key: keys.webhook(read.workspace, read.id),
+        UpdateExpression:
+          'SET secret = :secret, previous_secrets = :previous, updated_at = :now REMOVE previous_secret, previous_secret_expires_at',
+        ConditionExpression: 'attribute_exists(PK) AND secret = :read',
+        ExpressionAttributeValues: { ':secret': secret, ':previous': previous, ':now': now, ':read': read.secret },
       }),
-    );
-    return Attributes ? decodeWebhook(Attributes) : undefined;
-  });
+    ),
+  );
 }
 
 /** The service's own bookkeeping of an endpoint's health (not a user's change: no revision). */

@@ -16,9 +16,8 @@ export interface WebhookRecord {
   active: boolean;
   /** `whsec_` + base64 of 32 random bytes: never shown again after creation or rotation. */
   secret: string;
-  /** The secret before the last rotation, signing beside the new one until `previous_secret_expires_at`. */
-  previous_secret?: string;
-  previous_secret_expires_at?: string;
+  /** Secrets replaced by rotations, each signing beside the current one until its `expires_at` (newest first, a few at most). */
+  previous_secrets?: PreviousSecret[];
   /** Since when every attempt has failed (cleared by a success): five days of it deactivate the webhook. */
   failing_since?: string;
   /** The last failed attempt: failures further apart than the longest retry wait are not one outage. */
@@ -29,6 +28,12 @@ export interface WebhookRecord {
   updated_at: string;
   /** How many times a user changed it: what If-Match writes are conditional on. */
   rev: number;
+}
+
+/** A secret a rotation replaced, still signing until `expires_at`. */
+export interface PreviousSecret {
+  secret: string;
+  expires_at: string;
 }
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;

@@ -4,6 +4,7 @@ import { SLUG } from '#domain/slugs';
 import { paginationFields, pagingRules, text } from '#wire/validation';
 import { ALL_EVENTS, KNOWN_TYPES_SENTENCE, subscribableType } from './eventTypes';
 import { MAX_DESCRIPTION, MAX_EVENT_TYPES } from './limits';
+import { isUsableSecret } from './signing';
 
 /** What the webhook routes accept (the input schemas of their handlers). */
 
@@ -58,6 +59,21 @@ export const updateWebhookInput = z.object({
     project_slug: z.optional(z.nullable(projectSlug)),
     active: z.optional(z.boolean()),
   }),
+});
+
+/** A rotation's options: a secret of the caller's own, and whether the replaced ones stop signing at once. */
+export const rotateSecretInput = z.object({
+  path: webhookPath,
+  body: z.optional(
+    z.object({
+      secret: z.optional(
+        z
+          .string()
+          .check(z.refine(isUsableSecret, 'is not a usable secret; use whsec_ and the base64 of 24 to 64 random bytes (or leave it out)')),
+      ),
+      expire_previous_now: z.optional(z.boolean()),
+    }),
+  ),
 });
 
 const pageQuery = () => z.object({ ...paginationFields() }).check(pagingRules());

@@ -9,6 +9,14 @@ import { createHmac, randomBytes } from 'node:crypto';
 const PREFIX = 'whsec_';
 const KEY_BYTES = 32;
 
+/** A secret a caller may give a webhook: `whsec_` + base64 (standard, padded) of 24 to 64 random bytes. */
+export function isUsableSecret(text: string): boolean {
+  if (!text.startsWith(PREFIX)) return false;
+  const encoded = text.slice(PREFIX.length);
+  const key = Buffer.from(encoded, 'base64');
+  return key.length >= 24 && key.length <= 64 && key.toString('base64') === encoded;
+}
+
 export function newSecret(): string {
   return `${PREFIX}${randomBytes(KEY_BYTES).toString('base64')}`;
 }

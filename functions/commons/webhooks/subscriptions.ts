@@ -1,11 +1,14 @@
-import { changedSinceRead, NotFound, type Precondition } from '#domain/errors';
+import { changedSinceRead, NotFound, ValidationFailed, type Precondition } from '#domain/errors';
 import { readPage, type PageRequest } from '#domain/paging';
 import { decodeDelivery, decodeWebhook, deliveriesRange, webhooksRange } from '#store/webhookItem';
 import { AGAIN, RETRY, withRetries } from '#store/retry';
-import { deleteWebhookItem, readWebhook, rotateWebhookSecret } from '#store/webhooks';
+import { deleteWebhookItem, readWebhook, replaceWebhookSecret } from '#store/webhooks';
 import type { WebhookRecord } from './entities';
 import { PREVIOUS_SECRET_MS } from './settings';
 import { newSecret } from './signing';
+
+/** Old secrets kept signing at most: each rotation within a day adds one, the oldest goes first. */
+const MAX_PREVIOUS_SECRETS = 4;
 
 /** The use cases of a workspace's webhooks that need no address rules: read, list, remove, rotate the secret (registering and changing: registration.ts). */
 
@@ -29,20 +32,37 @@ export async function deleteWebhook(ws: string, id: string, precondition?: Preco
   });
 }
 
-/** A new secret; the one it replaces keeps signing beside it for a day, so receivers can switch without a gap. */
-export async function rotateSecret(ws: string, id: string): Promise<string> {
-  const now = Date.now();
-  const secret = newSecret();
-  const rotated = await rotateWebhookSecret(ws, id, secret, new Date(now + PREVIOUS_SECRET_MS).toISOString(), new Date(now).toISOString());
-  if (!rotated) throw webhookNotFound(id);
-  return secret;
+/**
+ * A new secret (or the caller's own); the ones it replaces keep signing beside it for a day each, the
+ * newest few of them, so receivers can switch without a gap however often it rotates. `expirePreviousNow`
+ * ends that at once (a secret that leaked): only the new one signs.
+ */
+export async function rotateSecret(ws: string, id: string, opts: { secret?: string; expirePreviousNow?: boolean } = {}): Promise<string> {
+  return withRetries(RETRY.conflicts, 'The webhook is being changed by other requests; retry shortly.', async () => {
+    const current = await getWebhook(ws, id);
+    const now = Date.now();
+    const secret = opts.secret ?? newSecret();
+    if (secret === current.secret || current.previous_secrets?.some((p) => p.secret === secret)) {
+      throw ValidationFailed.of('secret', 'is one this webhook has signed with; give a new one');
+    }
+    const previous = opts.expirePreviousNow
+      ? []
+      : [{ secret: current.secret, expires_at: new Date(now + PREVIOUS_SECRET_MS).toISOString() }, ...stillSigning(current, now)].slice(
+          0,
+          MAX_PREVIOUS_SECRETS,
+        );
+    return (await replaceWebhookSecret(current, secret, previous, new Date(now).toISOString())) ? secret : AGAIN;
+  });
 }
 
-/** The secrets a delivery made now is signed with: the current one, and the previous while it lasts. */
+/** The previous secrets still in their day of grace, newest first. */
+function stillSigning(webhook: WebhookRecord, now: number) {
+  return (webhook.previous_secrets ?? []).filter((p) => Date.parse(p.expires_at) > now);
+}
+
+/** The secrets a delivery made now is signed with: the current one, and the previous ones while they last. */
 export function signingSecrets(webhook: WebhookRecord, now = Date.now()): string[] {
-  const previous = webhook.previous_secret;
-  const until = webhook.previous_secret_expires_at;
-  return previous && until && Date.parse(until) > now ? [webhook.secret, previous] : [webhook.secret];
+  return [webhook.secret, ...stillSigning(webhook, now).map((p) => p.secret)];
 }
 
 /** A page of the workspace's webhooks, in id order. */
