@@ -144,9 +144,13 @@ if (name === samples.WEBHOOK_EVENT) {
 const event = samples.prepareEvent(sample, { workspace, ...(token ? { token } : {}) });
 const handler = await loadHandler<(event: unknown, context: unknown) => Promise<unknown>>(repoRoot, handlerFile);
 
+// Held to the table access its deployed policy gives it, as the local stack holds every function.
+const { asFunction } = await import('#local/tableAccess');
+const { CONSUMER_TABLE_ACCESS, routeTableAccess } = await import('#lib/tableAccess');
+const access = isAuthorizer ? CONSUMER_TABLE_ACCESS.authorizer : routeTableAccess(samples.routeNamed(name));
 const started = process.hrtime.bigint();
 try {
-  const result = await handler(event, lambdaContext(name));
+  const result = await asFunction(name, access, () => handler(event, lambdaContext(name)));
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   tell(`${name} answered in ${ms.toFixed(1)} ms`);
   console.log(JSON.stringify(result, null, 2));

@@ -112,8 +112,6 @@ process.env.CURSOR_KEY ||= localCursorKey(embedded && !inMemory ? dataDir : unde
 // Imported only now: the shared DocumentClient reads its endpoint from the environment at load.
 const { tableName } = await import('#store/table');
 const { createGateway, loadHandlers } = await import('#local/gateway');
-const { createToken, listTokens } = await import('#domain/tokens');
-const { SCOPES } = await import('#domain/scopes');
 // DYNAMODB_PARTITION_LIMITS: DynamoDB Local throttled as DynamoDB throttles a hot partition (docs/local.md).
 (await import('#local/partitions/install')).simulatePartitions({ embedded });
 
@@ -202,21 +200,7 @@ if (embedded) {
   console.log(`Inbound events: npm run emit -- "Task Created" '{"company_slug":"acme-corp","project_slug":"...","task_uuid":"t-1"}'`);
 }
 
-if (embedded && (await listTokens('acme-corp')).length === 0) {
-  const { token } = await createToken({
-    workspaces: ['acme-corp'],
-    owner: { name: 'Local Developer', username: 'local-dev' },
-    scopes: [...SCOPES],
-  });
-  console.log(`\nFirst start: created a token for workspace acme-corp, every scope, no expiry (shown once, keep it):\n\n  ${token}\n`);
-  // The README's walkthrough starts from this line, pasted as it is.
-  console.log(`For the README's walkthrough, paste:\n\n  export API=${base} TOKEN=${token}\n`);
-  console.log(`Try it:\n\n  curl -s -H "Authorization: Bearer $TOKEN" "$API/projects?company_slug=acme-corp"\n`);
-} else if (embedded) {
-  console.log(
-    'Tokens for acme-corp exist already; create another with: npm run token -- create --workspace acme-corp --name "Your Name" --username you',
-  );
-}
+if (embedded) await (await import('#local/firstToken')).greetWithFirstToken(base);
 // The CLIs (token, invoke, emit, check-table, repair, rekey, events:follow) find this stack through this file.
 const forgetStack = embedded
   ? recordRunningStack({

@@ -33,7 +33,7 @@ export function routeTableAccess(route: Pick<Route, 'method' | 'path' | 'access'
 
 /** The functions no request invokes. */
 export const CONSUMER_TABLE_ACCESS = {
-  authorizer: { partitions: ['token'], write: false, indexes: false },
+  authorizer: { partitions: ['token'], write: false, indexes: false, operations: ['GetItem'] },
   'stream-processor': { partitions: ['workspace', 'project', 'label', 'receipt'], write: true, indexes: false },
   'inbound-consumer': { partitions: ['workspace', 'project', 'label', 'receipt'], write: true, indexes: false },
   'webhook-deliverer': {

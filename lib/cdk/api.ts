@@ -3,6 +3,7 @@ import {
   AccessLogFormat,
   ApiKeySourceType,
   AuthorizationType,
+  EndpointType,
   LambdaIntegration,
   LogGroupLogDestination,
   MethodLoggingLevel,
@@ -10,11 +11,9 @@ import {
   TokenAuthorizer,
   type IResource,
 } from 'aws-cdk-lib/aws-apigateway';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { authorizerHandler, type Route } from '#http/routes';
-import { keys } from '#store/keys';
 import { BEARER_HEADER, DEFAULT_RATE_LIMIT } from '#domain/tokens';
 import { usagePlanName } from '#lib/aws/usagePlanNames';
 import { CORS_PREFLIGHT } from '#http/cors';
@@ -22,7 +21,7 @@ import { NO_STORE_HEADERS } from '#http/headers';
 import { GATEWAY_PROBLEMS, gatewayProblemTemplate, gatewayStatus } from './gateway-responses.ts';
 import type { ServiceParts } from './parts.ts';
 import { grantTableAccess } from './table-access.ts';
-import { routeTableAccess } from '#lib/tableAccess';
+import { CONSUMER_TABLE_ACCESS, routeTableAccess } from '#lib/tableAccess';
 import { ServiceFunction } from './service-function.ts';
 import type { StageConfig } from './stage.ts';
 
@@ -44,13 +43,7 @@ export function createAuthorizerFunction(stack: ServiceParts, stage: StageConfig
     table: stack.table,
     timeout: Duration.seconds(10),
   });
-  fn.addToRolePolicy(
-    new PolicyStatement({
-      actions: ['dynamodb:GetItem'],
-      resources: [stack.table.tableArn],
-      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${keys.tokenPkPrefix}*`] } },
-    }),
-  );
+  grantTableAccess(fn, stack.table, CONSUMER_TABLE_ACCESS.authorizer);
   stack.functions.set('authorizer', fn);
   return fn;
 }
@@ -66,6 +59,9 @@ export function createApi(stack: Stack, stage: StageConfig, authorizerFn: Servic
   const api = new RestApi(stack, 'Api', {
     restApiName: stage.prefix,
     description: 'Project and Label Management Service',
+    // Regional, not edge-optimized: requests reach the stage (and its web ACL) from the client's own
+    // address, not from a CloudFront edge's, so a per-address rule counts each client, not each edge.
+    endpointTypes: [EndpointType.REGIONAL],
     // Every method, present and future, goes through the token authorizer, and counts against the
     // usage plan of the API key the authorizer names for the token (its rate limit).
     defaultMethodOptions: { authorizer, authorizationType: AuthorizationType.CUSTOM, apiKeyRequired: true },

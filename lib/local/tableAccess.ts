@@ -43,7 +43,10 @@ export function refusal(access: TableAccess, operation: string, input: Wire): st
   const batch = batchOf(operation, input);
   const draws = batch ? batch.entries.flatMap((e) => e.draws) : (consumption(operation, input) ?? []);
   // What DynamoDB writes to an index on its own (an item's index keys) is not the caller's to be allowed.
-  const outside = draws.filter((d) => d.index === undefined && !reaches(access, d.key));
+  const onTable = draws.filter((d) => d.index === undefined);
+  // A call whose partition cannot be told from it is refused, not let through: IAM would judge it.
+  if (onTable.length === 0) return `its partition key could not be told (dynamodb:LeadingKeys would judge it)`;
+  const outside = onTable.filter((d) => !reaches(access, d.key));
   return outside.length ? `partition ${outside[0]!.key} is outside its dynamodb:LeadingKeys` : undefined;
 }
 

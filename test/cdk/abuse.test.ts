@@ -33,6 +33,13 @@ describe('the web ACL', () => {
     expect(JSON.stringify(association.Properties.ResourceArn)).toContain(stageId);
   });
 
+  test('the API is regional, so the rule sees each client address rather than a CloudFront edge', () => {
+    for (const stage of ['dev', 'prod'] as const) {
+      const [[, api]] = ofType(resourcesOf({ stage }), 'AWS::ApiGateway::RestApi') as [[string, Resource]];
+      expect(api.Properties.EndpointConfiguration).toEqual({ Types: ['REGIONAL'] });
+    }
+  });
+
   test('dev has none; -c webAcl=false leaves it out of prod, -c webAcl=true puts it in dev, anything else is refused', () => {
     expect(ofType(resourcesOf({ stage: 'dev' }), 'AWS::WAFv2::WebACL')).toHaveLength(0);
     expect(ofType(resourcesOf({ stage: 'prod', context: { webAcl: 'false' } }), 'AWS::WAFv2::WebACL')).toHaveLength(0);

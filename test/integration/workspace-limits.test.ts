@@ -9,6 +9,7 @@ import { ItemType, keys } from '#store/keys';
 import { labelItem, titleGuardItem } from '#store/labelItem';
 import { tableName } from '#store/table';
 import { workspaceClient } from '#support/api';
+import { scanTable } from '#checker/invariants';
 import { settledViolations } from '#support/settle';
 
 /**
@@ -81,6 +82,31 @@ describe('labels per workspace', () => {
     expect(raced[0]!.status).toBe(200);
     expect((await c.get('/projects-labels')).body.data.length).toBeLessThanOrEqual(MAX_LABELS_PER_WORKSPACE);
     expect(await settledViolations([c.ws])).toEqual([]);
+  });
+
+  test('counting starts right whatever comes first in a workspace of labels made before counts: a delete racing creates', async () => {
+    const c = await workspaceClient('limits');
+    await seedLabels(c.ws, 10);
+    const raced = await Promise.all([
+      c.del('/projects-labels/seeded-3'),
+      c.post('/projects-labels', { title: 'New 1', color: '00FF00' }),
+      c.del('/projects-labels/seeded-4'),
+      c.post('/projects-labels', { title: 'New 2', color: '00FF00' }),
+    ]);
+    expect(raced.map((r) => r.status)).toEqual([200, 201, 200, 201]);
+    // The checker holds the count to the labels there are (lib/checker/counts.ts).
+    expect(await settledViolations([c.ws])).toEqual([]);
+    const count = (await scanTable([c.ws])).find((i) => i.type === ItemType.labelCount);
+    expect(count?.count).toBe(10);
+  });
+
+  test('a workspace over the limit since before it gets its count kept at its first refused create', async () => {
+    const c = await workspaceClient('limits');
+    await seedLabels(c.ws, MAX_LABELS_PER_WORKSPACE + 1);
+    expect((await c.post('/projects-labels', { title: 'Over', color: '00FF00' })).status).toBe(422);
+    const count = (await scanTable([c.ws])).find((i) => i.type === ItemType.labelCount);
+    expect(count?.count).toBe(MAX_LABELS_PER_WORKSPACE + 1);
+    expect((await c.post('/projects-labels', { title: 'Over again', color: '00FF00' })).status).toBe(422);
   });
 
   test("the label list at the limit, every title as wide as titles get, stays far under Lambda's 6 MB answer", async () => {

@@ -192,7 +192,12 @@ describe('the webhook routes', () => {
     // Two pings hold the workspace's two slots while the endpoint keeps them waiting (until the 1 s timeout).
     const holding = [req('POST', `/webhooks/${hook.id}/ping`), req('POST', `/webhooks/${hook.id}/ping`)];
     await receiver.next('/slots-held', () => receiver.received('/slots-held').length === 2);
-    const refused = await req('POST', `/webhooks/${hook.id}/ping`);
+    const key = `ping-${Date.now()}`;
+    const refused = await call('POST', `/webhooks/${hook.id}/ping?company_slug=${ws}`, {
+      base: api.url,
+      token,
+      headers: { 'Idempotency-Key': key },
+    });
     expect(refused.status, refused.text).toBe(409);
     expect(refused.headers.get('retry-after')).toBe('10');
     expect(refused.body.detail).toMatch(/already under way/);
@@ -204,7 +209,13 @@ describe('the webhook routes', () => {
     // The refused one was neither sent nor recorded; once the others ended, the next one goes.
     expect(receiver.received('/slots-held')).toHaveLength(2);
     expect((await req('GET', `/webhooks/${hook.id}/deliveries`)).body.data).toHaveLength(2);
-    const next = await req('POST', `/webhooks/${hook.id}/ping`);
+    // Retried with the same key as Retry-After says, it runs: an answer that says "later" is not kept.
+    const next = await call('POST', `/webhooks/${hook.id}/ping?company_slug=${ws}`, {
+      base: api.url,
+      token,
+      headers: { 'Idempotency-Key': key },
+    });
+    expect(next.headers.get('idempotent-replayed')).toBeNull();
     expect(next.body.data).toMatchObject({ success: true, status_code: 200 });
   });
 

@@ -142,16 +142,22 @@ export async function updateLabel(
  * job's stream record starts the cascade that takes the label off every task and label set.
  */
 export async function deleteLabel(ws: string, slug: string, actor: Actor, precondition?: Precondition<LabelRecord>): Promise<LabelRecord> {
-  const label = await getLabel(ws, slug);
-  await precondition?.(label);
-  try {
-    await deleteLabelItems(ws, label, titleKey, actor, precondition !== undefined);
-  } catch (error) {
-    if (!(error instanceof TransactionCancelled && error.anyConditionFailed)) throw error;
-    // A concurrent DELETE of the same label finished first (404), or, If-Match, it changed since (412).
-    if (!precondition || !error.conditionFailed('label')) throw labelNotFound(slug);
-    await getLabel(ws, slug);
-    throw changedSinceRead();
-  }
-  return label;
+  return withRetries(RETRY.conflicts, 'The label is being changed by other requests; retry shortly.', async () => {
+    const label = await getLabel(ws, slug);
+    await precondition?.(label);
+    try {
+      await deleteLabelItems(ws, label, titleKey, actor, precondition !== undefined);
+    } catch (error) {
+      if (!(error instanceof TransactionCancelled)) throw error;
+      // Only the workspace's count moved under it (a create or delete at once): read again.
+      const onlyTheCount = !error.conditionFailed('label') && !error.conditionFailed('guard') && !error.conditionFailed('job');
+      if (error.conflicted || (error.conditionFailed('count') && onlyTheCount)) return AGAIN;
+      if (!error.anyConditionFailed) throw error;
+      // A concurrent DELETE of the same label finished first (404), or, If-Match, it changed since (412).
+      if (!precondition || !error.conditionFailed('label')) throw labelNotFound(slug);
+      await getLabel(ws, slug);
+      throw changedSinceRead();
+    }
+    return label;
+  });
 }

@@ -187,7 +187,8 @@ export function endpoint<S extends z.ZodMiniType>(spec: EndpointSpec<S>) {
         );
       // Keys belong to the token: two tokens never replay each other's answers, whatever their usernames.
       // Keys kept before that were their username's: still found (legacyOwner) until they expire.
-      const owner = principal.tokenId;
+      // Spelled apart from any username, so a username that happens to be a token's id reads none of its keys.
+      const owner = `token:${principal.tokenId}`;
       const legacyOwner = principal.owner.username && principal.owner.username !== owner ? principal.owner.username : undefined;
       // A kept answer holds its Location from the API's root: a replay resolves it against the URL it was sent to.
       return located(

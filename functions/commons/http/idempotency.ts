@@ -72,7 +72,8 @@ function replay(kept: KeptAnswer): APIGatewayProxyResult {
 
 /**
  * Runs `answer` at most once per key: claims the key, runs, keeps the answer (a problem of status
- * below 500 included: it is kept, then rethrown for the error path to answer the same bytes).
+ * below 500 included, unless it says when to try again: it is kept, then rethrown for the error path to
+ * answer the same bytes).
  */
 export async function idempotent(r: IdempotentRequest, answer: () => Promise<APIGatewayProxyResult>): Promise<APIGatewayProxyResult> {
   const keyed: KeyedRequest = {
@@ -90,7 +91,9 @@ export async function idempotent(r: IdempotentRequest, answer: () => Promise<API
     result = await answer();
   } catch (error) {
     const problem = problemFromError(error, r.requestId);
-    if (problem.statusCode >= 500) await freeIdempotencyKey(keyed);
+    // A 5xx, or any answer that says when to try again (Retry-After: a workspace's send slots all held),
+    // frees the key: the retry it asks for must run, not replay this answer for a day.
+    if (problem.statusCode >= 500 || problem.headers?.['Retry-After'] !== undefined) await freeIdempotencyKey(keyed);
     else await keepAnswer(keyed, toKept(problem));
     throw error;
   }

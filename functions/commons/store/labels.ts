@@ -218,6 +218,6 @@ export async function deleteLabelItems(ws: string, label: LabelRecord, titleKey:
         { condition: 'attribute_not_exists(PK)' },
       ),
     ],
-    ...(countOut ? [['count', countOut] as [string, TransactItem]] : []),
+    ['count', countOut],
   ]);
 }

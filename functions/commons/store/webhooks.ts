@@ -62,18 +62,24 @@ export function rewriteWebhook(
   });
 }
 
-/** Deletes the webhook if it is still the revision read, counting it out; false when it changed or went meanwhile. */
-export async function deleteWebhookItem(read: WebhookRecord): Promise<boolean> {
+/**
+ * Deletes the webhook if it is still the revision read, counting it out: `deleted`, `changed` when it
+ * changed or went meanwhile, or `again` when only the count moved under it (a concurrent create or
+ * delete in the workspace): the caller reads again.
+ */
+export async function deleteWebhookItem(read: WebhookRecord): Promise<'deleted' | 'changed' | 'again'> {
   const countOut = await countOutPart(countedKinds.webhooks, read.workspace);
   const condition = { condition: 'attribute_exists(PK) AND #rev = :readRev', names: { '#rev': 'rev' }, values: { ':readRev': read.rev } };
   try {
     await transact([
       ['webhook', tx.delete(keys.webhook(read.workspace, read.id), condition)],
-      ...(countOut ? [['count', countOut] as [string, TransactItem]] : []),
+      ['count', countOut],
     ]);
-    return true;
+    return 'deleted';
   } catch (error) {
-    if (error instanceof TransactionCancelled && (error.conditionFailed('webhook') || error.conflicted)) return false;
+    if (!(error instanceof TransactionCancelled)) throw error;
+    if (error.conditionFailed('webhook')) return 'changed';
+    if (error.conflicted || error.conditionFailed('count')) return 'again';
     throw error;
   }
 }

@@ -1,6 +1,7 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
 import { num } from './codec';
+import { isConditionFailure } from './errors';
 import { ItemType, keys, type Key } from './keys';
 import { queryAll, type KeyRange } from './query';
 import { tableName } from './table';
@@ -52,12 +53,37 @@ export async function countInPart(kind: CountedKind, ws: string, max: number): P
     });
   }
   const held = (await queryAll(kind.range(ws))).length;
-  if (held >= max) return 'full';
-  return tx.put({ ...kind.key(ws), type: kind.type, workspace: ws, count: held + 1 }, { condition: 'attribute_not_exists(PK)' });
+  if (held >= max) {
+    // Kept from now on (a workspace over the limit since before the limit), so no later create counts again.
+    await db
+      .send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: { ...kind.key(ws), type: kind.type, workspace: ws, count: held },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!isConditionFailure(error)) throw error;
+      });
+    return 'full';
+  }
+  return firstCount(kind, ws, held + 1);
 }
 
-/** The transaction part that counts one out, where a count is kept (once kept, a count is never removed). */
-export async function countOutPart(kind: CountedKind, ws: string): Promise<TransactItem | undefined> {
-  if ((await keptCount(kind, ws)) === undefined) return undefined;
-  return tx.update(kind.key(ws), 'ADD #count :minus', { names: { '#count': 'count' }, values: { ':minus': -1 } });
+/**
+ * The transaction part (`count`) that counts one out. Where no count is kept yet it starts one, from the
+ * items held (the one going among them), as a create does: a delete and a first create at once cannot
+ * both start it, so neither count misses the other's item.
+ */
+export async function countOutPart(kind: CountedKind, ws: string): Promise<TransactItem> {
+  if ((await keptCount(kind, ws)) !== undefined) {
+    return tx.update(kind.key(ws), 'ADD #count :minus', { names: { '#count': 'count' }, values: { ':minus': -1 } });
+  }
+  return firstCount(kind, ws, (await queryAll(kind.range(ws))).length - 1);
+}
+
+/** A count's first value, written only where no count is yet (two first counts at once: one fails, and its caller reads again). */
+function firstCount(kind: CountedKind, ws: string, count: number): TransactItem {
+  return tx.put({ ...kind.key(ws), type: kind.type, workspace: ws, count }, { condition: 'attribute_not_exists(PK)' });
 }

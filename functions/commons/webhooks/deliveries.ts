@@ -139,17 +139,16 @@ export async function continueDelivery(message: AttemptMessage, queue: WebhookQu
 
 /** How far the schedule's next retry may move either way, so an endpoint's retries do not arrive in lockstep. */
 const JITTER = 0.2;
-/** The longest `Retry-After` honoured: a day, about the whole schedule (a later one would outlive it). */
-const MAX_RETRY_AFTER_MS = 24 * 3600_000;
-
 /**
  * The wait before a retry: the schedule's, moved by up to 20% either way at random (deliveries that
  * failed together, when an endpoint went down, come back spread out), and never less than the
- * endpoint's own `Retry-After` on a 429 or 503 (up to a day).
+ * endpoint's own `Retry-After` on a 429 or 503, up to `longestMs`, the schedule's longest wait: an
+ * endpoint asking for more would otherwise make each of its failures look like a new outage (health
+ * counts failures further apart than that as one), and never be turned off.
  */
-export function retryWait(scheduledMs: number, retryAfterMs?: number, random = Math.random): number {
+export function retryWait(scheduledMs: number, retryAfterMs: number | undefined, longestMs: number, random = Math.random): number {
   const jittered = Math.round(scheduledMs * (1 - JITTER + 2 * JITTER * random()));
-  return Math.max(jittered, Math.min(retryAfterMs ?? 0, MAX_RETRY_AFTER_MS));
+  return Math.max(jittered, Math.min(retryAfterMs ?? 0, longestMs));
 }
 
 /**
@@ -167,8 +166,9 @@ async function attemptScheduled(delivery: DeliveryRecord, webhook: WebhookRecord
   const attempt = await sendAttempt(delivery, webhook);
   const { set, remove } = outcomeOf(attempt);
   if (!attempt.ok) {
-    const scheduled = deliverySettings().retriesMs[delivery.auto_attempts ?? 0];
-    const wait = scheduled === undefined ? undefined : retryWait(scheduled, attempt.result.retryAfterMs);
+    const { retriesMs } = deliverySettings();
+    const scheduled = retriesMs[delivery.auto_attempts ?? 0];
+    const wait = scheduled === undefined ? undefined : retryWait(scheduled, attempt.result.retryAfterMs, Math.max(...retriesMs));
     if (wait !== undefined) {
       const next = { ...delivery, next_attempt_at: new Date(Date.parse(attempt.at) + wait).toISOString() };
       await queue.later(messageOf(next), Math.min(wait, MAX_QUEUE_DELAY_MS));

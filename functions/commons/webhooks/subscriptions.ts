@@ -25,8 +25,9 @@ export async function deleteWebhook(ws: string, id: string, precondition?: Preco
   await withRetries<void>(RETRY.conflicts, 'The webhook is being changed by other requests; retry shortly.', async () => {
     const current = await getWebhook(ws, id);
     await precondition?.(current);
-    if (await deleteWebhookItem(current)) return undefined;
-    if (!precondition) return AGAIN;
+    const outcome = await deleteWebhookItem(current);
+    if (outcome === 'deleted') return undefined;
+    if (outcome === 'again' || !precondition) return AGAIN;
     await getWebhook(ws, id);
     throw changedSinceRead();
   });
