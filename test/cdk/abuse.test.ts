@@ -127,7 +127,7 @@ describe('least privilege over data', () => {
     const [[, policy]] = ofType(all, 'AWS::Events::EventBusPolicy') as [[string, Resource]];
     const statement = policy.Properties.Statement;
     expect(statement).toMatchObject({
-      Sid: 'cdk-OnlyTheStreamProcessorPublishesTheServiceSource',
+      Sid: 'OnlyTheStreamProcessorPublishesTheServiceSource',
       Effect: 'Deny',
       Principal: { AWS: '*' },
       Action: 'events:PutEvents',
