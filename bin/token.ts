@@ -194,7 +194,7 @@ switch (command) {
     if (values.json) console.log(JSON.stringify(tokens));
     else
       for (const t of tokens) {
-        const state = t.revoked ? 'revoked' : t.expires_at && Date.parse(t.expires_at) <= Date.now() ? 'expired' : 'active';
+        const state = t.revoked ? 'revoked' : usable(t) ? 'active' : 'expired';
         const { rate, burst } = t.rate_limit ?? DEFAULT_RATE_LIMIT;
         console.log(
           `${t.id}  ${state.padEnd(7)}  ${t.owner.username.padEnd(16)}  ${t.scopes.join(' ')}  ${rate}/s burst ${burst}  created ${t.created_at}${t.expires_at ? `  expires ${t.expires_at}` : ''}`,

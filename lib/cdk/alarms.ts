@@ -71,8 +71,9 @@ function authorizerFailures(service: string): Metric {
 /**
  * The topic every alarm notifies. CloudWatch can publish only to a topic whose policy lets it and whose
  * key it may use: the AWS-managed `alias/aws/sns` key grants no service but SNS, so an alarm's notice to
- * a topic encrypted with it never arrives (only the alarm's history says the action failed). The key is the stack's own, with CloudWatch allowed
- * to use it; the topic allows CloudWatch's alarms of this account to publish, over TLS only.
+ * a topic encrypted with it never arrives (only the alarm's history says the action failed). The key is
+ * the stack's own, with CloudWatch allowed to use it; the topic allows CloudWatch's alarms of this
+ * account to publish, over TLS only.
  */
 function createAlarmTopic(stack: Stack, stage: StageConfig): Topic {
   const cloudWatch = new ServicePrincipal('cloudwatch.amazonaws.com');

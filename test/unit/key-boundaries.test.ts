@@ -124,7 +124,7 @@ describe('key boundaries', () => {
       streamReceipt: keys.streamReceipt('e1'),
       token: keys.token('tok1'),
       idempotencyKey: keys.idempotencyKey('acme', 'h1'),
-      prefixes: [keys.projectSkPrefix, keys.labelSkPrefix, keys.labelUseSkPrefix, keys.projectLabelSkPrefix, keys.tokenPkPrefix],
+      prefixes: [keys.projectSkPrefix, keys.labelSkPrefix, keys.labelUseSkPrefix, keys.projectLabelSkPrefix, keys.partitionPrefixes.token],
     }).toEqual({
       workspace: 'WS#acme',
       project: { PK: 'WS#acme', SK: 'PROJECT#web' },

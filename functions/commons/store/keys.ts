@@ -33,6 +33,7 @@ const RECEIPT = 'RECEIPT#';
 const IDEMPOTENCY = 'IDEMPOTENCY#';
 const DELIVERY = 'DELIVERY#';
 const SEND_SLOT = 'SENDSLOT#';
+const TOKEN = 'TOKEN#';
 const THING_PREFIX = { task: 'TASKSTATE#', member: 'MEMBER#', sprint: 'SPRINTSTATE#' } as const;
 
 export const keys = {
@@ -106,7 +107,7 @@ export const keys = {
   /** Where receipts were kept before they had partitions of their own (`npm run rekey` moves what is left there). */
   legacyReceiptSkPrefix: 'APPLIED#',
 
-  token: (tokenId: string): Key => ({ PK: `TOKEN#${tokenId}`, SK: 'TOKEN' }),
+  token: (tokenId: string): Key => ({ PK: `${TOKEN}${tokenId}`, SK: 'TOKEN' }),
   /** A POST's Idempotency-Key: `hash` digests the owner and the key, so any key fits the key limits. */
   idempotencyKey: (ws: string, hash: string): Key => ({ PK: `${IDEMPOTENCY}${ws}#${hash}`, SK: 'KEY' }),
   /** What the partition keys of each collection begin with (IAM policies reach partitions by these: lib/tableAccess.ts). */
@@ -117,11 +118,10 @@ export const keys = {
     webhook: WEBHOOK,
     idempotency: IDEMPOTENCY,
     receipt: RECEIPT,
-    token: 'TOKEN#',
+    token: TOKEN,
   },
   /** Partition keys made for one stream record or one request (a receipt, an Idempotency-Key): no two share one. */
   singleUsePkPrefixes: [RECEIPT, IDEMPOTENCY] as readonly string[],
-  tokenPkPrefix: 'TOKEN#',
 
   /** A webhook (subscription) of the workspace. */
   webhook: (ws: string, id: string): Key => ({ PK: `${WS}${ws}`, SK: `${WEBHOOK}${id}` }),

@@ -1,6 +1,6 @@
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
-import { isConditionFailure } from './errors';
+import { conditionally } from './errors';
 import { ItemType, keys } from './keys';
 import { tableName } from './table';
 
@@ -16,8 +16,8 @@ const now = () => Math.floor(Date.now() / 1000);
 export async function takeSendSlot(ws: string, slots: number, leaseSeconds: number, holder: string): Promise<number | undefined> {
   const at = now();
   for (let slot = 0; slot < slots; slot++) {
-    try {
-      await db.send(
+    const taken = await conditionally(
+      db.send(
         new PutCommand({
           TableName: tableName(),
           Item: {
@@ -32,27 +32,23 @@ export async function takeSendSlot(ws: string, slots: number, leaseSeconds: numb
           ConditionExpression: 'attribute_not_exists(PK) OR locked_until < :now',
           ExpressionAttributeValues: { ':now': at },
         }),
-      );
-      return slot;
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+      ),
+    );
+    if (taken) return slot;
   }
   return undefined;
 }
 
 /** Frees a slot `holder` took (a slot whose lease ran out and went to another request is left to it). */
 export async function freeSendSlot(ws: string, slot: number, holder: string): Promise<void> {
-  try {
-    await db.send(
+  await conditionally(
+    db.send(
       new DeleteCommand({
         TableName: tableName(),
         Key: keys.sendSlot(ws, slot),
         ConditionExpression: 'holder = :holder',
         ExpressionAttributeValues: { ':holder': holder },
       }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+    ),
+  );
 }

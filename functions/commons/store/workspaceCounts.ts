@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
 import { num } from './codec';
-import { isConditionFailure } from './errors';
+import { conditionally } from './errors';
 import { ItemType, keys, type Key } from './keys';
 import { queryAll, type KeyRange } from './query';
 import { tableName } from './table';
@@ -55,17 +55,9 @@ export async function countInPart(kind: CountedKind, ws: string, max: number): P
   const held = (await queryAll(kind.range(ws))).length;
   if (held >= max) {
     // Kept from now on (a workspace over the limit since before the limit), so no later create counts again.
-    await db
-      .send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: { ...kind.key(ws), type: kind.type, workspace: ws, count: held },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        }),
-      )
-      .catch((error: unknown) => {
-        if (!isConditionFailure(error)) throw error;
-      });
+    await conditionally(
+      db.send(new PutCommand({ TableName: tableName(), Item: countItem(kind, ws, held), ConditionExpression: 'attribute_not_exists(PK)' })),
+    );
     return 'full';
   }
   return firstCount(kind, ws, held + 1);
@@ -85,5 +77,9 @@ export async function countOutPart(kind: CountedKind, ws: string): Promise<Trans
 
 /** A count's first value, written only where no count is yet (two first counts at once: one fails, and its caller reads again). */
 function firstCount(kind: CountedKind, ws: string, count: number): TransactItem {
-  return tx.put({ ...kind.key(ws), type: kind.type, workspace: ws, count }, { condition: 'attribute_not_exists(PK)' });
+  return tx.put(countItem(kind, ws, count), { condition: 'attribute_not_exists(PK)' });
+}
+
+function countItem(kind: CountedKind, ws: string, count: number) {
+  return { ...kind.key(ws), type: kind.type, workspace: ws, count };
 }
