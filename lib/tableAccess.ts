@@ -23,18 +23,22 @@ export interface TableAccess {
 
 /** A route's access: a webhook route's collections, or the projects and labels'; the key partitions for a POST. */
 export function routeTableAccess(route: Pick<Route, 'method' | 'path' | 'access'>): TableAccess {
-  const room: PartitionKind[] = route.path.startsWith('/webhooks') ? ['workspace', 'webhook'] : ['workspace', 'project', 'label'];
+  const room: PartitionKind[] = route.path.startsWith('/webhooks')
+    ? ['workspace', 'webhook']
+    : route.path.startsWith('/activities')
+      ? ['activity']
+      : ['workspace', 'project', 'label'];
   return {
     partitions: route.method === 'POST' ? [...room, 'idempotency'] : room,
     write: route.access === 'write',
-    indexes: !route.path.startsWith('/webhooks'),
+    indexes: room.includes('project'),
   };
 }
 
 /** The functions no request invokes. */
 export const CONSUMER_TABLE_ACCESS = {
   authorizer: { partitions: ['token'], write: false, indexes: false, operations: ['GetItem'] },
-  'stream-processor': { partitions: ['workspace', 'project', 'label', 'receipt'], write: true, indexes: false },
+  'stream-processor': { partitions: ['workspace', 'project', 'label', 'receipt', 'activity'], write: true, indexes: false },
   'inbound-consumer': { partitions: ['workspace', 'project', 'label', 'receipt'], write: true, indexes: false },
   'webhook-deliverer': {
     partitions: ['workspace', 'webhook'],

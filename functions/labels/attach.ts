@@ -13,14 +13,14 @@ export const handler = endpoint({
   scope: 'labels:write',
   idempotency: idempotencyKeys,
   input: linkInput,
-  run: async (input, { workspace, principal }) =>
+  run: async (input, { workspace, actor }) =>
     ok(
       labelChangeView(
         await changeLabels(
           'attach',
           workspace,
           { labelSlug: input.path.slug, projectSlug: input.query.project_slug, ...linkTasks(input) },
-          principal.owner,
+          actor,
         ),
       ),
     ),

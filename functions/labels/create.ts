@@ -12,8 +12,8 @@ export const handler = endpoint({
   scope: 'labels:write',
   idempotency: idempotencyKeys,
   input,
-  run: async ({ body }, { workspace, principal }) => {
-    const label = await createLabel(workspace, body, principal.owner);
+  run: async ({ body }, { workspace, actor }) => {
+    const label = await createLabel(workspace, body, actor);
     return created(labelView(label), labelLocation(workspace, label.slug));
   },
 });

@@ -11,8 +11,8 @@ const input = z.object({ path: z.object({ slug: slugParam }) });
 export const handler = endpoint({
   scope: 'labels:write',
   input,
-  run: async ({ path }, { workspace, principal, ifMatch }) => {
-    const label = await deleteLabel(workspace, path.slug, principal.owner, ifMatchCheck(ifMatch, labelView));
+  run: async ({ path }, { workspace, actor, ifMatch }) => {
+    const label = await deleteLabel(workspace, path.slug, actor, ifMatchCheck(ifMatch, labelView));
     return ok({ id: label.id, slug: label.slug, deleted: true });
   },
 });

@@ -13,14 +13,14 @@ import { labelChangeView, labelView } from '#wire/labelViews';
 export const handler = endpoint({
   scope: 'labels:write',
   input: linkInput,
-  run: async (input, { workspace, principal, ifMatch }) =>
+  run: async (input, { workspace, actor, ifMatch }) =>
     ok(
       labelChangeView(
         await changeLabels(
           'detach',
           workspace,
           { labelSlug: input.path.slug, projectSlug: input.query.project_slug, ...linkTasks(input) },
-          principal.owner,
+          actor,
           ifMatchCheck(ifMatch, labelView),
         ),
       ),

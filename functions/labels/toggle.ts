@@ -30,10 +30,6 @@ export const handler = endpoint({
   scope: 'labels:write',
   idempotency: idempotencyKeys,
   input,
-  run: async ({ path, query, body }, { workspace, principal }) =>
-    ok(
-      (await toggleTaskLabel(workspace, path.slug, query.project_slug, (query.task_uuid ?? body.task_uuid)!, principal.owner)).map(
-        labelView,
-      ),
-    ),
+  run: async ({ path, query, body }, { workspace, actor }) =>
+    ok((await toggleTaskLabel(workspace, path.slug, query.project_slug, (query.task_uuid ?? body.task_uuid)!, actor)).map(labelView)),
 });

@@ -15,6 +15,6 @@ const input = z.object({
 export const handler = endpoint({
   scope: 'labels:write',
   input,
-  run: async ({ path, body }, { workspace, principal, ifMatch }) =>
-    resource(labelView(await updateLabel(workspace, path.slug, body, principal.owner, ifMatchCheck(ifMatch, labelView)))),
+  run: async ({ path, body }, { workspace, actor, ifMatch }) =>
+    resource(labelView(await updateLabel(workspace, path.slug, body, actor, ifMatchCheck(ifMatch, labelView)))),
 });

@@ -20,8 +20,8 @@ export const handler = endpoint({
   scope: 'projects:write',
   idempotency: idempotencyKeys,
   input,
-  run: async ({ body }, { workspace, principal }) => {
-    const project = await createProject(workspace, { ...body, owner: principal.owner });
+  run: async ({ body }, { workspace, principal, actor }) => {
+    const project = await createProject(workspace, { ...body, owner: principal.owner }, actor);
     return created(projectCreateView(project), projectLocation(workspace, project.slug));
   },
 });

@@ -11,8 +11,8 @@ const input = z.object({ path: z.object({ slug: slugParam }) });
 export const handler = endpoint({
   scope: 'projects:write',
   input,
-  run: async ({ path }, { workspace, principal, ifMatch }) => {
-    const project = await deleteProject(workspace, path.slug, principal.owner, ifMatchCheck(ifMatch, projectFullView));
+  run: async ({ path }, { workspace, actor, ifMatch }) => {
+    const project = await deleteProject(workspace, path.slug, actor, ifMatchCheck(ifMatch, projectFullView));
     return ok({ slug: project.slug, deleted: true });
   },
 });

@@ -12,8 +12,8 @@ export const handler = endpoint({
   scope: 'projects:write',
   idempotency: idempotencyKeys,
   input,
-  run: async ({ path }, { workspace, principal }) => {
-    const copy = await duplicateProject(workspace, path.slug, principal.owner);
+  run: async ({ path }, { workspace, actor }) => {
+    const copy = await duplicateProject(workspace, path.slug, actor);
     return created(projectFullView(copy), projectLocation(workspace, copy.slug));
   },
 });

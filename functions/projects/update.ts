@@ -21,6 +21,6 @@ const input = z.object({
 export const handler = endpoint({
   scope: 'projects:write',
   input,
-  run: async ({ path, body }, { workspace, principal, ifMatch }) =>
-    resource(projectFullView(await updateProject(workspace, path.slug, body, principal.owner, ifMatchCheck(ifMatch, projectFullView)))),
+  run: async ({ path, body }, { workspace, actor, ifMatch }) =>
+    resource(projectFullView(await updateProject(workspace, path.slug, body, actor, ifMatchCheck(ifMatch, projectFullView)))),
 });

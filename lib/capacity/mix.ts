@@ -1,4 +1,4 @@
-import { addTo, atSaturation, boundBy, byName, type Load, onSharedItem, partitionName, patternOf, saturation } from './model.ts';
+import { addTo, atSaturation, boundBy, byName, type Load, onSharedItem, partitionName, patternOf, saturation, spreadOf } from './model.ts';
 import type { Measured } from './scenarios.ts';
 
 /**
@@ -13,9 +13,10 @@ export const MIX_REQUESTS: readonly [row: string, per100: number][] = [
   ['GET /projects/{slug}/stats', 5],
   ['GET /projects-labels', 15],
   ['GET /projects-labels/{slug}', 3],
-  ['GET /task-labels', 25],
+  ['GET /task-labels', 23],
   ['GET /projects-labels/{slug}/tasks', 5],
   ['GET /search', 5],
+  ['GET /activities', 2],
   ['POST /projects-labels/{slug}/attach', 8],
   ['DELETE /projects-labels/{slug}/detach', 4],
   ['POST /task-labels/{slug}/toggle', 3],
@@ -77,7 +78,7 @@ export function modelMix(measured: Measured[]): MixModel {
     for (const t of [...m.request, ...m.stream].flatMap((c) => c.touches)) perRequest[t.capacity] += t.units * share;
     for (const t of atSaturation(m)) {
       const partition = partitionName(t);
-      addTo(partitions, partition, t, share);
+      addTo(partitions, partition, t, share * spreadOf(t));
       if (onSharedItem(t)) addTo(items, JSON.stringify([partition, patternOf(t.item!)]), t, share);
     }
     perRequest.calls += (m.request.length + m.stream.length) * share;

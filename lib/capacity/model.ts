@@ -1,4 +1,4 @@
-import { keys } from '#store/keys';
+import { ACTIVITY_SHARDS, keys } from '#store/keys';
 import type { Call, Touch } from './recorder.ts';
 import { type Measured, WORKLOAD } from './scenarios.ts';
 
@@ -20,7 +20,7 @@ export interface Load {
 }
 
 /** The kinds of partition key value the table and its indexes have (functions/commons/store/keys.ts). */
-export const KEY_KINDS = ['workspace', 'status index', 'name index', 'project', 'label', 'token', 'webhook'] as const;
+export const KEY_KINDS = ['workspace', 'status index', 'name index', 'project', 'label', 'token', 'webhook', 'history'] as const;
 type KeyKind = (typeof KEY_KINDS)[number];
 /** Two kinds of single item the doc follows on their own: the label id counter, and a task's items (in its project's collection). */
 export const ITEM_KINDS = ['counter', 'task'] as const;
@@ -38,6 +38,7 @@ const KIND_OF_PREFIX: [prefix: string, kind: KeyKind][] = [
   ['LABEL#', 'label'],
   ['TOKEN#', 'token'],
   ['WEBHOOK#', 'webhook'],
+  ['ACTIVITY#', 'history'],
 ];
 
 /** The kind of a shared key; a key the model does not know is an error, not a guess. */
@@ -121,6 +122,13 @@ const ownKey = (t: Touch) => keys.singleUsePkPrefixes.some((prefix) => t.key.sta
 export const atSaturation = (m: { request: Call[]; stream: Call[] }): Touch[] =>
   [...touchesOf(m.request), ...touchesOf(m.stream).filter((t) => !onSharedItem(t))].filter((t) => !ownKey(t));
 
+/**
+ * The share of a touch's load one partition of its kind takes when many requests are summed by key
+ * pattern: a workspace's history is spread over ACTIVITY_SHARDS partitions by event (a hash), so each
+ * takes that fraction of it; every other key takes all of its load.
+ */
+export const spreadOf = (t: Touch) => (t.key.includes('#SHARD#') ? 1 / ACTIVITY_SHARDS : 1);
+
 /** A partition as the doc names it: its key pattern, with its index. */
 export const partitionName = (t: Touch, pattern = patternOf(t.key)) => (t.index ? `${t.index} ${pattern}` : pattern);
 
@@ -162,7 +170,8 @@ export function modelRow(m: Measured): RowModel {
   const items = new Map<string, Load>();
   for (const t of touches) {
     const id = JSON.stringify([t.index ?? '', t.key]);
-    addTo(partitions, id, t);
+    // One request's entry lands in one shard of the history, but the route's requests in all of them.
+    addTo(partitions, id, t, spreadOf(t));
     named.set(id, t);
     if (t.item !== undefined) addTo(items, JSON.stringify([t.key, t.item]), t);
   }

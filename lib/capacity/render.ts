@@ -1,6 +1,7 @@
 import { STAGES } from '#cdk/stage';
 import { DEFAULT_RATE_LIMIT } from '#domain/tokens';
 import { MIX_MESSAGES, MIX_REQUESTS, MIX_WEBHOOKS, type MixModel } from './mix.ts';
+import { ACTIVITY_SHARDS } from '#store/keys';
 import { ITEM_KINDS, KEY_KINDS, PARTITION_LIMITS, type RowModel } from './model.ts';
 import { accountLimits, LAMBDA, monthlyCost, PRICES, SECONDS_PER_MONTH } from './prices.ts';
 import { WORKLOAD } from './scenarios.ts';
@@ -56,14 +57,17 @@ is), 1 KB per write unit, both doubled in a transaction, and a write also writes
 
 Each route's sample request (the one its sample event sends) in a workspace of ordinary size: ${WORKLOAD.projects} projects,
 ${WORKLOAD.labels} labels, ${WORKLOAD.labelledTasks} tasks of the sample project carrying two labels each. **RCU/WCU** are the request's units;
-**stream** the stream processor's work on what it wrote (counters, receipts, cascades); **events** the outbound events it
+**stream** the stream processor's work on what it wrote (counters, receipts, cascades, history entries); **events** the outbound events it
 publishes. The key columns give, for each kind of key, the requests per second at which the busiest key of that kind it
 touches reaches its partition's limit (\`-\`: it touches none); **saturates first** is the lowest of them. They count
 the request's draws and the stream work done once per record (a receipt); work the stream processor does once per batch
 and key (a label's use counter, the project's label count) is left out of them: at saturation the stream is behind,
 its batches are full, and that work is shared by many records (it is in the stream columns, and in the cost). The **busiest single item** is the one rate split for heat cannot lift. The last two kind columns
 are single items, not partitions: the workspace's label id counter, and a task's busiest item (a task has no partition
-of its own: its links, version and state live in its project's collection, \`PROJECT#<project>\`).
+of its own: its links, version and state live in its project's collection, \`PROJECT#<project>\`). The **history**
+column is the workspace's history: each entry is written to one of its ${ACTIVITY_SHARDS} shards (\`ACTIVITY#<ws>#SHARD#<shard>\`,
+chosen by its event), so a shard takes that share of a route's entries, and once more to its project's
+(\`ACTIVITY#<ws>#PROJECT#<project>\`).
 
 ${HEADER}
 ${rows

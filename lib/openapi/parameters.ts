@@ -31,6 +31,21 @@ const QUERY: Record<string, { description: string; schema?: Json; items?: Json }
     description: `Several tasks: repeat the parameter (task_uuids=t-1&task_uuids=t-2) or separate the ids with commas (task_uuids=t-1,t-2), ${MAX_TASKS_PER_REQUEST} at most; not with task_uuid. The body may name them instead`,
     items: { type: 'string', pattern: TASK_ID.source },
   },
+  from_context: {
+    description:
+      "Whose history: company (the workspace's), project (with project_slug), or sprint, sprints, user_stories (other services' contexts: an empty page)",
+  },
+  sprint_slug: { description: "Sent by GitScrum's client with a sprint context; not used (sprint history belongs to the sprints service)" },
+  uuid: { description: "One task's entries (its label history): the task's id" },
+  type: {
+    description:
+      'Only entries of these types, by bus name (Project Updated) or dotted form (project.updated): repeat the parameter (type=project.created&type=label.created) or separate them with commas (type=project.created,label.created)',
+    items: { type: 'string' },
+  },
+  actor: { description: 'Only the changes this username made' },
+  since: { description: 'Only entries at or after this time (RFC 3339)' },
+  until: { description: 'Only entries at or before this time (RFC 3339)' },
+  order: { description: 'desc (newest first, the default) or asc (oldest first)' },
   limit: {
     description: `Items per page (default ${DEFAULT_PAGE_SIZE})`,
     schema: integer(MAX_PAGE_SIZE, { default: DEFAULT_PAGE_SIZE }),

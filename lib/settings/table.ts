@@ -1,4 +1,5 @@
 import { partitionLimitsRule } from '#local/partitions/limits';
+import { parseRetention, RETENTION_ACCEPTS } from '#domain/activity';
 import { DELIVERY_SETTINGS } from '#webhooks/settings';
 import {
   filePath,
@@ -12,6 +13,7 @@ import {
   origins,
   port,
   powertoolsBoolean,
+  Refusal,
   ruleOf,
   wholeNumber,
   type Rule,
@@ -210,6 +212,12 @@ export const SETTINGS = {
     meaning: 'how long a webhook endpoint may fail before it is turned off (never read on Lambda)',
     unset: '5d',
     rule: ruleOf(DELIVERY_SETTINGS.WEBHOOKS_DEACTIVATE_AFTER),
+    empty: 'unset',
+  }),
+  ACTIVITY_RETENTION: setting({
+    meaning: 'how long history entries (`GET /activities`) are kept; an entry past it is never answered',
+    unset: '90d',
+    rule: { accepts: RETENTION_ACCEPTS, read: (text) => parseRetention(text) ?? new Refusal() },
     empty: 'unset',
   }),
   WEBHOOK_DLQ_FILE: localFile('where failed webhook deliveries are described', '.data/events.webhook-dead-letters.jsonl'),

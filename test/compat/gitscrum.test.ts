@@ -178,6 +178,34 @@ describe("GitScrum's client, label methods", () => {
   });
 });
 
+describe("GitScrum's client, the activity tool", () => {
+  test('activities: GET /activities?from_context=&company_slug=[&project_slug=][&uuid=]; the tool prints data', async () => {
+    const { c, client } = await setup();
+    const { project_slug } = await client.createProject(c.ws, { name: 'History Board' });
+    await client.createLabel(c.ws, { title: 'Bug', color: 'D73A4A' });
+    await client.toggleLabelOnTask('task-1', 'bug', project_slug, c.ws);
+    await client.updateLabel('bug', c.ws, { color: '00FF00' });
+    await streamDrained();
+    const company = JSON.parse(await client.activityTool({ from_context: 'company', company_slug: c.ws })) as { type: string }[];
+    expect(company.map((e) => e.type)).toEqual(['Label Updated', 'Label Attached', 'Label Created', 'Project Created']);
+    const project = JSON.parse(await client.activityTool({ from_context: 'project', company_slug: c.ws, project_slug })) as {
+      type: string;
+    }[];
+    expect(project.map((e) => e.type)).toEqual(['Label Attached', 'Project Created']);
+    const task = (await client.getActivities({ from_context: 'project', company_slug: c.ws, project_slug, uuid: 'task-1' })) as {
+      task_uuid: string;
+      changes: unknown[];
+    }[];
+    expect(task).toEqual([expect.objectContaining({ task_uuid: 'task-1', changes: [{ field: 'label', from: null, to: 'bug' }] })]);
+    // The sprint contexts (the client sends sprint_slug with them) are other services': an empty list, not an error.
+    expect(await client.getActivities({ from_context: 'sprint', company_slug: c.ws, sprint_slug: 'sprint-1' })).toEqual([]);
+    // Without project_slug, the project context is an error the client reports in the service's words.
+    await expect(client.getActivities({ from_context: 'project', company_slug: c.ws })).rejects.toThrow(
+      'project_slug is required with from_context=project',
+    );
+  });
+});
+
 describe('what GitScrum clients rely on beyond one method', () => {
   test('problem bodies carry error_code: LABEL_NOT_FOUND, PROJECT_NOT_FOUND, VALIDATION_ERROR, TOKEN_INVALID', async () => {
     const { c } = await setup();

@@ -15,7 +15,7 @@ import { usePrivateTable } from '#support/privateTable';
  * records of different items travel on different shards, so their relative order is not guaranteed.
  * Property: however a workload's stream records are interleaved (each item's own records in order),
  * cut into batches and redelivered, the processor ends with the same counters (equal to a recount)
- * and the same set of events as one in-order delivery.
+ * and the same set of events as one in-order delivery, and one history entry per event.
  */
 const actor = { name: 'Prop', username: 'prop' };
 const { drain } = usePrivateTable('stream-redelivery');
@@ -111,6 +111,13 @@ test('redelivered and reordered stream batches end with exact counters and the s
           .map((r) => r.eventID),
       );
       expect(new Set(published.map((e) => e.detail.event_id))).toEqual(expectedIds);
+      // The history holds one entry per change, however often its record came: one item in the
+      // workspace's history and, for a project's change, one in the project's.
+      const entries = (await scanTable([ws])).filter((i) => i.type === 'activity');
+      const inWorkspace = entries.filter((i) => String(i.PK).includes('#SHARD#')).map((i) => (i.entry as { event_id: string }).event_id);
+      expect(inWorkspace.sort()).toEqual([...expectedIds].sort());
+      const inProjects = entries.filter((i) => String(i.PK).includes('#PROJECT#'));
+      expect(inProjects).toHaveLength(entries.filter((i) => (i.entry as { project_slug: string | null }).project_slug !== null).length / 2);
       runs++;
     }),
     { numRuns: 6, seed: 20261122, endOnFailure: true },

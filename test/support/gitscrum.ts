@@ -2,7 +2,7 @@
  * A stand-in for GitScrum's official TypeScript client (the GitScrumClient class of GitScrum's
  * MCP server), written from its source for these tests: the same URLs, query
  * encodings, headers and bodies, and the same handling of answers (JSON parsed on every 2xx,
- * error texts chosen by status and `error_code`). Only the project and label methods.
+ * error texts chosen by status and `error_code`). Only the project, label and activity methods.
  */
 import { checkAnswer } from './openapi';
 
@@ -152,6 +152,29 @@ export class GitScrumStandIn {
 
   async detachLabelFromProject(labelSlug: string, projectSlug: string, companySlug: string): Promise<void> {
     await this.delete(`projects-labels/${labelSlug}/detach?company_slug=${companySlug}&project_slug=${projectSlug}`);
+  }
+
+  /** The client's getActivities: the options it is given, each only when set, as query parameters; answers `data`. */
+  async getActivities(options: {
+    from_context?: string;
+    company_slug?: string;
+    project_slug?: string;
+    sprint_slug?: string;
+    uuid?: string;
+  }) {
+    const params: Record<string, string> = {};
+    if (options.from_context) params.from_context = options.from_context;
+    if (options.company_slug) params.company_slug = options.company_slug;
+    if (options.project_slug) params.project_slug = options.project_slug;
+    if (options.sprint_slug) params.sprint_slug = options.sprint_slug;
+    if (options.uuid) params.uuid = options.uuid;
+    return (await this.get<{ data: unknown }>('activities', params)).data;
+  }
+
+  /** The `activity` tool's `activities` action: the client's answer, pretty-printed as the tool's text. */
+  async activityTool(args: { from_context?: string; company_slug?: string; project_slug?: string; sprint_slug?: string; uuid?: string }) {
+    const data = await this.getActivities(args);
+    return JSON.stringify(data, null, 2);
   }
 
   toggleLabelOnTask(taskUuid: string, labelSlug: string, projectSlug: string, companySlug: string) {

@@ -9,6 +9,10 @@
 export interface Actor {
   username: string;
   name: string;
+  /** The request that made the change (its X-Request-Id), for the history (absent on items written before). */
+  request_id?: string;
+  /** That request's Idempotency-Key, where it sent one. */
+  idempotency_key?: string;
 }
 
 export const PROJECT_STATUSES = ['in_progress', 'completed', 'archived'] as const;
@@ -78,4 +82,35 @@ export interface TokenRecord {
   revoked: boolean;
   /** Requests per second and burst; absent on tokens made before tokens carried limits (the defaults apply). */
   rate_limit?: { rate: number; burst: number };
+}
+
+/** One field a change moved: for a create `from` is null, for a delete `to` is. */
+export interface FieldChange {
+  field: string;
+  from: unknown;
+  to: unknown;
+}
+
+/** One entry, as answered (and as kept: the store adds its keys and expiry around it). */
+export interface ActivityEntry {
+  id: string;
+  /** The outbound event type (`Project Updated`). */
+  type: string;
+  occurred_at: string;
+  actor: { username: string } | null;
+  company_slug: string;
+  /** The project the change belongs to (its own change, or a label on one of its tasks or in its set). */
+  project_slug: string | null;
+  /** The project as it was then (project changes). */
+  project: { slug: string; name: string } | null;
+  /** The label as it was then (label changes, attaches and detaches). */
+  label: { id: number; slug: string; title?: string; color?: string } | null;
+  /** The task a label went on or came off (absent for a project's label set). */
+  task_uuid: string | null;
+  changes: FieldChange[];
+  /** The bus event's `event_id`, which is also the webhook body's `data.event_id`. */
+  event_id: string;
+  /** The X-Request-Id answered to the request that made the change (null: made by the service, or before requests were recorded). */
+  request_id: string | null;
+  idempotency_key: string | null;
 }

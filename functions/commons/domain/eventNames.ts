@@ -19,6 +19,13 @@ export const OUTBOUND_TYPES = [
 ] as const;
 export type OutboundType = (typeof OUTBOUND_TYPES)[number];
 
+/** An outbound type in the dotted form webhook receivers often use (`project.created`). */
+export const dottedName = (type: string) => type.toLowerCase().replace(' ', '.');
+const BY_NAME = new Map<string, OutboundType>(OUTBOUND_TYPES.flatMap((t) => [[t, t] as const, [dottedName(t), t] as const]));
+
+/** An outbound type by its bus name (`Project Created`) or its dotted form, or undefined when it is neither. */
+export const outboundTypeNamed = (value: string): OutboundType | undefined => BY_NAME.get(value);
+
 /** What the rest of the product tells this service, for the projects' stats. */
 export const INBOUND_TYPES = [
   'Task Created',

@@ -61,7 +61,7 @@ function insertProject(ws: string, fields: Omit<ProjectRecord, 'slug' | 'id' | '
   );
 }
 
-export function createProject(ws: string, input: NewProject): Promise<ProjectRecord> {
+export function createProject(ws: string, input: NewProject, actor: Actor = actorOf(input.owner)): Promise<ProjectRecord> {
   const now = new Date().toISOString();
   return insertProject(ws, {
     name: input.name,
@@ -75,7 +75,7 @@ export function createProject(ws: string, input: NewProject): Promise<ProjectRec
     ...FRESH_STATS,
     created_at: now,
     updated_at: now,
-    updated_by: actorOf(input.owner),
+    updated_by: actor,
   });
 }
 
@@ -150,7 +150,7 @@ export async function deleteProject(
   throw precondition ? changedSinceRead() : projectNotFound(slug);
 }
 
-export async function duplicateProject(ws: string, slug: string, owner: ProjectRecord['owner']): Promise<ProjectRecord> {
+export async function duplicateProject(ws: string, slug: string, actor: Actor): Promise<ProjectRecord> {
   const source = await getProject(ws, slug);
   const name = await copyName(ws, source.name);
   const now = new Date().toISOString();
@@ -160,14 +160,14 @@ export async function duplicateProject(ws: string, slug: string, owner: ProjectR
     ...(source.logo ? { logo: source.logo } : {}),
     visibility: source.visibility,
     recurring: source.recurring,
-    owner,
+    owner: { name: actor.name, username: actor.username },
     status: 'in_progress',
     settings: { ...source.settings },
     ...(source.client_uuid ? { client_uuid: source.client_uuid } : {}),
     ...FRESH_STATS,
     created_at: now,
     updated_at: now,
-    updated_by: actorOf(owner),
+    updated_by: actor,
     source_slug: source.slug,
   });
 }

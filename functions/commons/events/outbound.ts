@@ -23,6 +23,14 @@ export interface OutboundEventOf<T extends OutboundType> {
   /** When the change happened (ISO 8601): the event's `occurred_at` and EventBridge `Time`. */
   time: string;
   detail: OutboundDetail<T>;
+  /** The request that made the change, as its actor recorded it: for the history, never published. */
+  origin?: Origin;
+}
+
+/** The request behind a change: its X-Request-Id and Idempotency-Key, where the item recorded them. */
+interface Origin {
+  request_id: string | null;
+  idempotency_key: string | null;
 }
 
 /** Any outbound event: its type and its detail go together. */
@@ -30,15 +38,28 @@ export type OutboundEvent = { [T in OutboundType]: OutboundEventOf<T> }[Outbound
 
 type LabelLookup = (ws: string, id: number, slug: string) => OutboundDetail<'Label Attached'>['label'];
 /** What an event of type T carries besides what every event carries (distributed over a union of types). */
-type Rest<T extends OutboundType> = T extends OutboundType ? Omit<OutboundDetail<T>, 'event_id' | 'company_slug' | 'occurred_at'> : never;
+type Rest<T extends OutboundType> = T extends OutboundType
+  ? Omit<OutboundDetail<T>, 'event_id' | 'company_slug' | 'occurred_at' | 'actor'>
+  : never;
 
 const actorView = (actor: Actor | undefined) => (actor ? { username: actor.username } : null);
+const originOf = (actor: Actor | undefined): Origin => ({
+  request_id: actor?.request_id ?? null,
+  idempotency_key: actor?.idempotency_key ?? null,
+});
 
-function event<T extends OutboundType>(change: Change, detailType: T, ws: string, time: string, rest: Rest<T>): OutboundEvent {
+function event<T extends OutboundType>(
+  change: Change,
+  detailType: T,
+  ws: string,
+  time: string,
+  by: Actor | undefined,
+  rest: Rest<T>,
+): OutboundEvent {
   // The compiler checks `rest` against T's declaration; it cannot follow a spread of a generic into
-  // OutboundDetail<T>, so the three members every event carries are added under a cast.
-  const detail = { event_id: change.id, company_slug: ws, occurred_at: time, ...rest } as OutboundDetail<T>;
-  return { detailType, time, detail } as OutboundEventOf<T> as OutboundEvent;
+  // OutboundDetail<T>, so the four members every event carries are added under a cast.
+  const detail = { event_id: change.id, company_slug: ws, occurred_at: time, actor: actorView(by), ...rest } as OutboundDetail<T>;
+  return { detailType, time, detail, origin: originOf(by) } as OutboundEventOf<T> as OutboundEvent;
 }
 
 /** A project's public fields, its stats left out (counters are derived, not changes anyone made). */
@@ -51,10 +72,10 @@ function projectEvent(change: Change): OutboundEvent | undefined {
   const { before, after } = change;
   if (change.kind === 'INSERT' && after) {
     const p = decodeProject(after);
-    const data = { actor: actorView(p.updated_by), data: projectFullView(p) };
+    const data = { data: projectFullView(p) };
     return p.source_slug === undefined
-      ? event(change, 'Project Created', p.workspace, p.created_at, data)
-      : event(change, 'Project Duplicated', p.workspace, p.created_at, { ...data, source_slug: p.source_slug });
+      ? event(change, 'Project Created', p.workspace, p.created_at, p.updated_by, data)
+      : event(change, 'Project Duplicated', p.workspace, p.created_at, p.updated_by, { ...data, source_slug: p.source_slug });
   }
   // A user's change moves updated_at or a public field (two updates within one millisecond keep
   // updated_at); the stream processor's and the inbound consumer's counter updates move neither.
@@ -62,8 +83,7 @@ function projectEvent(change: Change): OutboundEvent | undefined {
     const p = decodeProject(after);
     const was = decodeProject(before);
     if (before.updated_at === after.updated_at && JSON.stringify(projectFields(p)) === JSON.stringify(projectFields(was))) return undefined;
-    return event(change, 'Project Updated', p.workspace, p.updated_at, {
-      actor: actorView(p.updated_by),
+    return event(change, 'Project Updated', p.workspace, p.updated_at, p.updated_by, {
       data: projectFullView(p),
       previous: projectFullView(was),
     });
@@ -75,14 +95,13 @@ function labelEvent(change: Change): OutboundEvent | undefined {
   const { before, after } = change;
   if (change.kind === 'INSERT' && after) {
     const l = decodeLabel(after);
-    return event(change, 'Label Created', str(after, 'workspace'), l.created_at, { actor: actorView(l.updated_by), data: labelView(l) });
+    return event(change, 'Label Created', str(after, 'workspace'), l.created_at, l.updated_by, { data: labelView(l) });
   }
   if (change.kind === 'MODIFY' && before && after) {
     const l = decodeLabel(after);
     const was = decodeLabel(before);
     if (before.updated_at === after.updated_at && JSON.stringify(labelView(l)) === JSON.stringify(labelView(was))) return undefined;
-    return event(change, 'Label Updated', str(after, 'workspace'), l.updated_at, {
-      actor: actorView(l.updated_by),
+    return event(change, 'Label Updated', str(after, 'workspace'), l.updated_at, l.updated_by, {
       data: labelView(l),
       previous: labelView(was),
     });
@@ -95,14 +114,14 @@ function deletionEvent(change: Change): OutboundEvent | undefined {
   const job = change.kind === 'INSERT' ? change.after : undefined;
   if (!job) return undefined;
   const ws = str(job, 'workspace');
-  const actor = actorView(optActor(job, 'actor'));
+  const actor = optActor(job, 'actor');
   const time = str(job, 'deleted_at');
   if (change.type === ItemType.projectDeletion) {
     const data = projectFullView(decodeProject(map(job, 'project')));
-    return event(change, 'Project Deleted', ws, time, { actor, data, previous: data });
+    return event(change, 'Project Deleted', ws, time, actor, { data, previous: data });
   }
   const data = labelView(decodeLabel(map(job, 'label')));
-  return event(change, 'Label Deleted', ws, time, { actor, data, previous: data });
+  return event(change, 'Label Deleted', ws, time, actor, { data, previous: data });
 }
 
 function linkEvent(change: Change, label: LabelLookup): OutboundEvent | undefined {
@@ -111,8 +130,8 @@ function linkEvent(change: Change, label: LabelLookup): OutboundEvent | undefine
   const ws = str(item, 'workspace');
   const detached = change.type === ItemType.detachNote;
   const task = item.task_uuid;
-  return event(change, detached ? 'Label Detached' : 'Label Attached', ws, str(item, detached ? 'at' : 'created_at'), {
-    actor: actorView(optActor(item, detached ? 'actor' : 'created_by')),
+  const by = optActor(item, detached ? 'actor' : 'created_by');
+  return event(change, detached ? 'Label Detached' : 'Label Attached', ws, str(item, detached ? 'at' : 'created_at'), by, {
     project_slug: str(item, 'project_slug'),
     ...(typeof task === 'string' ? { task_uuid: task } : {}),
     label: label(ws, num(item, 'label_id'), str(item, 'label_slug')),

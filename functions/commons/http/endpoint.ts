@@ -4,11 +4,12 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
+import type { Actor } from '#domain/entities';
 import { ValidationFailed } from '#domain/errors';
 import { JsonText } from '#domain/quoted';
 import { Refused } from '#wire/problems';
 import { nestsDeeperThan } from '#domain/jsonDepth';
-import { MAX_JSON_DEPTH } from '#domain/limits';
+import { IDEMPOTENCY_KEY_SHAPE, MAX_JSON_DEPTH } from '#domain/limits';
 import type { Scope } from '#domain/scopes';
 import { CORS_PREFLIGHT } from './cors';
 import { etagOf, notModified } from './etags';
@@ -29,6 +30,8 @@ interface RequestContext {
   /** The workspaces the request may read: the named one, or every one the token is granted. */
   workspaces: string[];
   principal: Principal;
+  /** Who makes the change, and by which request (its id and Idempotency-Key): what a write records as its actor. */
+  actor: Actor;
   requestId: string;
   /** The request's If-Match, for a PUT or DELETE to make its write conditional (http/etags.ts). */
   ifMatch?: string | undefined;
@@ -180,9 +183,10 @@ export function endpoint<S extends z.ZodMiniType>(spec: EndpointSpec<S>) {
       const workspaces = named ? [workspace] : principal.workspaces;
       const ifMatch = event.headers['if-match'];
       const requestId = context.awsRequestId;
+      const actor = actorOf(principal, requestId, key ?? recordedKeyOf(event));
       const answer = async () =>
         render(
-          await spec.run(input, { workspace, workspaces, principal, requestId, ifMatch }),
+          await spec.run(input, { workspace, workspaces, principal, actor, requestId, ifMatch }),
           event.httpMethod === 'GET' ? event.headers['if-none-match'] : undefined,
         );
       // Keys belong to the token: two tokens never replay each other's answers, whatever their usernames.
@@ -203,6 +207,17 @@ export function endpoint<S extends z.ZodMiniType>(spec: EndpointSpec<S>) {
     takesIdempotencyKeys: spec.idempotency !== undefined,
     anyWorkspace: spec.anyWorkspace === true,
   });
+}
+
+function actorOf(principal: Principal, requestId: string, idempotencyKey: string | undefined): Actor {
+  const { name, username } = principal.owner;
+  return { username, name, request_id: requestId, ...(idempotencyKey === undefined ? {} : { idempotency_key: idempotencyKey }) };
+}
+
+/** A PUT's or DELETE's Idempotency-Key: not used to replay (those writes are idempotent as they are), but recorded in the history. */
+function recordedKeyOf(event: APIGatewayProxyEvent): string | undefined {
+  const key = event.headers['idempotency-key'];
+  return key !== undefined && IDEMPOTENCY_KEY_SHAPE.test(key) ? key : undefined;
 }
 
 /** An answer whose Location, given from the API's root, is put behind the base of the URL called. */

@@ -11,7 +11,7 @@ import { ValidationFailed, type Refusal } from '#domain/errors';
  */
 
 /** The query parameters that take a list: repeated, or separated by commas, or both. */
-export const LIST_PARAMETERS: ReadonlySet<string> = new Set(['task_uuids', 'categories']);
+export const LIST_PARAMETERS: ReadonlySet<string> = new Set(['task_uuids', 'categories', 'type']);
 
 type QueryEvent = Pick<APIGatewayProxyEvent, 'queryStringParameters' | 'multiValueQueryStringParameters'>;
 

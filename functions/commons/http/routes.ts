@@ -15,6 +15,7 @@ import {
   whole,
 } from '#wire/answers';
 import type { Route, SampleTargets } from './route';
+import { activityRoutes } from './activityRoutes';
 import { webhookRoutes } from './webhookRoutes';
 
 export type { Route } from './route';
@@ -237,13 +238,11 @@ export const routes: readonly Route[] = [
     sample: (t) => ({ path: `/task-labels/${t.label}/toggle`, query: { ...inProject(t), task_uuid: t.task }, body: {} }),
   },
   ...webhookRoutes,
+  ...activityRoutes,
 ];
 
-/*
- * The functions that are not routes: the token authorizer (API Gateway calls it before every route), the
- * table's stream processor (outbound events, derived counters, delete cascades), the inbound queue's
- * consumer (task, member and sprint events of the rest of the product), and the webhook deliverer.
- */
+/** The functions that are not routes: the token authorizer, the table's stream processor (events, counters, cascades,
+ * history), the inbound queue's consumer (task, member and sprint events) and the webhook deliverer. */
 export const authorizerHandler = 'functions/authorizer/handler.ts';
 export const streamProcessorHandler = 'functions/stream/processor.ts';
 export const inboundConsumerHandler = 'functions/inbound/consumer.ts';

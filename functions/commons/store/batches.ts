@@ -7,8 +7,8 @@ import { tableName } from './table';
 /** DynamoDB's per-call limits. */
 const WRITE_BATCH = 25;
 const GET_BATCH = 100;
-/** Batches in flight at once for big deletes. */
-const DELETE_CONCURRENCY = 16;
+/** Batches in flight at once for big deletes and writes. */
+const WRITE_CONCURRENCY = 16;
 
 /** `list` cut into runs of at most `size` (the one chunker: batches and transactions use it). */
 export function chunk<T>(list: readonly T[], size: number): T[][] {
@@ -39,12 +39,29 @@ export async function mapInFlight<T, R>(items: readonly T[], inFlight: number, f
  * (deletes are idempotent).
  */
 export async function deleteKeys(keys: Key[]): Promise<void> {
-  await mapInFlight(chunk(keys, WRITE_BATCH), DELETE_CONCURRENCY, deleteBatch);
+  await mapInFlight(chunk(keys, WRITE_BATCH), WRITE_CONCURRENCY, (batch) =>
+    writeBatch(
+      batch.map((Key) => ({ DeleteRequest: { Key } })),
+      'deletes',
+    ),
+  );
 }
 
-async function deleteBatch(batch: Key[]): Promise<void> {
-  let requests = batch.map((Key) => ({ DeleteRequest: { Key } }));
-  await withRetries(RETRY.unprocessed, 'The database is throttling deletes; retry the request.', async () => {
+/** Puts every item (whole, unconditionally: for items a retry may put again as they were), as deleteKeys deletes. */
+export async function putItems(items: Record<string, unknown>[]): Promise<void> {
+  await mapInFlight(chunk(items, WRITE_BATCH), WRITE_CONCURRENCY, (batch) =>
+    writeBatch(
+      batch.map((Item) => ({ PutRequest: { Item } })),
+      'writes',
+    ),
+  );
+}
+
+type WriteRequest = { DeleteRequest: { Key: Key } } | { PutRequest: { Item: Record<string, unknown> } };
+
+async function writeBatch(batch: WriteRequest[], what: string): Promise<void> {
+  let requests = batch;
+  await withRetries(RETRY.unprocessed, `The database is throttling ${what}; retry the request.`, async () => {
     const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
     const unprocessed = out.UnprocessedItems?.[tableName()] ?? [];
     if (unprocessed.length === 0) return undefined;

@@ -56,5 +56,8 @@ export function map(from: Item, attr: string, of: Item = from): Item {
 export function optActor(from: Item, attr: string): Actor | undefined {
   if (from[attr] === undefined) return undefined;
   const m = map(from, attr);
-  return { username: str(m, 'username', from), name: str(m, 'name', from) };
+  const actor: Actor = { username: str(m, 'username', from), name: str(m, 'name', from) };
+  if (typeof m.request_id === 'string') actor.request_id = m.request_id;
+  if (typeof m.idempotency_key === 'string') actor.idempotency_key = m.idempotency_key;
+  return actor;
 }

@@ -12,6 +12,8 @@
  *                             stream's bookkeeping never adds to a busy project's partition (docs/capacity.md)
  *   IDEMPOTENCY#<workspace>#<h> one Idempotency-Key of one owner in one workspace (h hashes both), expires
  *   WEBHOOK#<workspace>#<id>  a webhook's deliveries (newest last in key order), each expiring after 30 days
+ *   ACTIVITY#<workspace>#SHARD#<n>       the workspace's history, spread over ACTIVITY_SHARDS partitions by event
+ *   ACTIVITY#<workspace>#PROJECT#<slug>  the same entries of one project (by slug), a second copy; both expire
  * Webhooks themselves live in their workspace's collection (WS#<workspace>, WEBHOOK#<id>), as do the
  * slots of its outbound calls on request (SENDSLOT#<n>, leased) and the counts of its labels and webhooks
  * (LABELCOUNT, WEBHOOKCOUNT: store/workspaceCounts.ts).
@@ -34,6 +36,8 @@ const IDEMPOTENCY = 'IDEMPOTENCY#';
 const DELIVERY = 'DELIVERY#';
 const SEND_SLOT = 'SENDSLOT#';
 const TOKEN = 'TOKEN#';
+const ACTIVITY = 'ACTIVITY#';
+const AT = 'AT#';
 const THING_PREFIX = { task: 'TASKSTATE#', member: 'MEMBER#', sprint: 'SPRINTSTATE#' } as const;
 
 export const keys = {
@@ -110,6 +114,18 @@ export const keys = {
   token: (tokenId: string): Key => ({ PK: `${TOKEN}${tokenId}`, SK: 'TOKEN' }),
   /** A POST's Idempotency-Key: `hash` digests the owner and the key, so any key fits the key limits. */
   idempotencyKey: (ws: string, hash: string): Key => ({ PK: `${IDEMPOTENCY}${ws}#${hash}`, SK: 'KEY' }),
+  /**
+   * One entry of a workspace's history, in one of its shards: the sort key begins with when it happened,
+   * so a range of time is a range of keys, and ends with its event, so two entries never share one.
+   */
+  activity: (ws: string, shard: number, sortKey: string): Key => ({ PK: activityShard(ws, shard), SK: sortKey }),
+  activityShard: (ws: string, shard: number) => activityShard(ws, shard),
+  /** The same entry in its project's history (entries of a project's changes and of its tasks' labels). */
+  projectActivity: (ws: string, projectSlug: string, sortKey: string): Key => ({ PK: projectActivity(ws, projectSlug), SK: sortKey }),
+  projectActivityPartition: (ws: string, projectSlug: string) => projectActivity(ws, projectSlug),
+  activitySortKey: (occurredAt: string, eventId: string) => `${AT}${occurredAt}#${eventId}`,
+  /** Where the entries of an instant (ISO 8601, UTC, to the millisecond) begin in key order; every key of it sorts below `${it}#~`. */
+  activityTimeKey: (at: string) => `${AT}${at}`,
   /** What the partition keys of each collection begin with (IAM policies reach partitions by these: lib/tableAccess.ts). */
   partitionPrefixes: {
     workspace: WS,
@@ -119,6 +135,7 @@ export const keys = {
     idempotency: IDEMPOTENCY,
     receipt: RECEIPT,
     token: TOKEN,
+    activity: ACTIVITY,
   },
   /** Partition keys made for one stream record or one request (a receipt, an Idempotency-Key): no two share one. */
   singleUsePkPrefixes: [RECEIPT, IDEMPOTENCY] as readonly string[],
@@ -143,6 +160,19 @@ export const keys = {
 
 function webhookDeliveries(ws: string, webhookId: string) {
   return `${WEBHOOK}${ws}#${webhookId}`;
+}
+
+/**
+ * How many partitions a workspace's history is spread over: every change of every project lands in it,
+ * so one partition would cap a workspace's changes at about 1,000 entries' write units a second.
+ */
+export const ACTIVITY_SHARDS = 4;
+
+function activityShard(ws: string, shard: number) {
+  return `${ACTIVITY}${ws}#SHARD#${shard}`;
+}
+function projectActivity(ws: string, projectSlug: string) {
+  return `${ACTIVITY}${ws}#PROJECT#${projectSlug}`;
 }
 
 function projectStatusPartition(ws: string, status: string) {
@@ -180,4 +210,5 @@ export const ItemType = {
   sendSlot: 'send_slot',
   labelCount: 'label_count',
   webhookCount: 'webhook_count',
+  activity: 'activity',
 } as const;

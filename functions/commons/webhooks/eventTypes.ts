@@ -1,4 +1,4 @@
-import { OUTBOUND_TYPES, type OutboundType } from '#domain/eventNames';
+import { dottedName, OUTBOUND_TYPES, type OutboundType, outboundTypeNamed } from '#domain/eventNames';
 
 /**
  * The event types a webhook can subscribe to: every outbound event of the service, by the name it
@@ -8,13 +8,10 @@ import { OUTBOUND_TYPES, type OutboundType } from '#domain/eventNames';
 export const ALL_EVENTS = '*';
 export const PING_TYPE = 'Webhook Ping';
 
-const dotted = (type: string) => type.toLowerCase().replace(' ', '.');
-const BY_NAME = new Map<string, OutboundType>(OUTBOUND_TYPES.flatMap((t) => [[t, t] as const, [dotted(t), t] as const]));
-
 /** The bus name of a subscribable type in either spelling, `*`, or undefined when it is none. */
 export function subscribableType(value: string): OutboundType | typeof ALL_EVENTS | undefined {
-  return value === ALL_EVENTS ? ALL_EVENTS : BY_NAME.get(value);
+  return value === ALL_EVENTS ? ALL_EVENTS : outboundTypeNamed(value);
 }
 
 /** What the refusal of an unknown type says the known ones are. */
-export const KNOWN_TYPES_SENTENCE = `use "*" or event types among ${OUTBOUND_TYPES.map((t) => `"${t}"`).join(', ')} (or their dotted forms, e.g. "${dotted(OUTBOUND_TYPES[0])}")`;
+export const KNOWN_TYPES_SENTENCE = `use "*" or event types among ${OUTBOUND_TYPES.map((t) => `"${t}"`).join(', ')} (or their dotted forms, e.g. "${dottedName(OUTBOUND_TYPES[0])}")`;

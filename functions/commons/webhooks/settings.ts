@@ -1,13 +1,10 @@
+import { DAY, DURATION_FORMAT, duration, HOUR, MINUTE, SECOND } from '#domain/durations';
+
 /**
  * How deliveries are paced: the retry schedule, the answer timeout and when a failing endpoint is
  * turned off. The defaults are the deployed service's; the WEBHOOKS_* settings shorten them for a
  * local stack and its tests (docs/webhooks.md), and are never read on AWS Lambda.
  */
-
-const SECOND = 1000;
-const MINUTE = 60 * SECOND;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
 
 /** Waits before each retry: eight attempts over about 28 hours. */
 const DEFAULT_RETRIES_MS = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR];
@@ -24,14 +21,7 @@ export interface DeliverySettings {
   deactivateAfterMs: number;
 }
 
-const UNITS: Record<string, number> = { ms: 1, s: SECOND, m: MINUTE, h: HOUR, d: DAY };
-const FORMAT = 'a number and a unit (ms, s, m, h or d)';
-
-/** `250ms`, `5s`, `30m`, `2h`, `5d` as milliseconds, or undefined when it is not one. */
-function duration(value: string): number | undefined {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$/.exec(value);
-  return m ? Math.round(Number(m[1]) * UNITS[m[2]!]!) : undefined;
-}
+const FORMAT = DURATION_FORMAT;
 
 /** How one WEBHOOKS_* setting is written, and its value (undefined when it is not written so). */
 export interface DeliverySetting<T> {

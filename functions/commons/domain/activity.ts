@@ -1,0 +1,70 @@
+import { DAY, DURATION_FORMAT, duration } from './durations';
+import type { ActivityEntry, FieldChange } from './entities';
+import type { OutboundType } from './eventNames';
+
+export type { ActivityEntry };
+
+/**
+ * The workspace's history (docs/api.md, "Reading history"): one entry per change the service
+ * publishes, written from the table's stream beside the bus event and the webhook deliveries of the
+ * same change, and kept for ACTIVITY_RETENTION. What an entry says, and how its list is asked for.
+ */
+
+/** The contexts GitScrum's clients name; the last three belong to other services and hold nothing here. */
+export const ACTIVITY_CONTEXTS = ['company', 'project', 'sprint', 'sprints', 'user_stories'] as const;
+type ActivityContext = (typeof ACTIVITY_CONTEXTS)[number];
+export const FOREIGN_CONTEXTS: ReadonlySet<ActivityContext> = new Set(['sprint', 'sprints', 'user_stories']);
+
+/** What a list of the history asks for (validated: wire/activitySchemas.ts). */
+export interface ActivityQuery {
+  context: 'company' | 'project';
+  projectSlug?: string | undefined;
+  task?: string | undefined;
+  types?: OutboundType[] | undefined;
+  actor?: string | undefined;
+  since?: string | undefined;
+  until?: string | undefined;
+  order: 'asc' | 'desc';
+}
+
+/**
+ * Each field whose value differs between two views of one thing, nested objects by their dotted path
+ * (`settings.task_prefix`); `leftOut` names fields that are not changes anyone made (times, derived counts).
+ */
+export function changedFields(before: object | null, after: object | null, leftOut: ReadonlySet<string>, prefix = ''): FieldChange[] {
+  const was = (before ?? {}) as Record<string, unknown>;
+  const now = (after ?? {}) as Record<string, unknown>;
+  const names = [...new Set([...Object.keys(was), ...Object.keys(now)])];
+  return names.flatMap((name) => {
+    const field = `${prefix}${name}`;
+    if (leftOut.has(field)) return [];
+    const from = was[name] ?? null;
+    const to = now[name] ?? null;
+    if (isPlainObject(from) || isPlainObject(to)) {
+      return changedFields(isPlainObject(from) ? from : null, isPlainObject(to) ? to : null, leftOut, `${field}.`);
+    }
+    return JSON.stringify(from) === JSON.stringify(to) ? [] : [{ field, from: before ? from : null, to: after ? to : null }];
+  });
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const DEFAULT_RETENTION_MS = 90 * DAY;
+
+/** How ACTIVITY_RETENTION is written, for the sentence that refuses a value. */
+export const RETENTION_ACCEPTS = `a duration above zero, ${DURATION_FORMAT}, e.g. 90d`;
+
+/** ACTIVITY_RETENTION's value (milliseconds), or undefined when it is not written so. */
+export function parseRetention(value: string): number | undefined {
+  const ms = duration(value);
+  return ms !== undefined && ms > 0 ? ms : undefined;
+}
+
+/** How long entries are kept: ACTIVITY_RETENTION (the stack sets it; a bad value throws, naming it), else 90 days. */
+export function retentionMs(env: NodeJS.ProcessEnv = process.env): number {
+  const value = env.ACTIVITY_RETENTION;
+  if (value === undefined || value === '') return DEFAULT_RETENTION_MS;
+  const ms = parseRetention(value);
+  if (ms === undefined) throw new Error(`ACTIVITY_RETENTION is ${JSON.stringify(value)}: use ${RETENTION_ACCEPTS}.`);
+  return ms;
+}

@@ -1,0 +1,63 @@
+import { readHistory } from '#store/activity';
+import { ACTIVITY_SHARDS, keys } from '#store/keys';
+import { type ActivityEntry, type ActivityQuery, retentionMs } from './activity';
+import { decodeCursor, encodeCursor, type CursorScope } from './cursors';
+import type { Page, PageRequest } from './paging';
+
+/**
+ * Reading the history: the workspace's (every shard, merged) or one project's, newest or oldest
+ * first, between two times, of some types, by one actor, of one task. A cursor carries the sort key
+ * to go on after, bound to the workspace and the whole query.
+ */
+export async function listActivity(ws: string, q: ActivityQuery, req: PageRequest): Promise<Page<ActivityEntry>> {
+  const partitions =
+    q.context === 'project'
+      ? [keys.projectActivityPartition(ws, q.projectSlug!)]
+      : Array.from({ length: ACTIVITY_SHARDS }, (_, n) => keys.activityShard(ws, n));
+  const scope: CursorScope = {
+    fingerprint: [
+      'activities',
+      ws,
+      q.context,
+      q.projectSlug ?? '',
+      q.task ?? '',
+      (q.types ?? []).join(','),
+      q.actor ?? '',
+      q.since ?? '',
+      q.until ?? '',
+      q.order,
+    ],
+    keyNames: ['in', 'after'],
+    partition: { name: 'in', value: partitions[0]! },
+  };
+  const after = decodeCursor(scope, req.cursor)?.after;
+  const skip = req.page !== undefined ? (req.page - 1) * req.limit : 0;
+  const now = Date.now();
+  // Entries older than the retention are expired (whatever a read finds): the range starts no earlier.
+  const oldest = new Date(now - retentionMs()).toISOString();
+  const lo = keys.activityTimeKey(q.since !== undefined && q.since > oldest ? q.since : oldest);
+  // An entry's key is its time and then `#<event id>`: every key of the `until` instant sorts below this.
+  const hi = keys.activityTimeKey(q.until === undefined ? '~' : `${q.until}#~`);
+  // A cursor made before its place expired: newest first, nothing is left; oldest first, the range starts after it anyway.
+  const expired = after !== undefined && after < lo;
+  if (lo > hi || (expired && q.order === 'desc')) return { items: [], nextCursor: null };
+  const page = await readHistory(
+    {
+      partitions,
+      lo,
+      hi,
+      descending: q.order === 'desc',
+      now,
+      types: q.types,
+      actor: q.actor,
+      task: q.task,
+    },
+    // DynamoDB has no offset: page N reads through the N-1 pages before it (MAX_PAGE_DEPTH entries at most).
+    skip + req.limit,
+    expired ? undefined : after,
+  );
+  return {
+    items: page.entries.slice(skip),
+    nextCursor: encodeCursor(scope, page.next === undefined ? undefined : { in: partitions[0]!, after: page.next }),
+  };
+}

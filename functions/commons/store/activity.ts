@@ -1,0 +1,172 @@
+import { createHash } from 'node:crypto';
+import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { ActivityEntry } from '#domain/entities';
+import { putItems } from './batches';
+import { db } from './client';
+import { ACTIVITY_SHARDS, ItemType, keys } from './keys';
+import type { Item } from './query';
+import { TABLE, tableName } from './table';
+
+/**
+ * The history's items (keys.ts): each entry in one of its workspace's shards (by its event), and a
+ * second copy in its project's history when it belongs to a project. Both expire (`ttl`); a read
+ * never answers one whose time is up, whether or not the database has removed it yet.
+ */
+
+export interface KeptEntry {
+  entry: ActivityEntry;
+  /** When it expires (epoch ms). */
+  expiresAt: number;
+}
+
+const shardOf = (eventId: string) => createHash('sha256').update(eventId).digest()[0]! % ACTIVITY_SHARDS;
+
+/** Writes the entries (both copies); writing one again writes the same item. Answers how many items it wrote. */
+export async function putActivity(kept: KeptEntry[]): Promise<number> {
+  const items = kept.flatMap(({ entry, expiresAt }) => {
+    const ws = entry.company_slug;
+    const sk = keys.activitySortKey(entry.occurred_at, entry.event_id);
+    const body = { type: ItemType.activity, workspace: ws, entry, expires_at: expiresAt, [TABLE.timeToLive]: Math.ceil(expiresAt / 1000) };
+    const copies = [{ ...keys.activity(ws, shardOf(entry.event_id), sk), ...body }];
+    if (entry.project_slug !== null) copies.push({ ...keys.projectActivity(ws, entry.project_slug, sk), ...body });
+    return copies;
+  });
+  await putItems(items);
+  return items.length;
+}
+
+/** Which entries a read wants: the partitions, a range of sort keys (inclusive) and what else they must match. */
+interface HistoryRange {
+  partitions: string[];
+  /** Sort keys from `lo` to `hi`, both included (time ranges: keys begin with the entry's time). */
+  lo: string;
+  hi: string;
+  descending: boolean;
+  /** Entries expired by then (epoch ms) are left out. */
+  now: number;
+  types?: readonly string[] | undefined;
+  actor?: string | undefined;
+  task?: string | undefined;
+}
+
+/** Reads at most this many times per page: a filter that matches little answers a short page (and a cursor) rather than read on. */
+const MAX_CALLS = 16;
+/** Items a filtered read evaluates per call. */
+const FILTERED_READ = 100;
+
+function queryInput(range: HistoryRange): Omit<QueryCommandInput, 'ExclusiveStartKey' | 'Limit'> {
+  const names: Record<string, string> = { '#pk': TABLE.partitionKey, '#sk': TABLE.sortKey, '#exp': 'expires_at' };
+  const values: Record<string, unknown> = { ':lo': range.lo, ':hi': range.hi, ':now': range.now };
+  const filters = ['#exp > :now'];
+  if (range.types?.length) {
+    Object.assign(names, { '#e': 'entry', '#type': 'type' });
+    range.types.forEach((t, i) => (values[`:t${i}`] = t));
+    filters.push(`#e.#type IN (${range.types.map((_, i) => `:t${i}`).join(', ')})`);
+  }
+  if (range.actor !== undefined) {
+    Object.assign(names, { '#e': 'entry', '#actor': 'actor', '#username': 'username' });
+    values[':actor'] = range.actor;
+    filters.push('#e.#actor.#username = :actor');
+  }
+  if (range.task !== undefined) {
+    Object.assign(names, { '#e': 'entry', '#task': 'task_uuid' });
+    values[':task'] = range.task;
+    filters.push('#e.#task = :task');
+  }
+  return {
+    TableName: tableName(),
+    KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :lo AND :hi',
+    FilterExpression: filters.join(' AND '),
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+    ScanIndexForward: !range.descending,
+  };
+}
+
+interface Reader {
+  partition: string;
+  /** Where its next read starts (after this key); undefined once it has read everything. */
+  start: Item | undefined;
+  done: boolean;
+}
+
+/**
+ * One page of the history: every partition read in key order and merged, `after` the sort key a
+ * cursor carries. A partition is read on only while it holds the page back (its last read key is the
+ * nearest to the start), so a page of an unfiltered workspace history costs about one read per shard.
+ * `next` is where the following page starts, or undefined when nothing follows.
+ */
+export async function readHistory(
+  range: HistoryRange,
+  limit: number,
+  after?: string,
+): Promise<{ entries: ActivityEntry[]; next?: string }> {
+  const base = queryInput(range);
+  const filtering = Boolean(range.types?.length) || range.actor !== undefined || range.task !== undefined;
+  const perCall = filtering ? Math.max(limit + 1, FILTERED_READ) : limit + 1;
+  // Unfiltered, each shard holds about its share of a page: read that (and a margin) first, more only where it falls short.
+  const shards = range.partitions.length;
+  const firstCall = filtering || shards === 1 ? perCall : Math.ceil(((limit + 1) / shards) * 1.5) + 1;
+  const readers: Reader[] = range.partitions.map((partition) => ({
+    partition,
+    start: after === undefined ? undefined : { [TABLE.partitionKey]: partition, [TABLE.sortKey]: after },
+    done: false,
+  }));
+  const found: Item[] = [];
+  let calls = 0;
+  const read = async (r: Reader, size: number) => {
+    calls++;
+    const out = await db.send(
+      new QueryCommand({
+        ...base,
+        ExpressionAttributeValues: { ...base.ExpressionAttributeValues, ':pk': r.partition },
+        Limit: size,
+        ExclusiveStartKey: r.start,
+      }),
+    );
+    found.push(...(out.Items ?? []));
+    r.start = out.LastEvaluatedKey;
+    r.done = r.start === undefined;
+  };
+  const sk = (item: Item | undefined) => item![TABLE.sortKey] as string;
+  const nearer = (a: string, b: string) => (range.descending ? a > b : a < b);
+  await Promise.all(readers.map((r) => read(r, firstCall)));
+  for (;;) {
+    const open = readers.filter((r) => !r.done);
+    // Every entry up to the open partitions' nearest read key is known: the others are read past it.
+    const boundary = open
+      .map((r) => sk(r.start))
+      .reduce<string | undefined>((b, k) => (b === undefined || nearer(k, b) ? k : b), undefined);
+    const known = found
+      .filter((item) => boundary === undefined || sk(item) === boundary || nearer(sk(item), boundary))
+      .sort((a, b) => (nearer(sk(a), sk(b)) ? -1 : 1));
+    if (known.length > limit) return { entries: known.slice(0, limit).map(entryOf), next: sk(known[limit - 1]) };
+    if (boundary === undefined) return { entries: known.map(entryOf) };
+    if (calls >= MAX_CALLS) return { entries: known.map(entryOf), next: boundary };
+    await Promise.all(open.filter((r) => sk(r.start) === boundary).map((r) => read(r, perCall)));
+  }
+}
+
+/** An entry as kept, its members in the order docs/api.md shows them (a map keeps no order). */
+function entryOf(item: Item): ActivityEntry {
+  const e = item.entry as ActivityEntry;
+  return {
+    id: e.id,
+    type: e.type,
+    occurred_at: e.occurred_at,
+    actor: e.actor,
+    company_slug: e.company_slug,
+    project_slug: e.project_slug,
+    project: e.project && { slug: e.project.slug, name: e.project.name },
+    label: e.label && labelOf(e.label),
+    task_uuid: e.task_uuid,
+    changes: e.changes,
+    event_id: e.event_id,
+    request_id: e.request_id,
+    idempotency_key: e.idempotency_key,
+  };
+}
+
+function labelOf(l: NonNullable<ActivityEntry['label']>): NonNullable<ActivityEntry['label']> {
+  return { id: l.id, slug: l.slug, ...(l.title === undefined ? {} : { title: l.title }), ...(l.color === undefined ? {} : { color: l.color }) };
+}

@@ -1,0 +1,45 @@
+import * as z from 'zod';
+import { OUTBOUND_TYPES } from '#domain/eventNames';
+import { SLUG } from '#domain/slugs';
+import { Label } from './answers';
+
+/**
+ * What GET /activities answers for each entry (domain/activity.ts builds it): declared once for the
+ * OpenAPI document and the suites that check every answer against it.
+ */
+const slug = z.string().regex(SLUG);
+
+const FieldChange = z
+  .object({
+    field: z.string().meta({ description: 'The field, nested ones by their dotted path (`settings.task_prefix`).' }),
+    from: z.unknown().meta({ description: 'Its value before (null for a create).' }),
+    to: z.unknown().meta({ description: 'Its value after (null for a delete).' }),
+  })
+  .meta({ id: 'FieldChange' });
+
+export const ActivityEntry = z
+  .object({
+    id: z.string().regex(/^act_[A-Za-z0-9_-]{24}$/),
+    type: z.enum(OUTBOUND_TYPES).meta({ description: 'As the bus event and the webhook body spell it.' }),
+    occurred_at: z.iso.datetime({ offset: true }),
+    actor: z.object({ username: z.string() }).nullable(),
+    company_slug: slug,
+    project_slug: slug.nullable().meta({ description: 'The project the change belongs to, if any.' }),
+    project: z.object({ slug, name: z.string() }).nullable().meta({ description: 'The project as it was then (project changes).' }),
+    label: z
+      .union([Label, z.object({ id: z.int().min(1), slug })])
+      .nullable()
+      .meta({ description: 'The label as it was then (label changes, attaches and detaches).' }),
+    task_uuid: z.string().nullable(),
+    changes: z.array(FieldChange).meta({
+      description:
+        'One per field the change moved: for an update the fields that changed, for a create or a delete every field of what was created or deleted.',
+    }),
+    event_id: z.string().meta({ description: "The bus event's `event_id`, and the webhook body's `data.event_id`." }),
+    request_id: z
+      .string()
+      .nullable()
+      .meta({ description: 'The X-Request-Id of the request that made the change (null: the service made it).' }),
+    idempotency_key: z.string().nullable().meta({ description: "That request's Idempotency-Key, if it sent one." }),
+  })
+  .meta({ id: 'ActivityEntry' });

@@ -1,0 +1,75 @@
+import * as z from 'zod/mini';
+import { ACTIVITY_CONTEXTS } from '#domain/activity';
+import { OUTBOUND_TYPES, outboundTypeNamed } from '#domain/eventNames';
+import { quoted } from '#domain/quoted';
+import { paginationFields, pagingRules, projectSlugParam, taskUuid } from './validation';
+
+/**
+ * What GET /activities takes: GitScrum's context names (`from_context`, `project_slug`, `uuid`, and
+ * the `sprint_slug` its client sends with a sprint context), the filters, the order and a cursor.
+ */
+
+const TYPES = `${OUTBOUND_TYPES.map((t) => quoted(t)).join(', ')} (or their dotted forms, e.g. "project.updated")`;
+
+/** RFC 3339 (a time zone required), as the time of day it names in UTC, to the millisecond (how entries' keys spell it). */
+const instant = z.pipe(
+  z
+    .string()
+    .check(
+      z.refine(
+        (s: string) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/i.test(s) && !Number.isNaN(Date.parse(s)),
+        'is not an RFC 3339 time; use e.g. 2026-11-27T09:30:00Z',
+      ),
+    ),
+  z.transform((s: string) => new Date(s).toISOString()),
+);
+
+const types = z.pipe(
+  z.string().check(
+    z.superRefine((value: string, ctx) => {
+      for (const part of value.split(',')) {
+        if (outboundTypeNamed(part) === undefined) {
+          ctx.issues.push({ code: 'custom', input: part, message: `${quoted(part)} is not an entry type; use ${TYPES}` });
+        }
+      }
+    }),
+  ),
+  z.transform((value: string) => [...new Set(value.split(',').map((part) => outboundTypeNamed(part)!))]),
+);
+
+export const listActivitiesInput = () =>
+  z.object({
+    query: z
+      .object({
+        from_context: z.enum(ACTIVITY_CONTEXTS),
+        project_slug: z.optional(projectSlugParam),
+        sprint_slug: z.optional(z.string()),
+        uuid: z.optional(taskUuid),
+        type: z.optional(types),
+        actor: z.optional(
+          z
+            .string()
+            .check(z.minLength(1, 'is empty; give a username'), z.maxLength(128, 'is too long; usernames are at most 128 characters')),
+        ),
+        since: z.optional(instant),
+        until: z.optional(instant),
+        order: z.optional(z.enum(['asc', 'desc'])),
+        ...paginationFields(),
+      })
+      .check(
+        pagingRules(),
+        z.superRefine((q, ctx) => {
+          if (q.from_context === 'project' && q.project_slug === undefined) {
+            ctx.issues.push({ code: 'custom', input: undefined, path: ['project_slug'], message: 'is required with from_context=project' });
+          }
+          if (q.since !== undefined && q.until !== undefined && q.since > q.until) {
+            ctx.issues.push({
+              code: 'custom',
+              input: q.until,
+              path: ['until'],
+              message: `is before since (${q.since}); give a range that runs forward`,
+            });
+          }
+        }),
+      ),
+  });
