@@ -153,6 +153,7 @@ try {
   const result = await asFunction(name, access, () => handler(event, lambdaContext(name)));
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   tell(`${name} answered in ${ms.toFixed(1)} ms`);
+  if (!isAuthorizer) run.show('webhook-retries.jsonl', 'queued on the webhook retry lane');
   console.log(JSON.stringify(result, null, 2));
   await finish(0);
 } catch (error) {

@@ -82,5 +82,11 @@ export function createWebhooks(stack: ServiceParts, stage: StageConfig): [Queue,
   fn.addEventSource(new SqsEventSource(queue, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: FRESH_CONCURRENCY }));
   fn.addEventSource(new SqsEventSource(retries, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: RETRY_CONCURRENCY }));
   stack.functions.set('webhook-deliverer', fn);
+  // A recovery queues its deliveries' attempts on the retry lane itself (webhooks/recovery.ts).
+  const recover = stack.functions.get('recover-webhook');
+  if (recover) {
+    recover.addEnvironment('WEBHOOK_RETRY_QUEUE_URL', retries.queueUrl);
+    retries.grantSendMessages(recover);
+  }
   return [queue, retries, deadLetters];
 }

@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateTableCommand, DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createTableInput } from './database.ts';
+import { useLocalRetryLane } from '#webhooks/queue';
 import { routeProcessOutput } from './logRouter.ts';
+import { fileRetryLane } from './webhookQueue.ts';
 
 /**
  * Where `npm run invoke` runs a sample, apart from the stack `npm start` runs: a temporary folder for
@@ -53,6 +55,8 @@ export async function startInvokeRun(opts: { endpoint: string | undefined; verbo
   const file = (name: string) => join(dir, name);
   // As `sam local invoke` does: the answer alone on stdout; the log lines on stderr when asked for.
   routeProcessOutput({ logFile: file('logs.jsonl'), metricsFile: file('metrics.jsonl'), echo: opts.verbose ? 'stderr' : false });
+  // What a route queues on the webhook retry lane (a recovery) is kept in the run's folder: no deliverer runs here.
+  useLocalRetryLane(fileRetryLane(file('webhook-retries.jsonl')));
   if (opts.endpoint) {
     const table = `invoke-sandbox-${randomBytes(4).toString('hex')}`;
     const client = new DynamoDBClient({ endpoint: opts.endpoint });

@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import type { SQSRecord } from 'aws-lambda';
 import type { EventBus } from '#events/bus';
 import type { consumeWebhookMessages } from '#webhooks/consumer';
-import type { WebhookQueue } from '#webhooks/queue';
+import { useLocalRetryLane, type WebhookQueue } from '#webhooks/queue';
 import { busEnvelope } from './eventFile.ts';
 import { localLog, type LocalLog } from './localLog';
 
@@ -48,6 +48,8 @@ export function startLocalWebhooks(opts: {
     later: async (message, delayMs) => enqueue(JSON.stringify(message), delayMs, 0),
     deadLetter,
   };
+  // Routes that queue attempts themselves (a recovery) reach this lane, as deployed they reach the retry queue.
+  useLocalRetryLane(queue);
 
   function enqueue(body: string, delayMs: number, receives: number): void {
     if (stopped) return;
@@ -85,8 +87,24 @@ export function startLocalWebhooks(opts: {
     stats,
     stop: async () => {
       stopped = true;
+      useLocalRetryLane(undefined);
       for (const timer of timers) clearTimeout(timer);
       await Promise.allSettled([...running]);
     },
+  };
+}
+
+/**
+ * A retry lane that only keeps what it is given, one JSON line per message in `file`: for a function
+ * run on its own (npm run invoke, the capacity model), where no deliverer runs to take the messages.
+ */
+export function fileRetryLane(file: string): WebhookQueue {
+  const keep = async (line: unknown) => {
+    await mkdir(dirname(file), { recursive: true });
+    await appendFile(file, `${JSON.stringify(line)}\n`);
+  };
+  return {
+    later: (message, delayMs) => keep({ message, delay_ms: delayMs }),
+    deadLetter: (body, reason) => keep({ dead_letter: body, reason }),
   };
 }

@@ -588,21 +588,31 @@ describe('webhooks', () => {
     ]);
   });
 
-  test('no route function may use a queue: the deliverer alone sends to the webhook queues', () => {
-    for (const route of routes)
+  test('no route function may use a queue but the recovery, which may only send to the retry lane; the deliverer sends to the rest', () => {
+    for (const route of routes.filter((r) => r.name !== 'recover-webhook'))
       expect(
         actionsOf(route.name).filter((a) => a.startsWith('sqs:')),
         route.name,
       ).toEqual([]);
     const webhookQueues = [queueId(QUEUE), queueId(RETRIES), queueId(DEAD_LETTERS)];
-    const senders = ofType('AWS::IAM::Policy')
-      .filter(([, p]) =>
-        (p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]).some(
-          (s) => [s.Action].flat().includes('sqs:SendMessage') && [s.Resource].flat().some((r) => webhookQueues.includes(ref(r)!)),
-        ),
-      )
-      .flatMap(([, p]) => (p.Properties.Roles as unknown[]).map(ref));
-    expect(senders).toEqual([ref(resources[functionLogicalId('webhook-deliverer')]!.Properties.Role)]);
+    const sendersTo = (queues: string[]) =>
+      ofType('AWS::IAM::Policy')
+        .filter(([, p]) =>
+          (p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]).some(
+            (s) => [s.Action].flat().includes('sqs:SendMessage') && [s.Resource].flat().some((r) => queues.includes(ref(r)!)),
+          ),
+        )
+        .flatMap(([, p]) => (p.Properties.Roles as unknown[]).map(ref))
+        .sort();
+    const deliverer = ref(resources[functionLogicalId('webhook-deliverer')]!.Properties.Role);
+    const recovery = ref(resources[functionLogicalId('recover-webhook')]!.Properties.Role);
+    expect(sendersTo([queueId(QUEUE), queueId(DEAD_LETTERS)])).toEqual([deliverer]);
+    expect(sendersTo([queueId(RETRIES)])).toEqual([deliverer, recovery].sort());
+    expect(sendersTo(webhookQueues)).toEqual([deliverer, recovery].sort());
+    expect(actionsOf('recover-webhook').filter((a) => a.startsWith('sqs:'))).toEqual(expect.arrayContaining(['sqs:SendMessage']));
+    expect(
+      actionsOf('recover-webhook').filter((a) => a.startsWith('sqs:') && !/^sqs:(SendMessage|GetQueueAttributes|GetQueueUrl)$/.test(a)),
+    ).toEqual([]);
   });
 
   test('alarms: a dead letter, a message waiting 30 minutes, over half the attempts failing for 15 minutes, the deliverer throwing', () => {

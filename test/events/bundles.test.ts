@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { SAMPLE_DELIVERY } from '#http/webhookRoutes';
 
 import { authorizerHandler, inboundConsumerHandler, routes, streamProcessorHandler, webhookDelivererHandler } from '#http/routes';
 import { DEFAULT_TABLE_NAME } from '#store/table';
@@ -28,6 +29,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 const cases = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const results = {};
+// The retry lane a recovery queues on, as the local stack registers its own (webhooks/queue.ts): kept here.
+const queued = [];
+globalThis[Symbol.for('project-label-service.webhook-retry-lane')] = {
+  later: async (message) => void queued.push(message),
+  deadLetter: async () => undefined,
+};
 for (const c of cases) {
   const context = { functionName: c.name, awsRequestId: 'bundle-smoke-' + c.name, getRemainingTimeInMillis: () => 20000 };
   try {
@@ -37,6 +44,7 @@ for (const c of cases) {
     results[c.name] = { error: String(error && error.stack || error) };
   }
 }
+results.queued = queued;
 writeFileSync(process.argv[3], JSON.stringify(results));
 process.exit(0);
 `;
@@ -106,6 +114,12 @@ test.each(routes.map((r) => r.name))('the %s bundle loads in a fresh Node proces
   const outcome = outcomes[name]!;
   expect(outcome.error).toBeUndefined();
   expect(outcome.result?.statusCode, outcome.result?.body).toBe(SAMPLE_REQUESTS[name]!.expectedStatus);
+});
+
+test("the recovery's bundle queued the sample's failed delivery on the retry lane the process gave it", () => {
+  expect((outcomes as unknown as { queued: { delivery_id: string }[] }).queued).toEqual([
+    expect.objectContaining({ kind: 'attempt', delivery_id: SAMPLE_DELIVERY }),
+  ]);
 });
 
 test.each(routes.map((r) => r.name))('the %s bundle prints its request line (Powertools Logger) and its metrics (EMF)', (name) => {

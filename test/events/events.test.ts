@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import { beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { type AttemptMessage, useLocalRetryLane } from '#webhooks/queue';
 import { authorizerHandler, routes } from '#http/routes';
 import { seedFixtures } from '#local/fixtures';
 import { lambdaContext, loadHandler, type AuthorizerHandler, type ProxyHandler } from '#local/lambdaEvents';
@@ -49,9 +50,13 @@ describe('the sample events', () => {
 describe('invoking every sample event (in-process, against DynamoDB Local)', () => {
   const workspace = uniqueWorkspace('events');
   let token: string;
+  const queued: AttemptMessage[] = [];
   beforeAll(async () => {
     ({ token } = await seedFixtures(repoRoot, workspace));
+    // The retry lane a recovery queues on, as the local stack registers its own.
+    useLocalRetryLane({ later: async (message) => void queued.push(message), deadLetter: async () => undefined });
   });
+  afterAll(() => useLocalRetryLane(undefined));
 
   // In route-table order, one test per event: the fixtures make each independent of the others.
   test.each(routes.map((r) => [r.name, r] as const))('%s answers its expected status', async (name, route) => {

@@ -6,7 +6,9 @@ import { readDelivery, recordAttempt } from '#store/webhookDeliveries';
 import { readWebhook, webhookHealth } from '#store/webhooks';
 import { writeWebhook } from '#local/sampleWebhooks';
 import { consumeWebhookMessages } from '#webhooks/consumer';
-import type { AttemptMessage, WebhookQueue } from '#webhooks/queue';
+import { type AttemptMessage, useLocalRetryLane, type WebhookQueue } from '#webhooks/queue';
+import { recoverDeliveries } from '#webhooks/recovery';
+import { Busy, Conflict, NotFound } from '#domain/errors';
 import { uniqueWorkspace } from '#support/api';
 import { startReceiver } from './receiver.ts';
 
@@ -149,5 +151,61 @@ describe('the deliverer', () => {
     const later = new Date(Date.now() + 1000).toISOString();
     expect(await webhookHealth.failing(ws, id, later, now)).toBe(now);
     expect(await readWebhook(ws, id)).toMatchObject({ active: true, failing_since: now, last_failure_at: later });
+  });
+});
+
+describe('a recovery', () => {
+  test('queues every delivery since then that failed or waits for a retry, once; the waiting one’s old message then sends nothing', async () => {
+    receiver.answer('/outage', (n) => (n <= 1 ? 503 : 200));
+    const { ws, id } = await webhookTo('/outage');
+    const { queue, retries } = keptQueue();
+    const since = Date.now() - 1000;
+    await consumeWebhookMessages([record(eventOf(ws, 'evt-waiting'))], queue);
+    // The endpoint is failing now: the second event's delivery goes to the retry lane unsent.
+    await consumeWebhookMessages([record(eventOf(ws, 'evt-failed'))], queue);
+    const [waiting, failed] = retries.map((r) => r.message) as [AttemptMessage, AttemptMessage];
+    // It ran out of attempts (as after a day of them).
+    await recordAttempt({ workspace: ws, webhook_id: id, id: failed.delivery_id }, { status: 'failed' }, ['next_attempt_at'], 'none');
+    retries.length = 0;
+    useLocalRetryLane(queue);
+    try {
+      expect(await recoverDeliveries(ws, id, since)).toEqual({ queued: 2, more: false });
+      // Both are due now and queued: a second recovery finds nothing left to queue.
+      expect(await recoverDeliveries(ws, id, since)).toEqual({ queued: 0, more: false });
+      // Deliveries before `since` are not its concern.
+      expect(await recoverDeliveries(ws, id, Date.now() + 60_000)).toEqual({ queued: 0, more: false });
+    } finally {
+      useLocalRetryLane(undefined);
+    }
+    expect(retries.map((r) => [r.message.delivery_id, r.delayMs]).sort()).toEqual(
+      [
+        [waiting.delivery_id, 0],
+        [failed.delivery_id, 0],
+      ].sort(),
+    );
+    // The waiting delivery's old retry message comes before the recovery's: it sends nothing, and is not kept waiting.
+    const queuedNow = retries.map((r) => r.message);
+    retries.length = 0;
+    expect((await consumeWebhookMessages([record(waiting)], queue)).tally).toMatchObject({ skipped: 1 });
+    expect(retries).toEqual([]);
+    const out = await consumeWebhookMessages(
+      queuedNow.map((m, i) => record(m, i)),
+      queue,
+    );
+    expect(out.tally).toMatchObject({ delivered: 2 });
+    expect(receiver.received('/outage')).toHaveLength(3);
+    for (const m of queuedNow) expect(await readDelivery(ws, id, m.delivery_id)).toMatchObject({ status: 'delivered' });
+  });
+
+  test('of a webhook turned off is refused until it is on again; of none, a 404; without a retry lane, a 503', async () => {
+    const ws = uniqueWorkspace('engine');
+    await writeWebhook({ id: 'wh_turnedoff000000000000000', workspace: ws, url: receiver.url('/off'), active: false });
+    await expect(recoverDeliveries(ws, 'wh_missing', 0)).rejects.toBeInstanceOf(NotFound);
+    await expect(recoverDeliveries(ws, 'wh_turnedoff000000000000000', 0)).rejects.toBeInstanceOf(Conflict);
+    receiver.answer('/lane', () => 503);
+    const other = await webhookTo('/lane');
+    const { queue } = keptQueue();
+    await consumeWebhookMessages([record(eventOf(other.ws, 'evt-lane'))], queue);
+    await expect(recoverDeliveries(other.ws, other.id, 0)).rejects.toBeInstanceOf(Busy);
   });
 });

@@ -1,5 +1,5 @@
 import { one, page } from '#wire/answers';
-import { Webhook, WebhookCreated, WebhookDeleted, WebhookDelivery, WebhookPing, WebhookSecret } from '#webhooks/answers';
+import { Webhook, WebhookCreated, WebhookDeleted, WebhookDelivery, WebhookPing, WebhookRecovery, WebhookSecret } from '#webhooks/answers';
 import type { Route, SampleTargets } from './route';
 
 /** The sample fixtures' webhook and one of its deliveries (lib/local/sampleFixtures.ts seeds both). */
@@ -107,5 +107,15 @@ export const webhookRoutes: readonly Route[] = [
     access: 'write',
     answer: { status: 200, schema: one(WebhookDelivery), description: 'The delivery after its new attempt' },
     sample: (t) => ({ path: `${hook(t)}/deliveries/${t.delivery ?? SAMPLE_DELIVERY}/redeliver`, query: ws(t) }),
+  },
+  {
+    name: 'recover-webhook',
+    method: 'POST',
+    path: '/webhooks/{id}/recover',
+    handler: 'functions/webhooks/recover.ts',
+    scope: 'webhooks:write',
+    access: 'write',
+    answer: { status: 200, schema: one(WebhookRecovery), description: 'How many deliveries were queued to be sent again' },
+    sample: (t) => ({ path: `${hook(t)}/recover`, query: ws(t), body: { since: '2026-01-01T00:00:00Z' } }),
   },
 ];

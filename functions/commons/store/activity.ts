@@ -168,5 +168,10 @@ function entryOf(item: Item): ActivityEntry {
 }
 
 function labelOf(l: NonNullable<ActivityEntry['label']>): NonNullable<ActivityEntry['label']> {
-  return { id: l.id, slug: l.slug, ...(l.title === undefined ? {} : { title: l.title }), ...(l.color === undefined ? {} : { color: l.color }) };
+  return {
+    id: l.id,
+    slug: l.slug,
+    ...(l.title === undefined ? {} : { title: l.title }),
+    ...(l.color === undefined ? {} : { color: l.color }),
+  };
 }

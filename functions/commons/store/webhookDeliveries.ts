@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryRecord } from '#webhooks/entities';
 import { db } from './client';
 import { conditionally, isConditionFailure, unlessConditionFails } from './errors';
@@ -104,6 +104,52 @@ export function releaseClaim(d: Pick<DeliveryRecord, 'workspace' | 'webhook_id' 
         UpdateExpression: 'REMOVE claimed_until',
         ConditionExpression: 'claimed_until = :until',
         ExpressionAttributeValues: { ':until': until },
+      }),
+    ),
+  );
+}
+
+/**
+ * The webhook's deliveries of events since `sinceMs`, oldest first, at most `limit` (a delivery's id
+ * begins with its event's time: the range is one of keys), and whether more follow.
+ */
+export async function deliveriesSince(ws: string, webhookId: string, sinceMs: number, limit: number) {
+  const { Items = [] } = await db.send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :lo AND :hi',
+      ExpressionAttributeValues: {
+        ':pk': keys.webhookDeliveries(ws, webhookId),
+        ':lo': `${keys.webhookDeliverySkPrefix}msg_${Math.max(0, sinceMs).toString(16).padStart(12, '0')}`,
+        ':hi': `${keys.webhookDeliverySkPrefix}msg_~`,
+      },
+      ConsistentRead: true,
+      Limit: limit + 1,
+    }),
+  );
+  return { deliveries: Items.slice(0, limit).map(decodeDelivery), more: Items.length > limit };
+}
+
+/**
+ * Schedules a delivery's next automatic attempt at `due` again (a recovery), unless it was delivered
+ * or an attempt holds it now; `supersedes` marks the schedule it replaces stale. False when it was left.
+ */
+export function rescheduleDelivery(d: DeliveryRecord, due: string, now: string, supersedes: string | undefined) {
+  return conditionally(
+    db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.webhookDelivery(d.workspace, d.webhook_id, d.id),
+        UpdateExpression: `SET #status = :pending, next_attempt_at = :due${supersedes ? ', superseded_until = :stale' : ''}`,
+        ConditionExpression: `#status = :was AND (attribute_not_exists(claimed_until) OR claimed_until < :now)${supersedes ? ' AND next_attempt_at = :stale' : ''}`,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':pending': 'pending',
+          ':due': due,
+          ':was': d.status,
+          ':now': now,
+          ...(supersedes ? { ':stale': supersedes } : {}),
+        },
       }),
     ),
   );

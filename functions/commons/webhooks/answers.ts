@@ -51,6 +51,15 @@ export const WebhookDelivery = z
   })
   .meta({ id: 'WebhookDelivery' });
 
+export const WebhookRecovery = z
+  .object({
+    queued: z.int().min(0).meta({ description: 'How many deliveries were queued on the retry lane, to be sent again.' }),
+    more: z.boolean().meta({
+      description: `Whether deliveries since then were left for another call (one call takes the first 1,000 it finds; call again with the same since).`,
+    }),
+  })
+  .meta({ id: 'WebhookRecovery' });
+
 export const WebhookPing = z
   .object({
     success: z.boolean().meta({ description: 'Whether the endpoint answered 2xx.' }),

@@ -130,6 +130,9 @@ export async function continueDelivery(message: AttemptMessage, queue: WebhookQu
   const delivery = await readDelivery(message.workspace, message.webhook_id, message.delivery_id);
   const recorded = delivery?.next_attempt_at;
   if (!delivery || delivery.status !== 'pending' || recorded === undefined || message.due_at < recorded) return 'skipped';
+  // A schedule a recovery brought forward (recovery.ts): its message sends nothing.
+  if (delivery.superseded_until !== undefined && message.due_at !== recorded && message.due_at <= delivery.superseded_until)
+    return 'skipped';
   const wait = Date.parse(message.due_at) - Date.now();
   if (wait > 0) await queue.later(message, Math.min(MAX_QUEUE_DELAY_MS, wait));
   else if (message.due_at > recorded && -wait < MAX_QUEUE_DELAY_MS) await queue.later(message, RECORD_PENDING_MS);

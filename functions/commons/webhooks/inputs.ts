@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { quoted } from '#domain/quoted';
 import { SLUG } from '#domain/slugs';
-import { paginationFields, pagingRules, text } from '#wire/validation';
+import { paginationFields, pagingRules, rfc3339Time, text } from '#wire/validation';
 import { ALL_EVENTS, KNOWN_TYPES_SENTENCE, subscribableType } from './eventTypes';
 import { MAX_DESCRIPTION, MAX_EVENT_TYPES } from './limits';
 import { isUsableSecret } from './signing';
@@ -79,3 +79,6 @@ export const rotateSecretInput = z.object({
 const pageQuery = () => z.object({ ...paginationFields() }).check(pagingRules());
 export const listWebhooksInput = () => z.object({ query: pageQuery() });
 export const listDeliveriesInput = () => z.object({ path: webhookPath, query: pageQuery() });
+
+/** A recovery: the deliveries of events since when (RFC 3339) are sent again. */
+export const recoverInput = z.object({ path: webhookPath, body: z.object({ since: rfc3339Time }) });

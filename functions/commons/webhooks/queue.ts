@@ -44,3 +44,24 @@ export function sqsWebhookQueue(retryQueueUrl: string, deadLetterUrl: string, cl
     },
   };
 }
+
+/** Where the local stack's in-process retry lane is registered (globalThis: one lane whatever copy of this module a handler loads). */
+const LOCAL_LANE = Symbol.for('project-label-service.webhook-retry-lane');
+type WithLane = { [LOCAL_LANE]?: WebhookQueue };
+
+/** Registers the in-process retry lane of a local stack (lib/local/webhookQueue.ts), for routes that queue attempts. */
+export function useLocalRetryLane(queue: WebhookQueue | undefined): void {
+  (globalThis as WithLane)[LOCAL_LANE] = queue;
+}
+
+/**
+ * The retry lane as a route sees it (a recovery queues its attempts there): the local stack's in-process
+ * lane when one is registered, else SQS (WEBHOOK_RETRY_QUEUE_URL; the stack sets it on the routes that
+ * send to it), else undefined: nowhere to queue.
+ */
+export function retryLane(env: NodeJS.ProcessEnv = process.env): WebhookQueue | undefined {
+  const local = (globalThis as WithLane)[LOCAL_LANE];
+  if (local) return local;
+  const url = env.WEBHOOK_RETRY_QUEUE_URL;
+  return url ? sqsWebhookQueue(url, env.WEBHOOK_DEAD_LETTER_QUEUE_URL ?? '') : undefined;
+}

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { ACTIVITY_CONTEXTS } from '#domain/activity';
 import { OUTBOUND_TYPES, outboundTypeNamed } from '#domain/eventNames';
 import { quoted } from '#domain/quoted';
-import { paginationFields, pagingRules, projectSlugParam, taskUuid } from './validation';
+import { paginationFields, pagingRules, projectSlugParam, rfc3339Time, taskUuid } from './validation';
 
 /**
  * What GET /activities takes: GitScrum's context names (`from_context`, `project_slug`, `uuid`, and
@@ -10,19 +10,6 @@ import { paginationFields, pagingRules, projectSlugParam, taskUuid } from './val
  */
 
 const TYPES = `${OUTBOUND_TYPES.map((t) => quoted(t)).join(', ')} (or their dotted forms, e.g. "project.updated")`;
-
-/** RFC 3339 (a time zone required), as the time of day it names in UTC, to the millisecond (how entries' keys spell it). */
-const instant = z.pipe(
-  z
-    .string()
-    .check(
-      z.refine(
-        (s: string) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/i.test(s) && !Number.isNaN(Date.parse(s)),
-        'is not an RFC 3339 time; use e.g. 2026-11-27T09:30:00Z',
-      ),
-    ),
-  z.transform((s: string) => new Date(s).toISOString()),
-);
 
 const types = z.pipe(
   z.string().check(
@@ -51,8 +38,8 @@ export const listActivitiesInput = () =>
             .string()
             .check(z.minLength(1, 'is empty; give a username'), z.maxLength(128, 'is too long; usernames are at most 128 characters')),
         ),
-        since: z.optional(instant),
-        until: z.optional(instant),
+        since: z.optional(rfc3339Time),
+        until: z.optional(rfc3339Time),
         order: z.optional(z.enum(['asc', 'desc'])),
         ...paginationFields(),
       })

@@ -170,3 +170,20 @@ export function pageRequest(q: Paging) {
 export function pageMeta(req: ReturnType<typeof pageRequest>, nextCursor: string | null) {
   return { limit: req.limit, next_cursor: nextCursor, ...(req.page !== undefined ? { current_page: req.page, per_page: req.limit } : {}) };
 }
+
+/** RFC 3339 (a time zone required), as the instant it names in UTC, to the millisecond (how the history's keys spell it). */
+export const rfc3339Time = /* @__PURE__ */ rfc3339();
+
+function rfc3339() {
+  return z.pipe(
+    z
+      .string(required('a time in RFC 3339, e.g. 2026-11-27T09:30:00Z'))
+      .check(
+        z.refine(
+          (s: string) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/i.test(s) && !Number.isNaN(Date.parse(s)),
+          'is not an RFC 3339 time; use e.g. 2026-11-27T09:30:00Z',
+        ),
+      ),
+    z.transform((s: string) => new Date(s).toISOString()),
+  );
+}
