@@ -26,7 +26,7 @@ export function routeTableAccess(route: Pick<Route, 'method' | 'path' | 'access'
   const room: PartitionKind[] = route.path.startsWith('/webhooks')
     ? ['workspace', 'webhook']
     : route.path.startsWith('/activities')
-      ? ['activity']
+      ? ['workspace', 'activity']
       : ['workspace', 'project', 'label'];
   return {
     partitions: route.method === 'POST' ? [...room, 'idempotency'] : room,

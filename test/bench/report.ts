@@ -1,3 +1,4 @@
+import { renderActivity, type ActivityBenchRow } from './activity.ts';
 import { renderWebhooks, type WebhookBenchRow } from './webhooks.ts';
 import { describeCalls, type Usage } from './capacity.ts';
 import type { ColdResult } from './cold.ts';
@@ -45,6 +46,7 @@ export interface Results {
   inbound?: InboundBenchRow;
   idempotency?: KeyCostRow[];
   webhooks?: WebhookBenchRow;
+  activity?: ActivityBenchRow;
   saturation?: SaturationResult;
 }
 
@@ -239,7 +241,7 @@ ${
     : 'Not measured in this run.'
 }
 
-${renderWebhooks(r.webhooks)}
+${renderWebhooks(r.webhooks)}${renderActivity(r.activity)}
 ### The stream processor, per change
 
 Off the request path: what the stream processor spends on the records of a change (\`test/bench/stream.ts\`, a table

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { SAMPLE_DELIVERY } from '#http/webhookRoutes';
+import { SAMPLE_DELIVERY, SAMPLE_WEBHOOK } from '#http/webhookRoutes';
 
 import { authorizerHandler, inboundConsumerHandler, routes, streamProcessorHandler, webhookDelivererHandler } from '#http/routes';
 import { DEFAULT_TABLE_NAME } from '#store/table';
@@ -116,10 +116,14 @@ test.each(routes.map((r) => r.name))('the %s bundle loads in a fresh Node proces
   expect(outcome.result?.statusCode, outcome.result?.body).toBe(SAMPLE_REQUESTS[name]!.expectedStatus);
 });
 
-test("the recovery's bundle queued the sample's failed delivery on the retry lane the process gave it", () => {
-  expect((outcomes as unknown as { queued: { delivery_id: string }[] }).queued).toEqual([
-    expect.objectContaining({ kind: 'attempt', delivery_id: SAMPLE_DELIVERY }),
-  ]);
+test("the recovery's bundle queued the sample webhook's undelivered deliveries on the retry lane the process gave it, not its ping", () => {
+  // What the suite's stack delivered by then for the sample webhook (its endpoint does not resolve: every delivery
+  // fails or waits), as far as its stream got: how many varies, so only what they are is held here (the
+  // recovery's own rules: test/webhooks/engine.test.ts).
+  const queued = (outcomes as unknown as { queued: { delivery_id: string; webhook_id: string; kind: string }[] }).queued;
+  expect(queued.filter((m) => m.kind !== 'attempt' || m.webhook_id !== SAMPLE_WEBHOOK)).toEqual([]);
+  // The sample's own delivery is a ping: never recovered.
+  expect(queued.map((m) => m.delivery_id)).not.toContain(SAMPLE_DELIVERY);
 });
 
 test.each(routes.map((r) => r.name))('the %s bundle prints its request line (Powertools Logger) and its metrics (EMF)', (name) => {

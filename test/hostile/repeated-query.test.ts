@@ -69,7 +69,7 @@ describe('a single-valued parameter repeated', () => {
     expect(res.body.errors).toEqual([
       {
         field: 'company_slug',
-        message: `company_slug: ["${c.ws}","other-ws"] is given twice with different values; send it once (only task_uuids and categories take several)`,
+        message: `company_slug: ["${c.ws}","other-ws"] is given twice with different values; send it once (only task_uuids, categories and type take several)`,
       },
     ]);
     expect((await c.get('/projects-labels')).body.data).toEqual([]);
@@ -100,8 +100,8 @@ describe('a single-valued parameter repeated', () => {
     const res = await call('GET', `${c.q('/projects')}&limit=1&limit=2&limit=3&cursor=a&cursor=b`, { token: c.token });
     expect(res.status).toBe(422);
     expect(res.body.errors.map((e: { message: string }) => e.message)).toEqual([
-      'limit: ["1","2","3"] is given 3 times with different values; send it once (only task_uuids and categories take several)',
-      'cursor: ["a","b"] is given twice with different values; send it once (only task_uuids and categories take several)',
+      'limit: ["1","2","3"] is given 3 times with different values; send it once (only task_uuids, categories and type take several)',
+      'cursor: ["a","b"] is given twice with different values; send it once (only task_uuids, categories and type take several)',
     ]);
   });
 });

@@ -184,6 +184,13 @@ describe('what a change records', () => {
     const trail = (await c.get('/activities', { from_context: 'project', project_slug: 'gone' })).body.data as Entry[];
     expect(trail.map((e) => e.type)).toEqual(['Project Deleted', 'Label Attached', 'Project Created']);
     expect((await history(c)).filter((e) => e.project_slug === 'gone')).toHaveLength(3);
+    // A slug that never named a project here has no history: a 404, as on every project route.
+    const never = await c.get('/activities', { from_context: 'project', project_slug: 'never-was' });
+    expect(never.status).toBe(404);
+    expect(never.body.error_code).toBe('PROJECT_NOT_FOUND');
+    // A project without entries yet answers an empty page.
+    await c.createProject('Quiet');
+    expect((await c.get('/activities', { from_context: 'project', project_slug: 'quiet', type: 'label.attached' })).body.data).toEqual([]);
   });
 });
 

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { streamDrained } from '#support/settle';
 import { describe, expect, test } from 'vitest';
 import { scanTable } from '#checker/invariants';
 import { Busy, Conflict } from '#domain/errors';
@@ -118,6 +119,8 @@ describe('a key used again for something else', () => {
     await c.createProject('Web');
     const key = randomUUID();
     expect((await keyed(c, '/projects-labels', key, { title: 'Bug', color: 'FF5733' })).status).toBe(201);
+    // What the stream derives from the writes (counters, history entries) is in place before the snapshot, and after the refusals.
+    await streamDrained();
     const before = (await scanTable([c.ws])).filter((i) => i.workspace === c.ws);
     const refusals = [
       await keyed(c, '/projects-labels', key, { title: 'Feature', color: 'FF5733' }),
@@ -131,6 +134,7 @@ describe('a key used again for something else', () => {
       expect(refused.body).toMatchObject({ code: 'validation_failed', error_code: 'IDEMPOTENCY_KEY_REUSED' });
       expect(refused.body.errors).toEqual([{ field: 'Idempotency-Key', message: expect.stringContaining('different request') }]);
     }
+    await streamDrained();
     expect((await scanTable([c.ws])).filter((i) => i.workspace === c.ws)).toEqual(before);
   });
 

@@ -1,6 +1,7 @@
 import type { MiddlewareStack } from '@smithy/types';
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { afterAll, afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { useLocalRetryLane } from '#webhooks/queue';
 import { checkTable } from '#checker/invariants';
 import { processStreamBatch } from '#events/processor';
 import type { OutboundEvent } from '#events/outbound';
@@ -153,6 +154,9 @@ export function describeRouteFaults(shard: readonly Route[]): void {
   afterAll(() => {
     console.log(`fault injection: ${injector.injected} faults injected across ${shard.length} routes`);
   });
+  // A recovery queues attempts on the webhook retry lane (SQS deployed): here, a lane that takes them.
+  beforeAll(() => useLocalRetryLane({ later: async () => undefined, deadLetter: async () => undefined }));
+  afterAll(() => useLocalRetryLane(undefined));
   describe.each(shard.map((r) => [r.name, r] as const))('%s', (_name, route) => {
     tableEachTest(() => route.name);
     test('succeeds or answers 503 at every failing call, leaves the model intact, and works when retried', async () => {

@@ -1,7 +1,9 @@
-import { readHistory } from '#store/activity';
+import { holdsAny, readHistory } from '#store/activity';
+import { readProject } from '#store/projects';
 import { ACTIVITY_SHARDS, keys } from '#store/keys';
 import { type ActivityEntry, type ActivityQuery, retentionMs } from './activity';
 import { decodeCursor, encodeCursor, type CursorScope } from './cursors';
+import { projectNotFound } from './errors';
 import type { Page, PageRequest } from './paging';
 
 /**
@@ -56,8 +58,20 @@ export async function listActivity(ws: string, q: ActivityQuery, req: PageReques
     skip + req.limit,
     expired ? undefined : after,
   );
+  if (q.context === 'project' && page.entries.length === 0 && req.cursor === undefined)
+    await projectWithHistory(ws, q.projectSlug!, partitions[0]!);
   return {
     items: page.entries.slice(skip),
     nextCursor: encodeCursor(scope, page.next === undefined ? undefined : { in: partitions[0]!, after: page.next }),
   };
+}
+
+/**
+ * A project's history answers while the project is there or its entries are (a deleted project's
+ * trail, until it expires); a slug that names neither in this workspace is a 404, as on every project
+ * route. Asked only when a first page comes back empty.
+ */
+async function projectWithHistory(ws: string, slug: string, partition: string): Promise<void> {
+  if ((await readProject(ws, slug)) !== undefined || (await holdsAny(partition))) return;
+  throw projectNotFound(slug);
 }

@@ -13,6 +13,9 @@ import { ValidationFailed, type Refusal } from '#domain/errors';
 /** The query parameters that take a list: repeated, or separated by commas, or both. */
 export const LIST_PARAMETERS: ReadonlySet<string> = new Set(['task_uuids', 'categories', 'type']);
 
+const names = [...LIST_PARAMETERS];
+const LISTED = `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+
 type QueryEvent = Pick<APIGatewayProxyEvent, 'queryStringParameters' | 'multiValueQueryStringParameters'>;
 
 const times = (n: number) => (n === 2 ? 'twice' : `${n} times`);
@@ -29,7 +32,7 @@ export function queryOf(event: QueryEvent): Record<string, string> {
     }
     const distinct = [...new Set(values)];
     if (distinct.length > 1) {
-      const rule = `is given ${times(values.length)} with different values; send it once (only ${[...LIST_PARAMETERS].join(' and ')} take several)`;
+      const rule = `is given ${times(values.length)} with different values; send it once (only ${LISTED} take several)`;
       refusals.push({ field: name, message: rule, value: values });
     } else query.set(name, distinct[0]!);
   }

@@ -147,6 +147,21 @@ export async function readHistory(
   }
 }
 
+/** Whether a history partition holds any entry (expired or not). */
+export async function holdsAny(partition: string): Promise<boolean> {
+  const { Items = [] } = await db.send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': TABLE.partitionKey },
+      ExpressionAttributeValues: { ':pk': partition },
+      ProjectionExpression: '#pk',
+      Limit: 1,
+    }),
+  );
+  return Items.length > 0;
+}
+
 /** An entry as kept, its members in the order docs/api.md shows them (a map keeps no order). */
 function entryOf(item: Item): ActivityEntry {
   const e = item.entry as ActivityEntry;

@@ -28,9 +28,10 @@ export async function recoverDeliveries(ws: string, id: string, sinceMs: number)
   let queued = 0;
   for (const d of deliveries.filter((d) => recoverable(d, now.getTime()))) {
     const stale = d.status === 'pending' ? d.next_attempt_at : undefined;
-    if (!(await rescheduleDelivery(d, due, due, stale))) continue;
+    // The message first, then the schedule it carries (as the deliverer does): a failure in between leaves
+    // a message no schedule matches (it sends nothing) and the delivery as it was, for a retry to recover.
     await lane.later({ kind: 'attempt', workspace: ws, webhook_id: id, delivery_id: d.id, due_at: due }, 0);
-    queued++;
+    if (await rescheduleDelivery(d, due, due, stale)) queued++;
   }
   return { queued, more };
 }

@@ -13,7 +13,8 @@ tableEachTest(() => 'cloned-fixtures');
 
 /**
  * A workspace's items with its own names (workspace, project id, webhook and delivery ids) taken out,
- * and what differs by when or by chance (times, a delivery's expiry in epoch seconds, the webhook's secret).
+ * and what differs by when or by chance (times, a delivery's expiry in epoch seconds, the webhook's secret, the
+ * stream records' ids a history entry names).
  */
 async function itemsOf(fixture: Fixture): Promise<string[]> {
   const { items, projectId } = await fixtureItems(fixture);
@@ -23,11 +24,18 @@ async function itemsOf(fixture: Fixture): Promise<string[]> {
     [fixture.webhook!, '<webhook>'],
     [fixture.delivery!, '<delivery>'],
   ];
-  return items
-    .map((i) => names.reduce((t, [from, to]) => t.replaceAll(from, to), JSON.stringify(i)))
-    .map((t) => t.replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, '<time>'))
-    .map((t) => t.replace(/"ttl":\d+/, '"ttl":"<expiry>"').replace(/"whsec_[A-Za-z0-9+/=]+"/, '"<secret>"'))
-    .sort();
+  return (
+    items
+      .map((i) => names.reduce((t, [from, to]) => t.replaceAll(from, to), JSON.stringify(i)))
+      .map((t) => t.replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, '<time>'))
+      .map((t) => t.replace(/"ttl":\d+/, '"ttl":"<expiry>"').replace(/"whsec_[A-Za-z0-9+/=]+"/, '"<secret>"'))
+      // A history entry's event (the stream record's id), and what derives from it: the entry's id and its shard.
+      .map((t) =>
+        t.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<event>').replace(/act_[A-Za-z0-9_-]{24}/g, '<entry>'),
+      )
+      .map((t) => t.replace(/#SHARD#\d+/, '#SHARD#<n>').replace(/"expires_at":\d+/, '"expires_at":"<expiry>"'))
+      .sort()
+  );
 }
 
 test('a copy of a seeded fixture is a seeded fixture, item for item, in a workspace of its own', async () => {
