@@ -186,6 +186,28 @@ describe('the webhook routes', () => {
     expect(both).toEqual([ping.delivery.id, ping.delivery.id]);
   });
 
+  test('recover sends again, now, what an outage left failing: a delivery waiting for its retry goes out at once', async () => {
+    receiver.answer('/outage', (n) => (n <= 2 ? 503 : 200));
+    const hook = await register('/outage', { events: ['Project Created'] });
+    const since = new Date(Date.now() - 1000).toISOString();
+    await req('POST', '/projects', { name: 'Outage Endpoint' });
+    // Two attempts failed; the third waits 4 s on the schedule.
+    const [waiting] = await deliveriesWhen(hook.id, (d) => d[0]?.attempts === 2 && d[0]?.status === 'pending');
+    const recovered = await req('POST', `/webhooks/${hook.id}/recover`, { since });
+    expect(recovered.status, recovered.text).toBe(200);
+    expect(recovered.body.data).toEqual({ queued: 1, more: false });
+    const [delivered] = await deliveriesWhen(hook.id, (d) => d[0]?.status === 'delivered');
+    expect(delivered).toMatchObject({ id: waiting.id, attempts: 3, last_status_code: 200 });
+    expect(Date.parse(delivered.delivered_at)).toBeLessThan(Date.parse(waiting.next_attempt_at));
+    expect(receiver.received('/outage')).toHaveLength(3);
+    // Nothing is left to recover; a bad time is a 422; a webhook of no one, a 404.
+    expect((await req('POST', `/webhooks/${hook.id}/recover`, { since })).body.data).toEqual({ queued: 0, more: false });
+    const bad = await req('POST', `/webhooks/${hook.id}/recover`, { since: 'last week' });
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors[0].field).toBe('since');
+    expect((await req('POST', '/webhooks/wh_nobody00000000000000000/recover', { since })).status).toBe(404);
+  });
+
   test("a workspace's pings and redeliveries under way at once are bounded: one more is told to retry, and sends nothing", async () => {
     receiver.answer('/slots-held', (n) => (n <= 2 ? 'hang' : 200));
     const hook = await register('/slots-held');

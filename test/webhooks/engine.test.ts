@@ -197,6 +197,27 @@ describe('a recovery', () => {
     for (const m of queuedNow) expect(await readDelivery(ws, id, m.delivery_id)).toMatchObject({ status: 'delivered' });
   });
 
+  test('takes a delivery long overdue (its message lost), but not one due just now (its message on its way)', async () => {
+    receiver.answer('/lost', () => 503);
+    const { ws, id } = await webhookTo('/lost');
+    const { queue, retries } = keptQueue();
+    await consumeWebhookMessages([record(eventOf(ws, 'evt-lost'))], queue);
+    const lost = retries[0]!.message;
+    const due = (msAgo: number) => new Date(Date.now() - msAgo).toISOString();
+    const at = { workspace: ws, webhook_id: id, id: lost.delivery_id };
+    useLocalRetryLane(queue);
+    try {
+      retries.length = 0;
+      await recordAttempt(at, { next_attempt_at: due(1000) }, [], 'none');
+      expect(await recoverDeliveries(ws, id, 0)).toEqual({ queued: 0, more: false });
+      await recordAttempt(at, { next_attempt_at: due(10 * 60_000) }, [], 'none');
+      expect(await recoverDeliveries(ws, id, 0)).toEqual({ queued: 1, more: false });
+      expect(retries).toEqual([{ message: expect.objectContaining({ delivery_id: lost.delivery_id }), delayMs: 0 }]);
+    } finally {
+      useLocalRetryLane(undefined);
+    }
+  });
+
   test('of a webhook turned off is refused until it is on again; of none, a 404; without a retry lane, a 503', async () => {
     const ws = uniqueWorkspace('engine');
     await writeWebhook({ id: 'wh_turnedoff000000000000000', workspace: ws, url: receiver.url('/off'), active: false });

@@ -10,7 +10,7 @@ const MAX_RECOVERED = 1_000;
 
 /**
  * A recovery after an outage (as Svix's): every delivery of the webhook's events since `since` that
- * was not delivered, failed or waiting for a retry, is due again now and queued on the retry lane,
+ * was not delivered, failed or waiting for a retry (or lost: overdue), is due again now and queued on the retry lane,
  * which sends them at its own pace (its concurrency cap), beside the other retries. A waiting delivery's
  * old schedule is marked stale so its message, when it comes, sends nothing. Pings, deliveries due
  * already (queued) and those an attempt holds right now are left as they are, so a second recovery
@@ -28,17 +28,27 @@ export async function recoverDeliveries(ws: string, id: string, sinceMs: number)
   let queued = 0;
   for (const d of deliveries.filter((d) => recoverable(d, now.getTime()))) {
     const stale = d.status === 'pending' ? d.next_attempt_at : undefined;
-    // The message first, then the schedule it carries (as the deliverer does): a failure in between leaves
-    // a message no schedule matches (it sends nothing) and the delivery as it was, for a retry to recover.
+    // The schedule first, then its message (a message ahead of its schedule would find an older one and be
+    // dropped). Should the message not go, the delivery is due with none: overdue, a later recovery takes it.
+    if (!(await rescheduleDelivery(d, due, due, stale))) continue;
     await lane.later({ kind: 'attempt', workspace: ws, webhook_id: id, delivery_id: d.id, due_at: due }, 0);
-    if (await rescheduleDelivery(d, due, due, stale)) queued++;
+    queued++;
   }
   return { queued, more };
 }
 
-/** Not delivered: failed, or pending with a retry still to come (not a ping, not due already). */
+/** How long past due a pending delivery must be to count as lost: its message would have taken it by then. */
+const OVERDUE_MS = 5 * 60_000;
+
+/**
+ * Not delivered: failed, or pending with a retry still to come, or pending and long overdue (its message
+ * was lost: a recovery that failed before sending it, a message set aside by the queue). Not a ping, and
+ * not one due just now (its message is on its way).
+ */
 function recoverable(d: DeliveryRecord, now: number): boolean {
   if (d.event_type === PING_TYPE) return false;
   if (d.status === 'failed') return true;
-  return d.status === 'pending' && d.next_attempt_at !== undefined && Date.parse(d.next_attempt_at) > now;
+  if (d.status !== 'pending' || d.next_attempt_at === undefined) return false;
+  const due = Date.parse(d.next_attempt_at);
+  return due > now || due < now - OVERDUE_MS;
 }
