@@ -187,6 +187,10 @@ describe('what a change records', () => {
     // A slug that never named a project here has no history: a 404, as on every project route.
     const never = await c.get('/activities', { from_context: 'project', project_slug: 'never-was' });
     expect(never.status).toBe(404);
+    // Whatever range the query asks for.
+    expect((await c.get('/activities', { from_context: 'project', project_slug: 'never-was', until: '2000-01-01T00:00:00Z' })).status).toBe(
+      404,
+    );
     expect(never.body.error_code).toBe('PROJECT_NOT_FOUND');
     // A project without entries yet answers an empty page.
     await c.createProject('Quiet');
@@ -321,6 +325,7 @@ describe('reading', () => {
     [{ from_context: 'company', order: 'newest' }, 'order', 'newest'],
     [{ from_context: 'company', uuid: 'bad id' }, 'uuid', 'bad id'],
     [{ from_context: 'company', actor: '' }, 'actor', ''],
+    [{ from_context: 'company', type: 'label.created', page: '2' }, 'page', '2'],
   ])('%o is a 422 naming %s', async (params, field, value) => {
     const res = await c.get('/activities', params as Record<string, string>);
     expect(res.status).toBe(422);

@@ -168,6 +168,7 @@ const WRONG: [SettingName, string][] = [
   ['WEBHOOKS_DEACTIVATE_AFTER', '5'],
   ['ACTIVITY_RETENTION', '0d'],
   ['ACTIVITY_RETENTION', '90 days'],
+  ['ACTIVITY_RETENTION', '100000000d'],
   ['WEBHOOK_DLQ_FILE', tmpdir()],
   ['EVENTS_FILE', tmpdir()],
   ['INBOUND_DLQ_FILE', '\u0000'],

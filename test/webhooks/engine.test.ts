@@ -210,7 +210,7 @@ describe('a recovery', () => {
       retries.length = 0;
       await recordAttempt(at, { next_attempt_at: due(1000) }, [], 'none');
       expect(await recoverDeliveries(ws, id, 0)).toEqual({ queued: 0, more: false });
-      await recordAttempt(at, { next_attempt_at: due(10 * 60_000) }, [], 'none');
+      await recordAttempt(at, { next_attempt_at: due(2 * 3600_000) }, [], 'none');
       expect(await recoverDeliveries(ws, id, 0)).toEqual({ queued: 1, more: false });
       expect(retries).toEqual([{ message: expect.objectContaining({ delivery_id: lost.delivery_id }), delayMs: 0 }]);
     } finally {

@@ -52,15 +52,19 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v ===
 const DEFAULT_RETENTION_MS = 90 * DAY;
 
 /** How ACTIVITY_RETENTION is written, for the sentence that refuses a value. */
-export const RETENTION_ACCEPTS = `a duration above zero, ${DURATION_FORMAT}, e.g. 90d`;
+export const RETENTION_ACCEPTS = `a duration above zero and at most 3650d, ${DURATION_FORMAT}, e.g. 90d`;
+const MAX_RETENTION_MS = 3650 * DAY;
 
 /** ACTIVITY_RETENTION's value (milliseconds), or undefined when it is not written so. */
 export function parseRetention(value: string): number | undefined {
   const ms = duration(value);
-  return ms !== undefined && ms > 0 ? ms : undefined;
+  return ms !== undefined && ms > 0 && ms <= MAX_RETENTION_MS ? ms : undefined;
 }
 
-/** How long entries are kept: ACTIVITY_RETENTION (the stack sets it; a bad value throws, naming it), else 90 days. */
+/**
+ * How long entries are kept: ACTIVITY_RETENTION where it is set (the local stack's settings; the deployed
+ * stack leaves it unset), else 90 days. A bad value throws, naming it (npm start refuses it at its start).
+ */
 export function retentionMs(env: NodeJS.ProcessEnv = process.env): number {
   const value = env.ACTIVITY_RETENTION;
   if (value === undefined || value === '') return DEFAULT_RETENTION_MS;

@@ -42,7 +42,10 @@ export async function listActivity(ws: string, q: ActivityQuery, req: PageReques
   const hi = keys.activityTimeKey(q.until === undefined ? '~' : `${q.until}#~`);
   // A cursor made before its place expired: newest first, nothing is left; oldest first, the range starts after it anyway.
   const expired = after !== undefined && after < lo;
-  if (lo > hi || (expired && q.order === 'desc')) return { items: [], nextCursor: null };
+  if (lo > hi || (expired && q.order === 'desc')) {
+    if (q.context === 'project' && req.cursor === undefined) await projectWithHistory(ws, q.projectSlug!, partitions[0]!);
+    return { items: [], nextCursor: null };
+  }
   const page = await readHistory(
     {
       partitions,

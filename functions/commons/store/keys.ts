@@ -18,7 +18,8 @@
  * slots of its outbound calls on request (SENDSLOT#<n>, leased) and the counts of its labels and webhooks
  * (LABELCOUNT, WEBHOOKCOUNT: store/workspaceCounts.ts).
  * Project data is keyed by the project's immutable internal id, never by its slug, so a new project
- * that reuses a deleted project's slug starts empty.
+ * that reuses a deleted project's slug starts empty; its history alone is the slug's (ACTIVITY#...#PROJECT#<slug>),
+ * so a deleted project's trail stays readable by its slug until it expires.
  */
 export type Key = { PK: string; SK: string };
 

@@ -109,46 +109,76 @@ export function releaseClaim(d: Pick<DeliveryRecord, 'workspace' | 'webhook_id' 
   );
 }
 
+/** What a recovery needs of a delivery to schedule it again. */
+export type Recoverable = Pick<DeliveryRecord, 'id' | 'workspace' | 'webhook_id' | 'status' | 'next_attempt_at'>;
+
+/** Reads of the deliveries' collection one recovery makes at most (each up to 1 MB of keys and a few fields). */
+const MAX_READS = 10;
+
 /**
- * The webhook's deliveries of events since `sinceMs`, oldest first, at most `limit` (a delivery's id
- * begins with its event's time: the range is one of keys), and whether more follow.
+ * The webhook's deliveries of events since `sinceMs` (a delivery's id begins with its event's time: the
+ * range is one of keys), oldest first, that a recovery takes: not delivered, not a ping, and pending
+ * only while a retry is still to come or when overdue by `overdueMs` (its message lost). At most
+ * `limit`; `more` when the range holds more than was read or taken.
  */
-export async function deliveriesSince(ws: string, webhookId: string, sinceMs: number, limit: number) {
-  const { Items = [] } = await db.send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :lo AND :hi',
-      ExpressionAttributeValues: {
-        ':pk': keys.webhookDeliveries(ws, webhookId),
-        ':lo': `${keys.webhookDeliverySkPrefix}msg_${Math.max(0, sinceMs).toString(16).padStart(12, '0')}`,
-        ':hi': `${keys.webhookDeliverySkPrefix}msg_~`,
-      },
-      ConsistentRead: true,
-      Limit: limit + 1,
-    }),
-  );
-  return { deliveries: Items.slice(0, limit).map(decodeDelivery), more: Items.length > limit };
+export async function recoverableSince(
+  ws: string,
+  webhookId: string,
+  sinceMs: number,
+  opts: { limit: number; now: number; overdueMs: number; ping: string },
+): Promise<{ deliveries: Recoverable[]; more: boolean }> {
+  const deliveries: Recoverable[] = [];
+  let start: Record<string, unknown> | undefined;
+  for (let reads = 0; reads < MAX_READS && deliveries.length <= opts.limit; reads++) {
+    const out = await db.send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :lo AND :hi',
+        FilterExpression:
+          'event_type <> :ping AND (#status = :failed OR (#status = :pending AND (next_attempt_at > :now OR next_attempt_at < :overdue)))',
+        ProjectionExpression: 'id, workspace, webhook_id, #status, next_attempt_at',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':pk': keys.webhookDeliveries(ws, webhookId),
+          ':lo': `${keys.webhookDeliverySkPrefix}msg_${Math.max(0, sinceMs).toString(16).padStart(12, '0')}`,
+          ':hi': `${keys.webhookDeliverySkPrefix}msg_~`,
+          ':ping': opts.ping,
+          ':failed': 'failed',
+          ':pending': 'pending',
+          ':now': new Date(opts.now).toISOString(),
+          ':overdue': new Date(opts.now - opts.overdueMs).toISOString(),
+        },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    deliveries.push(...((out.Items ?? []) as Recoverable[]));
+    start = out.LastEvaluatedKey;
+    if (!start) break;
+  }
+  return { deliveries: deliveries.slice(0, opts.limit), more: deliveries.length > opts.limit || start !== undefined };
 }
 
 /**
  * Schedules a delivery's next automatic attempt at `due` again (a recovery), unless it was delivered
- * or an attempt holds it now; `supersedes` marks the schedule it replaces stale. False when it was left.
+ * or an attempt holds it now; `supersedes`, the schedule it replaces, joins the delivery's superseded
+ * schedules (a retry message due then sends nothing). False when it was left.
  */
-export function rescheduleDelivery(d: DeliveryRecord, due: string, now: string, supersedes: string | undefined) {
+export function rescheduleDelivery(d: Recoverable, due: string, now: string, supersedes: string | undefined) {
   return conditionally(
     db.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.webhookDelivery(d.workspace, d.webhook_id, d.id),
-        UpdateExpression: `SET #status = :pending, next_attempt_at = :due${supersedes ? ', superseded_until = :stale' : ''}`,
-        ConditionExpression: `#status = :was AND (attribute_not_exists(claimed_until) OR claimed_until < :now)${supersedes ? ' AND next_attempt_at = :stale' : ''}`,
+        UpdateExpression: `SET #status = :pending, next_attempt_at = :due${supersedes ? ' ADD superseded :stale' : ''}`,
+        ConditionExpression: `#status = :was AND (attribute_not_exists(claimed_until) OR claimed_until < :now)${supersedes ? ' AND next_attempt_at = :old' : ''}`,
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':pending': 'pending',
           ':due': due,
           ':was': d.status,
           ':now': now,
-          ...(supersedes ? { ':stale': supersedes } : {}),
+          ...(supersedes ? { ':stale': new Set([supersedes]), ':old': supersedes } : {}),
         },
       }),
     ),

@@ -57,7 +57,7 @@ export function decodeDelivery(item: Item): DeliveryRecord {
     delivered_at: optStr(item, 'delivered_at'),
     auto_attempts: optNum(item, 'auto_attempts'),
     claimed_until: optStr(item, 'claimed_until'),
-    superseded_until: optStr(item, 'superseded_until'),
+    superseded: item.superseded instanceof Set ? [...(item.superseded as Set<string>)] : undefined,
   };
   return {
     id: str(item, 'id'),

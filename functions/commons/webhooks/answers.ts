@@ -55,7 +55,7 @@ export const WebhookRecovery = z
   .object({
     queued: z.int().min(0).meta({ description: 'How many deliveries were queued on the retry lane, to be sent again.' }),
     more: z.boolean().meta({
-      description: `Whether deliveries since then were left for another call (one call takes the first 1,000 it finds; call again with the same since).`,
+      description: `Whether deliveries since then were left for another call (one call takes at most 500, in at most 8 seconds; call again with the same since).`,
     }),
   })
   .meta({ id: 'WebhookRecovery' });

@@ -131,8 +131,7 @@ export async function continueDelivery(message: AttemptMessage, queue: WebhookQu
   const recorded = delivery?.next_attempt_at;
   if (!delivery || delivery.status !== 'pending' || recorded === undefined || message.due_at < recorded) return 'skipped';
   // A schedule a recovery brought forward (recovery.ts): its message sends nothing.
-  if (delivery.superseded_until !== undefined && message.due_at !== recorded && message.due_at <= delivery.superseded_until)
-    return 'skipped';
+  if (delivery.superseded?.includes(message.due_at) && message.due_at !== recorded) return 'skipped';
   const wait = Date.parse(message.due_at) - Date.now();
   if (wait > 0) await queue.later(message, Math.min(MAX_QUEUE_DELAY_MS, wait));
   else if (message.due_at > recorded && -wait < MAX_QUEUE_DELAY_MS) await queue.later(message, RECORD_PENDING_MS);

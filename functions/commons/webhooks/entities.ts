@@ -63,8 +63,8 @@ export interface DeliveryRecord {
   last_attempt_at?: string;
   /** When the next automatic attempt is due (only while pending). */
   next_attempt_at?: string;
-  /** A schedule a recovery brought forward: retry messages due at or before this time are stale (dropped). */
-  superseded_until?: string;
+  /** Schedules a recovery brought forward: a retry message due at one of them is stale (sends nothing). */
+  superseded?: string[];
   delivered_at?: string;
   created_at: string;
 }

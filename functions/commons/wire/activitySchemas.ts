@@ -46,6 +46,10 @@ export const listActivitiesInput = () =>
       .check(
         pagingRules(),
         z.superRefine((q, ctx) => {
+          if (q.page !== undefined && (q.type !== undefined || q.actor !== undefined || q.uuid !== undefined)) {
+            const message = 'cannot be combined with type, actor or uuid (a filtered page may stop short); follow meta.next_cursor';
+            ctx.issues.push({ code: 'custom', input: q.page, path: ['page'], message });
+          }
           if (q.from_context === 'project' && q.project_slug === undefined) {
             ctx.issues.push({ code: 'custom', input: undefined, path: ['project_slug'], message: 'is required with from_context=project' });
           }
