@@ -248,7 +248,8 @@ Off the request path: what the stream processor spends on the records of a chang
 of its own, the records of each scenario processed as one batch). The minimum is the new design's: the label read
 for the event's \`label\`, the use counter read that decides whether \`labels_count\` moves, and one transaction
 writing the record's receipt (so a redelivered record changes nothing) with the counter and \`labels_count\` (or a
-check that the project still exists). Events are published to the bus, outside DynamoDB.
+check that the project still exists), and the history's entries of the batch, two items each (the workspace's
+shard and the project's), 25 items to a BatchWriteItem. Events are published to the bus, outside DynamoDB.
 
 ${table(
   ['scenario', 'stream records', 'events', 'calls', 'RCU', 'WCU', '$ / 1M changes', 'minimum', 'verdict'],

@@ -56,6 +56,9 @@ export async function measureStreamCosts(): Promise<StreamCostRow[]> {
       `stream cost: ${scenario}: ${records.length} records, ${events.length} events, ${usage.calls} calls, ${usage.rcu} RCU, ${usage.wcu} WCU`,
     );
   };
+  /** A link's record: its counters as before, and its history entry (two items: the workspace's shard and the project's). */
+  const HISTORY_ONE =
+    'BatchGetItem (label for the event) + GetItem use counter + TransactWrite(receipt, use counter, labels_count) + BatchWrite(history entry)';
   try {
     const ws = 'bench-stream';
     const project = await createProject(ws, { name: 'Stream Project', owner: BENCH_ACTOR });
@@ -63,24 +66,14 @@ export async function measureStreamCosts(): Promise<StreamCostRow[]> {
     await drainTableStream({ endpoint: process.env.DYNAMODB_ENDPOINT!, tableName: TABLE, handle: async () => undefined, checkpoints });
     const change = (kind: 'attach' | 'detach', tasks: string[]) =>
       changeLabels(kind, ws, { labelSlug: label.slug, projectSlug: project.slug, taskUuids: tasks }, BENCH_ACTOR);
-    await measure(
-      'one attach (first use of the label in the project)',
-      () => change('attach', ['t-0']),
-      'BatchGetItem (label for the event) + GetItem use counter + TransactWrite(receipt, use counter, labels_count)',
-      3,
-    );
-    await measure(
-      'one detach (last use: the counter goes)',
-      () => change('detach', ['t-0']),
-      'BatchGetItem (label for the event) + GetItem use counter + TransactWrite(receipt, use counter, labels_count)',
-      3,
-    );
+    await measure('one attach (first use of the label in the project)', () => change('attach', ['t-0']), HISTORY_ONE, 4);
+    await measure('one detach (last use: the counter goes)', () => change('detach', ['t-0']), HISTORY_ONE, 4);
     const tasks = Array.from({ length: 100 }, (_, i) => `t-${i + 1}`);
     await measure(
       '100 attaches of one label in one project (one batch)',
       () => change('attach', tasks),
-      'BatchGetItem + 2 x (GetItem use counter + TransactWrite with up to 90 receipts)',
-      5,
+      'BatchGetItem + 2 x (GetItem use counter + TransactWrite with up to 90 receipts) + 8 BatchWrite (history: 100 entries, 2 items each, 25 a call)',
+      13,
     );
   } finally {
     await admin.send(new DeleteTableCommand({ TableName: TABLE }));
