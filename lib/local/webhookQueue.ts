@@ -96,7 +96,7 @@ export function startLocalWebhooks(opts: {
 
 /**
  * A retry lane that only keeps what it is given, one JSON line per message in `file`: for a function
- * run on its own (npm run invoke, the capacity model), where no deliverer runs to take the messages.
+ * run on its own (npm run invoke), where no deliverer runs to take the messages.
  */
 export function fileRetryLane(file: string): WebhookQueue {
   const keep = async (line: unknown) => {

@@ -1,9 +1,8 @@
 import { listActivity } from '#domain/activityReads';
 import { recordActivity } from '#events/activity';
 import type { OutboundEvent } from '#events/outbound';
-import { metered, type Usage } from './capacity.ts';
+import { describeCalls, metered, type Usage } from './capacity.ts';
 import type { Workspace } from './harness.ts';
-import { describeCalls } from './capacity.ts';
 import { fmt, log, percentile, table } from './stats.ts';
 
 /**
@@ -64,37 +63,25 @@ export async function measureActivity(opts: { apiUrl: string; w: Workspace; entr
     await sleep(5);
   }
   const at = new Date().toISOString();
-  const event = (detailType: 'Project Updated' | 'Label Attached', n: number): OutboundEvent =>
-    (detailType === 'Project Updated'
-      ? {
-          detailType,
-          time: at,
-          detail: {
-            event_id: `bench-history-${n}`,
-            company_slug: `${w.ws}-metered`,
-            occurred_at: at,
-            actor: { username: 'bench' },
-            data: { ...projectShape, description: 'after' },
-            previous: { ...projectShape, description: 'before' },
-          },
-          origin: { request_id: 'bench-request', idempotency_key: null },
-        }
-      : {
-          detailType,
-          time: at,
-          detail: {
-            event_id: `bench-history-${n}`,
-            company_slug: `${w.ws}-metered`,
-            occurred_at: at,
-            actor: { username: 'bench' },
-            project_slug: 'bench-project',
-            task_uuid: 'task-1',
-            label: { id: 1, slug: 'bug', title: 'Bug', color: 'D73A4A' },
-          },
-          origin: { request_id: 'bench-request', idempotency_key: null },
-        }) as OutboundEvent;
-  const projectChange = (await metered(() => recordActivity([event('Project Updated', 1)]))).usage;
-  const labelChange = (await metered(() => recordActivity([event('Label Attached', 2)]))).usage;
+  // Two events as the stream processor builds them, differing only in what the change was.
+  const event = (detailType: 'Project Updated' | 'Label Attached', n: number, rest: Record<string, unknown>): OutboundEvent =>
+    ({
+      detailType,
+      time: at,
+      detail: { event_id: `bench-history-${n}`, company_slug: `${w.ws}-metered`, occurred_at: at, actor: { username: 'bench' }, ...rest },
+      origin: { request_id: 'bench-request', idempotency_key: null },
+    }) as OutboundEvent;
+  const projectUpdated = event('Project Updated', 1, {
+    data: { ...projectShape, description: 'after' },
+    previous: { ...projectShape, description: 'before' },
+  });
+  const labelAttached = event('Label Attached', 2, {
+    project_slug: 'bench-project',
+    task_uuid: 'task-1',
+    label: { id: 1, slug: 'bug', title: 'Bug', color: 'D73A4A' },
+  });
+  const projectChange = (await metered(() => recordActivity([projectUpdated]))).usage;
+  const labelChange = (await metered(() => recordActivity([labelAttached]))).usage;
   const company = (await metered(() => listActivity(w.ws, { context: 'company', order: 'desc' }, { limit }))).usage;
   const ofProject = (await metered(() => listActivity(w.ws, { context: 'project', projectSlug: project, order: 'desc' }, { limit }))).usage;
   return {

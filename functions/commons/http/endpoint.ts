@@ -9,12 +9,12 @@ import { ValidationFailed } from '#domain/errors';
 import { JsonText } from '#domain/quoted';
 import { Refused } from '#wire/problems';
 import { nestsDeeperThan } from '#domain/jsonDepth';
-import { IDEMPOTENCY_KEY_SHAPE, MAX_JSON_DEPTH } from '#domain/limits';
+import { MAX_JSON_DEPTH } from '#domain/limits';
 import type { Scope } from '#domain/scopes';
 import { CORS_PREFLIGHT } from './cors';
 import { etagOf, notModified } from './etags';
 import { standardHeaders } from './headers';
-import type { IdempotencyKeys } from './idempotency';
+import { type IdempotencyKeys, recordedKeyOf } from './idempotency';
 import { locationFor } from './location';
 import { noteProblem, noteWorkspace, observe } from './observe';
 import { principalOf, requireScope, requireWorkspace, type Principal } from './principal';
@@ -212,12 +212,6 @@ export function endpoint<S extends z.ZodMiniType>(spec: EndpointSpec<S>) {
 function actorOf(principal: Principal, requestId: string, idempotencyKey: string | undefined): Actor {
   const { name, username } = principal.owner;
   return { username, name, request_id: requestId, ...(idempotencyKey === undefined ? {} : { idempotency_key: idempotencyKey }) };
-}
-
-/** A PUT's or DELETE's Idempotency-Key: not used to replay (those writes are idempotent as they are), but recorded in the history. */
-function recordedKeyOf(event: APIGatewayProxyEvent): string | undefined {
-  const key = event.headers['idempotency-key'];
-  return key !== undefined && IDEMPOTENCY_KEY_SHAPE.test(key) ? key : undefined;
 }
 
 /** An answer whose Location, given from the API's root, is put behind the base of the URL called. */

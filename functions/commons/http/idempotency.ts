@@ -39,6 +39,12 @@ export function idempotencyKeyOf(event: Pick<APIGatewayProxyEvent, 'httpMethod' 
   return key;
 }
 
+/** A PUT's or DELETE's Idempotency-Key: never used to replay (those writes are idempotent as they are), only recorded in the history; a malformed one is left out. */
+export function recordedKeyOf(event: Pick<APIGatewayProxyEvent, 'headers'>): string | undefined {
+  const key = event.headers[HEADER];
+  return key !== undefined && IDEMPOTENCY_KEY_SHAPE.test(key) ? key : undefined;
+}
+
 /** JSON with every object's members in code-point order: the same request however its body was spelled. */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;

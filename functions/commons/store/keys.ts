@@ -151,6 +151,8 @@ export const keys = {
   }),
   webhookDeliveries: (ws: string, webhookId: string) => webhookDeliveries(ws, webhookId),
   webhookDeliverySkPrefix: DELIVERY,
+  /** How a delivery id begins: its event's time (12 hex digits of milliseconds), so a webhook's deliveries sort by it. */
+  deliveryIdPrefix: (atMs: number) => `msg_${Math.max(0, atMs).toString(16).padStart(12, '0')}`,
   /** One of a workspace's slots for outbound calls on request (pings, redeliveries). */
   sendSlot: (ws: string, slot: number): Key => ({ PK: `${WS}${ws}`, SK: `${SEND_SLOT}${slot}` }),
   /** How many labels the workspace holds now (its limit is checked against it, in the create's transaction). */

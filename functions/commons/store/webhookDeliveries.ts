@@ -140,8 +140,8 @@ export async function recoverableSince(
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':pk': keys.webhookDeliveries(ws, webhookId),
-          ':lo': `${keys.webhookDeliverySkPrefix}msg_${Math.max(0, sinceMs).toString(16).padStart(12, '0')}`,
-          ':hi': `${keys.webhookDeliverySkPrefix}msg_~`,
+          ':lo': `${keys.webhookDeliverySkPrefix}${keys.deliveryIdPrefix(sinceMs)}`,
+          ':hi': `${keys.webhookDeliverySkPrefix}~`,
           ':ping': opts.ping,
           ':failed': 'failed',
           ':pending': 'pending',

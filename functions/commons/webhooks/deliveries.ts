@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type * as z from 'zod';
 import { Conflict, NotFound } from '#domain/errors';
+import { keys } from '#store/keys';
 import { freeSendSlot, takeSendSlot } from '#store/sendSlots';
 import { claimDelivery, putNewDelivery, readDelivery, recordAttempt, releaseClaim } from '#store/webhookDeliveries';
 import { readWebhook, readWebhooks } from '#store/webhooks';
@@ -31,7 +32,7 @@ export type Outcome = 'delivered' | 'retrying' | 'failed' | 'skipped';
 /** Time first (12 hex digits of milliseconds), so a webhook's deliveries sort by their event's time. */
 function deliveryId(atMs: number, ...parts: string[]): string {
   const hash = createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 20);
-  return `msg_${Math.max(0, atMs).toString(16).padStart(12, '0')}${hash}`;
+  return `${keys.deliveryIdPrefix(atMs)}${hash}`;
 }
 
 /** The slugs of the projects an event is about (none for a workspace's label events). */
