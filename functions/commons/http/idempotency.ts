@@ -1,10 +1,11 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { sha256Url } from '#domain/digest';
-import { ValidationFailed } from '#domain/errors';
-import { IDEMPOTENCY_KEY_SHAPE } from '#domain/limits';
 import { claimIdempotencyKey, freeIdempotencyKey, keepAnswer, type KeptAnswer, type KeyedRequest } from '#domain/idempotency';
 import { count } from '#observability/counts';
+import { idempotencyKeyOf } from './idempotencyKeys';
 import { problemFromError } from './problem';
+
+export { idempotencyKeyOf };
 
 /**
  * Idempotency-Key on POSTs, as HTTP sees it (domain/idempotency.ts keeps the keys): the header, what
@@ -13,7 +14,6 @@ import { problemFromError } from './problem';
  * afresh), nor are refusals that come before the request runs (401, 403, 400, 413, 415, input 422s).
  */
 
-const HEADER = 'idempotency-key';
 const REPLAYED_HEADERS = ['Content-Type', 'Location'];
 const REPLAYED_HEADER = 'Idempotent-Replayed';
 
@@ -27,22 +27,6 @@ export interface IdempotentRequest {
   requestId: string;
   event: Pick<APIGatewayProxyEvent, 'httpMethod' | 'resource' | 'pathParameters' | 'queryStringParameters'>;
   body: unknown;
-}
-
-/** The request's Idempotency-Key (POST only), or undefined; a malformed one is a 422. */
-export function idempotencyKeyOf(event: Pick<APIGatewayProxyEvent, 'httpMethod' | 'headers'>): string | undefined {
-  if (event.httpMethod !== 'POST') return undefined;
-  const key = event.headers[HEADER];
-  if (key === undefined) return undefined;
-  if (!IDEMPOTENCY_KEY_SHAPE.test(key))
-    throw ValidationFailed.of('Idempotency-Key', 'is not a usable key; use 1 to 255 visible ASCII characters (a UUID serves well)', key);
-  return key;
-}
-
-/** A PUT's or DELETE's Idempotency-Key: never used to replay (those writes are idempotent as they are), only recorded in the history; a malformed one is left out. */
-export function recordedKeyOf(event: Pick<APIGatewayProxyEvent, 'headers'>): string | undefined {
-  const key = event.headers[HEADER];
-  return key !== undefined && IDEMPOTENCY_KEY_SHAPE.test(key) ? key : undefined;
 }
 
 /** JSON with every object's members in code-point order: the same request however its body was spelled. */
