@@ -1,10 +1,12 @@
-import { Duration, type Stack } from 'aws-cdk-lib';
+import { Aws, Duration, type Stack } from 'aws-cdk-lib';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import {
   AccessLogFormat,
   ApiKeySourceType,
   AuthorizationType,
   EndpointType,
-  LambdaIntegration,
+  Integration,
+  IntegrationType,
   LogGroupLogDestination,
   MethodLoggingLevel,
   RestApi,
@@ -22,6 +24,7 @@ import { GATEWAY_PROBLEMS, gatewayProblemTemplate, gatewayStatus } from './gatew
 import type { ServiceParts } from './parts.ts';
 import { grantTableAccess } from './table-access.ts';
 import { CONSUMER_TABLE_ACCESS, routeTableAccess } from '#lib/tableAccess';
+import { roomFor } from './rooms.ts';
 import { ServiceFunction } from './service-function.ts';
 import type { StageConfig } from './stage.ts';
 
@@ -149,8 +152,12 @@ export function createCursorKey(stack: Stack, stage: StageConfig): Secret {
   });
 }
 
+/**
+ * A route: its function (in its room's nested stack: rooms.ts) and its method on the API (in the root,
+ * with the API's other methods and paths).
+ */
 export function addRoute(stack: ServiceParts, route: Route, stage: StageConfig, corsOrigins: string[], cursorKey: Secret): void {
-  const fn = new ServiceFunction(stack, functionId(route.name), {
+  const fn = new ServiceFunction(roomFor(stack, stage, route), functionId(route.name), {
     name: route.name,
     handler: route.handler,
     description: `${route.method} ${route.path}`,
@@ -162,8 +169,20 @@ export function addRoute(stack: ServiceParts, route: Route, stage: StageConfig, 
   fn.addEnvironment('CURSOR_KEY', cursorKey.secretValue.unsafeUnwrap());
   grantTableAccess(fn, stack.table, routeTableAccess(route));
   stack.functions.set(route.name, fn);
+  // The proxy integration LambdaIntegration makes, without its permission, which it would put in the root
+  // beside the method: the function's own permission, in its room, lets this method of this stage (by
+  // name, so the room waits only for the API, not for the stage, which waits for the methods) invoke it.
   // No test-invoke permission: the console's test button is not a way this API is called.
-  resourceFor(stack.api, route.path).addMethod(route.method, new LambdaIntegration(fn, { allowTestInvoke: false }));
+  const integration = new Integration({
+    type: IntegrationType.AWS_PROXY,
+    integrationHttpMethod: 'POST',
+    uri: `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}:lambda:path/2015-03-31/functions/${fn.functionArn}/invocations`,
+  });
+  resourceFor(stack.api, route.path).addMethod(route.method, integration);
+  fn.addPermission('ApiInvoke', {
+    principal: new ServicePrincipal('apigateway.amazonaws.com'),
+    sourceArn: stack.api.arnForExecuteApi(route.method, route.path.replace(/\{[^}]+\}/g, '*'), stage.name),
+  });
 }
 
 function resourceFor(api: RestApi, path: string): IResource {

@@ -5,7 +5,7 @@ import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus, type IEventBus } from 'aws-cdk-lib/aws-events';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { routes } from '#http/routes';
+import { routes, type Route } from '#http/routes';
 import { createAlarms } from './alarms.ts';
 import { addRoute, createApi, createAuthorizerFunction, createCursorKey } from './api.ts';
 import { addOperationsDashboard } from './dashboard.ts';
@@ -27,6 +27,8 @@ export interface ServiceStackProps extends StackProps {
   eventBusName?: string;
   /** Put the web ACL (a per-address rate rule) in front of the API: the stage's default when unset. */
   webAcl?: boolean;
+  /** The route table (default: the service's own). */
+  routes?: readonly Route[];
 }
 
 /**
@@ -57,7 +59,7 @@ export class ServiceStack extends Stack {
     const corsOrigins = props.corsOrigins ?? Cors.ALL_ORIGINS;
     this.api = createApi(this, stage, authorizerFn, corsOrigins);
     const cursorKey = createCursorKey(this, stage);
-    for (const route of routes) addRoute(this, route, stage, corsOrigins, cursorKey);
+    for (const route of props.routes ?? routes) addRoute(this, route, stage, corsOrigins, cursorKey);
     this.webAcl = (props.webAcl ?? stage.webAcl) ? addWebAcl(this, stage, this.api) : undefined;
     this.bus = props.eventBusName
       ? EventBus.fromEventBusName(this, 'Bus', props.eventBusName)

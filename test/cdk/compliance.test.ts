@@ -16,11 +16,12 @@ const run = promisify(execFile);
  */
 const CFN_LINT_IGNORED = ['W3005'];
 
-/** cfn-lint over the stages' templates, each written as `cdk synth` writes it (in a folder removed after). */
+/** cfn-lint over the stages' templates (each root and its rooms), each written as `cdk synth` writes it (in a folder removed after). */
 async function cfnLint(synthesized: Synthesized[]): Promise<{ code: number; output: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'pls-cfn-lint-'));
-  const templateFiles = synthesized.map((s) => join(dir, `${s.stack.stackName}.template.json`));
-  synthesized.forEach((s, i) => writeFileSync(templateFiles[i]!, s.templateText));
+  const templates = synthesized.flatMap((s) => s.templates);
+  const templateFiles = templates.map((t) => join(dir, `${t.name.replace(/[^A-Za-z0-9-]/g, '_')}.template.json`));
+  templates.forEach((t, i) => writeFileSync(templateFiles[i]!, t.text));
   try {
     const { stdout, stderr } = await run('cfn-lint', ['--ignore-checks', ...CFN_LINT_IGNORED, '--', ...templateFiles]);
     return { code: 0, output: stdout + stderr };
@@ -70,7 +71,8 @@ test('prod keeps its data: table deletion protection and retained (but on a roll
   stages.prod.template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 90 });
 });
 
-test("both stages' templates pass cfn-lint", async () => {
+test("both stages' templates, the roots' and the rooms', pass cfn-lint", async () => {
+  expect(stages.dev.templates.length).toBeGreaterThan(1);
   const { code, output } = await linted;
   expect(output).toBe('');
   expect(code).toBe(0);

@@ -1,21 +1,34 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { NestedStack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { buildApp } from '#cdk/app';
+import type { Route } from '#http/routes';
 import type { AccountSettingsStack } from '#cdk/account-stack';
 import type { ServiceStack } from '#cdk/service-stack';
+import { flatten } from './flatten.ts';
 
 export interface Synthesized {
   stack: ServiceStack;
+  /** The service's stacks as one template, references across them followed (flatten.ts): what the assertions read. */
   template: Template;
-  /** The template as `cdk synth` writes it for CloudFormation (no indentation). */
+  /** The root template as `cdk synth` writes it for CloudFormation (no indentation). */
   templateText: string;
+  /** Every template CloudFormation gets for the stage, the root's first, each as `cdk synth` writes it. */
+  templates: { name: string; text: string; json: Record<string, any> }[];
   /** The stack of the account-wide setting, synthesized with it (the same for every stage). */
   account: { stack: AccountSettingsStack; template: Template; templateText: string };
 }
 
-type SynthOptions = { stage?: 'dev' | 'prod'; bundle?: boolean; nag?: boolean; context?: Record<string, unknown> };
+type SynthOptions = {
+  stage?: 'dev' | 'prod';
+  bundle?: boolean;
+  nag?: boolean;
+  context?: Record<string, unknown>;
+  /** Another route table than the service's (the headroom test's). */
+  routes?: readonly Route[];
+};
 
 /** Synthesized apps by their options: the CDK files share a worker (the unit project does not isolate them). */
 const synthesized = new Map<string, Synthesized>();
@@ -34,7 +47,7 @@ const synthesized = new Map<string, Synthesized>();
  * in the template (stack.test.ts holds it to that).
  */
 export function synthesize(opts: SynthOptions = {}): Synthesized {
-  const key = JSON.stringify(opts);
+  const key = JSON.stringify({ ...opts, routes: opts.routes?.map((r) => r.name) });
   let synth = synthesized.get(key);
   if (!synth) synthesized.set(key, (synth = synthesizeOnce(opts)));
   return synth;
@@ -46,6 +59,7 @@ function synthesizeOnce(opts: SynthOptions): Synthesized {
   const { app, stack, accountStack } = buildApp({
     outdir,
     nag,
+    ...(opts.routes ? { routes: opts.routes } : {}),
     context: { stage: opts.stage ?? 'dev', ...(opts.bundle === false ? { 'aws:cdk:bundling-stacks': [] } : {}), ...opts.context },
   });
   const validation = process.env.CDK_VALIDATION;
@@ -59,7 +73,30 @@ function synthesizeOnce(opts: SynthOptions): Synthesized {
         templateText: readFileSync(artifact.templateFullPath, 'utf8'),
       };
     };
-    return { stack, ...read(stack.stackName), account: { stack: accountStack, ...read(accountStack.stackName) } };
+    const root = read(stack.stackName);
+    const rooms = stack.node
+      .findAll()
+      .filter((c): c is NestedStack => c instanceof NestedStack)
+      .map((nested) => {
+        const text = readFileSync(join(outdir, nested.templateFile), 'utf8');
+        const logicalId = stack.resolve(nested.nestedStackResource!.logicalId) as string;
+        return { name: nested.node.path, text, json: JSON.parse(text) as Record<string, any>, logicalId };
+      });
+    const rootJson = JSON.parse(root.templateText) as Record<string, any>;
+    const whole = flatten(
+      rootJson as never,
+      rooms.map((r) => ({ logicalId: r.logicalId, template: r.json as never })),
+    );
+    return {
+      stack,
+      template: Template.fromJSON(whole),
+      templateText: root.templateText,
+      templates: [
+        { name: stack.stackName, text: root.templateText, json: rootJson },
+        ...rooms.map(({ name, text, json }) => ({ name, text, json })),
+      ],
+      account: { stack: accountStack, ...read(accountStack.stackName) },
+    };
   } finally {
     if (validation === undefined) delete process.env.CDK_VALIDATION;
     else process.env.CDK_VALIDATION = validation;
