@@ -14,7 +14,8 @@ export interface StageConfig {
    * dev is disposable; prod keeps them (and its table refuses deletion), except when the create that made
    * them rolls back (CloudFormation's RetainExceptOnCreate): a failed first deploy leaves no log group or
    * secret behind that would make the next one fail with "already exists" (the table's deletion
-   * protection refuses even that delete: docs/deploy.md says how to finish such a rollback).
+   * protection refuses even that delete: docs/deploy.md says how to finish such a rollback; whether a
+   * room's log groups count as rolled back with the root is CloudFormation's call, not tried: deploy.md too).
    */
   removalPolicy: RemovalPolicy;
   deletionProtection: boolean;

@@ -22,6 +22,10 @@ export interface NestedTemplate {
 }
 
 export function flatten(root: Template, nested: readonly NestedTemplate[]): Template {
+  // Each template may name only what it holds: a reference across stacks other than a parameter or an
+  // output is a template CloudFormation refuses, which the merged view below would otherwise hide.
+  assertSelfContained('the root', root);
+  for (const n of nested) assertSelfContained(n.logicalId, n.template);
   const byId = new Map(nested.map((n) => [n.logicalId, n]));
   const resources: Template['Resources'] = {};
   const add = (id: string, resource: Template['Resources'][string]) => {
@@ -62,4 +66,33 @@ function map(value: unknown, replace: (v: object) => unknown): unknown {
   const replaced = replace(value);
   if (replaced !== undefined) return replaced;
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, map(v, replace)]));
+}
+
+/** Throws when `template` names (Ref, Fn::GetAtt, Fn::Sub, DependsOn) a logical id it neither holds nor takes as a parameter. */
+export function assertSelfContained(name: string, template: Template): void {
+  const own = (id: string) => id.startsWith('AWS::') || id in template.Resources || id in (template.Parameters ?? {});
+  const missing = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(visit);
+    if (value === null || typeof value !== 'object') return;
+    for (const [key, v] of Object.entries(value)) {
+      if (key === 'Ref' && typeof v === 'string' && !own(v)) missing.add(v);
+      if (key === 'Fn::GetAtt' && Array.isArray(v) && !(String(v[0]) in template.Resources)) missing.add(String(v[0]));
+      if (key === 'Fn::Sub') {
+        const [text, vars] = Array.isArray(v) ? [String(v[0]), (v[1] ?? {}) as Record<string, unknown>] : [String(v), {}];
+        for (const [, ref] of text.matchAll(/\$\{([^!}][^}]*)\}/g)) {
+          const id = ref!.split('.')[0]!;
+          if (!(id in vars) && !own(id)) missing.add(id);
+        }
+      }
+      visit(v);
+    }
+  };
+  for (const resource of Object.values(template.Resources)) {
+    visit(resource);
+    for (const id of [(resource as { DependsOn?: string | string[] }).DependsOn ?? []].flat())
+      if (!(id in template.Resources)) missing.add(id);
+  }
+  visit(template.Outputs ?? {});
+  if (missing.size > 0) throw new Error(`${name} names what it does not hold: ${[...missing].join(', ')}`);
 }

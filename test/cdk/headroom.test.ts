@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { functionId } from '#cdk/api';
 import { roomOf } from '#cdk/rooms';
 import { routes, type Route } from '#http/routes';
+import { assertSelfContained } from './flatten.ts';
 import { synthesize, type Synthesized } from './synth.ts';
 
 /**
@@ -100,5 +101,20 @@ describe('rooms', () => {
     expect(roomOf({ handler: 'functions/labels/create.ts' })).toBe('labels');
     expect(() => roomOf({ handler: 'functions/create.ts' })).toThrow(/folder of functions/);
     expect(() => roomOf({ handler: 'lib/labels/create.ts' })).toThrow(/folder of functions/);
+  });
+
+  test('every template names only what it holds or takes as a parameter (the merged view the assertions read would hide one that does not)', () => {
+    for (const t of templates) expect(() => assertSelfContained(t.name, t.json as never), t.name).not.toThrow();
+    const room = rooms[0]!.json;
+    const [fnId] = functionsIn(rooms[0]!);
+    const tableInRoot = Object.entries(root!.json.Resources as Record<string, { Type: string }>).find(
+      ([, r]) => r.Type === 'AWS::DynamoDB::Table',
+    )![0];
+    const reaching = structuredClone(room) as { Resources: Record<string, { Properties: Record<string, unknown> }> };
+    reaching.Resources[fnId!]!.Properties.Description = { 'Fn::GetAtt': [tableInRoot, 'Arn'] };
+    expect(() => assertSelfContained('a room', reaching as never)).toThrow(new RegExp(tableInRoot));
+    const subbed = structuredClone(room) as typeof reaching;
+    subbed.Resources[fnId!]!.Properties.Description = { 'Fn::Sub': `\${${tableInRoot}} and \${!Literal} and \${AWS::Region}` };
+    expect(() => assertSelfContained('a room', subbed as never)).toThrow(/names what it does not hold: Table/);
   });
 });

@@ -94,6 +94,35 @@ describe('routes', () => {
     },
   );
 
+  test.each(routes.map((r) => [r.name, r] as const))(
+    '%s: its function lets API Gateway invoke it for its own method of this stage, and nothing else',
+    (_name, route) => {
+      const fn = functionLogicalId(route.name);
+      const permissions = ofType('AWS::Lambda::Permission').filter(([, p]) => ref(p.Properties.FunctionName) === fn);
+      expect(permissions).toHaveLength(1);
+      const [[, permission]] = permissions as [[string, Resource]];
+      expect(permission.Properties).toMatchObject({ Action: 'lambda:InvokeFunction', Principal: 'apigateway.amazonaws.com' });
+      const [, parts] = permission.Properties.SourceArn['Fn::Join'] as [string, unknown[]];
+      const [[apiId]] = ofType('AWS::ApiGateway::RestApi') as [[string, Resource]];
+      expect(parts.some((p) => ref(p) === apiId)).toBe(true);
+      const tail = parts.at(-1) as string;
+      expect(tail).toBe(`/dev/${route.method}${route.path.replace(/\{[^}]+\}/g, '*')}`);
+    },
+  );
+
+  // The method names its function through the room's output, named after the function's construct (as
+  // its physical name is after the route): another function is another output, so a new deployment.
+  test("the API's deployment changes when a method's function is another (the stage would keep calling the old one)", () => {
+    const deploymentOf = (s: Synthesized) =>
+      Object.entries(s.template.toJSON().Resources as Record<string, Resource>).find(
+        ([, r]) => r.Type === 'AWS::ApiGateway::Deployment',
+      )![0];
+    const renamed = routes.map((r) => (r.name === 'get-project' ? { ...r, name: 'get-project-renamed' } : r));
+    const same = synthesize({ stage: 'dev', bundle: false, nag: false });
+    expect(deploymentOf(synthesize({ stage: 'dev', bundle: false, nag: false, routes: [...routes] }))).toBe(deploymentOf(same));
+    expect(deploymentOf(synthesize({ stage: 'dev', bundle: false, nag: false, routes: renamed }))).not.toBe(deploymentOf(same));
+  });
+
   test('no method other than CORS preflight is reachable without the authorizer', () => {
     const open = ofType('AWS::ApiGateway::Method').filter(
       ([, r]) => r.Properties.HttpMethod !== 'OPTIONS' && r.Properties.AuthorizationType !== 'CUSTOM',

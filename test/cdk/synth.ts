@@ -60,7 +60,14 @@ function synthesizeOnce(opts: SynthOptions): Synthesized {
     outdir,
     nag,
     ...(opts.routes ? { routes: opts.routes } : {}),
-    context: { stage: opts.stage ?? 'dev', ...(opts.bundle === false ? { 'aws:cdk:bundling-stacks': [] } : {}), ...opts.context },
+    context: {
+      stage: opts.stage ?? 'dev',
+      // What the CDK CLI adds (its defaults, cdk.json turning neither off), so the templates are the ones it writes.
+      'aws:cdk:enable-path-metadata': true,
+      'aws:cdk:enable-asset-metadata': true,
+      ...(opts.bundle === false ? { 'aws:cdk:bundling-stacks': [] } : {}),
+      ...opts.context,
+    },
   });
   const validation = process.env.CDK_VALIDATION;
   if (!nag) process.env.CDK_VALIDATION = 'false';

@@ -145,10 +145,14 @@ test('the stream processor bundle loads in a fresh Node process', () => {
   expect(outcome.result?.loaded).toBe('function');
 });
 
-test("the inbound consumer bundle holds no SQS client: dead letters load the runtime's when they need it", () => {
-  const code = readFileSync(join(dir, INBOUND_EVENT, 'index.mjs'), 'utf8');
-  expect(code).toContain('"@aws-sdk/client-sqs"');
-  expect(code).not.toContain('AmazonSQS');
+test("no bundle holds an SQS client: the functions that send (dead letters, retries, a recovery's attempts) load the runtime's when they need it", () => {
+  const senders = [INBOUND_EVENT, WEBHOOK_EVENT, 'recover-webhook'];
+  for (const f of functions) {
+    const code = readFileSync(join(dir, f.name, 'index.mjs'), 'utf8');
+    expect(code, f.name).not.toContain('AmazonSQS');
+    if (senders.includes(f.name)) expect(code, f.name).toContain('"@aws-sdk/client-sqs"');
+  }
+  expect(functions.map((f) => f.name)).toEqual(expect.arrayContaining(senders));
 });
 
 test('the inbound consumer bundle loads in a fresh Node process', () => {

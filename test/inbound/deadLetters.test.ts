@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { sqsDeadLetters } from '#events/deadLetters';
+import { lazySqsSend } from '#events/sqs';
+import { sqsWebhookQueue } from '#webhooks/queue';
 import { consumeInbound } from '#events/inbound';
 
 /**
@@ -58,10 +60,13 @@ const malformed = JSON.stringify({
 describe('dead letters', () => {
   test('a malformed event is sent to the dead-letter queue with its reason, loading the SQS client then', async () => {
     let loads = 0;
-    const deadLetters = sqsDeadLetters(QUEUE, () => {
-      loads++;
-      return createRequire(import.meta.url)('@aws-sdk/client-sqs');
-    });
+    const deadLetters = sqsDeadLetters(
+      QUEUE,
+      lazySqsSend(() => {
+        loads++;
+        return createRequire(import.meta.url)('@aws-sdk/client-sqs');
+      }),
+    );
     expect(loads).toBe(0);
     const out = await consumeInbound([record(malformed, 'one'), record('not json', 'two')], deadLetters);
     expect(out.batchItemFailures).toEqual([]);
@@ -83,10 +88,47 @@ describe('dead letters', () => {
   });
 
   test('an SQS client that cannot load leaves the message to SQS: a batch item failure, delivered again', async () => {
-    const deadLetters = sqsDeadLetters(QUEUE, () => {
-      throw new Error("Cannot find module '@aws-sdk/client-sqs'");
-    });
+    const deadLetters = sqsDeadLetters(
+      QUEUE,
+      lazySqsSend(() => {
+        throw new Error("Cannot find module '@aws-sdk/client-sqs'");
+      }),
+    );
     const out = await consumeInbound([record(malformed, 'lost-client')], deadLetters);
     expect(out.batchItemFailures).toEqual([{ itemIdentifier: 'lost-client' }]);
+  });
+});
+
+describe('the webhook lanes on SQS', () => {
+  test('load the client at their first send, one for both queues: a retry with its delay (at most 15 minutes), a dead letter with its reason', async () => {
+    received.length = 0;
+    let loads = 0;
+    const lanes = sqsWebhookQueue(
+      `${QUEUE}-retries`,
+      `${QUEUE}-dead`,
+      lazySqsSend(() => {
+        loads++;
+        return createRequire(import.meta.url)('@aws-sdk/client-sqs');
+      }),
+    );
+    expect(loads).toBe(0);
+    const attempt = {
+      kind: 'attempt',
+      workspace: 'acme',
+      webhook_id: 'wh_1',
+      delivery_id: 'msg_1',
+      due_at: '2026-11-27T10:00:00.000Z',
+    } as const;
+    await lanes.later(attempt, 61_500);
+    await lanes.later(attempt, 3_600_000);
+    await lanes.deadLetter('{"delivery_id":"msg_1"}', 'exhausted');
+    expect(loads).toBe(1);
+    expect(received.map((r) => [r.body.QueueUrl, r.body.DelaySeconds])).toEqual([
+      [`${QUEUE}-retries`, 62],
+      [`${QUEUE}-retries`, 900],
+      [`${QUEUE}-dead`, undefined],
+    ]);
+    expect(JSON.parse(received[0]!.body.MessageBody)).toEqual(attempt);
+    expect(received[2]!.body.MessageAttributes.reason.StringValue).toBe('exhausted');
   });
 });

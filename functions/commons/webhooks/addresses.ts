@@ -1,7 +1,7 @@
-import { lookup as dnsLookup, Resolver } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { quoted } from '#domain/quoted';
+import { refusal } from './refusedRanges';
 import { MAX_URL_LENGTH } from './limits';
 import { onLambda } from './settings';
 
@@ -38,68 +38,6 @@ const PUBLIC_ONLY = 'webhooks deliver only to public internet addresses';
 /** `WEBHOOKS_ALLOW_PRIVATE_TARGETS=true` lets a local stack deliver to itself; on Lambda it is ignored. */
 export function targetPolicy(env: NodeJS.ProcessEnv = process.env): TargetPolicy {
   return { allowPrivate: env.WEBHOOKS_ALLOW_PRIVATE_TARGETS === 'true' && !onLambda(env) };
-}
-
-/**
- * The refused ranges, most specific first (the first match names the rule). ipaddr.js knows them
- * too, but neither by the words a user should read nor by their prefixes; its own classification
- * still runs after this list, so a range it learns of later is refused even before it is added here.
- */
-const REFUSED: [cidr: string, what: string][] = [
-  ['0.0.0.0/8', 'an unspecified address'],
-  ['10.0.0.0/8', 'a private address'],
-  ['100.64.0.0/10', 'a carrier-grade NAT address'],
-  ['127.0.0.0/8', 'a loopback address'],
-  ['169.254.0.0/16', 'a link-local address'],
-  ['172.16.0.0/12', 'a private address'],
-  ['192.0.0.0/24', 'a reserved address'],
-  ['192.0.2.0/24', 'a documentation address'],
-  ['192.31.196.0/24', 'a reserved address'],
-  ['192.52.193.0/24', 'a reserved address'],
-  ['192.88.99.0/24', 'a 6to4 relay address'],
-  ['192.168.0.0/16', 'a private address'],
-  ['192.175.48.0/24', 'a reserved address'],
-  ['198.18.0.0/15', 'a benchmarking address'],
-  ['198.51.100.0/24', 'a documentation address'],
-  ['203.0.113.0/24', 'a documentation address'],
-  ['224.0.0.0/4', 'a multicast address'],
-  ['255.255.255.255/32', 'a broadcast address'],
-  ['240.0.0.0/4', 'a reserved address'],
-  ['::/128', 'an unspecified address'],
-  ['::1/128', 'a loopback address'],
-  ['::/96', 'an IPv4-compatible address'],
-  ['64:ff9b:1::/48', 'a local-use NAT64 address'],
-  ['100::/64', 'a discard address'],
-  ['2001::/32', 'a Teredo address'],
-  ['2001:db8::/32', 'a documentation address'],
-  ['2001::/23', 'a reserved address'],
-  ['2002::/16', 'a 6to4 address'],
-  ['2620:4f:8000::/48', 'a reserved address'],
-  ['3fff::/20', 'a documentation address'],
-  ['fc00::/7', 'a unique-local address'],
-  ['fe80::/10', 'a link-local address'],
-  ['fec0::/10', 'a site-local address'],
-  ['ff00::/8', 'a multicast address'],
-];
-const RULES = REFUSED.map(([cidr, what]) => ({ range: ipaddr.parseCIDR(cidr), what: `${what} (${cidr})` }));
-const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
-const IPV4_MAPPED = ipaddr.parseCIDR('::ffff:0:0/96');
-const NAT64 = ipaddr.parseCIDR('64:ff9b::/96');
-
-/** What kind of refused address `address` is ("a private address (10.0.0.0/8)"), or undefined if public. */
-function refusal(address: ipaddr.IPv4 | ipaddr.IPv6): string | undefined {
-  if (address.kind() === 'ipv6') {
-    const form = address.match(IPV4_MAPPED) ? 'an IPv4-mapped' : address.match(NAT64) ? 'a NAT64' : undefined;
-    if (form) {
-      const what = refusal(new ipaddr.IPv4(address.toByteArray().slice(12)));
-      return what && `${form} form of ${what}`;
-    }
-  }
-  const rule = RULES.find(({ range }) => address.kind() === range[0].kind() && address.match(range));
-  if (rule) return rule.what;
-  if (address.range() !== 'unicast') return 'a special-purpose address';
-  if (address.kind() === 'ipv6' && !address.match(GLOBAL_UNICAST)) return 'outside global unicast addresses (2000::/3)';
-  return undefined;
 }
 
 /** What is wrong with delivering to the IP address `ip` (as a URL's host or a DNS answer), or undefined. */
@@ -169,6 +107,7 @@ const DNS_TRIES = 2;
  * server never answers would hold up every other delivery of the process (and it has no timeout).
  */
 const resolveBoth: LookupAll = async (hostname) => {
+  const { Resolver } = await dns();
   const resolver = new Resolver({ timeout: DNS_TIMEOUT_MS, tries: DNS_TRIES });
   const [v4, v6] = await Promise.allSettled([resolver.resolve4(hostname), resolver.resolve6(hostname)]);
   const answers = [
@@ -180,7 +119,11 @@ const resolveBoth: LookupAll = async (hostname) => {
 };
 
 /** DNS for the policy: a developer's machine also knows its hosts file (`localhost` and the like), so it asks the system. */
-const systemLookup: LookupAll = (hostname) => (targetPolicy().allowPrivate ? dnsLookup(hostname, { all: true }) : resolveBoth(hostname));
+const systemLookup: LookupAll = async (hostname) =>
+  targetPolicy().allowPrivate ? (await dns()).lookup(hostname, { all: true }) : resolveBoth(hostname);
+
+/** Node's DNS module, loaded at the first name resolved: routes that only save a URL never resolve one. */
+const dns = () => import('node:dns/promises');
 
 /** The rule a name's answers break (any refused address refuses the name), or undefined. */
 function answersProblem(hostname: string, answers: { address: string }[], policy: TargetPolicy): string | undefined {

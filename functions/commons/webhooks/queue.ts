@@ -1,4 +1,5 @@
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { sqsDeadLetters } from '#events/deadLetters';
+import { lazySqsSend } from '#events/sqs';
 
 /**
  * Where deliveries wait for their next attempt: the retry lane, a queue apart from the one the bus
@@ -22,26 +23,22 @@ export interface WebhookQueue {
   deadLetter(body: string, reason: string): Promise<void>;
 }
 
-export function sqsWebhookQueue(retryQueueUrl: string, deadLetterUrl: string, client = new SQSClient({})): WebhookQueue {
+/**
+ * The lanes on SQS, its client loaded at the first message (events/sqs.ts): the deliverer sends only for
+ * retries and dead letters, a recovery only when it has deliveries to queue. A send that fails (SQS
+ * unreachable or not loaded) throws to the caller, as it did with a bundled client.
+ */
+export function sqsWebhookQueue(retryQueueUrl: string, deadLetterUrl: string, send = lazySqsSend()): WebhookQueue {
+  const deadLetters = sqsDeadLetters(deadLetterUrl, send);
   return {
     async later(message, delayMs) {
-      await client.send(
-        new SendMessageCommand({
-          QueueUrl: retryQueueUrl,
-          MessageBody: JSON.stringify(message),
-          DelaySeconds: Math.max(0, Math.min(900, Math.ceil(delayMs / 1000))),
-        }),
-      );
+      await send({
+        QueueUrl: retryQueueUrl,
+        MessageBody: JSON.stringify(message),
+        DelaySeconds: Math.max(0, Math.min(900, Math.ceil(delayMs / 1000))),
+      });
     },
-    async deadLetter(body, reason) {
-      await client.send(
-        new SendMessageCommand({
-          QueueUrl: deadLetterUrl,
-          MessageBody: body,
-          MessageAttributes: { reason: { DataType: 'String', StringValue: reason.slice(0, 1000) } },
-        }),
-      );
-    },
+    deadLetter: (body, reason) => deadLetters.put(body, reason),
   };
 }
 
