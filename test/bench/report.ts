@@ -8,7 +8,7 @@ import type { CostRow, KeyCostRow } from './cost.ts';
 import type { E2eRow } from './e2e.ts';
 import type { DeleteRow, HotLabelRow, ScaleRow } from './scale.ts';
 import type { InboundBenchRow, StreamCostRow } from './stream.ts';
-import { fmt, medianInterval, percentile, ratio, table } from './stats.ts';
+import { fmt, median, medianInterval, percentile, ratio, table } from './stats.ts';
 import type { LineCosts, WarmRow } from './warm.ts';
 
 /** The 95% interval of a bundle's median init ratio, from its per-round ratios to the floor. */
@@ -70,8 +70,11 @@ function powertoolsBytes(b: ColdResult['rows'][number]): number {
     .reduce((sum, [, n]) => sum + n, 0);
 }
 
-/** Cold init of every function, as a ratio to the floor built like it. */
+/** Cold init of every function, as a ratio to the floor built like it: the project's own aim. */
 const INIT_TARGET = 1.15;
+/** The guard every function stays under, and the median over all functions (issue of room to grow). */
+const INIT_GUARD = 1.2;
+const INIT_MEDIAN_TARGET = 1.12;
 const SATURATION_TOLERANCE = 0.2;
 
 function saturationRatios(s: SaturationResult | undefined): string {
@@ -146,6 +149,7 @@ export function renderReport(r: Results): string {
   const costAbove = r.cost.filter((c) => above(c.handler, c.minimum) && !withinTarget(c));
   const biggest = Math.max(...r.cold.rows.map((b) => b.bytes));
   const worstInit = Math.max(...r.cold.rows.map((b) => b.ratioToFloor));
+  const medianInit = median(r.cold.rows.map((b) => b.ratioToFloor));
   const worstWarm = Math.max(...r.warm.map((w) => w.ratio));
   const top = r.cold.rows.find((b) => b.name === 'attach-label') ?? r.cold.rows[0]!;
   const floorPkgs = new Map(r.cold.floor.byPackage);
@@ -176,7 +180,9 @@ invocations of a handler (plus the same again for the authorizer on requests tha
 |---|---|---|
 | reads at their minimum DynamoDB cost, writes at most one conditional write above it | ${costAbove.length} of ${r.cost.length} scenarios above that${costAbove.length ? `: ${[...new Set(costAbove.map((c) => c.endpoint))].join(', ')}` : ''} | ${yes(costAbove.length === 0)} |
 | every bundle < 450 KiB | largest ${kib(biggest)} (${biggest.toLocaleString('en-US')} bytes) | ${yes(biggest < SIZE_TARGET)} |
-| every function's cold init <= ${INIT_TARGET}x the floor, built exactly like the functions (logging and metrics in) | worst ${ratio(worstInit)} | ${yes(worstInit <= INIT_TARGET)} |
+| every function's cold init <= ${INIT_GUARD}x the floor, built exactly like the functions (logging and metrics in) | worst ${ratio(worstInit)} | ${yes(worstInit <= INIT_GUARD)} |
+| the median of the functions' cold init <= ${INIT_MEDIAN_TARGET}x the floor | ${ratio(medianInit)} | ${yes(medianInit <= INIT_MEDIAN_TARGET)} |
+| every function's cold init <= ${INIT_TARGET}x the floor (the project's own aim) | ${r.cold.rows.filter((b) => b.ratioToFloor > INIT_TARGET).length} of ${r.cold.rows.length} above | ${yes(worstInit <= INIT_TARGET)} |
 | warm overhead <= 1.5x a bare handler | worst ${fmt(worstWarm, 3)}x | ${yes(worstWarm <= 1.5)} |
 | list / find cost flat from 100 to 10,000 projects | calls and capacity ${r.scale.every((s) => s.large.usage.rcu === s.small.usage.rcu && s.large.usage.calls === s.small.usage.calls) ? 'identical' : '**differ**'}; latency ratios ${r.scale.map((s) => ratio(s.ratio)).join(', ')} (same raw Query: ${r.scale.map((s) => (s.rawRatio === undefined ? '-' : ratio(s.rawRatio))).join(', ')}) | ${yes(r.scale.every((s) => s.large.usage.calls === s.small.usage.calls && s.large.usage.rcu === s.small.usage.rcu && (s.ratio < 1.5 || (s.rawRatio !== undefined && s.ratio / s.rawRatio < 1.5))))} |
 | 100 parallel attaches of one label to distinct tasks of one project: no 503 | ${r.hot
@@ -517,8 +523,11 @@ function renderFindings(r: Results, costAbove: CostRow[]): string {
       'Init is measured as deployed, without `NODE_OPTIONS=--enable-source-maps`: with it, Node reads the source map and measures every ' +
       "line of a bundle at each cold start (about 4 points of the ratio, as a function's bundle and map are larger than the floor's); " +
       'the functions ship their maps and map the stacks of the errors they log themselves, when they log them ' +
-      '(`functions/commons/observability/stacks.ts`). The inbound consumer does not bundle the SQS client it sends dead letters with ' +
-      '(about 9 points of its ratio): it loads the one the nodejs22.x runtime ships at its first dead letter (`functions/commons/events/deadLetters.ts`). ' +
+      '(`functions/commons/observability/stacks.ts`). No function bundles the SQS client (about 9 points of a ratio): the three that ' +
+      "send (the inbound consumer's dead letters, the webhook deliverer's retries, a recovery's attempts) load the one the nodejs22.x runtime " +
+      'ships at their first message (`functions/commons/events/sqs.ts`). The webhook routes parse their refused address ranges at the first ' +
+      'address they check and load DNS at the first name they resolve (`functions/commons/webhooks/refusedRanges.ts`, `addresses.ts`): a route ' +
+      'saving a URL by host name does neither. ' +
       'What keeps the ratio down besides: `@middy/core` imports `node:stream/web` (for streamed ' +
       'responses, which the service never sends), eight internal modules at every cold start; the bundles replace it with a shim that ' +
       'answers `instanceof` lazily (`lib/cdk/shims/stream-web.ts`); and a function carries only what its route uses: the paging schemas only where a route pages, ' +
