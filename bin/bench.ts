@@ -5,6 +5,7 @@
  *   --skip-100k     leave out the delete of a label with 100,000 links (the longest scenario by far)
  *   --report-only   render BENCHMARKS.md again from .bench/latest.json, measuring nothing
  */
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, platform, release, totalmem } from 'node:os';
 import { availableParallelism } from 'node:os';
@@ -48,6 +49,8 @@ const started = Date.now();
 const benchDir = join(repoRoot, '.bench');
 mkdirSync(benchDir, { recursive: true });
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+// The main key of secrets at rest, shared by the API it starts and the fixtures it writes itself.
+process.env.WEBHOOK_SECRETS_KEY ||= randomBytes(32).toString('base64');
 // The handlers run in-process for some sections: their log and metrics lines go to .bench/, not the console.
 routeProcessOutput({ logFile: join(benchDir, 'logs.jsonl'), metricsFile: join(benchDir, 'metrics.jsonl'), echo: false });
 

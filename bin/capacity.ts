@@ -4,6 +4,7 @@
  * DYNAMODB_PORT, in a database of DYNAMODB_LOCAL_ACCESS_KEY's). See lib/capacity/scenarios.ts.
  *   --stdout   print the page instead of writing docs/capacity.md (the test compares it with the file)
  */
+import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -23,6 +24,8 @@ const { values } = await cliArguments({
 const target = join(repoRoot, 'docs', 'capacity.md');
 // The deliveries it measures go to a listener of its own on loopback.
 process.env.WEBHOOKS_ALLOW_PRIVATE_TARGETS = 'true';
+// Its own database, its own main key of secrets at rest (nothing it seals outlives the run).
+process.env.WEBHOOK_SECRETS_KEY ||= randomBytes(32).toString('base64');
 // The handlers' log and metric lines are not what this command shows.
 const output = routeProcessOutput({
   logFile: join(tmpdir(), `capacity-${process.pid}-logs.jsonl`),

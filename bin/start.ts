@@ -17,7 +17,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { repoRoot } from '#lib/paths';
 import { routeProcessOutput } from '#local/logRouter';
 import type { StreamRunner } from '#local/streams';
-import { localCursorKey } from '#local/secrets';
+import { localCursorKey, localWebhookSecretsKey } from '#local/secrets';
 import { cliArguments, cliError } from '#lib/cli';
 import {
   dynamodbPort,
@@ -108,6 +108,7 @@ if (embedded) {
 
 // Cursors carry a MAC (domain/cursors.ts): keep its key with the data, so cursors survive a restart.
 process.env.CURSOR_KEY ||= localCursorKey(embedded && !inMemory ? dataDir : undefined);
+process.env.WEBHOOK_SECRETS_KEY ||= localWebhookSecretsKey(dataDir);
 
 // Imported only now: the shared DocumentClient reads its endpoint from the environment at load.
 const { tableName } = await import('#store/table');

@@ -1,5 +1,5 @@
 import { created, endpoint } from '#http/endpoint';
-import { idempotencyKeys } from '#http/idempotency';
+import { sealedIdempotencyKeys } from '#http/idempotency';
 import { createWebhookInput } from '#webhooks/inputs';
 import { createWebhook } from '#webhooks/registration';
 import { createdWebhookView, webhookLocation } from '#webhooks/views';
@@ -7,10 +7,10 @@ import { createdWebhookView, webhookLocation } from '#webhooks/views';
 /** POST /webhooks: a new webhook, its signing secret shown this once. 201; 422 for a URL the request-forgery rules refuse. */
 export const handler = endpoint({
   scope: 'webhooks:write',
-  idempotency: idempotencyKeys,
+  idempotency: sealedIdempotencyKeys,
   input: createWebhookInput,
   run: async ({ body }, { workspace }) => {
-    const webhook = await createWebhook(workspace, body);
-    return created(createdWebhookView(webhook), webhookLocation(workspace, webhook.id));
+    const { webhook, secret } = await createWebhook(workspace, body);
+    return created(createdWebhookView(webhook, secret), webhookLocation(workspace, webhook.id));
   },
 });

@@ -1,5 +1,5 @@
 import { endpoint, ok } from '#http/endpoint';
-import { idempotencyKeys } from '#http/idempotency';
+import { sealedIdempotencyKeys } from '#http/idempotency';
 import { rotateSecretInput } from '#webhooks/inputs';
 import { rotateSecret } from '#webhooks/subscriptions';
 
@@ -9,7 +9,7 @@ import { rotateSecret } from '#webhooks/subscriptions';
  */
 export const handler = endpoint({
   scope: 'webhooks:write',
-  idempotency: idempotencyKeys,
+  idempotency: sealedIdempotencyKeys,
   input: rotateSecretInput,
   run: async ({ path, body }, { workspace }) =>
     ok({ secret: await rotateSecret(workspace, path.id, { secret: body?.secret, expirePreviousNow: body?.expire_previous_now }) }),

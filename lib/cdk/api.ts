@@ -25,6 +25,7 @@ import type { ServiceParts } from './parts.ts';
 import { grantTableAccess } from './table-access.ts';
 import { CONSUMER_TABLE_ACCESS, routeTableAccess } from '#lib/tableAccess';
 import { roomFor } from './rooms.ts';
+import { grantSecrets } from './secrets-key.ts';
 import { ServiceFunction } from './service-function.ts';
 import type { StageConfig } from './stage.ts';
 
@@ -168,6 +169,7 @@ export function addRoute(stack: ServiceParts, route: Route, stage: StageConfig, 
   fn.addEnvironment('CORS_ORIGINS', corsOrigins.join(','));
   fn.addEnvironment('CURSOR_KEY', cursorKey.secretValue.unsafeUnwrap());
   grantTableAccess(fn, stack.table, routeTableAccess(route));
+  if (route.secrets) grantSecrets(stack.secretsKey, fn);
   stack.functions.set(route.name, fn);
   // The proxy integration LambdaIntegration makes, without its permission, which it would put in the root
   // beside the method: the function's own permission, in its room, lets this method of this stage (by

@@ -2,6 +2,7 @@ import type { Stack } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
+import type { Key } from 'aws-cdk-lib/aws-kms';
 import type { ServiceFunction } from './service-function.ts';
 
 /** What the parts of the stack hand each other while it is built (ServiceStack holds them). */
@@ -9,5 +10,7 @@ export interface ServiceParts extends Stack {
   readonly table: Table;
   readonly api: RestApi;
   readonly bus: IEventBus;
+  /** The main key of secrets at rest (secrets-key.ts). */
+  readonly secretsKey: Key;
   readonly functions: Map<string, ServiceFunction>;
 }

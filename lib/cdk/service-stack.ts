@@ -13,6 +13,8 @@ import { createInbound, createStreamProcessor } from './messaging.ts';
 import type { ServiceFunction } from './service-function.ts';
 import type { StageConfig } from './stage.ts';
 import { createTable } from './table.ts';
+import { createSecretsKey } from './secrets-key.ts';
+import type { Key } from 'aws-cdk-lib/aws-kms';
 import { createWebhooks } from './webhooks.ts';
 import { addWebAcl } from './web-acl.ts';
 import type { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
@@ -41,6 +43,7 @@ export class ServiceStack extends Stack {
   readonly table: Table;
   readonly api: RestApi;
   readonly bus: IEventBus;
+  readonly secretsKey: Key;
   readonly streamFailures: Queue;
   readonly inboundQueue: Queue;
   readonly inboundDeadLetters: Queue;
@@ -55,6 +58,7 @@ export class ServiceStack extends Stack {
     super(scope, id, props);
     const { stage } = props;
     this.table = createTable(this, stage);
+    this.secretsKey = createSecretsKey(this, stage);
     const authorizerFn = createAuthorizerFunction(this, stage);
     const corsOrigins = props.corsOrigins ?? Cors.ALL_ORIGINS;
     this.api = createApi(this, stage, authorizerFn, corsOrigins);

@@ -9,6 +9,7 @@ import { webhookDelivererHandler } from '#http/routes';
 import type { ServiceParts } from './parts.ts';
 import { grantTableAccess } from './table-access.ts';
 import { CONSUMER_TABLE_ACCESS } from '#lib/tableAccess';
+import { grantSecrets } from './secrets-key.ts';
 import { ServiceFunction } from './service-function.ts';
 import type { StageConfig } from './stage.ts';
 
@@ -79,6 +80,7 @@ export function createWebhooks(stack: ServiceParts, stage: StageConfig): [Queue,
   grantTableAccess(fn, stack.table, CONSUMER_TABLE_ACCESS['webhook-deliverer']);
   retries.grantSendMessages(fn);
   deadLetters.grantSendMessages(fn);
+  grantSecrets(stack.secretsKey, fn);
   fn.addEventSource(new SqsEventSource(queue, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: FRESH_CONCURRENCY }));
   fn.addEventSource(new SqsEventSource(retries, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: RETRY_CONCURRENCY }));
   stack.functions.set('webhook-deliverer', fn);

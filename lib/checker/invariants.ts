@@ -1,3 +1,4 @@
+import { holdsClearSecret } from './clearSecrets.ts';
 import { countViolations } from './counts.ts';
 import { ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { db } from '#store/client';
@@ -88,6 +89,8 @@ function findViolations(items: Item[]): string[] {
     v.push(
       `stream receipt ${i.PK} / ${i.SK} is in its project's collection, where a record delivered again misses it; npm run rekey moves it`,
     );
+  for (const i of items.filter(holdsClearSecret))
+    v.push(`webhook ${i.workspace}/${i.id} keeps a signing secret in clear (from before secrets were sealed); npm run rekey seals it`);
 
   for (const p of projects) {
     const expected = {

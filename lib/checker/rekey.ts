@@ -6,6 +6,7 @@ import { ItemType, keys } from '#store/keys';
 import { tableName } from '#store/table';
 import { transact, tx } from '#store/transactions';
 import type { Item } from '#store/query';
+import { holdsClearSecret, sealSecrets } from './clearSecrets.ts';
 import { isLegacyReceipt, scanTable } from './invariants';
 
 /**
@@ -14,15 +15,20 @@ import { isLegacyReceipt, scanTable } from './invariants';
  * before the folding changed keep working without it (renames and deletes read the stored keys), but
  * find-by-name misses such names. And stream receipts kept in their project's collection (before they
  * had partitions of their own, RECEIPT#<event id>), so a record the stream delivers again still finds
- * its receipt. `npm run check:table` reports both until they are rekeyed. Idempotent; every write is
+ * its receipt. `npm run check:table` reports both until they are rekeyed. And webhook secrets kept in
+ * clear, from before they were sealed (store/sealing.ts): sealed. Idempotent; every write is
  * conditional on what was read, so it is safe beside a running service. `workspaces` limits it
  * (tests share one table).
  */
 export async function rekeyTable(
   opts: { dryRun?: boolean; workspaces?: string[] } = {},
-): Promise<{ projects: number; labels: number; receipts: number; conflicts: string[] }> {
+): Promise<{ projects: number; labels: number; receipts: number; secrets: number; conflicts: string[] }> {
   const items = (await scanTable(opts.workspaces)).filter((i) => !opts.workspaces || opts.workspaces.includes(i.workspace));
-  const result = { projects: 0, labels: 0, receipts: 0, conflicts: [] as string[] };
+  const result = { projects: 0, labels: 0, receipts: 0, secrets: 0, conflicts: [] as string[] };
+  for (const w of items.filter(holdsClearSecret)) {
+    result.secrets++;
+    if (!opts.dryRun && !(await sealSecrets(w))) result.conflicts.push(`webhook ${w.workspace}/${w.id}: changed while sealing; run again`);
+  }
   for (const r of items.filter(isLegacyReceipt)) {
     result.receipts++;
     if (!opts.dryRun) await moveReceipt(r);

@@ -1,3 +1,5 @@
+import { secretsAtRest } from '#store/sealing';
+import { secretContext } from '#webhooks/subscriptions';
 import { SAMPLE_DELIVERY, SAMPLE_DOOMED_WEBHOOK, SAMPLE_WEBHOOK } from '#http/webhookRoutes';
 import { putNewDelivery } from '#store/webhookDeliveries';
 import { putNewWebhook, readWebhook } from '#store/webhooks';
@@ -53,7 +55,7 @@ export async function writeWebhook(fields: Pick<WebhookRecord, 'id' | 'workspace
       events: ['*'],
       description: '',
       active: true,
-      secret: newSecret(),
+      secret: await secretsAtRest().seal(newSecret(), secretContext(fields)),
       created_at: now,
       updated_at: now,
       rev: 0,

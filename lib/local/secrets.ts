@@ -9,10 +9,30 @@ import { join } from 'node:path';
  */
 export function localCursorKey(dataDir: string | undefined): string {
   if (!dataDir) return randomBytes(32).toString('base64url');
-  const file = join(dataDir, 'cursor.key');
+  return keptKey(dataDir, 'cursor.key', 'base64url');
+}
+
+/**
+ * The main key of a local run's secrets at rest (WEBHOOK_SECRETS_KEY: functions/commons/store/sealing.ts),
+ * kept in `<dataDir>/webhook-secrets.key` like the cursor key, so that `npm start` after a restart and
+ * the tools beside it (`npm run invoke`, `rekey`, ...) open what it sealed. Deployed, a KMS key of the
+ * stack holds it instead.
+ */
+export function localWebhookSecretsKey(dataDir: string): string {
+  return keptKey(dataDir, 'webhook-secrets.key', 'base64');
+}
+
+/** 32 random bytes kept in `<dataDir>/<name>` (made at the first call, readable by the owner only). */
+function keptKey(dataDir: string, name: string, encoding: 'base64' | 'base64url'): string {
+  const file = join(dataDir, name);
   if (!existsSync(file)) {
     mkdirSync(dataDir, { recursive: true });
-    writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600 });
+    try {
+      writeFileSync(file, randomBytes(32).toString(encoding), { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      // Another process made it first: its key is the one.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
   }
   return readFileSync(file, 'utf8').trim();
 }

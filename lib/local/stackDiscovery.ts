@@ -1,4 +1,5 @@
 // The AWS SDK's Node 20 notice is switched off before any SDK module loads (as in database.ts).
+import { localWebhookSecretsKey } from './secrets';
 import '#lib/sdkNotice';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -137,6 +138,8 @@ export async function useLocalStack(opts: { quiet?: boolean } = {}, target = loc
     cliError(
       `Port ${port}${given ? ' (DYNAMODB_PORT)' : ''} answers, but not as DynamoDB Local (${notDynamoDb}): set DYNAMODB_PORT to the DynamoDB Local port npm start prints, or leave it unset.`,
     );
+  // What the local stack seals webhook secrets under (kept in its data folder), for tools that run handlers.
+  process.env.WEBHOOK_SECRETS_KEY ||= localWebhookSecretsKey(dataDir);
   if (!opts.quiet)
     console.error(
       stack

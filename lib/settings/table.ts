@@ -184,6 +184,22 @@ export const SETTINGS = {
     rule: matching(/^[!-~]{32,}$/, 'at least 32 ASCII letters, digits and punctuation, without spaces'),
     empty: 'unset',
   }),
+  WEBHOOK_SECRETS_KEY: setting({
+    meaning: 'the main key webhook secrets are sealed under locally (deployed, a KMS key of the stack: WEBHOOK_SECRETS_KMS_KEY_ID)',
+    unset: 'the key kept in .data/webhook-secrets.key (made at the first start)',
+    rule: matching(/^[A-Za-z0-9+/]{43}=$/, 'base64 of 32 bytes (44 characters, ending in =)'),
+    empty: 'unset',
+  }),
+  WEBHOOK_SECRETS_KMS_KEY_ID: setting({
+    meaning:
+      'the KMS key webhook secrets are sealed under deployed (the stack sets it on the functions that seal or open them); set it for `npm run rekey` against a deployed table',
+    unset: 'the local key (WEBHOOK_SECRETS_KEY)',
+    rule: matching(
+      /^(arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:(key|alias)\/[\w/-]+|alias\/[\w/-]+|[0-9a-f-]{36})$/,
+      'a KMS key ARN, key id or alias',
+    ),
+    empty: 'unset',
+  }),
   AUTHORIZER_CACHE_TTL_SECONDS: setting({
     meaning: 'how long the local gateway caches an authorizer policy per token, as API Gateway does (0: no cache)',
     unset: '300',

@@ -463,6 +463,53 @@ describe('the template', () => {
   });
 });
 
+describe('secrets at rest', () => {
+  const secretsKeyId = (res: Record<string, Resource>, stage = 'dev') => {
+    const alias = Object.values(res).find(
+      (r) => r.Type === 'AWS::KMS::Alias' && r.Properties.AliasName === `alias/project-label-service-${stage}-secrets-at-rest`,
+    );
+    return ref(alias!.Properties.TargetKeyId)!;
+  };
+
+  test('a KMS key of the stack seals them, rotated yearly; prod keeps it on a destroy, dev does not', () => {
+    const key = resources[secretsKeyId(resources)]!;
+    expect(key.Type).toBe('AWS::KMS::Key');
+    expect(key.Properties.EnableKeyRotation).toBe(true);
+    expect((key as Resource & { DeletionPolicy?: string }).DeletionPolicy).toBe('Delete');
+    const prod = synthesize({ stage: 'prod', bundle: false, nag: false }).template.toJSON().Resources as Record<
+      string,
+      Resource & { DeletionPolicy?: string }
+    >;
+    expect(prod[secretsKeyId(prod, 'prod')]!.DeletionPolicy).toBe('RetainExceptOnCreate');
+  });
+
+  const users = [...routes.filter((r) => r.secrets).map((r) => r.name), 'webhook-deliverer'];
+  test.each([...routes.map((r) => r.name), 'authorizer', 'stream-processor', 'inbound-consumer', 'webhook-deliverer'])(
+    '%s may use the secrets key only if it seals or opens secrets, only for data keys of the service, and knows it by ARN only then',
+    (name) => {
+      const keyId = secretsKeyId(resources);
+      const kms = statementsOf(name).filter((s) => [s.Action].flat().some((a) => a.startsWith('kms:')));
+      const env = resources[functionLogicalId(name)]!.Properties.Environment.Variables;
+      if (!users.includes(name)) {
+        expect(kms).toEqual([]);
+        expect(env.WEBHOOK_SECRETS_KMS_KEY_ID).toBeUndefined();
+        return;
+      }
+      expect(kms.map((k) => ({ ...k, Action: [k.Action].flat().sort() }))).toEqual([
+        {
+          Effect: 'Allow',
+          Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
+          Resource: { 'Fn::GetAtt': [keyId, 'Arn'] },
+          Condition: {
+            StringEquals: { 'kms:EncryptionContext:service': 'project-label-service', 'kms:EncryptionContext:purpose': 'secrets-at-rest' },
+          },
+        },
+      ]);
+      expect(env.WEBHOOK_SECRETS_KMS_KEY_ID).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
+    },
+  );
+});
+
 describe('webhooks', () => {
   test('no alarm is built on a SEARCH expression (CloudWatch refuses them in alarms)', () => {
     for (const [id, alarm] of ofType('AWS::CloudWatch::Alarm'))
@@ -577,7 +624,7 @@ describe('webhooks', () => {
     expect(fn.Environment.Variables.EVENT_BUS_NAME).toBeUndefined();
   });
 
-  test('least privilege: GetItem, Query, PutItem, UpdateItem on its collections of the table only; send to the retry and dead-letter queues; no events', () => {
+  test('least privilege: GetItem, Query, PutItem, UpdateItem on its collections of the table only; send to the retry and dead-letter queues; unwrap data keys; no events', () => {
     const statements = statementsOf('webhook-deliverer');
     const dynamo = statements.filter((s) => [s.Action].flat().some((a) => a.startsWith('dynamodb:')));
     // One statement, on the table's ARN alone: no Scan, no index, no DeleteItem or batch writes.
@@ -608,6 +655,9 @@ describe('webhooks', () => {
       'dynamodb:PutItem',
       'dynamodb:Query',
       'dynamodb:UpdateItem',
+      // The secrets key (its statement: 'secrets at rest' above).
+      'kms:Decrypt',
+      'kms:GenerateDataKey',
       'sqs:ChangeMessageVisibility',
       'sqs:DeleteMessage',
       'sqs:GetQueueAttributes',

@@ -98,6 +98,8 @@ beforeAll(async () => {
       TABLE_NAME: DEFAULT_TABLE_NAME,
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
+      // The run's local main key of secrets at rest (deployed, WEBHOOK_SECRETS_KMS_KEY_ID: test/unit/sealing.test.ts).
+      WEBHOOK_SECRETS_KEY: process.env.WEBHOOK_SECRETS_KEY,
     },
     maxBuffer: 16 * 1024 * 1024,
   });
@@ -153,6 +155,16 @@ test("no bundle holds an SQS client: the functions that send (dead letters, retr
     if (senders.includes(f.name)) expect(code, f.name).toContain('"@aws-sdk/client-sqs"');
   }
   expect(functions.map((f) => f.name)).toEqual(expect.arrayContaining(senders));
+});
+
+test("no bundle holds a KMS client: the functions that seal or open secrets load the runtime's at their first data key", () => {
+  const sealers = [WEBHOOK_EVENT, ...routes.filter((r) => r.secrets).map((r) => r.name)];
+  expect(sealers.length).toBeGreaterThan(1);
+  for (const f of functions) {
+    const code = readFileSync(join(dir, f.name, 'index.mjs'), 'utf8');
+    expect(code, f.name).not.toContain('TrentService');
+    if (sealers.includes(f.name)) expect(code, f.name).toContain('"@aws-sdk/client-kms"');
+  }
 });
 
 test('the inbound consumer bundle loads in a fresh Node process', () => {

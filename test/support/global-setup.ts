@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,6 +58,9 @@ async function startStack(dynamodbPort: number, worker: number): Promise<LocalSt
 export async function setup(project: TestProject) {
   const workers = Number(project.config.maxWorkers) || 1;
   process.env.DYNAMODB_LOCAL_SHORT_LIVED ??= '1';
+  // One main key of secrets at rest for the run: the stacks, the workers (tests that read or rekey the
+  // table themselves) and the tools they start all open what any of them sealed.
+  process.env.WEBHOOK_SECRETS_KEY ??= randomBytes(32).toString('base64');
   database = await startDynamoDbLocal({ port: await freePort(), sharedDb: false });
   const port = Number(new URL(database.endpoint).port);
   project.provide('stacks', await Promise.all(Array.from({ length: workers }, (_, i) => startStack(port, i + 1))));

@@ -1,4 +1,5 @@
 import { claimKey, completeKey, readClaim, releaseKey, type Claim, type KeyRef, type StoredAnswer } from '#store/idempotency';
+import { isSealed, secretsAtRest } from '#store/sealing';
 import { count } from '#observability/counts';
 import { logger } from '#observability/log';
 import { sourceMapped } from '#observability/stacks';
@@ -26,6 +27,8 @@ export interface KeyedRequest {
   fingerprint: string;
   /** The request claiming the key: only it may keep an answer under it or free it. */
   requestId: string;
+  /** The answer shows a secret (a webhook's, at its create or rotation): it is kept sealed (store/sealing.ts). */
+  sealAnswer?: boolean | undefined;
 }
 
 const TTL_SECONDS = 24 * 3600;
@@ -62,8 +65,13 @@ export async function claimIdempotencyKey(r: KeyedRequest): Promise<KeptAnswer |
   // A key kept before keys belonged to tokens answers as it did; none is kept that way any more.
   const legacy = r.legacyOwner === undefined ? undefined : await readClaim(refOf({ ...r, owner: r.legacyOwner }));
   const claim = legacy ?? (await claimKey(refOf(r), r.fingerprint, LEASE_SECONDS, TTL_SECONDS));
-  return settled(claim, r);
+  const kept = settled(claim, r);
+  // Keys kept before keys belonged to tokens predate sealing: only this request's own ref seals.
+  return kept && isSealed(kept.body) ? { ...kept, body: await secretsAtRest().open(kept.body, answerContext(refOf(r))) } : kept;
 }
+
+/** What a sealed answer is bound to: its key's record (copied under another key, it does not open). */
+const answerContext = (ref: KeyRef) => `idempotency-answer ${ref.ws} ${ref.hash}`;
 
 function settled(claim: Claim, r: KeyedRequest): KeptAnswer | undefined {
   if (claim.state === 'claimed') return undefined;
@@ -79,7 +87,8 @@ function settled(claim: Claim, r: KeyedRequest): KeptAnswer | undefined {
 export async function keepAnswer(r: KeyedRequest, answer: KeptAnswer): Promise<void> {
   try {
     const ref = refOf(r);
-    if ((await completeKey(ref, answer)) === 'too-large') await releaseKey(ref);
+    const kept = r.sealAnswer ? { ...answer, body: await secretsAtRest().seal(answer.body, answerContext(ref)) } : answer;
+    if ((await completeKey(ref, kept)) === 'too-large') await releaseKey(ref);
   } catch (error) {
     // The client has its answer and nothing it asked for is undone, but once the lease ends a retry
     // with this key would run again: said in the log and counted, for an alarm to catch.

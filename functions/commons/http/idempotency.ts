@@ -27,6 +27,8 @@ export interface IdempotentRequest {
   requestId: string;
   event: Pick<APIGatewayProxyEvent, 'httpMethod' | 'resource' | 'pathParameters' | 'queryStringParameters'>;
   body: unknown;
+  /** The answer shows a secret: kept sealed (sealedIdempotencyKeys). */
+  sealAnswer?: boolean;
 }
 
 /** JSON with every object's members in code-point order: the same request however its body was spelled. */
@@ -73,6 +75,7 @@ export async function idempotent(r: IdempotentRequest, answer: () => Promise<API
     key: r.key,
     requestId: r.requestId,
     fingerprint: fingerprintOf(r),
+    sealAnswer: r.sealAnswer,
   };
   const kept = await claimIdempotencyKey(keyed);
   if (kept) return replay(kept);
@@ -97,3 +100,9 @@ export async function idempotent(r: IdempotentRequest, answer: () => Promise<API
  */
 export const idempotencyKeys = { keyOf: idempotencyKeyOf, run: idempotent };
 export type IdempotencyKeys = typeof idempotencyKeys;
+
+/** The same for a route whose answer shows a secret (a webhook's create, a rotation): its kept answer is sealed at rest. */
+export const sealedIdempotencyKeys: IdempotencyKeys = {
+  keyOf: idempotencyKeyOf,
+  run: (r, answer) => idempotent({ ...r, sealAnswer: true }, answer),
+};

@@ -50,6 +50,8 @@ export interface Route {
   answer: Answer;
   /** Its answer is one resource with its entity tag (`resource()` in the handler); a GET of it answers 304. */
   tagged?: true;
+  /** It seals or opens webhook secrets (store/sealing.ts): the stack lets its function use the secrets key, and no other. */
+  secrets?: true;
   /** A valid request of it against the given targets. */
   sample: (t: SampleTargets) => SampleRequest;
 }

@@ -5,6 +5,7 @@ import { optStr } from './codec';
 import { conditionally, TransactionCancelled, unlessConditionFails } from './errors';
 import { ItemType, keys } from './keys';
 import { queryAll } from './query';
+import type { Sealed } from './sealing';
 import { decodeWebhook, setAndRemove, webhooksRange } from './webhookItem';
 import { tableName } from './table';
 import { transact, tx, type TransactItem } from './transactions';
@@ -89,7 +90,7 @@ export async function deleteWebhookItem(read: WebhookRecord): Promise<'deleted' 
  * still the one read (two rotations at once: one reads again, and keeps the secret the other made);
  * the single previous secret of before the list goes. False when it changed or went meanwhile.
  */
-export function replaceWebhookSecret(read: WebhookRecord, secret: string, previous: PreviousSecret[], now: string): Promise<boolean> {
+export function replaceWebhookSecret(read: WebhookRecord, secret: Sealed, previous: PreviousSecret[], now: string): Promise<boolean> {
   return conditionally(
     db.send(
       new UpdateCommand({

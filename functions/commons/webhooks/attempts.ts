@@ -21,7 +21,7 @@ export interface Attempt {
 export async function sendAttempt(delivery: DeliveryRecord, webhook: WebhookRecord): Promise<Attempt> {
   const now = Date.now();
   const headers = {
-    ...signedHeaders(signingSecrets(webhook, now), delivery.id, Math.floor(now / 1000), delivery.payload),
+    ...signedHeaders(await signingSecrets(webhook, now), delivery.id, Math.floor(now / 1000), delivery.payload),
     'content-type': 'application/json',
     'user-agent': USER_AGENT,
   };

@@ -3,6 +3,8 @@
  * them, the store (store/webhooks.ts) keeps them, the views shape them. Pure declarations.
  */
 
+import type { Sealed } from '#store/sealing';
+
 /** A subscription: where a workspace's events are delivered, which ones, and how they are signed. */
 export interface WebhookRecord {
   id: string;
@@ -14,8 +16,8 @@ export interface WebhookRecord {
   /** Only the events of this project (by slug), when set. */
   project_slug?: string;
   active: boolean;
-  /** `whsec_` + base64 of 32 random bytes: never shown again after creation or rotation. */
-  secret: string;
+  /** `whsec_` + base64 of 32 random bytes, sealed (store/sealing.ts): never shown again after creation or rotation. */
+  secret: Sealed;
   /** Secrets replaced by rotations, each signing beside the current one until its `expires_at` (newest first, a few at most). */
   previous_secrets?: PreviousSecret[];
   /** Since when every attempt has failed (cleared by a success): five days of it deactivate the webhook. */
@@ -32,7 +34,7 @@ export interface WebhookRecord {
 
 /** A secret a rotation replaced, still signing until `expires_at`. */
 export interface PreviousSecret {
-  secret: string;
+  secret: Sealed;
   expires_at: string;
 }
 

@@ -3,13 +3,14 @@ import { changedSinceRead, ValidationFailed, type Precondition } from '#domain/e
 import { readProject } from '#store/projects';
 import { AGAIN, RETRY, withRetries } from '#store/retry';
 import { putNewWebhook, rewriteWebhook } from '#store/webhooks';
+import { secretsAtRest } from '#store/sealing';
 import { type TransactItem, withOptimisticRetry } from '#store/transactions';
 import { countedKinds, countInPart } from '#store/workspaceCounts';
 import { resolutionProblem, targetPolicy, urlProblem } from './addresses';
 import type { WebhookRecord } from './entities';
 import { MAX_WEBHOOKS_PER_WORKSPACE } from './limits';
 import { newSecret } from './signing';
-import { getWebhook } from './subscriptions';
+import { getWebhook, secretContext } from './subscriptions';
 
 /**
  * Registering and changing a webhook: what its URL and project must be (the request-forgery rules
@@ -35,7 +36,8 @@ async function checkProject(ws: string, slug: string | null | undefined): Promis
     throw ValidationFailed.of('project_slug', `"${slug}" is not a project of this workspace; name an existing project's slug`);
 }
 
-export async function createWebhook(ws: string, fields: WebhookFields): Promise<WebhookRecord> {
+/** The webhook, created, and its secret in clear (the record holds it sealed): the one time it is shown. */
+export async function createWebhook(ws: string, fields: WebhookFields): Promise<{ webhook: WebhookRecord; secret: string }> {
   await checkTarget(fields.url);
   await checkProject(ws, fields.project_slug);
   // The workspace's count holds the limit against concurrent creates (a create that lost it reads again).
@@ -47,23 +49,25 @@ export async function createWebhook(ws: string, fields: WebhookFields): Promise<
   });
 }
 
-async function putWebhook(ws: string, fields: WebhookFields, count: TransactItem): Promise<WebhookRecord> {
+async function putWebhook(ws: string, fields: WebhookFields, count: TransactItem): Promise<{ webhook: WebhookRecord; secret: string }> {
   const now = new Date().toISOString();
+  const id = `wh_${randomBytes(12).toString('hex')}`;
+  const secret = newSecret();
   const record: WebhookRecord = {
-    id: `wh_${randomBytes(12).toString('hex')}`,
+    id,
     workspace: ws,
     url: fields.url,
     events: fields.events,
     description: fields.description ?? '',
     ...(fields.project_slug ? { project_slug: fields.project_slug } : {}),
     active: true,
-    secret: newSecret(),
+    secret: await secretsAtRest().seal(secret, secretContext({ workspace: ws, id })),
     created_at: now,
     updated_at: now,
     rev: 0,
   };
   await putNewWebhook(record, count);
-  return record;
+  return { webhook: record, secret };
 }
 
 export type WebhookPatch = Partial<WebhookFields> & { active?: boolean | undefined };

@@ -3,6 +3,7 @@ import { readPage, type PageRequest } from '#domain/paging';
 import { decodeDelivery, decodeWebhook, deliveriesRange, webhooksRange } from '#store/webhookItem';
 import { AGAIN, RETRY, withRetries } from '#store/retry';
 import { deleteWebhookItem, readWebhook, replaceWebhookSecret } from '#store/webhooks';
+import { secretsAtRest, type Sealed } from '#store/sealing';
 import type { WebhookRecord } from './entities';
 import { PREVIOUS_SECRET_MS } from './settings';
 import { newSecret } from './signing';
@@ -43,16 +44,16 @@ export async function rotateSecret(ws: string, id: string, opts: { secret?: stri
     const current = await getWebhook(ws, id);
     const now = Date.now();
     const secret = opts.secret ?? newSecret();
-    if (secret === current.secret || current.previous_secrets?.some((p) => p.secret === secret)) {
-      throw ValidationFailed.of('secret', 'is one this webhook has signed with; give a new one');
-    }
+    const known = await openAll(current, [current.secret, ...(current.previous_secrets ?? []).map((p) => p.secret)]);
+    if (known.includes(secret)) throw ValidationFailed.of('secret', 'is one this webhook has signed with; give a new one');
     const previous = opts.expirePreviousNow
       ? []
       : [{ secret: current.secret, expires_at: new Date(now + PREVIOUS_SECRET_MS).toISOString() }, ...stillSigning(current, now)].slice(
           0,
           MAX_PREVIOUS_SECRETS,
         );
-    return (await replaceWebhookSecret(current, secret, previous, new Date(now).toISOString())) ? secret : AGAIN;
+    const sealed = await secretsAtRest().seal(secret, secretContext(current));
+    return (await replaceWebhookSecret(current, sealed, previous, new Date(now).toISOString())) ? secret : AGAIN;
   });
 }
 
@@ -62,8 +63,16 @@ function stillSigning(webhook: WebhookRecord, now: number) {
 }
 
 /** The secrets a delivery made now is signed with: the current one, and the previous ones while they last. */
-export function signingSecrets(webhook: WebhookRecord, now = Date.now()): string[] {
-  return [webhook.secret, ...stillSigning(webhook, now).map((p) => p.secret)];
+export function signingSecrets(webhook: WebhookRecord, now = Date.now()): Promise<string[]> {
+  return openAll(webhook, [webhook.secret, ...stillSigning(webhook, now).map((p) => p.secret)]);
+}
+
+/** What a webhook's sealed secrets are bound to: its workspace and id (a secret copied to another webhook does not open). */
+export const secretContext = (webhook: Pick<WebhookRecord, 'workspace' | 'id'>) => `webhook-secret ${webhook.workspace} ${webhook.id}`;
+
+function openAll(webhook: WebhookRecord, sealed: Sealed[]): Promise<string[]> {
+  const box = secretsAtRest();
+  return Promise.all(sealed.map((s) => box.open(s, secretContext(webhook))));
 }
 
 /** A page of the workspace's webhooks, in id order. */

@@ -18,9 +18,9 @@ export function webhookView(w: WebhookRecord): z.infer<typeof Webhook> {
   };
 }
 
-/** The answer of a create: the webhook and, this once, its secret. */
-export function createdWebhookView(w: WebhookRecord): z.infer<typeof WebhookCreated> {
-  return { ...webhookView(w), secret: w.secret };
+/** The answer of a create: the webhook and, this once, its secret (in clear: the record keeps it sealed). */
+export function createdWebhookView(w: WebhookRecord, secret: string): z.infer<typeof WebhookCreated> {
+  return { ...webhookView(w), secret };
 }
 
 export function deliveryView(d: DeliveryRecord): z.infer<typeof WebhookDelivery> {

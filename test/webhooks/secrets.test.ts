@@ -1,0 +1,88 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { expect, test } from 'vitest';
+import { checkTable } from '#checker/invariants';
+import { rekeyTable } from '#checker/rekey';
+import { writeWebhook } from '#local/sampleWebhooks';
+import { db } from '#store/client';
+import type { Sealed } from '#store/sealing';
+import { tableName } from '#store/table';
+import { newSecret } from '#webhooks/signing';
+import { call, workspaceClient, type WorkspaceClient } from '#support/api';
+
+/**
+ * Secrets at rest, through the local API: a webhook's secret is shown in clear twice (its create, a
+ * rotation) and kept nowhere in clear: not in its item, not in the saved answers its Idempotency-Key
+ * replays (which still replay it), not beside the secrets it replaced. A secret kept in clear from before
+ * keeps working until `npm run rekey` seals it, and after.
+ */
+const URL_OK = 'https://hooks.example.com/receiver';
+
+/** Every item of this test file's database (its own, new and small), as stored. */
+async function storedText(): Promise<string> {
+  const items: unknown[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(new ScanCommand({ TableName: tableName(), ExclusiveStartKey: start, ConsistentRead: true }));
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return JSON.stringify(items, (_, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('base64') : v));
+}
+
+const post = (c: WorkspaceClient, path: string, body: unknown, key: string) =>
+  call('POST', c.q(path), { token: c.token, body, headers: { 'Idempotency-Key': key } });
+
+test('a secret is shown at its create and rotation, replayed by their keys, and kept nowhere in clear', async () => {
+  const c = await workspaceClient('sealed');
+  const created = await post(c, '/webhooks', { url: URL_OK, events: ['*'] }, `create-${c.ws}`);
+  expect(created.status).toBe(201);
+  const first = created.body.data.secret as string;
+  expect(first).toMatch(/^whsec_/);
+  const replayed = await post(c, '/webhooks', { url: URL_OK, events: ['*'] }, `create-${c.ws}`);
+  expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+  expect(replayed.body.data.secret).toBe(first);
+
+  const id = created.body.data.id as string;
+  const own = newSecret();
+  const rotated = await post(c, `/webhooks/${id}/rotate-secret`, { secret: own }, `rotate-${c.ws}`);
+  expect(rotated.status).toBe(200);
+  expect(rotated.body.data.secret).toBe(own);
+  expect((await post(c, `/webhooks/${id}/rotate-secret`, { secret: own }, `rotate-${c.ws}`)).body.data.secret).toBe(own);
+  const second = (await post(c, `/webhooks/${id}/rotate-secret`, {}, `rotate-again-${c.ws}`)).body.data.secret as string;
+
+  const stored = await storedText();
+  for (const secret of [first, own, second]) {
+    expect(stored).not.toContain(secret);
+    expect(stored).not.toContain(secret.slice('whsec_'.length, 30));
+  }
+  expect(stored).not.toContain('whsec_');
+  expect(stored).toContain('sealed:v1:');
+  // The sealed secrets still open where they are used: the first two sign beside the newest, so neither may be given again.
+  for (const secret of [first, own, second]) {
+    const again = await post(c, `/webhooks/${id}/rotate-secret`, { secret }, `reuse-${secret.slice(-12)}`);
+    expect(again.status, secret).toBe(422);
+  }
+});
+
+test('a secret kept in clear from before keeps working, check:table names it, and npm run rekey seals it', async () => {
+  const c = await workspaceClient('clear');
+  const secret = newSecret();
+  const id = `wh_${c.ws.replace(/\W/g, '').slice(-24)}`;
+  await writeWebhook({ id, workspace: c.ws, url: URL_OK, secret: secret as Sealed });
+  expect(await storedText()).toContain(secret);
+  expect((await checkTable([c.ws])).violations).toEqual([expect.stringContaining(`webhook ${c.ws}/${id} keeps a signing secret in clear`)]);
+  // Opened as it is: the service knows it as this webhook's secret.
+  expect((await post(c, `/webhooks/${id}/rotate-secret`, { secret }, 'reuse-before')).status).toBe(422);
+
+  expect(await rekeyTable({ dryRun: true, workspaces: [c.ws] })).toMatchObject({ secrets: 1, conflicts: [] });
+  expect(await storedText()).toContain(secret);
+  expect(await rekeyTable({ workspaces: [c.ws] })).toMatchObject({ secrets: 1, conflicts: [] });
+  expect(await storedText()).not.toContain(secret);
+  expect((await checkTable([c.ws])).violations).toEqual([]);
+  expect(await rekeyTable({ workspaces: [c.ws] })).toMatchObject({ secrets: 0 });
+  expect((await post(c, `/webhooks/${id}/rotate-secret`, { secret }, 'reuse-after')).status).toBe(422);
+  // A rotation now keeps the old one sealed beside the new one.
+  expect((await post(c, `/webhooks/${id}/rotate-secret`, {}, 'rotate')).status).toBe(200);
+  expect(await storedText()).not.toContain(secret);
+  expect((await post(c, `/webhooks/${id}/rotate-secret`, { secret }, 'reuse-rotated')).status).toBe(422);
+});
