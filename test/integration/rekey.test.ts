@@ -56,9 +56,21 @@ test('npm run rekey brings a table written under the earlier folding up to date,
   await relabel(twinB, 'ＢＵＧ');
   expect((await checkTable([c.ws])).violations.length).toBeGreaterThan(0);
 
-  expect(await rekeyTable({ dryRun: true, workspaces: [c.ws] })).toEqual({ projects: 1, labels: 2, receipts: 0, secrets: 0, conflicts: [] });
+  expect(await rekeyTable({ dryRun: true, workspaces: [c.ws] })).toEqual({
+    projects: 1,
+    labels: 2,
+    receipts: 0,
+    secrets: 0,
+    conflicts: [],
+  });
   const result = await rekeyTable({ workspaces: [c.ws] });
-  expect(result).toEqual({ projects: 1, labels: 1, receipts: 0, secrets: 0, conflicts: [expect.stringContaining(`${c.ws}/${twinB.slug}`)] });
+  expect(result).toEqual({
+    projects: 1,
+    labels: 1,
+    receipts: 0,
+    secrets: 0,
+    conflicts: [expect.stringContaining(`${c.ws}/${twinB.slug}`)],
+  });
   // Everything but the twin titles is consistent now; find-by-name folds again.
   const left = (await checkTable([c.ws])).violations;
   expect(left).toHaveLength(4);
@@ -92,7 +104,13 @@ test("npm run rekey moves stream receipts out of their project's collection, so 
     expect.stringMatching(/^stream receipt PROJECT#.* \/ APPLIED#e-twice .*npm run rekey moves it$/),
   ]);
 
-  expect(await rekeyTable({ dryRun: true, workspaces: [c.ws] })).toEqual({ projects: 0, labels: 0, receipts: 2, secrets: 0, conflicts: [] });
+  expect(await rekeyTable({ dryRun: true, workspaces: [c.ws] })).toEqual({
+    projects: 0,
+    labels: 0,
+    receipts: 2,
+    secrets: 0,
+    conflicts: [],
+  });
   expect(await rekeyTable({ workspaces: [c.ws] })).toEqual({ projects: 0, labels: 0, receipts: 2, secrets: 0, conflicts: [] });
   const wanted = [legacy('e-moved'), legacy('e-twice'), keys.streamReceipt('e-moved'), keys.streamReceipt('e-twice')];
   const found = await db.send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: wanted, ConsistentRead: true } } }));
