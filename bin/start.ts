@@ -108,7 +108,13 @@ if (embedded) {
 
 // Cursors carry a MAC (domain/cursors.ts): keep its key with the data, so cursors survive a restart.
 process.env.CURSOR_KEY ||= localCursorKey(embedded && !inMemory ? dataDir : undefined);
-process.env.WEBHOOK_SECRETS_KEY ||= localWebhookSecretsKey(dataDir);
+// Webhook secrets are sealed (functions/commons/store/sealing.ts): under the data folder's key locally; a
+// deployed table's under its stack's KMS key, which the deployed deliverer opens them with, never a local one.
+if (embedded) process.env.WEBHOOK_SECRETS_KEY ||= localWebhookSecretsKey(dataDir);
+else if (process.env.WEBHOOK_SECRETS_KEY && !process.env.WEBHOOK_SECRETS_KMS_KEY_ID)
+  cliError(
+    `TABLE_NAME=${process.env.TABLE_NAME} is a deployed table: its webhook secrets are sealed under its stack's KMS key. Set WEBHOOK_SECRETS_KMS_KEY_ID to that key's ARN and unset WEBHOOK_SECRETS_KEY.`,
+  );
 
 // Imported only now: the shared DocumentClient reads its endpoint from the environment at load.
 const { tableName } = await import('#store/table');

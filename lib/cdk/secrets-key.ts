@@ -9,7 +9,7 @@ import type { StageConfig } from './stage.ts';
 /**
  * The main key of secrets at rest (functions/commons/store/sealing.ts): webhook signing secrets and the
  * saved answers that show one are sealed under data keys it makes. Only the functions that seal or open
- * them may use it (the routes marked `secrets` in the route table, and the webhook deliverer), only for
+ * them may use it (the routes marked `secrets` in the route table, and the webhook deliverer, which only opens), only for
  * data keys, and only for what the service asks them for (its encryption context). Rotated yearly by KMS;
  * prod keeps it on a destroy (without it, no webhook's secret opens: every webhook would need a new one).
  */
@@ -23,11 +23,15 @@ export function createSecretsKey(scope: Construct, stage: StageConfig): Key {
   });
 }
 
-/** Lets `fn` make and unwrap data keys under `key` for the service's secrets, and tells it which key. */
-export function grantSecrets(key: Key, fn: ServiceFunction): void {
+/**
+ * Lets `fn` unwrap data keys under `key` for the service's secrets (`open`), and make them too (`seal`: the
+ * routes that seal a new secret, which also open it when an Idempotency-Key replays their answer), and
+ * tells it which key.
+ */
+export function grantSecrets(key: Key, fn: ServiceFunction, use: 'seal' | 'open'): void {
   fn.addToRolePolicy(
     new PolicyStatement({
-      actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
+      actions: use === 'seal' ? ['kms:GenerateDataKey', 'kms:Decrypt'] : ['kms:Decrypt'],
       resources: [key.keyArn],
       conditions: {
         StringEquals: Object.fromEntries(Object.entries(SECRETS_KMS_CONTEXT).map(([k, v]) => [`kms:EncryptionContext:${k}`, v])),

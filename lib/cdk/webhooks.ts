@@ -80,7 +80,8 @@ export function createWebhooks(stack: ServiceParts, stage: StageConfig): [Queue,
   grantTableAccess(fn, stack.table, CONSUMER_TABLE_ACCESS['webhook-deliverer']);
   retries.grantSendMessages(fn);
   deadLetters.grantSendMessages(fn);
-  grantSecrets(stack.secretsKey, fn);
+  // It signs with the secrets (opens them) and never seals one.
+  grantSecrets(stack.secretsKey, fn, 'open');
   fn.addEventSource(new SqsEventSource(queue, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: FRESH_CONCURRENCY }));
   fn.addEventSource(new SqsEventSource(retries, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: RETRY_CONCURRENCY }));
   stack.functions.set('webhook-deliverer', fn);

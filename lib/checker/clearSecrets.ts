@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '#store/client';
 import { ItemType, keys } from '#store/keys';
 import type { Item } from '#store/query';
-import { isSealed, secretsAtRest } from '#store/sealing';
+import { isSealed, secretsAtRest, storedText, type Sealed } from '#store/sealing';
 import { tableName } from '#store/table';
 import { decodeWebhook } from '#store/webhookItem';
 import { secretContext } from '#webhooks/subscriptions';
@@ -19,7 +19,7 @@ export const holdsClearSecret = (i: Item): boolean =>
 export async function sealSecrets(item: Item): Promise<boolean> {
   const webhook = decodeWebhook(item);
   const box = secretsAtRest();
-  const seal = async (s: string) => (isSealed(s) ? s : box.seal(s, secretContext(webhook)));
+  const seal = async (s: Sealed) => (isSealed(s) ? s : box.seal(storedText(s), secretContext(webhook)));
   const previous = await Promise.all((webhook.previous_secrets ?? []).map(async (p) => ({ ...p, secret: await seal(p.secret) })));
   try {
     await db.send(

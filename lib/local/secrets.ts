@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -27,11 +27,16 @@ function keptKey(dataDir: string, name: string, encoding: 'base64' | 'base64url'
   const file = join(dataDir, name);
   if (!existsSync(file)) {
     mkdirSync(dataDir, { recursive: true });
+    // Written whole under another name, then linked into place: a process starting beside this one reads
+    // the key or no file, never half of one; if another made it first, its key is the one.
+    const draft = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    writeFileSync(draft, randomBytes(32).toString(encoding), { mode: 0o600 });
     try {
-      writeFileSync(file, randomBytes(32).toString(encoding), { mode: 0o600, flag: 'wx' });
+      linkSync(draft, file);
     } catch (error) {
-      // Another process made it first: its key is the one.
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      unlinkSync(draft);
     }
   }
   return readFileSync(file, 'utf8').trim();

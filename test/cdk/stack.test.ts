@@ -483,14 +483,18 @@ describe('secrets at rest', () => {
     expect(prod[secretsKeyId(prod, 'prod')]!.DeletionPolicy).toBe('RetainExceptOnCreate');
   });
 
-  const users = [...routes.filter((r) => r.secrets).map((r) => r.name), 'webhook-deliverer'];
+  const users = new Map<string, 'seal' | 'open'>([
+    ...routes.flatMap((r) => (r.secrets ? [[r.name, r.secrets] as const] : [])),
+    ['webhook-deliverer', 'open'],
+  ]);
   test.each([...routes.map((r) => r.name), 'authorizer', 'stream-processor', 'inbound-consumer', 'webhook-deliverer'])(
-    '%s may use the secrets key only if it seals or opens secrets, only for data keys of the service, and knows it by ARN only then',
+    '%s may use the secrets key only if it seals or opens secrets (make data keys only if it seals), only for data keys of the service, and knows it by ARN only then',
     (name) => {
       const keyId = secretsKeyId(resources);
       const kms = statementsOf(name).filter((s) => [s.Action].flat().some((a) => a.startsWith('kms:')));
       const env = resources[functionLogicalId(name)]!.Properties.Environment.Variables;
-      if (!users.includes(name)) {
+      const use = users.get(name);
+      if (!use) {
         expect(kms).toEqual([]);
         expect(env.WEBHOOK_SECRETS_KMS_KEY_ID).toBeUndefined();
         return;
@@ -498,7 +502,7 @@ describe('secrets at rest', () => {
       expect(kms.map((k) => ({ ...k, Action: [k.Action].flat().sort() }))).toEqual([
         {
           Effect: 'Allow',
-          Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
+          Action: use === 'seal' ? ['kms:Decrypt', 'kms:GenerateDataKey'] : ['kms:Decrypt'],
           Resource: { 'Fn::GetAtt': [keyId, 'Arn'] },
           Condition: {
             StringEquals: { 'kms:EncryptionContext:service': 'project-label-service', 'kms:EncryptionContext:purpose': 'secrets-at-rest' },
@@ -655,9 +659,8 @@ describe('webhooks', () => {
       'dynamodb:PutItem',
       'dynamodb:Query',
       'dynamodb:UpdateItem',
-      // The secrets key (its statement: 'secrets at rest' above).
+      // The secrets key, to open them only (its statement: 'secrets at rest' above).
       'kms:Decrypt',
-      'kms:GenerateDataKey',
       'sqs:ChangeMessageVisibility',
       'sqs:DeleteMessage',
       'sqs:GetQueueAttributes',

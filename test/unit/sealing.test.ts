@@ -4,7 +4,17 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type * as Kms from '@aws-sdk/client-kms';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { isSealed, kmsVault, localVault, SECRETS_KMS_CONTEXT, sealer, vaultFromEnv, type KeyVault, type Sealed } from '#store/sealing';
+import {
+  isSealed,
+  kmsVault,
+  localVault,
+  SealError,
+  SECRETS_KMS_CONTEXT,
+  sealer,
+  storedText,
+  vaultFromEnv,
+  type KeyVault,
+} from '#store/sealing';
 
 /**
  * Secrets at rest: what a sealed value holds (nothing in clear), where it opens (only under its own
@@ -21,6 +31,7 @@ function counted(vault: KeyVault) {
   return {
     calls,
     vault: {
+      kind: vault.kind,
       newDataKey: () => (calls.newDataKey++, vault.newDataKey()),
       unwrap: (w: Buffer) => (calls.unwrap++, vault.unwrap(w)),
     } satisfies KeyVault,
@@ -32,8 +43,9 @@ describe('sealed values', () => {
 
   test('hold nothing of the secret in clear, and open to it under their context', async () => {
     const box = sealer(localVault(main));
-    const sealed = await box.seal(SECRET, 'webhook-secret acme wh_1');
+    const sealed = storedText(await box.seal(SECRET, 'webhook-secret acme wh_1'));
     expect(isSealed(sealed)).toBe(true);
+    expect(sealed).toMatch(/^sealed:v1:local:/);
     expect(sealed).not.toContain(SECRET.slice(6, 20));
     expect(sealed).not.toContain('whsec_');
     expect(await box.open(sealed, 'webhook-secret acme wh_1')).toBe(SECRET);
@@ -44,13 +56,37 @@ describe('sealed values', () => {
   test('do not open under another context (a sealed secret copied to another webhook), another main key, or edited', async () => {
     const box = sealer(localVault(main));
     const sealed = await box.seal(SECRET, 'webhook-secret acme wh_1');
-    await expect(box.open(sealed, 'webhook-secret acme wh_2')).rejects.toThrow();
-    await expect(box.open(sealed, 'webhook-secret other wh_1')).rejects.toThrow();
+    await expect(box.open(sealed, 'webhook-secret acme wh_2')).rejects.toThrow(SealError);
+    await expect(box.open(sealed, 'webhook-secret other wh_1')).rejects.toThrow(SealError);
     await expect(sealer(localVault(randomBytes(32))).open(sealed, 'webhook-secret acme wh_1')).rejects.toThrow();
-    const [wrapped, body] = sealed.slice('sealed:v1:'.length).split(':') as [string, string];
+    const [kind, wrapped, body] = storedText(sealed).slice('sealed:v1:'.length).split(':') as [string, string, string];
     const bytes = Buffer.from(body, 'base64');
     bytes.writeUInt8(bytes.readUInt8(bytes.length - 20) ^ 1, bytes.length - 20);
-    await expect(box.open(`sealed:v1:${wrapped}:${bytes.toString('base64')}` as Sealed, 'webhook-secret acme wh_1')).rejects.toThrow();
+    await expect(box.open(`sealed:v1:${kind}:${wrapped}:${bytes.toString('base64')}`, 'webhook-secret acme wh_1')).rejects.toThrow(
+      /does not open/,
+    );
+    // A tag cut short (GCM would check a 4-byte one) or a body with no room for one: refused, never opened.
+    const short = Buffer.from(body, 'base64').subarray(0, -12);
+    await expect(box.open(`sealed:v1:${kind}:${wrapped}:${short.toString('base64')}`, 'webhook-secret acme wh_1')).rejects.toThrow(
+      SealError,
+    );
+    await expect(box.open(`sealed:v1:${kind}:${wrapped}:${Buffer.alloc(20).toString('base64')}`, 'c')).rejects.toThrow(/too short/);
+  });
+
+  test('a value sealed under one kind of main key says so where another is set, instead of failing to open', async () => {
+    const sealed = await sealer(localVault(main)).seal(SECRET, 'c');
+    const kms = sealer({
+      kind: 'kms',
+      newDataKey: () => Promise.reject(new Error('unused')),
+      unwrap: () => Promise.reject(new Error('unused')),
+    });
+    await expect(kms.open(sealed, 'c')).rejects.toThrow(/sealed under the local main key and this process has the kms one/);
+  });
+
+  test('only a whsec_ value opens as itself: anything else neither sealed nor a secret is refused', async () => {
+    const box = sealer(localVault(main));
+    for (const odd of ['', 'sealed:v2:local:a:b', 'plain text', 'sealed:v1:local:onlyone'])
+      await expect(box.open(odd, 'c'), odd).rejects.toThrow(SealError);
   });
 
   test('a value kept in clear from before sealing opens as itself', async () => {
@@ -76,6 +112,7 @@ describe('sealed values', () => {
     let fail = true;
     const inner = localVault(main);
     const box = sealer({
+      kind: 'local',
       newDataKey: () => (fail ? Promise.reject(new Error('throttled')) : inner.newDataKey()),
       unwrap: (w) => (fail ? Promise.reject(new Error('throttled')) : inner.unwrap(w)),
     });

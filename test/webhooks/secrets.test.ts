@@ -4,7 +4,9 @@ import { checkTable } from '#checker/invariants';
 import { rekeyTable } from '#checker/rekey';
 import { writeWebhook } from '#local/sampleWebhooks';
 import { db } from '#store/client';
-import type { Sealed } from '#store/sealing';
+import { randomBytes } from 'node:crypto';
+import { asSealed, localVault, sealer } from '#store/sealing';
+import { secretContext } from '#webhooks/subscriptions';
 import { tableName } from '#store/table';
 import { newSecret } from '#webhooks/signing';
 import { call, workspaceClient, type WorkspaceClient } from '#support/api';
@@ -68,7 +70,7 @@ test('a secret kept in clear from before keeps working, check:table names it, an
   const c = await workspaceClient('clear');
   const secret = newSecret();
   const id = `wh_${c.ws.replace(/\W/g, '').slice(-24)}`;
-  await writeWebhook({ id, workspace: c.ws, url: URL_OK, secret: secret as Sealed });
+  await writeWebhook({ id, workspace: c.ws, url: URL_OK, secret: asSealed(secret) });
   expect(await storedText()).toContain(secret);
   expect((await checkTable([c.ws])).violations).toEqual([expect.stringContaining(`webhook ${c.ws}/${id} keeps a signing secret in clear`)]);
   // Opened as it is: the service knows it as this webhook's secret.
@@ -85,4 +87,27 @@ test('a secret kept in clear from before keeps working, check:table names it, an
   expect((await post(c, `/webhooks/${id}/rotate-secret`, {}, 'rotate')).status).toBe(200);
   expect(await storedText()).not.toContain(secret);
   expect((await post(c, `/webhooks/${id}/rotate-secret`, { secret }, 'reuse-rotated')).status).toBe(422);
+});
+
+test('rotating a webhook whose secret is kept in clear seals the one it keeps signing beside the new one', async () => {
+  const c = await workspaceClient('clear-rotate');
+  const secret = newSecret();
+  const id = `wh_${c.ws.replace(/\W/g, '').slice(-24)}`;
+  await writeWebhook({ id, workspace: c.ws, url: URL_OK, secret: asSealed(secret) });
+  expect((await post(c, `/webhooks/${id}/rotate-secret`, {}, 'rotate')).status).toBe(200);
+  expect(await storedText()).not.toContain(secret);
+  expect((await checkTable([c.ws])).violations).toEqual([]);
+  expect((await post(c, `/webhooks/${id}/rotate-secret`, { secret }, 'reuse')).status).toBe(422);
+});
+
+test('a webhook whose secret no longer opens (sealed under a main key since replaced) can still be given a new one', async () => {
+  const c = await workspaceClient('lost-key');
+  const id = `wh_${c.ws.replace(/\W/g, '').slice(-24)}`;
+  const elsewhere = await sealer(localVault(randomBytes(32))).seal(newSecret(), secretContext({ workspace: c.ws, id }));
+  await writeWebhook({ id, workspace: c.ws, url: URL_OK, secret: elsewhere });
+  const own = newSecret();
+  const rotated = await post(c, `/webhooks/${id}/rotate-secret`, { secret: own, expire_previous_now: true }, 'own');
+  expect(rotated.status, rotated.text).toBe(200);
+  expect((await post(c, `/webhooks/${id}/rotate-secret`, { secret: own }, 'own-again')).status).toBe(422);
+  expect((await post(c, `/webhooks/${id}/rotate-secret`, {}, 'generated')).status).toBe(200);
 });

@@ -1,5 +1,5 @@
 import { claimKey, completeKey, readClaim, releaseKey, type Claim, type KeyRef, type StoredAnswer } from '#store/idempotency';
-import { isSealed, secretsAtRest } from '#store/sealing';
+import { isSealed, secretsAtRest, storedText } from '#store/sealing';
 import { count } from '#observability/counts';
 import { logger } from '#observability/log';
 import { sourceMapped } from '#observability/stacks';
@@ -87,7 +87,7 @@ function settled(claim: Claim, r: KeyedRequest): KeptAnswer | undefined {
 export async function keepAnswer(r: KeyedRequest, answer: KeptAnswer): Promise<void> {
   try {
     const ref = refOf(r);
-    const kept = r.sealAnswer ? { ...answer, body: await secretsAtRest().seal(answer.body, answerContext(ref)) } : answer;
+    const kept = r.sealAnswer ? { ...answer, body: storedText(await secretsAtRest().seal(answer.body, answerContext(ref))) } : answer;
     if ((await completeKey(ref, kept)) === 'too-large') await releaseKey(ref);
   } catch (error) {
     // The client has its answer and nothing it asked for is undone, but once the lease ends a retry

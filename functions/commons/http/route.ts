@@ -50,8 +50,11 @@ export interface Route {
   answer: Answer;
   /** Its answer is one resource with its entity tag (`resource()` in the handler); a GET of it answers 304. */
   tagged?: true;
-  /** It seals or opens webhook secrets (store/sealing.ts): the stack lets its function use the secrets key, and no other. */
-  secrets?: true;
+  /**
+   * It seals (and opens) webhook secrets, or only opens them (store/sealing.ts): the stack lets its function
+   * make data keys under the secrets key (`seal`) or only unwrap them (`open`); no other function may use it.
+   */
+  secrets?: 'seal' | 'open';
   /** A valid request of it against the given targets. */
   sample: (t: SampleTargets) => SampleRequest;
 }

@@ -13,14 +13,23 @@ import type * as Kms from '@aws-sdk/client-kms';
  * opens as itself: `npm run rekey` seals those.
  */
 
-/** A sealed value (or a legacy clear one): only `openSealed` gives what it holds. */
-export type Sealed = string & { readonly __sealed: true };
+declare const sealedBrand: unique symbol;
+/**
+ * A sealed value (or a legacy clear `whsec_` one), as kept: opaque (not a string to TypeScript, so it
+ * cannot be signed with by mistake); only a sealer's `open` gives what it holds.
+ */
+export type Sealed = { readonly [sealedBrand]: true };
 
 const PREFIX = 'sealed:v1:';
+/** What a value kept in clear from before sealing looks like: nothing else opens as itself. */
+const LEGACY_CLEAR = 'whsec_';
 const ALGORITHM = 'aes-256-gcm';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
 
-/** Where main keys live: makes data keys (clear and wrapped) and unwraps them. */
+/** Where main keys live: makes data keys (clear and wrapped) and unwraps them. `kind` is written into each sealed value. */
 export interface KeyVault {
+  kind: 'kms' | 'local';
   newDataKey(): Promise<{ plain: Buffer; wrapped: Buffer }>;
   unwrap(wrapped: Buffer): Promise<Buffer>;
 }
@@ -42,6 +51,7 @@ export function kmsVault(keyId: string, load = () => createRequire(import.meta.u
     return kms;
   };
   return {
+    kind: 'kms',
     async newDataKey() {
       const { client, sdk } = get();
       const out = await client.send(
@@ -63,6 +73,7 @@ export function kmsVault(keyId: string, load = () => createRequire(import.meta.u
 export function localVault(mainKey: Buffer): KeyVault {
   if (mainKey.length !== 32) throw new Error('the local main key of secrets at rest must be 32 bytes');
   return {
+    kind: 'local',
     async newDataKey() {
       const plain = randomBytes(32);
       return { plain, wrapped: encrypt(mainKey, plain, 'data-key') };
@@ -80,23 +91,42 @@ export function vaultFromEnv(env: NodeJS.ProcessEnv = process.env): KeyVault {
   const none = async (): Promise<never> => {
     throw new Error('No key to seal secrets with: WEBHOOK_SECRETS_KMS_KEY_ID (deployed) or WEBHOOK_SECRETS_KEY (local) is unset.');
   };
-  return { newDataKey: none, unwrap: none };
+  return { kind: 'local', newDataKey: none, unwrap: none };
 }
 
 function encrypt(key: Buffer, plain: Buffer, context: string): Buffer {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv(ALGORITHM, key, iv).setAAD(Buffer.from(context, 'utf8'));
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv(ALGORITHM, key, iv, { authTagLength: TAG_BYTES }).setAAD(Buffer.from(context, 'utf8'));
   return Buffer.concat([iv, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
 }
 
+/** The plaintext, or an error: too short to hold an IV and a whole tag, or a tag that does not check (another key or context, or edited). */
 function decrypt(key: Buffer, sealed: Buffer, context: string): Buffer {
-  const decipher = createDecipheriv(ALGORITHM, key, sealed.subarray(0, 12)).setAAD(Buffer.from(context, 'utf8'));
-  decipher.setAuthTag(sealed.subarray(sealed.length - 16));
-  return Buffer.concat([decipher.update(sealed.subarray(12, sealed.length - 16)), decipher.final()]);
+  if (sealed.length < IV_BYTES + TAG_BYTES) throw new SealError('is too short to be a sealed value');
+  const decipher = createDecipheriv(ALGORITHM, key, sealed.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES }).setAAD(
+    Buffer.from(context, 'utf8'),
+  );
+  decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
+  try {
+    return Buffer.concat([decipher.update(sealed.subarray(IV_BYTES, sealed.length - TAG_BYTES)), decipher.final()]);
+  } catch {
+    throw new SealError('does not open: sealed under another main key or for another item, or edited');
+  }
 }
 
-/** At most this many unwrapped data keys are kept (each container makes one; a table holds a few hundred at most). */
-const MAX_CACHED_KEYS = 256;
+/** A sealed value that does not open, saying why (never what it holds). */
+export class SealError extends Error {
+  constructor(why: string) {
+    super(`A sealed secret ${why}.`);
+    this.name = 'SealError';
+  }
+}
+
+/**
+ * Unwrapped data keys kept, the least recently used going first: a process meets one data key per process
+ * instance that sealed what it opens (each makes one), so a warm deliverer rarely unwraps at all.
+ */
+const MAX_CACHED_KEYS = 1024;
 
 /** Seals and opens under one vault, with its data keys cached. */
 export function sealer(vault: KeyVault) {
@@ -104,7 +134,11 @@ export function sealer(vault: KeyVault) {
   const unwrapped = new Map<string, Promise<Buffer>>();
   const dataKey = (wrapped: string) => {
     let key = unwrapped.get(wrapped);
-    if (!key) {
+    if (key) {
+      // Most recently used: last in the map's order.
+      unwrapped.delete(wrapped);
+      unwrapped.set(wrapped, key);
+    } else {
       if (unwrapped.size >= MAX_CACHED_KEYS) unwrapped.delete(unwrapped.keys().next().value!);
       key = vault.unwrap(Buffer.from(wrapped, 'base64'));
       // A failed unwrap is not kept: the next open asks again.
@@ -122,17 +156,32 @@ export function sealer(vault: KeyVault) {
       const { plain: key, wrapped } = await own;
       const wrappedText = wrapped.toString('base64');
       unwrapped.set(wrappedText, Promise.resolve(key));
-      return `${PREFIX}${wrappedText}:${encrypt(key, Buffer.from(plain, 'utf8'), context).toString('base64')}` as Sealed;
+      const body = encrypt(key, Buffer.from(plain, 'utf8'), context).toString('base64');
+      return `${PREFIX}${vault.kind}:${wrappedText}:${body}` as unknown as Sealed;
     },
+    /** What `sealed` holds; a legacy clear `whsec_` value is itself. A SealError for anything else that does not open. */
     async open(sealed: Sealed | string, context: string): Promise<string> {
-      if (!isSealed(sealed)) return sealed;
-      const [wrapped, body] = sealed.slice(PREFIX.length).split(':') as [string, string];
+      const text = sealed as unknown as string;
+      if (!isSealed(text)) {
+        if (text.startsWith(LEGACY_CLEAR)) return text;
+        throw new SealError('is neither sealed nor a secret kept in clear from before');
+      }
+      const [kind, wrapped, body] = text.slice(PREFIX.length).split(':');
+      if (kind !== vault.kind)
+        throw new SealError(
+          `was sealed under the ${kind} main key and this process has the ${vault.kind} one (WEBHOOK_SECRETS_KMS_KEY_ID, WEBHOOK_SECRETS_KEY)`,
+        );
+      if (!wrapped || !body) throw new SealError('is malformed');
       return decrypt(await dataKey(wrapped), Buffer.from(body, 'base64'), context).toString('utf8');
     },
   };
 }
 
-export const isSealed = (value: string): boolean => value.startsWith(PREFIX);
+export const isSealed = (value: Sealed | string): boolean => storedText(value as Sealed).startsWith(PREFIX);
+
+/** A sealed value as the table keeps it (a string attribute), and back: the only two casts of `Sealed`. */
+export const storedText = (sealed: Sealed): string => sealed as unknown as string;
+export const asSealed = (stored: string): Sealed => stored as unknown as Sealed;
 
 let shared: ReturnType<typeof sealer> | undefined;
 /** The process's sealer, from the settings (vaultFromEnv), made at its first use. */

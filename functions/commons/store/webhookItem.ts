@@ -1,7 +1,7 @@
 import { DELIVERY_STATUSES, type DeliveryRecord, type PreviousSecret, type WebhookRecord } from '#webhooks/entities';
 import { bool, num, oneOf, optNum, optStr, str, strings } from './codec';
 import { keys } from './keys';
-import type { Sealed } from './sealing';
+import { asSealed } from './sealing';
 import type { Item, KeyRange } from './query';
 
 /** The webhook and delivery items as the table keeps them, decoded back into the entities, and the ranges they are listed from. */
@@ -17,13 +17,13 @@ const present = <T>(values: Record<string, unknown>) =>
 function previousSecrets(item: Item): PreviousSecret[] | undefined {
   if (Array.isArray(item.previous_secrets)) {
     return (item.previous_secrets as Item[]).map((p) => ({
-      secret: str(p, 'secret', item) as Sealed,
+      secret: asSealed(str(p, 'secret', item)),
       expires_at: str(p, 'expires_at', item),
     }));
   }
-  const secret = optStr(item, 'previous_secret') as Sealed | undefined;
+  const secret = optStr(item, 'previous_secret');
   const expires = optStr(item, 'previous_secret_expires_at');
-  return secret && expires ? [{ secret, expires_at: expires }] : undefined;
+  return secret && expires ? [{ secret: asSealed(secret), expires_at: expires }] : undefined;
 }
 
 export function decodeWebhook(item: Item): WebhookRecord {
@@ -41,7 +41,7 @@ export function decodeWebhook(item: Item): WebhookRecord {
     events: strings(item, 'events'),
     description: str(item, 'description'),
     active: bool(item, 'active'),
-    secret: str(item, 'secret') as Sealed,
+    secret: asSealed(str(item, 'secret')),
     created_at: str(item, 'created_at'),
     updated_at: str(item, 'updated_at'),
     rev: num(item, 'rev'),

@@ -22,7 +22,9 @@ export function newSecret(): string {
 }
 
 function sign(secret: string, content: string): string {
-  const key = Buffer.from(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret, 'base64');
+  // Only a secret in clear signs (never a sealed value: store/sealing.ts opens them first).
+  if (!secret.startsWith(PREFIX)) throw new Error('a webhook is signed with its secret in clear (whsec_...), never a sealed one');
+  const key = Buffer.from(secret.slice(PREFIX.length), 'base64');
   return `v1,${createHmac('sha256', key).update(content, 'utf8').digest('base64')}`;
 }
 

@@ -3,8 +3,8 @@ import { readPage, type PageRequest } from '#domain/paging';
 import { decodeDelivery, decodeWebhook, deliveriesRange, webhooksRange } from '#store/webhookItem';
 import { AGAIN, RETRY, withRetries } from '#store/retry';
 import { deleteWebhookItem, readWebhook, replaceWebhookSecret } from '#store/webhooks';
-import { secretsAtRest, type Sealed } from '#store/sealing';
-import type { WebhookRecord } from './entities';
+import { isSealed, SealError, secretsAtRest, storedText, type Sealed } from '#store/sealing';
+import type { PreviousSecret, WebhookRecord } from './entities';
 import { PREVIOUS_SECRET_MS } from './settings';
 import { newSecret } from './signing';
 
@@ -44,15 +44,26 @@ export async function rotateSecret(ws: string, id: string, opts: { secret?: stri
     const current = await getWebhook(ws, id);
     const now = Date.now();
     const secret = opts.secret ?? newSecret();
-    const known = await openAll(current, [current.secret, ...(current.previous_secrets ?? []).map((p) => p.secret)]);
-    if (known.includes(secret)) throw ValidationFailed.of('secret', 'is one this webhook has signed with; give a new one');
+    // A caller's own secret must be new to this webhook. One that no longer opens (sealed under a main key
+    // since replaced) counts as unknown: the rotation that replaces it must still be possible.
+    if (opts.secret !== undefined) {
+      const known = await openAll(current, [current.secret, ...(current.previous_secrets ?? []).map((p) => p.secret)], 'skip');
+      if (known.includes(secret)) throw ValidationFailed.of('secret', 'is one this webhook has signed with; give a new one');
+    }
+    const box = secretsAtRest();
+    // Kept signing beside the new one, sealed (one kept in clear from before is sealed now).
+    const keep = async (p: PreviousSecret) => ({
+      ...p,
+      secret: isSealed(p.secret) ? p.secret : await box.seal(storedText(p.secret), secretContext(current)),
+    });
     const previous = opts.expirePreviousNow
       ? []
-      : [{ secret: current.secret, expires_at: new Date(now + PREVIOUS_SECRET_MS).toISOString() }, ...stillSigning(current, now)].slice(
-          0,
-          MAX_PREVIOUS_SECRETS,
+      : await Promise.all(
+          [{ secret: current.secret, expires_at: new Date(now + PREVIOUS_SECRET_MS).toISOString() }, ...stillSigning(current, now)]
+            .slice(0, MAX_PREVIOUS_SECRETS)
+            .map(keep),
         );
-    const sealed = await secretsAtRest().seal(secret, secretContext(current));
+    const sealed = await box.seal(secret, secretContext(current));
     return (await replaceWebhookSecret(current, sealed, previous, new Date(now).toISOString())) ? secret : AGAIN;
   });
 }
@@ -62,17 +73,36 @@ function stillSigning(webhook: WebhookRecord, now: number) {
   return (webhook.previous_secrets ?? []).filter((p) => Date.parse(p.expires_at) > now);
 }
 
-/** The secrets a delivery made now is signed with: the current one, and the previous ones while they last. */
-export function signingSecrets(webhook: WebhookRecord, now = Date.now()): Promise<string[]> {
-  return openAll(webhook, [webhook.secret, ...stillSigning(webhook, now).map((p) => p.secret)]);
+/**
+ * The secrets a delivery made now is signed with: the current one (which must open), and the previous ones
+ * while they last (one that no longer opens, sealed under a main key since replaced, is left out).
+ */
+export async function signingSecrets(webhook: WebhookRecord, now = Date.now()): Promise<string[]> {
+  const [current, previous] = await Promise.all([
+    openAll(webhook, [webhook.secret]),
+    openAll(
+      webhook,
+      stillSigning(webhook, now).map((p) => p.secret),
+      'skip',
+    ),
+  ]);
+  return [...current, ...previous];
 }
 
 /** What a webhook's sealed secrets are bound to: its workspace and id (a secret copied to another webhook does not open). */
 export const secretContext = (webhook: Pick<WebhookRecord, 'workspace' | 'id'>) => `webhook-secret ${webhook.workspace} ${webhook.id}`;
 
-function openAll(webhook: WebhookRecord, sealed: Sealed[]): Promise<string[]> {
+/** Opens the webhook's secrets; with `skip`, one that does not open is left out instead of failing the call. */
+async function openAll(webhook: WebhookRecord, sealed: Sealed[], unopenable: 'throw' | 'skip' = 'throw'): Promise<string[]> {
   const box = secretsAtRest();
-  return Promise.all(sealed.map((s) => box.open(s, secretContext(webhook))));
+  const opened = await Promise.all(
+    sealed.map((s) =>
+      box
+        .open(s, secretContext(webhook))
+        .catch((error: unknown) => (unopenable === 'skip' && error instanceof SealError ? undefined : Promise.reject(error))),
+    ),
+  );
+  return opened.filter((s): s is string => s !== undefined);
 }
 
 /** A page of the workspace's webhooks, in id order. */

@@ -28,7 +28,9 @@ async function itemsOf(fixture: Fixture): Promise<string[]> {
     items
       .map((i) => names.reduce((t, [from, to]) => t.replaceAll(from, to), JSON.stringify(i)))
       .map((t) => t.replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, '<time>'))
-      .map((t) => t.replace(/"ttl":\d+/, '"ttl":"<expiry>"').replace(/"whsec_[A-Za-z0-9+/=]+"/, '"<secret>"'))
+      .map((t) =>
+        t.replace(/"ttl":\d+/, '"ttl":"<expiry>"').replace(/"sealed:v1:[a-z]+:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+"/, '"<sealed secret>"'),
+      )
       // A history entry's event (the stream record's id), and what derives from it: the entry's id and its shard.
       .map((t) =>
         t.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<event>').replace(/act_[A-Za-z0-9_-]{24}/g, '<entry>'),
