@@ -5,13 +5,13 @@
  *   --skip-100k     leave out the delete of a label with 100,000 links (the longest scenario by far)
  *   --report-only   render BENCHMARKS.md again from .bench/latest.json, measuring nothing
  */
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, platform, release, totalmem } from 'node:os';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '#lib/paths';
 import { useLocalDatabase } from '#local/database';
+import { throwawayWebhookSecretsKey } from '#local/secrets';
 import { startLocalApi } from '#support/local-api';
 import { measureBundles } from '#bench/cold';
 import { log } from '#bench/stats';
@@ -50,7 +50,7 @@ const benchDir = join(repoRoot, '.bench');
 mkdirSync(benchDir, { recursive: true });
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 // The main key of secrets at rest, shared by the API it starts and the fixtures it writes itself.
-process.env.WEBHOOK_SECRETS_KEY ||= randomBytes(32).toString('base64');
+process.env.WEBHOOK_SECRETS_KEY ||= throwawayWebhookSecretsKey();
 // The handlers run in-process for some sections: their log and metrics lines go to .bench/, not the console.
 routeProcessOutput({ logFile: join(benchDir, 'logs.jsonl'), metricsFile: join(benchDir, 'metrics.jsonl'), echo: false });
 

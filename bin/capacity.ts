@@ -4,7 +4,6 @@
  * DYNAMODB_PORT, in a database of DYNAMODB_LOCAL_ACCESS_KEY's). See lib/capacity/scenarios.ts.
  *   --stdout   print the page instead of writing docs/capacity.md (the test compares it with the file)
  */
-import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -13,6 +12,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { cliArguments, exitPlainlyOnError } from '#lib/cli';
 import { repoRoot } from '#lib/paths';
 import { dynamodbPort, ensureTable, sharedDynamoDbLocal, startDynamoDbLocal, useLocalDatabase } from '#local/database';
+import { throwawayWebhookSecretsKey } from '#local/secrets';
 import { routeProcessOutput } from '#local/logRouter';
 import { freePort } from '#support/ports';
 
@@ -25,7 +25,7 @@ const target = join(repoRoot, 'docs', 'capacity.md');
 // The deliveries it measures go to a listener of its own on loopback.
 process.env.WEBHOOKS_ALLOW_PRIVATE_TARGETS = 'true';
 // Its own database, its own main key of secrets at rest (nothing it seals outlives the run).
-process.env.WEBHOOK_SECRETS_KEY ||= randomBytes(32).toString('base64');
+process.env.WEBHOOK_SECRETS_KEY ||= throwawayWebhookSecretsKey();
 // The handlers' log and metric lines are not what this command shows.
 const output = routeProcessOutput({
   logFile: join(tmpdir(), `capacity-${process.pid}-logs.jsonl`),

@@ -6,7 +6,7 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
-import { functionId } from './api.ts';
+import { functionId } from './parts.ts';
 import { allThrottleEvents } from './table-throttles.ts';
 import type { ServiceParts } from './parts.ts';
 import type { StageConfig } from './stage.ts';

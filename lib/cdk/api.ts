@@ -21,7 +21,7 @@ import { usagePlanName } from '#lib/aws/usagePlanNames';
 import { CORS_PREFLIGHT } from '#http/cors';
 import { NO_STORE_HEADERS } from '#http/headers';
 import { GATEWAY_PROBLEMS, gatewayProblemTemplate, gatewayStatus } from './gateway-responses.ts';
-import type { ServiceParts } from './parts.ts';
+import { functionId, type ServiceParts } from './parts.ts';
 import { grantTableAccess } from './table-access.ts';
 import { CONSUMER_TABLE_ACCESS, routeTableAccess } from '#lib/tableAccess';
 import { roomFor } from './rooms.ts';
@@ -192,9 +192,4 @@ function resourceFor(api: RestApi, path: string): IResource {
     .split('/')
     .filter(Boolean)
     .reduce<IResource>((parent, part) => parent.getResource(part) ?? parent.addResource(part), api.root);
-}
-
-/** `get-project` -> `GetProject`: stable logical ids derived from route names. */
-export function functionId(name: string): string {
-  return name.replace(/(^|-)([a-z0-9])/g, (_, _dash: string, c: string) => c.toUpperCase());
 }

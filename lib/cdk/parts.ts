@@ -14,3 +14,8 @@ export interface ServiceParts extends Stack {
   readonly secretsKey: Key;
   readonly functions: Map<string, ServiceFunction>;
 }
+
+/** `get-project` -> `GetProject`: stable logical ids derived from names (a route's function, a room's stack). */
+export function functionId(name: string): string {
+  return name.replace(/(^|-)([a-z0-9])/g, (_, _dash: string, c: string) => c.toUpperCase());
+}

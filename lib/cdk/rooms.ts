@@ -1,6 +1,6 @@
 import { NestedStack } from 'aws-cdk-lib';
 import type { Route } from '#http/routes';
-import type { ServiceParts } from './parts.ts';
+import { functionId, type ServiceParts } from './parts.ts';
 import type { StageConfig } from './stage.ts';
 
 /**
@@ -25,7 +25,7 @@ export function roomOf(route: Pick<Route, 'handler'>): string {
 /** The nested stack of the route's room, made on its first route. */
 export function roomFor(stack: ServiceParts, stage: StageConfig, route: Pick<Route, 'handler'>): NestedStack {
   const room = roomOf(route);
-  const id = `${room.replace(/(^|-)([a-z0-9])/g, (_, _dash: string, c: string) => c.toUpperCase())}Room`;
+  const id = `${functionId(room)}Room`;
   const existing = stack.node.tryFindChild(id);
   if (existing instanceof NestedStack) return existing;
   return new NestedStack(stack, id, {

@@ -1,11 +1,9 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '#store/client';
-import { ItemType, keys } from '#store/keys';
+import { ItemType } from '#store/keys';
 import type { Item } from '#store/query';
-import { isSealed, secretsAtRest, storedText, type Sealed } from '#store/sealing';
-import { tableName } from '#store/table';
+import { isSealed } from '#store/sealing';
 import { decodeWebhook } from '#store/webhookItem';
-import { secretContext } from '#webhooks/subscriptions';
+import { replaceWebhookSecret } from '#store/webhooks';
+import { keptSealed } from '#webhooks/subscriptions';
 
 /** Webhook secrets kept in clear, from before they were sealed (store/sealing.ts): `check:table` names them, `rekey` seals them. */
 
@@ -15,25 +13,14 @@ export const holdsClearSecret = (i: Item): boolean =>
   ([i.secret, ...((i.previous_secrets as Item[] | undefined) ?? []).map((p) => p.secret)].some((s) => !isSealed(String(s))) ||
     typeof i.previous_secret === 'string');
 
-/** Seals the webhook's secrets, conditional on the secret read (a rotation meanwhile wins): false when it lost. */
+/**
+ * Seals the webhook's secrets with the write a rotation makes (store/webhooks.ts), its time of change left as
+ * it was (not a user's change): conditional on the secret read, so a rotation meanwhile wins. False when it lost.
+ */
 export async function sealSecrets(item: Item): Promise<boolean> {
   const webhook = decodeWebhook(item);
-  const box = secretsAtRest();
-  const seal = async (s: Sealed) => (isSealed(s) ? s : box.seal(storedText(s), secretContext(webhook)));
-  const previous = await Promise.all((webhook.previous_secrets ?? []).map(async (p) => ({ ...p, secret: await seal(p.secret) })));
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.webhook(webhook.workspace, webhook.id),
-        UpdateExpression: 'SET secret = :sealed, previous_secrets = :previous REMOVE previous_secret, previous_secret_expires_at',
-        ConditionExpression: 'secret = :read',
-        ExpressionAttributeValues: { ':sealed': await seal(webhook.secret), ':previous': previous, ':read': webhook.secret },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
-    throw error;
-  }
+  const previous = await Promise.all(
+    (webhook.previous_secrets ?? []).map(async (p) => ({ ...p, secret: await keptSealed(webhook, p.secret) })),
+  );
+  return replaceWebhookSecret(webhook, await keptSealed(webhook, webhook.secret), previous, webhook.updated_at);
 }

@@ -1,5 +1,4 @@
-import { secretsAtRest } from '#store/sealing';
-import { secretContext } from '#webhooks/subscriptions';
+import { sealSecret } from '#webhooks/subscriptions';
 import { SAMPLE_DELIVERY, SAMPLE_DOOMED_WEBHOOK, SAMPLE_WEBHOOK } from '#http/webhookRoutes';
 import { putNewDelivery } from '#store/webhookDeliveries';
 import { putNewWebhook, readWebhook } from '#store/webhooks';
@@ -55,7 +54,7 @@ export async function writeWebhook(fields: Pick<WebhookRecord, 'id' | 'workspace
       events: ['*'],
       description: '',
       active: true,
-      secret: await secretsAtRest().seal(newSecret(), secretContext(fields)),
+      secret: await sealSecret(fields, newSecret()),
       created_at: now,
       updated_at: now,
       rev: 0,

@@ -22,6 +22,12 @@ export function localWebhookSecretsKey(dataDir: string): string {
   return keptKey(dataDir, 'webhook-secrets.key', 'base64');
 }
 
+/**
+ * A main key for secrets at rest that lives as long as one process and what it starts (the benchmarks,
+ * the capacity model, a test run): nothing they seal outlives them. The same shape as the kept one.
+ */
+export const throwawayWebhookSecretsKey = (): string => randomBytes(32).toString('base64');
+
 /** 32 random bytes kept in `<dataDir>/<name>` (made at the first call, readable by the owner only). */
 function keptKey(dataDir: string, name: string, encoding: 'base64' | 'base64url'): string {
   const file = join(dataDir, name);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { ACCOUNT_STACK_NAME } from '#cdk/account-stack';
-import { functionId } from '#cdk/api';
+import { functionId } from '#cdk/parts';
 import { STAGES, type StageName } from '#cdk/stage';
 import { repoRoot } from '#lib/paths';
 import { synthesize, type Synthesized } from './synth.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { functionId } from '#cdk/api';
+import { functionId } from '#cdk/parts';
 import { roomOf } from '#cdk/rooms';
 import { routes, type Route } from '#http/routes';
 import { assertSelfContained } from './flatten.ts';

@@ -3,7 +3,8 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { EVENT_SOURCE, OUTBOUND_TYPES } from '#domain/eventNames';
 import { routes } from '#http/routes';
 import { createTableInput } from '#local/database';
-import { functionId, TOKEN_VALIDATION_REGEX } from '#cdk/api';
+import { TOKEN_VALIDATION_REGEX } from '#cdk/api';
+import { functionId } from '#cdk/parts';
 import { synthesize, type Synthesized } from './synth.ts';
 
 // A synthesized template is untyped JSON; the assertions below walk it freely.

@@ -1,5 +1,5 @@
-import { secretsAtRest, storedText } from '#store/sealing';
-import { secretContext } from '#webhooks/subscriptions';
+import { storedText } from '#store/sealing';
+import { sealSecret } from '#webhooks/subscriptions';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { scanTable } from '#checker/invariants';
@@ -107,8 +107,7 @@ export async function cloneFixtures({ fixture, items, projectId, secret }: Fixtu
     if (fixture.webhook) swaps.push([fixture.webhook, (copy.webhook = newWebhookId())]);
     if (fixture.delivery) swaps.push([fixture.delivery, (copy.delivery = newDeliveryId())]);
     // The copy's own secret, sealed for its own webhook (a sealed value opens only where it was sealed).
-    if (secret)
-      swaps.push([secret, storedText(await secretsAtRest().seal(newSecret(), secretContext({ workspace: copy.ws, id: copy.webhook! })))]);
+    if (secret) swaps.push([secret, storedText(await sealSecret({ workspace: copy.ws, id: copy.webhook! }, newSecret()))]);
     const copied = swaps.reduce((t, [from, to]) => t.replaceAll(from, to), text);
     for (const Item of JSON.parse(copied) as Record<string, unknown>[]) requests.push({ PutRequest: { Item } });
     copies.push(copy);

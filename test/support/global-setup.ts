@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startDynamoDbLocal, type EmbeddedDatabase } from '#local/database';
+import { throwawayWebhookSecretsKey } from '#local/secrets';
 import { startLocalApi, type LocalApi } from './local-api.ts';
 import { freePort } from './ports.ts';
 
@@ -60,7 +60,7 @@ export async function setup(project: TestProject) {
   process.env.DYNAMODB_LOCAL_SHORT_LIVED ??= '1';
   // One main key of secrets at rest for the run: the stacks, the workers (tests that read or rekey the
   // table themselves) and the tools they start all open what any of them sealed.
-  process.env.WEBHOOK_SECRETS_KEY ??= randomBytes(32).toString('base64');
+  process.env.WEBHOOK_SECRETS_KEY ??= throwawayWebhookSecretsKey();
   database = await startDynamoDbLocal({ port: await freePort(), sharedDb: false });
   const port = Number(new URL(database.endpoint).port);
   project.provide('stacks', await Promise.all(Array.from({ length: workers }, (_, i) => startStack(port, i + 1))));

@@ -3,14 +3,13 @@ import { changedSinceRead, ValidationFailed, type Precondition } from '#domain/e
 import { readProject } from '#store/projects';
 import { AGAIN, RETRY, withRetries } from '#store/retry';
 import { putNewWebhook, rewriteWebhook } from '#store/webhooks';
-import { secretsAtRest } from '#store/sealing';
 import { type TransactItem, withOptimisticRetry } from '#store/transactions';
 import { countedKinds, countInPart } from '#store/workspaceCounts';
 import { resolutionProblem, targetPolicy, urlProblem } from './addresses';
 import type { WebhookRecord } from './entities';
 import { MAX_WEBHOOKS_PER_WORKSPACE } from './limits';
 import { newSecret } from './signing';
-import { getWebhook, secretContext } from './subscriptions';
+import { getWebhook, sealSecret } from './subscriptions';
 
 /**
  * Registering and changing a webhook: what its URL and project must be (the request-forgery rules
@@ -61,7 +60,7 @@ async function putWebhook(ws: string, fields: WebhookFields, count: TransactItem
     description: fields.description ?? '',
     ...(fields.project_slug ? { project_slug: fields.project_slug } : {}),
     active: true,
-    secret: await secretsAtRest().seal(secret, secretContext({ workspace: ws, id })),
+    secret: await sealSecret({ workspace: ws, id }, secret),
     created_at: now,
     updated_at: now,
     rev: 0,

@@ -50,12 +50,8 @@ export async function rotateSecret(ws: string, id: string, opts: { secret?: stri
       const known = await openAll(current, [current.secret, ...(current.previous_secrets ?? []).map((p) => p.secret)], 'skip');
       if (known.includes(secret)) throw ValidationFailed.of('secret', 'is one this webhook has signed with; give a new one');
     }
-    const box = secretsAtRest();
     // Kept signing beside the new one, sealed (one kept in clear from before is sealed now).
-    const keep = async (p: PreviousSecret) => ({
-      ...p,
-      secret: isSealed(p.secret) ? p.secret : await box.seal(storedText(p.secret), secretContext(current)),
-    });
+    const keep = async (p: PreviousSecret) => ({ ...p, secret: await keptSealed(current, p.secret) });
     const previous = opts.expirePreviousNow
       ? []
       : await Promise.all(
@@ -63,7 +59,7 @@ export async function rotateSecret(ws: string, id: string, opts: { secret?: stri
             .slice(0, MAX_PREVIOUS_SECRETS)
             .map(keep),
         );
-    const sealed = await box.seal(secret, secretContext(current));
+    const sealed = await sealSecret(current, secret);
     return (await replaceWebhookSecret(current, sealed, previous, new Date(now).toISOString())) ? secret : AGAIN;
   });
 }
@@ -91,6 +87,14 @@ export async function signingSecrets(webhook: WebhookRecord, now = Date.now()): 
 
 /** What a webhook's sealed secrets are bound to: its workspace and id (a secret copied to another webhook does not open). */
 export const secretContext = (webhook: Pick<WebhookRecord, 'workspace' | 'id'>) => `webhook-secret ${webhook.workspace} ${webhook.id}`;
+
+/** `secret` (in clear) sealed for the webhook, as its item keeps it. */
+export const sealSecret = (webhook: Pick<WebhookRecord, 'workspace' | 'id'>, secret: string): Promise<Sealed> =>
+  secretsAtRest().seal(secret, secretContext(webhook));
+
+/** One of the webhook's secrets as it is to be kept: as it is when sealed; sealed now when kept in clear from before. */
+export const keptSealed = async (webhook: Pick<WebhookRecord, 'workspace' | 'id'>, secret: Sealed): Promise<Sealed> =>
+  isSealed(secret) ? secret : sealSecret(webhook, storedText(secret));
 
 /** Opens the webhook's secrets; with `skip`, one that does not open is left out instead of failing the call. */
 async function openAll(webhook: WebhookRecord, sealed: Sealed[], unopenable: 'throw' | 'skip' = 'throw'): Promise<string[]> {
