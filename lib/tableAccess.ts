@@ -1,5 +1,6 @@
 import type { Route } from '#http/route';
 import { keys } from '#store/keys';
+import type { IndexName } from '#store/table';
 
 /**
  * What each function may do to the table, declared once: the deployed IAM policies are written from it
@@ -15,8 +16,8 @@ export interface TableAccess {
   partitions: readonly PartitionKind[];
   /** Whether it may write (put, update, delete) as well as read. */
   write: boolean;
-  /** Whether it may query the table's indexes (they hold projects only: no partition to scope). */
-  indexes: boolean;
+  /** The indexes it may query (by their names in store/table.ts), none where empty. */
+  indexes: readonly IndexName[];
   /** The only DynamoDB operations it makes, where fewer than every read (and write) operation. */
   operations?: readonly string[];
 }
@@ -31,19 +32,21 @@ export function routeTableAccess(route: Pick<Route, 'method' | 'path' | 'access'
   return {
     partitions: route.method === 'POST' ? [...room, 'idempotency'] : room,
     write: route.access === 'write',
-    indexes: room.includes('project'),
+    // The projects' indexes (a workspace's projects by status and by name): only the room that keeps projects queries them.
+    indexes: room.includes('project') ? ['byStatus', 'byName'] : [],
   };
 }
 
 /** The functions no request invokes. */
 export const CONSUMER_TABLE_ACCESS = {
-  authorizer: { partitions: ['token'], write: false, indexes: false, operations: ['GetItem'] },
-  'stream-processor': { partitions: ['workspace', 'project', 'label', 'receipt', 'activity'], write: true, indexes: false },
-  'inbound-consumer': { partitions: ['workspace', 'project', 'label', 'receipt'], write: true, indexes: false },
+  authorizer: { partitions: ['token'], write: false, indexes: [], operations: ['GetItem'] },
+  'stream-processor': { partitions: ['workspace', 'project', 'label', 'receipt', 'activity'], write: true, indexes: [] },
+  'inbound-consumer': { partitions: ['workspace', 'project', 'label', 'receipt'], write: true, indexes: [] },
   'webhook-deliverer': {
     partitions: ['workspace', 'webhook'],
     write: true,
-    indexes: false,
+    // The due index, which its sweep reads (every workspace's overdue deliveries, by their names only).
+    indexes: ['byDue'],
     operations: ['GetItem', 'Query', 'PutItem', 'UpdateItem'],
   },
 } as const satisfies Record<string, TableAccess>;

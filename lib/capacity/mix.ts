@@ -1,4 +1,5 @@
-import { addTo, atSaturation, boundBy, byName, type Load, onSharedItem, partitionName, patternOf, saturation, spreadOf } from './model.ts';
+import { addTo, atSaturation, boundBy, byName, type Load, onSharedItem, partitionName, saturation, spreadOf } from './model.ts';
+import { patternOf } from './patterns.ts';
 import type { Measured } from './scenarios.ts';
 
 /**

@@ -1,6 +1,7 @@
-import { ACTIVITY_SHARDS, keys } from '#store/keys';
+import { ACTIVITY_SHARDS, DUE_SHARDS, keys } from '#store/keys';
 import type { Call, Touch } from './recorder.ts';
-import { type Measured, WORKLOAD } from './scenarios.ts';
+import type { Measured } from './scenarios.ts';
+import { patternOf } from './patterns.ts';
 
 const touchesOf = (calls: Call[]) => calls.flatMap((c) => c.touches);
 
@@ -19,8 +20,18 @@ export interface Load {
   write: number;
 }
 
-/** The kinds of partition key value the table and its indexes have (functions/commons/store/keys.ts). */
-export const KEY_KINDS = ['workspace', 'status index', 'name index', 'project', 'label', 'token', 'webhook', 'history'] as const;
+/** The kinds of partition key value the table and its indexes have (functions/commons/store/keys.ts; the due index's are the stage's). */
+export const KEY_KINDS = [
+  'workspace',
+  'status index',
+  'name index',
+  'project',
+  'label',
+  'token',
+  'webhook',
+  'history',
+  'due index',
+] as const;
 type KeyKind = (typeof KEY_KINDS)[number];
 /** Two kinds of single item the doc follows on their own: the label id counter, and a task's items (in its project's collection). */
 export const ITEM_KINDS = ['counter', 'task'] as const;
@@ -45,6 +56,7 @@ const KIND_OF_PREFIX: [prefix: string, kind: KeyKind][] = [
 function kindOf(t: Touch): KeyKind {
   if (t.index === 'GSI1') return 'status index';
   if (t.index === 'GSI2') return 'name index';
+  if (t.index === 'GSI3') return 'due index';
   const found = KIND_OF_PREFIX.find(([prefix]) => t.key.startsWith(prefix));
   if (!found) throw new Error(`the capacity model knows no kind of key ${t.key} (lib/capacity/model.ts)`);
   return found[1];
@@ -64,41 +76,6 @@ export function saturation(load: Load): number {
 /** Which of the two limits `load` reaches first. */
 export const boundBy = (load: Load): 'read' | 'write' =>
   load.read / PARTITION_LIMITS.read >= load.write / PARTITION_LIMITS.write ? 'read' : 'write';
-
-const NAMES: Record<string, string> = {
-  LABELTITLE: 'title',
-  TASKSTATE: 'task',
-  SPRINTSTATE: 'sprint',
-  MEMBER: 'member',
-  DETACHED: 'note',
-  USE: 'label',
-  LABELSET: 'label',
-  COPYNAME: 'name',
-  WS: 'ws',
-};
-
-/**
- * A key (and item) with its values replaced by what they stand for: `PROJECT#<project>`,
- * `LABEL#<ws>#<label>`, `TASK#<task>#LABEL#<label>`; upper-case parts (COUNTER#LABEL_ID) stay.
- */
-export function patternOf(text: string): string {
-  let name = '';
-  let afterValue = false;
-  return text
-    .split('#')
-    .map((part) => {
-      if (/^[A-Z_]+$/.test(part)) {
-        name = part;
-        afterValue = false;
-        return part;
-      }
-      if (part === WORKLOAD.workspace) return '<ws>';
-      const placeholder = afterValue ? 'id' : (NAMES[name] ?? name.toLowerCase());
-      afterValue = true;
-      return `<${placeholder}>`;
-    })
-    .join('#');
-}
 
 /** Item placeholders whose items differ from request to request (one per task, event, note...): load spread over many items. */
 const SPREAD = /<(task|event|note|member|sprint|delivery|name|title|id)>/;
@@ -125,9 +102,10 @@ export const atSaturation = (m: { request: Call[]; stream: Call[] }): Touch[] =>
 /**
  * The share of a touch's load one partition of its kind takes when many requests are summed by key
  * pattern: a workspace's history is spread over ACTIVITY_SHARDS partitions by event (a hash), so each
- * takes that fraction of it; every other key takes all of its load.
+ * takes that fraction of it; the due index's entries are spread over DUE_SHARDS partitions by delivery
+ * (shared by every workspace: one workspace alone gets that much of them); every other key takes all of its load.
  */
-export const spreadOf = (t: Touch) => (t.key.includes('#SHARD#') ? 1 / ACTIVITY_SHARDS : 1);
+export const spreadOf = (t: Touch) => (t.key.includes('#SHARD#') ? 1 / ACTIVITY_SHARDS : t.index === 'GSI3' ? 1 / DUE_SHARDS : 1);
 
 /** A partition as the doc names it: its key pattern, with its index. */
 export const partitionName = (t: Touch, pattern = patternOf(t.key)) => (t.index ? `${t.index} ${pattern}` : pattern);

@@ -1,7 +1,7 @@
 import { STAGES } from '#cdk/stage';
 import { DEFAULT_RATE_LIMIT } from '#domain/tokens';
 import { MIX_MESSAGES, MIX_REQUESTS, MIX_WEBHOOKS, type MixModel } from './mix.ts';
-import { ACTIVITY_SHARDS } from '#store/keys';
+import { ACTIVITY_SHARDS, DUE_SHARDS } from '#store/keys';
 import { ITEM_KINDS, KEY_KINDS, PARTITION_LIMITS, type RowModel } from './model.ts';
 import { accountLimits, LAMBDA, monthlyCost, PRICES, SECONDS_PER_MONTH } from './prices.ts';
 import { WORKLOAD } from './scenarios.ts';
@@ -67,7 +67,11 @@ are single items, not partitions: the workspace's label id counter, and a task's
 of its own: its links, version and state live in its project's collection, \`PROJECT#<project>\`). The **history**
 column is the workspace's history: each entry is written to one of its ${ACTIVITY_SHARDS} shards (\`ACTIVITY#<ws>#SHARD#<shard>\`,
 chosen by its event), so a shard takes that share of a route's entries, and once more to its project's
-(\`ACTIVITY#<ws>#PROJECT#<project>\`).
+(\`ACTIVITY#<ws>#PROJECT#<project>\`). The **due index** column is GSI3, the sweeper's index of every delivery with an
+attempt to come (\`DUE#<n>\`, ${DUE_SHARDS} shards chosen by the delivery, shared by every workspace of the stage): a
+delivery enters it when it is made, moves in it at each retry (two writes) and leaves it when it ends, about a unit
+each (it carries the delivery's names, not its payload); a shard takes its share of a route's deliveries, and of every
+other workspace's too, so ${DUE_SHARDS} shards hold about ${DUE_SHARDS * 500} deliveries a second for the whole stage.
 
 ${HEADER}
 ${rows

@@ -3,7 +3,8 @@ import { INBOUND_TYPES } from '#domain/eventNames';
 import { consumeInbound } from '#events/inbound';
 import type { OutboundEvent } from '#events/outbound';
 import { processStreamBatch } from '#events/processor';
-import { reachesProcessor } from '#events/streamFilter';
+import { reachesProcessor, STREAM_BATCH_SIZE } from '#events/streamFilter';
+import { chunk } from '#store/batches';
 import { authorizerHandler, routes, type Route } from '#http/routes';
 import { consumeWebhookMessages } from '#webhooks/consumer';
 import { useLocalRetryLane } from '#webhooks/queue';
@@ -19,7 +20,7 @@ import { recorded, type Call } from './recorder.ts';
  * The work `npm run capacity` measures, all of it the service's own code run in this process against
  * DynamoDB Local: every route's sample request (the route table's, as the sample events send it) in a
  * workspace of ordinary size, then the stream processor on the records that request wrote (drained to
- * the end, as one batch per GetRecords of the deployed mapping's size); the authorizer on a token not
+ * the end, in batches of the deployed mapping's size); the authorizer on a token not
  * in its cache; each inbound event type through the inbound consumer; one event through the webhook
  * deliverer. Requests run one at a time, so every call is attributed to the work that made it.
  */
@@ -53,14 +54,22 @@ export async function measureEverything(opts: { root: string; endpoint: string; 
   let published: OutboundEvent[] = [];
   let records = 0;
   const bus = { publish: async (events: OutboundEvent[]) => void published.push(...events) };
-  const handle = async (batch: DynamoDBRecord[]) => {
-    const kept = batch.filter(reachesProcessor);
-    records += kept.length;
-    if (kept.length) await processStreamBatch(kept, bus);
-  };
-  /** Everything the stream holds, handled, until the processor's own writes leave nothing new. */
+  /**
+   * Everything the stream holds, handled, until the processor's own writes leave nothing new. What one
+   * request wrote is gathered from every shard first and handed over in batches of the mapping's size:
+   * records of one request read apart (DynamoDB Local rolled a shard between them, or one read came
+   * before the other record was visible) would otherwise be two batches, and work done once per batch
+   * counted twice, some runs and not others.
+   */
   const drain = async () => {
-    while ((await drainTableStream({ endpoint: opts.endpoint, tableName: opts.tableName, handle, checkpoints })) > 0);
+    for (;;) {
+      const gathered: DynamoDBRecord[] = [];
+      const handle = async (batch: DynamoDBRecord[]) => void gathered.push(...batch);
+      if ((await drainTableStream({ endpoint: opts.endpoint, tableName: opts.tableName, handle, checkpoints })) === 0) return;
+      const kept = gathered.filter(reachesProcessor);
+      records += kept.length;
+      for (const batch of chunk(kept, STREAM_BATCH_SIZE)) await processStreamBatch(batch, bus);
+    }
   };
   const sent = async (name: string, path: string, query: Record<string, string>, body?: unknown) => {
     const result: APIGatewayProxyResult = await call(name, path, query, body);

@@ -227,6 +227,8 @@ export function addOperationsDashboard(scope: Construct, parts: DashboardParts):
         emf.total('WebhookDeliveries', 'Delivered'),
         emf.total('WebhookAttemptsFailed', 'Failed attempts'),
         emf.total('WebhookDeliveriesFailed', 'Deliveries failed (dead-lettered)'),
+        emf.total('WebhookDeliveriesRequeued', 'Lost deliveries queued again (sweeps)'),
+        emf.total('WebhookRecordRetries', 'Attempt records retried'),
       ]),
       graph('Webhook queues', [depth(parts.webhookQueue, 'Fresh events due'), depth(parts.webhookRetries, 'Retries due')], {
         right: [age(parts.webhookQueue, 'Oldest message age (s)'), age(parts.webhookRetries, 'Oldest retry age (s)')],

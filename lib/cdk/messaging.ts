@@ -7,7 +7,7 @@ import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambd
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { inboundConsumerHandler, streamProcessorHandler } from '#http/routes';
 import { EVENT_SOURCE, INBOUND_TYPES } from '#domain/eventNames';
-import { PROCESSED_REMOVALS, PROCESSED_TYPES } from '#events/streamFilter';
+import { PROCESSED_REMOVALS, PROCESSED_TYPES, STREAM_BATCH_SIZE } from '#events/streamFilter';
 import { CONSUMER_TIMEOUT_S } from '#events/patience';
 import type { ServiceParts } from './parts.ts';
 import { grantTableAccess } from './table-access.ts';
@@ -69,7 +69,7 @@ export function createStreamProcessor(stack: ServiceParts, stage: StageConfig): 
   fn.addEventSource(
     new DynamoEventSource(stack.table, {
       startingPosition: StartingPosition.TRIM_HORIZON,
-      batchSize: 100,
+      batchSize: STREAM_BATCH_SIZE,
       bisectBatchOnError: true,
       retryAttempts: 10,
       maxRecordAge: Duration.hours(24),

@@ -1,6 +1,7 @@
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { leadingKeyPatterns, type TableAccess } from '#lib/tableAccess';
+import { TABLE } from '#store/table';
 import type { ServiceFunction } from './service-function.ts';
 
 /** What reading an item takes (a transaction's condition checks among them); never a Scan. */
@@ -12,7 +13,7 @@ const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Dele
  * The function's table policy from its declared access (lib/tableAccess.ts, which the local stack
  * holds every function to as well): item actions on the partitions it names (`dynamodb:LeadingKeys`,
  * so no route reaches token items, receipts, or another room's collections), Query on the indexes
- * where it queries them (they hold projects only). No Scan: ForAllValues over the keys of a Scan, which
+ * it names, each by its name. No Scan: ForAllValues over the keys of a Scan, which
  * names none, would hold, so a Scan must never be among the actions.
  */
 export function grantTableAccess(fn: ServiceFunction, table: Table, access: TableAccess): void {
@@ -23,5 +24,11 @@ export function grantTableAccess(fn: ServiceFunction, table: Table, access: Tabl
       conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': leadingKeyPatterns(access) } },
     }),
   );
-  if (access.indexes) fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${table.tableArn}/index/*`] }));
+  if (access.indexes.length > 0)
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:Query'],
+        resources: access.indexes.map((index) => `${table.tableArn}/index/${TABLE.indexes[index].name}`),
+      }),
+    );
 }

@@ -23,7 +23,9 @@ export function createTable(stack: Stack, stage: StageConfig): Table {
       indexName: index.name,
       partitionKey: string(index.partitionKey),
       sortKey: string(index.sortKey),
-      projectionType: ProjectionType.ALL,
+      ...(index.projection === 'ALL'
+        ? { projectionType: ProjectionType.ALL }
+        : { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...index.projection] }),
     });
   }
   return table;

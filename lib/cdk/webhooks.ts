@@ -1,10 +1,11 @@
 import { Duration } from 'aws-cdk-lib';
-import { Rule } from 'aws-cdk-lib/aws-events';
+import { Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import { RecursiveLoop } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { EVENT_SOURCE, OUTBOUND_TYPES } from '#domain/eventNames';
+import { SWEEP_EVERY_MS } from '#webhooks/settings';
 import { webhookDelivererHandler } from '#http/routes';
 import type { ServiceParts } from './parts.ts';
 import { grantTableAccess } from './table-access.ts';
@@ -61,6 +62,13 @@ export function createWebhooks(stack: ServiceParts, stage: StageConfig): [Queue,
     // What EventBridge cannot hand to the queue after its retries is kept on the dead-letter queue too.
     targets: [new SqsQueue(queue, { deadLetterQueue: deadLetters })],
   });
+  // The sweeper's schedule (webhooks/sweeper.ts): a `sweep` message on the retry lane every few minutes,
+  // so a delivery whose message was lost is queued again instead of waiting, pending, forever.
+  new Rule(stack, 'WebhookSweep', {
+    description: 'A sweep for lost webhook deliveries, on the retry lane',
+    schedule: Schedule.rate(Duration.millis(SWEEP_EVERY_MS)),
+    targets: [new SqsQueue(retries, { message: RuleTargetInput.fromObject({ kind: 'sweep' }), deadLetterQueue: deadLetters })],
+  });
   const fn = new ServiceFunction(stack, 'WebhookDeliverer', {
     name: 'webhook-deliverer',
     handler: webhookDelivererHandler,
@@ -76,7 +84,8 @@ export function createWebhooks(stack: ServiceParts, stage: StageConfig): [Queue,
   fn.addEnvironment('WEBHOOK_RETRY_QUEUE_URL', retries.queueUrl);
   fn.addEnvironment('WEBHOOK_DEAD_LETTER_QUEUE_URL', deadLetters.queueUrl);
   // Webhooks of a workspace (Query of its collection), deliveries and the webhook's health: items of
-  // the collections it keeps only (webhooks in their workspace's, deliveries one per webhook), no index.
+  // the collections it keeps only (webhooks in their workspace's, deliveries one per webhook), and the
+  // due index its sweeps read.
   grantTableAccess(fn, stack.table, CONSUMER_TABLE_ACCESS['webhook-deliverer']);
   retries.grantSendMessages(fn);
   deadLetters.grantSendMessages(fn);

@@ -15,7 +15,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { dirname, join } from 'node:path';
 import { settingValue } from '#lib/settings/check';
-import { TABLE } from '#store/table';
+import { TABLE, type TableIndex } from '#store/table';
 
 const require = createRequire(import.meta.url);
 
@@ -177,15 +177,23 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
       { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
       { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
     ],
-    GlobalSecondaryIndexes: indexes.map((i) => ({
-      IndexName: i.name,
-      KeySchema: [
-        { AttributeName: i.partitionKey, KeyType: 'HASH' },
-        { AttributeName: i.sortKey, KeyType: 'RANGE' },
-      ],
-      Projection: { ProjectionType: 'ALL' },
-    })),
+    GlobalSecondaryIndexes: indexes.map(indexDefinition),
     StreamSpecification: { StreamEnabled: true, StreamViewType: TABLE.stream },
+  };
+}
+
+/** One index as CreateTable and UpdateTable take it. */
+function indexDefinition(i: TableIndex) {
+  return {
+    IndexName: i.name,
+    KeySchema: [
+      { AttributeName: i.partitionKey, KeyType: 'HASH' as const },
+      { AttributeName: i.sortKey, KeyType: 'RANGE' as const },
+    ],
+    Projection:
+      i.projection === 'ALL'
+        ? { ProjectionType: 'ALL' as const }
+        : { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...i.projection] },
   };
 }
 
@@ -198,6 +206,17 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
       await client.send(
         new UpdateTableCommand({ TableName: tableName, StreamSpecification: { StreamEnabled: true, StreamViewType: TABLE.stream } }),
       );
+    // A table kept from before an index was added: add it (one per update, as DynamoDB allows).
+    const has = new Set((Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName));
+    for (const index of Object.values(TABLE.indexes).filter((i) => !has.has(i.name))) {
+      await client.send(
+        new UpdateTableCommand({
+          TableName: tableName,
+          AttributeDefinitions: [index.partitionKey, index.sortKey].map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
+          GlobalSecondaryIndexUpdates: [{ Create: indexDefinition(index) }],
+        }),
+      );
+    }
     return false;
   } catch (error) {
     if ((error as Error).name !== 'ResourceNotFoundException') throw error;

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { HttpRequest } from '@smithy/types';
 import { db } from '#store/client';
 import { CONSUMER_TABLE_ACCESS, reaches, type TableAccess } from '#lib/tableAccess';
+import { TABLE } from '#store/table';
 import { batchOf } from './partitions/batches';
 import { bodyText, operationOf } from './partitions/simulator';
 import { consumption, type Wire } from './partitions/units';
@@ -39,7 +40,9 @@ export function refusal(access: TableAccess, operation: string, input: Wire): st
   if (WRITES.has(operation) && !access.write) return `dynamodb:${operation} is not allowed (read-only)`;
   if (access.operations && !access.operations.includes(operation)) return `dynamodb:${operation} is not among its operations`;
   if (operation === 'Query' && input.IndexName !== undefined)
-    return access.indexes ? undefined : `a query of index ${String(input.IndexName)}`;
+    return access.indexes.some((i) => TABLE.indexes[i].name === input.IndexName)
+      ? undefined
+      : `a query of index ${String(input.IndexName)}`;
   const batch = batchOf(operation, input);
   const draws = batch ? batch.entries.flatMap((e) => e.draws) : (consumption(operation, input) ?? []);
   // What DynamoDB writes to an index on its own (an item's index keys) is not the caller's to be allowed.

@@ -5,6 +5,7 @@ import type { SQSRecord } from 'aws-lambda';
 import type { EventBus } from '#events/bus';
 import type { consumeWebhookMessages } from '#webhooks/consumer';
 import { useLocalRetryLane, type WebhookQueue } from '#webhooks/queue';
+import { SWEEP_EVERY_MS } from '#webhooks/settings';
 import { busEnvelope } from './eventFile.ts';
 import { localLog, type LocalLog } from './localLog';
 
@@ -15,7 +16,7 @@ import { localLog, type LocalLog } from './localLog';
  * visible (timers, no polling), many at once, so one slow endpoint holds up no other. A message
  * reported failed comes again after a short wait, at most MAX_RECEIVES times, then goes to the
  * dead-letter file, where the deliverer's own dead letters (deliveries that exhausted their attempts)
- * go too.
+ * go too. Every few minutes it queues a sweep, as the deployed schedule does.
  */
 const MAX_RECEIVES = 5;
 
@@ -50,6 +51,8 @@ export function startLocalWebhooks(opts: {
   };
   // Routes that queue attempts themselves (a recovery) reach this lane, as deployed they reach the retry queue.
   useLocalRetryLane(queue);
+  // The sweeper's schedule, as deployed: a sweep message every few minutes (webhooks/sweeper.ts).
+  const sweeps = setInterval(() => enqueue(JSON.stringify({ kind: 'sweep' }), 0, 0), SWEEP_EVERY_MS).unref();
 
   function enqueue(body: string, delayMs: number, receives: number): void {
     if (stopped) return;
@@ -87,6 +90,7 @@ export function startLocalWebhooks(opts: {
     stats,
     stop: async () => {
       stopped = true;
+      clearInterval(sweeps);
       useLocalRetryLane(undefined);
       for (const timer of timers) clearTimeout(timer);
       await Promise.allSettled([...running]);

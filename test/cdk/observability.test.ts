@@ -49,6 +49,8 @@ const SERVICE_METRICS = [
   'WebhookDeliveries',
   'WebhookAttemptsFailed',
   'WebhookDeliveriesFailed',
+  'WebhookDeliveriesRequeued',
+  'WebhookRecordRetries',
 ];
 
 /**
@@ -198,7 +200,7 @@ describe('dashboard', () => {
     const capacity = linesIn('Table consumed capacity (units)');
     for (const metricName of ['ConsumedReadCapacityUnits', 'ConsumedWriteCapacityUnits']) {
       expect(capacity).toContainEqual(expect.objectContaining({ namespace: 'AWS/DynamoDB', metricName, stat: 'Sum', dimensions: table }));
-      for (const index of ['GSI1', 'GSI2'])
+      for (const index of ['GSI1', 'GSI2', 'GSI3'])
         expect(capacity).toContainEqual(
           expect.objectContaining({ metricName, stat: 'Sum', dimensions: { ...table, GlobalSecondaryIndexName: index } }),
         );
@@ -263,7 +265,7 @@ describe('dashboard', () => {
     ]);
   });
 
-  test("webhooks: attempts (all, delivered, failed attempts, deliveries dead-lettered) and both lanes' depth and age", () => {
+  test("webhooks: attempts (all, delivered, failed attempts, deliveries dead-lettered, lost ones queued again, records retried) and both lanes' depth and age", () => {
     const search = (metricName: string) =>
       `SEARCH('{ProjectLabelService,route,service} MetricName="${metricName}" service="${PREFIX}"', 'Sum', 300)`;
     expect(linesIn('Webhook attempts').map((l) => [l.label, l.expression])).toEqual([
@@ -271,6 +273,8 @@ describe('dashboard', () => {
       ['Delivered', `SUM(${search('WebhookDeliveries')})`],
       ['Failed attempts', `SUM(${search('WebhookAttemptsFailed')})`],
       ['Deliveries failed (dead-lettered)', `SUM(${search('WebhookDeliveriesFailed')})`],
+      ['Lost deliveries queued again (sweeps)', `SUM(${search('WebhookDeliveriesRequeued')})`],
+      ['Attempt records retried', `SUM(${search('WebhookRecordRetries')})`],
     ]);
     const queue = (metricName: string, label: string, lane: string) =>
       expect.objectContaining({
@@ -380,7 +384,7 @@ describe('alarms', () => {
   });
 
   test('table throttles: read and write throttle events of the table and of every index, summed per minute, in 3 of 5 minutes', () => {
-    expect(INDEXES).toEqual(['GSI1', 'GSI2']);
+    expect(INDEXES).toEqual(['GSI1', 'GSI2', 'GSI3']);
     const [, alarm] = ofType('AWS::CloudWatch::Alarm').find(([, a]) => a.Properties.AlarmName === `${PREFIX}-table-throttles`)!;
     expect(alarm.Properties).toMatchObject({
       Threshold: 1,

@@ -377,10 +377,11 @@ describe('stream backbone', () => {
 describe('inbound events', () => {
   test("a rule takes the product's task, member and sprint events (any source but ours) to the inbound queue", () => {
     const rules = ofType('AWS::Events::Rule').map(([, r]) => r.Properties);
-    // This one and the webhook rule (describe 'webhooks').
+    // This one, the webhook rule and the sweeper's schedule (describe 'webhooks').
     expect(rules.map((r) => queueName(r.Targets[0].Arn)).sort()).toEqual([
       'project-label-service-dev-inbound',
       'project-label-service-dev-webhook-deliveries',
+      'project-label-service-dev-webhook-retries',
     ]);
     const rule = rules.find((r) => queueName(r.Targets[0].Arn) === 'project-label-service-dev-inbound')!;
     expect(rule.Targets).toHaveLength(1);
@@ -568,6 +569,35 @@ describe('webhooks', () => {
     ]);
   });
 
+  test('a schedule puts a sweep on the retry lane every 5 minutes (webhooks/sweeper.ts), from the default bus, for this rule only', () => {
+    const rules = ofType('AWS::Events::Rule').filter(([, r]) =>
+      r.Properties.Targets.some((t: { Arn: unknown }) => ref(t.Arn) === queueId(RETRIES)),
+    );
+    expect(rules).toHaveLength(1);
+    const [[ruleId, rule]] = rules as [[string, Resource]];
+    expect(rule.Properties).toMatchObject({ ScheduleExpression: 'rate(5 minutes)', State: 'ENABLED' });
+    // A schedule runs on the account's default bus, never the service's.
+    expect(rule.Properties.EventBusName).toBeUndefined();
+    expect(rule.Properties.Targets).toEqual([
+      {
+        Arn: getAtt(queueId(RETRIES)),
+        Id: expect.any(String),
+        Input: JSON.stringify({ kind: 'sweep' }),
+        DeadLetterConfig: { Arn: getAtt(queueId(DEAD_LETTERS)) },
+      },
+    ]);
+    const [, policy] = ofType('AWS::SQS::QueuePolicy').find(([, p]) =>
+      p.Properties.Queues.some((q: unknown) => ref(q) === queueId(RETRIES)),
+    )!;
+    expect(
+      policy.Properties.PolicyDocument.Statement.filter(
+        (s: { Principal?: { Service?: string } }) => s.Principal?.Service === 'events.amazonaws.com',
+      ),
+    ).toEqual([
+      expect.objectContaining({ Resource: getAtt(queueId(RETRIES)), Condition: { ArnEquals: { 'aws:SourceArn': getAtt(ruleId) } } }),
+    ]);
+  });
+
   test('the deliveries and retry queues are encrypted and TLS-only, visible again after 180 s, and dead-letter after 5 receives', () => {
     for (const name of [QUEUE, RETRIES]) {
       const queue = resources[queueId(name)]!;
@@ -632,7 +662,7 @@ describe('webhooks', () => {
   test('least privilege: GetItem, Query, PutItem, UpdateItem on its collections of the table only; send to the retry and dead-letter queues; unwrap data keys; no events', () => {
     const statements = statementsOf('webhook-deliverer');
     const dynamo = statements.filter((s) => [s.Action].flat().some((a) => a.startsWith('dynamodb:')));
-    // One statement, on the table's ARN alone: no Scan, no index, no DeleteItem or batch writes.
+    // One statement on the table's ARN alone (no Scan, no DeleteItem or batch writes), and Query of the due index alone.
     expect(dynamo).toEqual([
       {
         Effect: 'Allow',
@@ -640,6 +670,11 @@ describe('webhooks', () => {
         Resource: getAtt(expect.stringMatching(/^Table/)),
         // Only items whose partition is a workspace's (webhooks) or a webhook's (deliveries).
         Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['WS#*', 'WEBHOOK#*'] } },
+      },
+      {
+        Effect: 'Allow',
+        Action: 'dynamodb:Query',
+        Resource: { 'Fn::Join': ['', [getAtt(expect.stringMatching(/^Table/)), '/index/GSI3']] },
       },
     ]);
     expect([...[dynamo[0]!.Action].flat()].sort()).toEqual([

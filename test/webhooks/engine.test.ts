@@ -1,5 +1,5 @@
 import { deliverySettings } from '#webhooks/settings';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import type { SQSRecord } from 'aws-lambda';
 import { EVENT_SOURCE } from '#domain/eventNames';
 import { readDelivery, recordAttempt } from '#store/webhookDeliveries';
@@ -10,25 +10,14 @@ import { type AttemptMessage, useLocalRetryLane, type WebhookQueue } from '#webh
 import { recoverDeliveries } from '#webhooks/recovery';
 import { Busy, Conflict, NotFound } from '#domain/errors';
 import { uniqueWorkspace } from '#support/api';
-import { startReceiver } from './receiver.ts';
+import { useInProcessReceiver } from './receiver.ts';
 
 /**
  * The deliverer's own rules, in process against the suite's DynamoDB Local, with the queue in the
  * test's hands: what a duplicate message, a superseded retry, a failing endpoint and a stale run of
  * failures do. Deliveries go to an endpoint on loopback (this process may deliver there).
  */
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
-const allowed = process.env.WEBHOOKS_ALLOW_PRIVATE_TARGETS;
-
-beforeAll(async () => {
-  process.env.WEBHOOKS_ALLOW_PRIVATE_TARGETS = 'true';
-  receiver = await startReceiver();
-});
-afterAll(async () => {
-  if (allowed === undefined) delete process.env.WEBHOOKS_ALLOW_PRIVATE_TARGETS;
-  else process.env.WEBHOOKS_ALLOW_PRIVATE_TARGETS = allowed;
-  await receiver.close();
-});
+const receiver = useInProcessReceiver();
 
 /** A queue that keeps what the deliverer sends it. */
 function keptQueue() {

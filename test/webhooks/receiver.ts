@@ -1,4 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import { afterAll, beforeAll } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import { webhookMismatches } from '#support/asyncapi';
 
@@ -64,4 +65,26 @@ export async function startReceiver() {
       await new Promise((resolve) => server.close(resolve));
     },
   };
+}
+
+type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+/**
+ * A receiver for the test file's in-process deliveries: started before its tests, with this process
+ * allowed to deliver to loopback (WEBHOOKS_ALLOW_PRIVATE_TARGETS) meanwhile, closed and the setting put
+ * back after. The object it returns stands for the receiver once started.
+ */
+export function useInProcessReceiver(): Receiver {
+  let started: Receiver | undefined;
+  const allowed = process.env.WEBHOOKS_ALLOW_PRIVATE_TARGETS;
+  beforeAll(async () => {
+    process.env.WEBHOOKS_ALLOW_PRIVATE_TARGETS = 'true';
+    started = await startReceiver();
+  });
+  afterAll(async () => {
+    if (allowed === undefined) delete process.env.WEBHOOKS_ALLOW_PRIVATE_TARGETS;
+    else process.env.WEBHOOKS_ALLOW_PRIVATE_TARGETS = allowed;
+    await started?.close();
+  });
+  return new Proxy({} as Receiver, { get: (_, name: keyof Receiver) => started![name] });
 }

@@ -18,6 +18,9 @@ export const PROCESSED_TYPES: readonly string[] = [
 /** Item types whose removal the processor acts on (a task link going: the counters move). */
 export const PROCESSED_REMOVALS: readonly string[] = [ItemType.taskLink];
 
+/** Records the deployed stream mapping hands the processor at most at once (lib/cdk/messaging.ts; the capacity model's batches). */
+export const STREAM_BATCH_SIZE = 100;
+
 export function reachesProcessor(record: DynamoDBRecord): boolean {
   const image = record.dynamodb;
   const fresh = image?.NewImage?.type?.S;

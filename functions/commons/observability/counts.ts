@@ -6,7 +6,12 @@
  * function shares one process, a count made during concurrent invocations may be published with a
  * neighbour's (totals stay exact).
  */
-export type CountName = 'ConflictRetries' | 'CascadeItemsRemoved' | 'IdempotentReplays' | 'IdempotencyKeepFailures';
+export type CountName =
+  | 'ConflictRetries'
+  | 'CascadeItemsRemoved'
+  | 'IdempotentReplays'
+  | 'IdempotencyKeepFailures'
+  | 'WebhookRecordRetries';
 
 const pending = new Map<CountName, number>();
 

@@ -27,7 +27,8 @@ export type MetricName =
   | 'WebhookAttempts'
   | 'WebhookAttemptsFailed'
   | 'WebhookDeliveries'
-  | 'WebhookDeliveriesFailed';
+  | 'WebhookDeliveriesFailed'
+  | 'WebhookDeliveriesRequeued';
 
 /** One Metrics per route: on Lambda a function is one route; locally every route shares the process. */
 const byRoute = new Map<string, Metrics>();

@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { ActivityEntry } from '#domain/entities';
 import { putItems } from './batches';
 import { db } from './client';
-import { ACTIVITY_SHARDS, ItemType, keys } from './keys';
+import { ACTIVITY_SHARDS, ItemType, keys, shardOf } from './keys';
 import type { Item } from './query';
 import { TABLE, tableName } from './table';
 
@@ -19,15 +18,13 @@ export interface KeptEntry {
   expiresAt: number;
 }
 
-const shardOf = (eventId: string) => createHash('sha256').update(eventId).digest()[0]! % ACTIVITY_SHARDS;
-
 /** Writes the entries (both copies); writing one again writes the same item. Answers how many items it wrote. */
 export async function putActivity(kept: KeptEntry[]): Promise<number> {
   const items = kept.flatMap(({ entry, expiresAt }) => {
     const ws = entry.company_slug;
     const sk = keys.activitySortKey(entry.occurred_at, entry.event_id);
     const body = { type: ItemType.activity, workspace: ws, entry, expires_at: expiresAt, [TABLE.timeToLive]: Math.ceil(expiresAt / 1000) };
-    const copies = [{ ...keys.activity(ws, shardOf(entry.event_id), sk), ...body }];
+    const copies = [{ ...keys.activity(ws, shardOf(entry.event_id, ACTIVITY_SHARDS), sk), ...body }];
     if (entry.project_slug !== null) copies.push({ ...keys.projectActivity(ws, entry.project_slug, sk), ...body });
     return copies;
   });

@@ -14,6 +14,7 @@
  *   WEBHOOK#<workspace>#<id>  a webhook's deliveries (newest last in key order), each expiring after 30 days
  *   ACTIVITY#<workspace>#SHARD#<n>       the workspace's history, spread over ACTIVITY_SHARDS partitions by event
  *   ACTIVITY#<workspace>#PROJECT#<slug>  the same entries of one project (by slug), a second copy; both expire
+ * Index GSI3 (the sweeper's): DUE#<n> (DUE_SHARDS of them), a delivery's shard, sorted by next_attempt_at.
  * Webhooks themselves live in their workspace's collection (WS#<workspace>, WEBHOOK#<id>), as do the
  * slots of its outbound calls on request (SENDSLOT#<n>, leased) and the counts of its labels and webhooks
  * (LABELCOUNT, WEBHOOKCOUNT: store/workspaceCounts.ts).
@@ -21,6 +22,8 @@
  * that reuses a deleted project's slug starts empty; its history alone is the slug's (ACTIVITY#...#PROJECT#<slug>),
  * so a deleted project's trail stays readable by its slug until it expires.
  */
+import { createHash } from 'node:crypto';
+
 export type Key = { PK: string; SK: string };
 
 const WS = 'WS#';
@@ -39,6 +42,7 @@ const SEND_SLOT = 'SENDSLOT#';
 const TOKEN = 'TOKEN#';
 const ACTIVITY = 'ACTIVITY#';
 const AT = 'AT#';
+const DUE = 'DUE#';
 const THING_PREFIX = { task: 'TASKSTATE#', member: 'MEMBER#', sprint: 'SPRINTSTATE#' } as const;
 
 export const keys = {
@@ -159,7 +163,19 @@ export const keys = {
   labelCount: (ws: string): Key => ({ PK: `${WS}${ws}`, SK: 'LABELCOUNT' }),
   /** How many webhooks the workspace holds now (its limit is checked against it, in the create's transaction). */
   webhookCount: (ws: string): Key => ({ PK: `${WS}${ws}`, SK: 'WEBHOOKCOUNT' }),
+  /** A delivery's partition of the due index (GSI3), from its id: spread, so no one of them is the whole service's hot key. */
+  dueShard: (deliveryId: string) => `${DUE}${shardOf(deliveryId, DUE_SHARDS)}`,
+  /** Every partition of the due index, for the sweeper to read. */
+  dueShards: () => Array.from({ length: DUE_SHARDS }, (_, n) => `${DUE}${n}`),
 } as const;
+
+/** Partitions of the due index: each takes about 1,000 writes a second, and a schedule's change writes it twice. */
+export const DUE_SHARDS = 16;
+
+/** A stable spread of ids over `n` shards (at most 256): the first byte of the id's SHA-256. */
+export function shardOf(id: string, n: number): number {
+  return createHash('sha256').update(id).digest()[0]! % n;
+}
 
 function webhookDeliveries(ws: string, webhookId: string) {
   return `${WEBHOOK}${ws}#${webhookId}`;

@@ -26,6 +26,8 @@ export const RETRY = {
   counters: { attempts: 20, baseMs: 10, capMs: 500, retryAfterSeconds: 1, counted: 'ConflictRetries' },
   /** Conditional claims of a free name (slug) among concurrent creates. */
   claims: { attempts: 10, baseMs: 5, capMs: 100, retryAfterSeconds: 1, counted: 'ConflictRetries' },
+  /** The record of a webhook attempt already sent: worth about 15 s of waiting out a throttle, well inside the deliverer's 30 s. */
+  records: { attempts: 8, baseMs: 100, capMs: 4_000, retryAfterSeconds: 1, counted: 'WebhookRecordRetries' },
 } as const satisfies Record<string, RetryPolicy>;
 
 /** Returned by an attempt that should run again. */
@@ -45,12 +47,32 @@ export async function withRetries<T>(
   attempt: (n: number) => Promise<T | typeof AGAIN>,
 ): Promise<T> {
   for (let n = 0; n < policy.attempts; n++) {
-    if (n > 0) {
-      if (policy.counted) count(policy.counted);
-      await sleep(Math.random() * Math.min(policy.capMs, policy.baseMs * 2 ** n));
-    }
+    if (n > 0) await backOff(policy, n);
     const result = await attempt(n);
     if (result !== AGAIN) return result;
   }
   throw new StoreUnavailable(exhausted, policy.retryAfterSeconds);
+}
+
+/** The wait before retry `n` (full jitter under a growing cap), counted when the policy says so. */
+function backOff(policy: RetryPolicy, n: number): Promise<void> {
+  if (policy.counted) count(policy.counted);
+  return sleep(Math.random() * Math.min(policy.capMs, policy.baseMs * 2 ** n));
+}
+
+/**
+ * Runs `write` until it resolves, again after whatever it throws (the SDK's own retries spent: a
+ * throttle or an outage of seconds), with the policy's backoff; when the attempts run out, the last
+ * error. For a write that must follow what cannot be taken back (a webhook attempt already sent):
+ * it must be safe to run twice.
+ */
+export async function untilWritten<T>(policy: RetryPolicy, write: () => Promise<T>): Promise<T> {
+  for (let n = 0; ; n++) {
+    if (n > 0) await backOff(policy, n);
+    try {
+      return await write();
+    } catch (error) {
+      if (n + 1 >= policy.attempts) throw error;
+    }
+  }
 }

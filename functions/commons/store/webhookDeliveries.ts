@@ -3,7 +3,7 @@ import type { DeliveryRecord } from '#webhooks/entities';
 import { db } from './client';
 import { conditionally, isConditionFailure, unlessConditionFails } from './errors';
 import { ItemType, keys } from './keys';
-import { tableName } from './table';
+import { TABLE, tableName } from './table';
 import { decodeDelivery, setAndRemove } from './webhookItem';
 
 /** Every read and write of a webhook's deliveries (one collection per webhook, newest first, each kept 30 days). */
@@ -18,7 +18,7 @@ export async function putNewDelivery(record: DeliveryRecord): Promise<{ created:
     await db.send(
       new PutCommand({
         TableName: tableName(),
-        Item: { ...key, type: ItemType.webhookDelivery, ttl, ...record },
+        Item: { ...key, type: ItemType.webhookDelivery, ttl, due_shard: keys.dueShard(record.id), ...record },
         ConditionExpression: 'attribute_not_exists(PK)',
       }),
     );
@@ -46,7 +46,7 @@ export type AttemptKind = 'automatic' | 'manual' | 'none';
  * given set and those named removed, and an automatic attempt's claim released. What schedules or
  * ends a delivery (`next_attempt_at`, status `failed`) is written only while it is not delivered: a
  * delivery once delivered stays delivered. The delivery after the write, or undefined when that held
- * it back.
+ * it back (or found it recorded already: the same attempt's write, repeated).
  */
 export function recordAttempt(
   d: Pick<DeliveryRecord, 'workspace' | 'webhook_id' | 'id'>,
@@ -57,15 +57,27 @@ export function recordAttempt(
   const { expression, names, values } = setAndRemove(set, kind === 'manual' ? remove : [...remove, 'claimed_until']);
   const guarded = set.status === 'failed' || set.next_attempt_at !== undefined;
   const add = { automatic: ' ADD attempts :one, auto_attempts :one', manual: ' ADD attempts :one', none: '' }[kind];
+  // An attempt is recorded once, by its time: a write repeated after its answer was lost changes nothing.
+  const once = add !== '' && set.last_attempt_at !== undefined;
+  const conditions = [
+    'attribute_exists(PK)',
+    ...(guarded ? ['#status <> :delivered'] : []),
+    ...(once ? ['(attribute_not_exists(#at) OR #at <> :at)'] : []),
+  ];
   return unlessConditionFails(async () => {
     const { Attributes } = await db.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.webhookDelivery(d.workspace, d.webhook_id, d.id),
         UpdateExpression: `${expression}${add}`,
-        ConditionExpression: guarded ? 'attribute_exists(PK) AND #status <> :delivered' : 'attribute_exists(PK)',
-        ExpressionAttributeNames: { ...names, ...(guarded ? { '#status': 'status' } : {}) },
-        ExpressionAttributeValues: { ...values, ...(add ? { ':one': 1 } : {}), ...(guarded ? { ':delivered': 'delivered' } : {}) },
+        ConditionExpression: conditions.join(' AND '),
+        ExpressionAttributeNames: { ...names, ...(guarded ? { '#status': 'status' } : {}), ...(once ? { '#at': 'last_attempt_at' } : {}) },
+        ExpressionAttributeValues: {
+          ...values,
+          ...(add ? { ':one': 1 } : {}),
+          ...(guarded ? { ':delivered': 'delivered' } : {}),
+          ...(once ? { ':at': set.last_attempt_at } : {}),
+        },
         ReturnValues: 'ALL_NEW',
       }),
     );
@@ -183,4 +195,30 @@ export function rescheduleDelivery(d: Recoverable, due: string, now: string, sup
       }),
     ),
   );
+}
+
+/** A delivery as the due index carries it: its names and when its attempt was due. */
+export type DueDelivery = Pick<DeliveryRecord, 'id' | 'workspace' | 'webhook_id'> & { next_attempt_at: string };
+
+/**
+ * One page of a shard of the due index (keys.dueShards): deliveries whose automatic attempt was due
+ * before `before`, oldest first, and where the next page starts.
+ */
+export async function dueBefore(
+  shard: string,
+  before: string,
+  start?: Record<string, unknown>,
+): Promise<{ deliveries: DueDelivery[]; next?: Record<string, unknown> }> {
+  const index = TABLE.indexes.byDue;
+  const out = await db.send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: index.name,
+      KeyConditionExpression: '#shard = :shard AND #due < :before',
+      ExpressionAttributeNames: { '#shard': index.partitionKey, '#due': index.sortKey },
+      ExpressionAttributeValues: { ':shard': shard, ':before': before },
+      ExclusiveStartKey: start,
+    }),
+  );
+  return { deliveries: (out.Items ?? []) as DueDelivery[], next: out.LastEvaluatedKey };
 }

@@ -1,3 +1,4 @@
+import { RETRY, untilWritten } from '#store/retry';
 import { recordAttempt } from '#store/webhookDeliveries';
 import { webhookHealth } from '#store/webhooks';
 import { targetPolicy } from './addresses';
@@ -58,13 +59,25 @@ export function outcomeOf({ result, ok, at }: Attempt) {
 export async function attemptNow(delivery: DeliveryRecord, webhook: WebhookRecord, only = false) {
   const attempt = await sendAttempt(delivery, webhook);
   const { set, remove } = outcomeOf(attempt);
-  if (only && !attempt.ok) {
-    set.status = 'failed';
-    remove.push('next_attempt_at');
-  }
-  await noteHealth(webhook, attempt);
-  const recorded = await recordAttempt(delivery, set, remove, 'manual');
+  if (only && !attempt.ok) set.status = 'failed';
+  // A ping is never scheduled: no next_attempt_at to remove (nor its entry of the due index to write).
+  const removed = only ? remove.filter((name) => name !== 'next_attempt_at') : remove;
+  const recorded = await settleAttempt(webhook, attempt, () => recordAttempt(delivery, set, removed, 'manual'));
   return { attempt, delivery: recorded ?? { ...delivery, attempts: delivery.attempts + 1 } };
+}
+
+/**
+ * Writes what a sent attempt did: the endpoint's health first (once the log shows a delivery's end,
+ * what it did to the webhook is there too), then the delivery's record, both again while the table
+ * refuses (store/retry.ts, RETRY.records): the endpoint has the request, and a record lost would send
+ * it again. Both writes are safe to repeat (an attempt is recorded once, by its time). Past the
+ * retries the error goes up: the hold lapses and the message, delivered again, sends again.
+ */
+export function settleAttempt<T>(webhook: WebhookRecord, attempt: Attempt, record: () => Promise<T>): Promise<T> {
+  return untilWritten(RETRY.records, async () => {
+    await noteHealth(webhook, attempt);
+    return record();
+  });
 }
 
 /**
@@ -73,7 +86,7 @@ export async function attemptNow(delivery: DeliveryRecord, webhook: WebhookRecor
  * and a minute, after the last starts a new run) and, once it has failed for the settings' five days, turns it off
  * and says why. True when this attempt turned it off.
  */
-export async function noteHealth(webhook: WebhookRecord, attempt: Attempt): Promise<boolean> {
+async function noteHealth(webhook: WebhookRecord, attempt: Attempt): Promise<boolean> {
   if (attempt.ok) {
     if (webhook.failing_since !== undefined) await webhookHealth.healthy(webhook.workspace, webhook.id);
     return false;

@@ -7,16 +7,17 @@ import { logger } from '#observability/log';
 import { sourceMapped } from '#observability/stacks';
 import { continueDelivery, deliverEvent, type Outcome, type PublishedEvent } from './deliveries';
 import type { AttemptMessage, WebhookQueue } from './queue';
+import { sweepDeliveries } from './sweeper';
 
 /**
  * The deliveries queue's consumer (on Lambda and under `npm start` alike): the service's own events,
- * as the bus rule delivers them, and the attempts it scheduled itself. Every message of a batch is
+ * as the bus rule delivers them, the attempts it scheduled itself, and the schedule's sweeps (sweeper.ts). Every message of a batch is
  * handled at once, so one slow endpoint delays no other; a message that fails (the database busy,
  * say) is reported for redelivery alone; one that is neither is dead-lettered with its reason.
  */
 const OUTBOUND: ReadonlySet<string> = new Set(OUTBOUND_TYPES);
 
-type Message = { kind: 'event'; event: PublishedEvent } | { kind: 'attempt'; attempt: AttemptMessage };
+type Message = { kind: 'event'; event: PublishedEvent } | { kind: 'attempt'; attempt: AttemptMessage } | { kind: 'sweep' };
 
 /** What a message body holds, or a sentence saying why it is neither kind. */
 function parseMessage(body: string): Message | string {
@@ -27,6 +28,7 @@ function parseMessage(body: string): Message | string {
   } catch {
     return 'the message is not JSON';
   }
+  if (json.kind === 'sweep') return { kind: 'sweep' };
   if (json.kind === 'attempt') {
     const { workspace, webhook_id, delivery_id, due_at } = json;
     if ([workspace, webhook_id, delivery_id, due_at].every((v) => typeof v === 'string'))
@@ -42,15 +44,15 @@ function parseMessage(body: string): Message | string {
   return { kind: 'event', event: { type, detail } };
 }
 
-type Tally = Record<Outcome | 'malformed' | 'errors', number>;
+type Tally = Record<Outcome | 'malformed' | 'errors' | 'requeued', number>;
 
 export function consumeWebhookMessages(records: SQSRecord[], queue: WebhookQueue): Promise<SQSBatchResponse & { tally: Tally }> {
   return observeBatch(
     'webhook-deliverer',
     records.length,
-    [],
+    ['WebhookRecordRetries'],
     async () => {
-      const tally: Tally = { delivered: 0, retrying: 0, failed: 0, skipped: 0, malformed: 0, errors: 0 };
+      const tally: Tally = { delivered: 0, retrying: 0, failed: 0, skipped: 0, malformed: 0, errors: 0, requeued: 0 };
       const failures = await Promise.all(records.map((record) => consumeOne(record, queue, tally)));
       return { batchItemFailures: failures.filter((f) => f !== undefined).map((itemIdentifier) => ({ itemIdentifier })), tally };
     },
@@ -61,6 +63,7 @@ export function consumeWebhookMessages(records: SQSRecord[], queue: WebhookQueue
         ['WebhookDeliveries', tally.delivered],
         ['WebhookAttemptsFailed', tally.retrying + tally.failed],
         ['WebhookDeliveriesFailed', tally.failed],
+        ['WebhookDeliveriesRequeued', tally.requeued],
       ],
     }),
   );
@@ -74,6 +77,12 @@ async function consumeOne(record: SQSRecord, queue: WebhookQueue, tally: Tally):
       tally.malformed++;
       await queue.deadLetter(record.body, message);
       logger.warn('webhook message dead-lettered', { message_id: record.messageId, reason: message });
+      return undefined;
+    }
+    if (message.kind === 'sweep') {
+      const sweep = await sweepDeliveries(queue);
+      tally.requeued += sweep.requeued;
+      if (sweep.found > 0) logger.warn('webhook deliveries found lost and queued again', { ...sweep });
       return undefined;
     }
     const outcomes = message.kind === 'event' ? await deliverEvent(message.event, queue) : [await continueDelivery(message.attempt, queue)];

@@ -6,10 +6,11 @@ import { freeSendSlot, takeSendSlot } from '#store/sendSlots';
 import { claimDelivery, putNewDelivery, readDelivery, recordAttempt, releaseClaim } from '#store/webhookDeliveries';
 import { readWebhook, readWebhooks } from '#store/webhooks';
 import type { WebhookPingData } from './answers';
-import { attemptNow, noteHealth, outcomeOf, sendAttempt } from './attempts';
+import { attemptNow, outcomeOf, sendAttempt, settleAttempt } from './attempts';
 import type { DeliveryRecord, WebhookRecord } from './entities';
 import { ALL_EVENTS, PING_TYPE } from './eventTypes';
 import type { AttemptMessage, WebhookQueue } from './queue';
+import { decide } from './decide';
 import { deliverySettings, MAX_QUEUE_DELAY_MS } from './settings';
 import { getWebhook } from './subscriptions';
 import { SEND_SLOT_LEASE_SECONDS, SENDS_ON_REQUEST_PER_WORKSPACE } from './limits';
@@ -65,13 +66,11 @@ function newDelivery(webhook: WebhookRecord, type: string, eventId: string, id: 
 
 /** How long an automatic attempt holds its delivery: past the 10 s answer time, short of SQS's redelivery of a crashed batch. */
 const CLAIM_MS = 60_000;
-/** A retry message that finds its schedule not yet recorded waits this long and looks again (the write is moments away). */
-const RECORD_PENDING_MS = 1_000;
 const later = (ms: number) => new Date(Date.now() + ms).toISOString();
 
 /**
  * One event to every webhook of its workspace that wants it, concurrently: a slow endpoint holds up
- * no other. The first attempt is made at once, held by the delivery's creation (a duplicate of the
+ * no other, and one that fails cuts no other short. The first attempt is made at once, held by the delivery's creation (a duplicate of the
  * event finds the delivery made and sends nothing), except to an endpoint already failing: its
  * delivery goes to the retry lane at once, so the fresh lane serves healthy endpoints only.
  */
@@ -80,8 +79,8 @@ export async function deliverEvent(event: PublishedEvent, queue: WebhookQueue): 
   const webhooks = (await readWebhooks(detail.company_slug)).filter((w) => wants(w, event));
   const at = Date.parse(detail.occurred_at);
   const payload = { type: event.type, timestamp: detail.occurred_at, data: detail };
-  return Promise.all(
-    webhooks.map(async (webhook) => {
+  const settled = await Promise.allSettled(
+    webhooks.map(async (webhook): Promise<Outcome> => {
       const failing = webhook.failing_since !== undefined;
       const fresh = newDelivery(webhook, event.type, detail.event_id, deliveryId(at, webhook.id, detail.event_id), payload);
       const until = later(CLAIM_MS);
@@ -92,6 +91,11 @@ export async function deliverEvent(event: PublishedEvent, queue: WebhookQueue): 
       return 'skipped';
     }),
   );
+  // Each webhook's part settles on its own: one that failed (the message comes again, and its duplicate
+  // finds the others' deliveries made) never cuts short another's send or record still in flight.
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<Outcome>).value);
 }
 
 const messageOf = (d: DeliveryRecord): AttemptMessage => ({
@@ -102,10 +106,10 @@ const messageOf = (d: DeliveryRecord): AttemptMessage => ({
   due_at: d.next_attempt_at ?? new Date().toISOString(),
 });
 
-/** The automatic attempt due now, if this caller can hold it (no duplicate, no later schedule, no finished delivery got there first). */
+/** The automatic attempt due now, if decide.ts says so and this caller can hold it (the claim's condition holds the decision). */
 async function claimAndAttempt(delivery: DeliveryRecord, webhook: WebhookRecord | undefined, queue: WebhookQueue): Promise<Outcome> {
   const due = delivery.next_attempt_at;
-  if (delivery.status !== 'pending' || due === undefined || Date.parse(due) > Date.now()) return 'skipped';
+  if (due === undefined || decide(delivery, due, Date.now()).do !== 'attempt') return 'skipped';
   const until = later(CLAIM_MS);
   if (!(await claimDelivery(delivery, due, new Date().toISOString(), until))) return 'skipped';
   return held(delivery, until, () => attemptScheduled(delivery, webhook, queue));
@@ -122,22 +126,16 @@ async function held(delivery: DeliveryRecord, until: string, attempt: () => Prom
 }
 
 /**
- * A retry's message: attempted when due (waited on in hops of at most 15 minutes), dropped when a
- * later schedule superseded it. One due after the recorded schedule was sent just before its
- * schedule is recorded: it looks again shortly, unless it is long past due (its attempt crashed
- * before recording: the redelivered message of that attempt makes a schedule of its own).
+ * A message of the retry lane (a retry, a hop of a long wait, a recovery's or a sweep's re-queue), as
+ * decide.ts says: attempted when due, sent back to wait (hops of at most 15 minutes) or to look again
+ * for a schedule about to be recorded, or dropped.
  */
 export async function continueDelivery(message: AttemptMessage, queue: WebhookQueue): Promise<Outcome> {
   const delivery = await readDelivery(message.workspace, message.webhook_id, message.delivery_id);
-  const recorded = delivery?.next_attempt_at;
-  if (!delivery || delivery.status !== 'pending' || recorded === undefined || message.due_at < recorded) return 'skipped';
-  // A schedule a recovery brought forward (recovery.ts): its message sends nothing.
-  if (delivery.superseded?.includes(message.due_at) && message.due_at !== recorded) return 'skipped';
-  const wait = Date.parse(message.due_at) - Date.now();
-  if (wait > 0) await queue.later(message, Math.min(MAX_QUEUE_DELAY_MS, wait));
-  else if (message.due_at > recorded && -wait < MAX_QUEUE_DELAY_MS) await queue.later(message, RECORD_PENDING_MS);
-  else if (message.due_at === recorded) return claimAndAttempt(delivery, await readWebhook(message.workspace, message.webhook_id), queue);
-  return 'skipped';
+  const decision = decide(delivery, message.due_at, Date.now());
+  if (decision.do === 'wait' || decision.do === 'recheck') await queue.later(message, decision.ms);
+  if (decision.do !== 'attempt' || !delivery) return 'skipped';
+  return claimAndAttempt(delivery, await readWebhook(message.workspace, message.webhook_id), queue);
 }
 
 /** How far the schedule's next retry may move either way, so an endpoint's retries do not arrive in lockstep. */
@@ -188,9 +186,7 @@ async function attemptScheduled(delivery: DeliveryRecord, webhook: WebhookRecord
       );
     }
   }
-  // The endpoint's health first: once the log shows a delivery's end, what it did to the webhook is there too.
-  await noteHealth(webhook, attempt);
-  await recordAttempt(delivery, set, remove, 'automatic');
+  await settleAttempt(webhook, attempt, () => recordAttempt(delivery, set, remove, 'automatic'));
   return attempt.ok ? 'delivered' : set.status === 'failed' ? 'failed' : 'retrying';
 }
 

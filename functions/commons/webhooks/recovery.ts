@@ -1,8 +1,9 @@
 import { Busy, Conflict } from '#domain/errors';
 import { mapInFlight } from '#store/batches';
-import { recoverableSince, rescheduleDelivery } from '#store/webhookDeliveries';
+import { type Recoverable, recoverableSince, rescheduleDelivery } from '#store/webhookDeliveries';
 import { PING_TYPE } from './eventTypes';
-import { retryLane } from './queue';
+import { retryLane, type WebhookQueue } from './queue';
+import { LOST_AFTER_MS } from './settings';
 import { getWebhook } from './subscriptions';
 
 /** Deliveries one recovery takes at most: a longer outage is recovered in calls (each answers whether more are left). */
@@ -11,12 +12,6 @@ const MAX_RECOVERED = 500;
 const IN_FLIGHT = 16;
 /** How long one call spends queueing, well inside the function's 20 s and API Gateway's 29 s: what is left waits for the next call. */
 const BUDGET_MS = 8_000;
-/**
- * How long past due a pending delivery must be to count as lost (its message never came: a recovery that
- * failed between its schedule and its message, a message the queue set aside): far past any backlog of
- * the retry lane, so a delivery merely waiting its turn there is never queued twice.
- */
-const OVERDUE_MS = 60 * 60_000;
 
 /**
  * A recovery after an outage (as Svix's): every delivery of the webhook's events since `since` that
@@ -33,18 +28,27 @@ export async function recoverDeliveries(ws: string, id: string, sinceMs: number)
   const lane = retryLane();
   if (!lane) throw new Busy('No retry lane is configured for this function (WEBHOOK_RETRY_QUEUE_URL).', 60);
   const started = Date.now();
-  const found = await recoverableSince(ws, id, sinceMs, { limit: MAX_RECOVERED, now: started, overdueMs: OVERDUE_MS, ping: PING_TYPE });
+  const found = await recoverableSince(ws, id, sinceMs, { limit: MAX_RECOVERED, now: started, overdueMs: LOST_AFTER_MS, ping: PING_TYPE });
   const due = new Date(started).toISOString();
   let queued = 0;
   let left = false;
   await mapInFlight(found.deliveries, IN_FLIGHT, async (d) => {
     if (Date.now() - started > BUDGET_MS) return void (left = true);
-    const stale = d.status === 'pending' ? d.next_attempt_at : undefined;
-    // The schedule first, then its message (a message ahead of its schedule would find an older one and be
-    // dropped). Should the message not go, the delivery is due with none: overdue, a later recovery takes it.
-    if (!(await rescheduleDelivery(d, due, due, stale))) return;
-    await lane.later({ kind: 'attempt', workspace: ws, webhook_id: id, delivery_id: d.id, due_at: due }, 0);
-    queued++;
+    if (await requeue(d, due, lane)) queued++;
   });
   return { queued, more: found.more || left };
+}
+
+/**
+ * A delivery due again at `due` (now), queued on the lane: the schedule first, then its message (a
+ * message ahead of its schedule would find an older one and be dropped); a waiting delivery's old
+ * schedule is marked superseded. Should the message not go, the delivery is due with none: overdue,
+ * the sweeper or a later recovery takes it. False when it was left (delivered, held by an attempt, or
+ * moved on since it was read).
+ */
+export async function requeue(d: Recoverable, due: string, lane: WebhookQueue): Promise<boolean> {
+  const stale = d.status === 'pending' ? d.next_attempt_at : undefined;
+  if (!(await rescheduleDelivery(d, due, due, stale))) return false;
+  await lane.later({ kind: 'attempt', workspace: d.workspace, webhook_id: d.webhook_id, delivery_id: d.id, due_at: due }, 0);
+  return true;
 }

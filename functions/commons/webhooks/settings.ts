@@ -14,6 +14,15 @@ const DEFAULT_DEACTIVATE_AFTER_MS = 5 * DAY;
 export const PREVIOUS_SECRET_MS = DAY;
 /** The longest delay SQS takes on one message; longer waits are taken in hops of it. */
 export const MAX_QUEUE_DELAY_MS = 15 * MINUTE;
+/**
+ * How long past due a pending delivery must be to count as lost (its message never came: one that went to
+ * the dead-letter queue before its schedule was recorded, a recovery that failed between its schedule and
+ * its message): far past any backlog of the retry lane, so a delivery merely waiting its turn there is
+ * never queued twice. The sweeper and a recovery take such deliveries up again.
+ */
+export const LOST_AFTER_MS = HOUR;
+/** How often the sweeper looks for them (a `sweep` message on the retry lane, deployed and under `npm start`). */
+export const SWEEP_EVERY_MS = 5 * MINUTE;
 
 export interface DeliverySettings {
   retriesMs: number[];

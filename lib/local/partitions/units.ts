@@ -1,4 +1,4 @@
-import { TABLE } from '#store/table';
+import { TABLE, type TableIndex } from '#store/table';
 import type { Capacity, Draw } from './buckets';
 
 /**
@@ -8,7 +8,11 @@ import type { Capacity, Draw } from './buckets';
  *   - reads: 4 KB per read unit, rounded up per item (a Query: over the items together); eventually
  *     consistent reads (every index read) half; transactional reads double
  *   - writes: 1 KB per write unit, rounded up; transactional writes double; a write also draws on the
- *     partition of each index whose partition key it sets (an item's, or an UpdateItem's `SET key = :v`)
+ *     partition of each index the item is in (it has both of the index's keys; an UpdateItem's
+ *     `SET key = :v` or its returned item tells), for the size of what the index carries of it. An index
+ *     that carries a few attributes (GSI3) is written only by an update that sets or removes its keys or
+ *     those attributes: a key set moves the entry (two writes: the old one is taken to exist), a key
+ *     removed deletes it (one).
  * Every table is read with the single table's key schema (TABLE): the sandbox and test tables share it.
  * What a request does not tell is left out: the index entries a put replaces or a delete removes.
  */
@@ -23,7 +27,7 @@ export type WireItem = Record<string, Value>;
 const READ_UNIT_BYTES = 4096;
 const WRITE_UNIT_BYTES = 1024;
 const TRANSACTIONAL = 2;
-const INDEXES: readonly { name: string; partitionKey: string }[] = Object.values(TABLE.indexes);
+const INDEXES: readonly TableIndex[] = Object.values(TABLE.indexes);
 
 const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
 const total = (sizes: number[]) => sizes.reduce((a, b) => a + b, 0);
@@ -68,12 +72,23 @@ export function readDraw(table: string, key: WireItem, consistent: boolean, foun
   return draw('read', table, keyText(key[TABLE.partitionKey]), readUnits(itemSize(found), consistent));
 }
 
-/** A put of `item`: its table partition and the partition of each index it has a key of. */
+/** The bytes of an item's entry in index `i` (what it carries of the item), or undefined when the item is not in it. */
+function entrySize(i: TableIndex, item: WireItem | undefined): number | undefined {
+  if (!item?.[i.partitionKey] || !item[i.sortKey]) return undefined;
+  if (i.projection === 'ALL') return itemSize(item);
+  const carried = [TABLE.partitionKey, TABLE.sortKey, i.partitionKey, i.sortKey, ...i.projection];
+  return itemSize(Object.fromEntries(carried.filter((name) => item[name]).map((name) => [name, item[name]!])));
+}
+
+/** A put of `item`: its table partition and the partition of each index it is in. */
 export function putDraws(table: string, item: WireItem): Draw[] {
   const units = writeUnits(itemSize(item));
   return [
     ...draw('write', table, keyText(item[TABLE.partitionKey]), units),
-    ...INDEXES.flatMap((i) => draw('write', table, keyText(item[i.partitionKey]), units, i.name)),
+    ...INDEXES.flatMap((i) => {
+      const size = entrySize(i, item);
+      return size === undefined ? [] : draw('write', table, keyText(item[i.partitionKey]), writeUnits(size), i.name);
+    }),
   ];
 }
 
@@ -106,8 +121,30 @@ function updateDraws(table: string, update: Wire, output?: Wire): Draw[] {
   const set = assignments(update.UpdateExpression, update);
   return [
     ...draw('write', table, keyText(key[TABLE.partitionKey]), units),
-    ...INDEXES.flatMap((i) => draw('write', table, keyText(after?.[i.partitionKey] ?? set.get(i.partitionKey)), units, i.name)),
+    ...INDEXES.flatMap((i) => {
+      const partition = keyText(after?.[i.partitionKey] ?? set.get(i.partitionKey));
+      if (i.projection === 'ALL') return draw('write', table, partition, units, i.name);
+      const removed = removals(update);
+      const entry = writeUnits(entrySize(i, after) ?? 0);
+      if ([i.partitionKey, i.sortKey].some((k) => set.has(k)))
+        return [...draw('write', table, partition, 1, i.name), ...draw('write', table, partition, entry, i.name)];
+      if ([i.partitionKey, i.sortKey].some((k) => removed.includes(k))) return draw('write', table, partition, 1, i.name);
+      return i.projection.some((a) => set.has(a) || removed.includes(a)) && entrySize(i, after) !== undefined
+        ? draw('write', table, partition, entry, i.name)
+        : [];
+    }),
   ];
+}
+
+/** The attributes an update expression's REMOVE clause names, names resolved (`#n`). */
+function removals(update: Wire): string[] {
+  const names = (update.ExpressionAttributeNames ?? {}) as Record<string, string>;
+  const clause = /\bREMOVE\s+(.*?)(?=\s+(?:SET|ADD|DELETE)\s|$)/i.exec(String(update.UpdateExpression ?? ''));
+  return (clause?.[1] ?? '')
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean)
+    .map((n) => names[n] ?? n);
 }
 
 /** A Query's partition (from `key = :value` in its key condition) and the size of what it returned. */
