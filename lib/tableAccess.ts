@@ -24,7 +24,8 @@ export interface TableAccess {
 
 /** A route's access: a webhook route's collections, or the projects and labels'; the key partitions for a POST. */
 export function routeTableAccess(route: Pick<Route, 'method' | 'path' | 'access'>): TableAccess {
-  const room: PartitionKind[] = route.path.startsWith('/webhooks')
+  if (route.access === 'none') return { partitions: [], write: false, indexes: [] };
+  const room: PartitionKind[] = route.path.startsWith('/webhook')
     ? ['workspace', 'webhook']
     : route.path.startsWith('/activities')
       ? ['workspace', 'activity']

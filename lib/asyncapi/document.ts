@@ -1,7 +1,14 @@
 import type * as z from 'zod';
-import { EVENT_SOURCE, INBOUND_TYPES, OUTBOUND_TYPES, type InboundType, type OutboundType } from '#domain/eventNames';
+import {
+  EVENT_SOURCE,
+  INBOUND_TYPES,
+  OUTBOUND_DESCRIPTIONS,
+  OUTBOUND_TYPES,
+  type InboundType,
+  type OutboundType,
+} from '#domain/eventNames';
 import { INBOUND_EARLIEST, INBOUND_FUTURE_SKEW_MS, MAX_JSON_DEPTH } from '#domain/limits';
-import { OUTBOUND_DESCRIPTIONS, OUTBOUND_DETAILS } from '#wire/eventSchemas';
+import { OUTBOUND_DETAILS } from '#wire/eventSchemas';
 import { INBOUND_DESCRIPTIONS, INBOUND_SUBJECT, inboundEnvelope, ISO_INSTANT } from '#wire/inboundSchemas';
 import { CONTACT, LICENSE_NAME, REGION_VARIABLE } from '#lib/documentInfo';
 import { componentSchemaOf } from '#lib/jsonSchema';

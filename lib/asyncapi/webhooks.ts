@@ -1,6 +1,5 @@
 import type * as z from 'zod';
-import { OUTBOUND_TYPES, type OutboundType } from '#domain/eventNames';
-import { OUTBOUND_DESCRIPTIONS } from '#wire/eventSchemas';
+import { OUTBOUND_DESCRIPTIONS, OUTBOUND_TYPES, type OutboundType } from '#domain/eventNames';
 import { WebhookPingData } from '#webhooks/answers';
 import { PING_TYPE } from '#webhooks/eventTypes';
 import { componentSchemaOf } from '#lib/jsonSchema';

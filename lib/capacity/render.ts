@@ -17,7 +17,11 @@ const code = (s: string) => `\`${s}\``;
 
 function rowLine(r: RowModel): string {
   const kinds = [...KEY_KINDS, ...ITEM_KINDS].map((k) => rate(r.kinds[k]));
-  return `| ${r.row} | ${r.scenario.replaceAll('|', '\\|')} | ${r.operations} | ${r.items} | ${units(r.request.read)} | ${units(r.request.write)} | ${units(r.stream.read)} | ${units(r.stream.write)} | ${r.events} | ${kinds.join(' | ')} | ${code(r.first.partition)} (${r.first.bound}s) | **${rate(r.first.rate)}** | ${r.item ? `${code(r.item.name)}: ${rate(r.item.rate)}` : '-'} |`;
+  // A route that makes no table call has no key to saturate: the table never limits it.
+  const first = Number.isFinite(r.first.rate)
+    ? `${code(r.first.partition)} (${r.first.bound}s) | **${rate(r.first.rate)}**`
+    : 'no key (no table call) | **unlimited**';
+  return `| ${r.row} | ${r.scenario.replaceAll('|', '\\|')} | ${r.operations} | ${r.items} | ${units(r.request.read)} | ${units(r.request.write)} | ${units(r.stream.read)} | ${units(r.stream.write)} | ${r.events} | ${kinds.join(' | ')} | ${first} | ${r.item ? `${code(r.item.name)}: ${rate(r.item.rate)}` : '-'} |`;
 }
 
 const KINDS = [...KEY_KINDS, ...ITEM_KINDS.map((k) => `${k} item`)];

@@ -17,6 +17,8 @@ const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Dele
  * names none, would hold, so a Scan must never be among the actions.
  */
 export function grantTableAccess(fn: ServiceFunction, table: Table, access: TableAccess): void {
+  // A function that reaches no partition (a route answering from its code alone) gets no table grant at all.
+  if (access.partitions.length === 0 && access.indexes.length === 0) return;
   fn.addToRolePolicy(
     new PolicyStatement({
       actions: access.operations?.map((o) => `dynamodb:${o}`) ?? (access.write ? [...READ_ACTIONS, ...WRITE_ACTIONS] : READ_ACTIONS),

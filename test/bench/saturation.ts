@@ -43,8 +43,8 @@ export function modelledRate(route: string, page = readFileSync(join(repoRoot, '
   const header = lines.find((l) => l.startsWith('| route |'))!.split(' | ');
   const row = lines.find((l) => l.startsWith(`| ${route} |`));
   if (!row) throw new Error(`docs/capacity.md has no row for ${route}`);
-  const cell = row.split(' | ')[header.indexOf('at req/s')]!;
-  return Number(cell.replace(/[*,]/g, ''));
+  const cell = row.split(' | ')[header.indexOf('at req/s')]!.replace(/[*,]/g, '');
+  return cell === 'unlimited' ? Number.POSITIVE_INFINITY : Number(cell);
 }
 
 interface Probe {

@@ -8,7 +8,7 @@ import { changeLabels } from '#domain/taskLabels';
 import { createProject } from '#domain/projects';
 import { chunk, mapInFlight } from '#store/batches';
 import { db } from '#store/client';
-import { ItemType } from '#store/keys';
+import { ItemType, keys } from '#store/keys';
 import { AGAIN, RETRY, withRetries } from '#store/retry';
 import { tableName } from '#store/table';
 import { putNewDelivery } from '#store/webhookDeliveries';
@@ -105,7 +105,11 @@ export async function cloneFixtures({ fixture, items, projectId, secret }: Fixtu
       [projectId, randomUUID()],
     ];
     if (fixture.webhook) swaps.push([fixture.webhook, (copy.webhook = newWebhookId())]);
-    if (fixture.delivery) swaps.push([fixture.delivery, (copy.delivery = newDeliveryId())]);
+    if (fixture.delivery) {
+      copy.delivery = newDeliveryId();
+      // Its shard of the due index follows from its id (keys.dueShard): the copy's from the copy's.
+      swaps.push([`"${keys.dueShard(fixture.delivery)}"`, `"${keys.dueShard(copy.delivery)}"`], [fixture.delivery, copy.delivery]);
+    }
     // The copy's own secret, sealed for its own webhook (a sealed value opens only where it was sealed).
     if (secret) swaps.push([secret, storedText(await sealSecret({ workspace: copy.ws, id: copy.webhook! }, newSecret()))]);
     const copied = swaps.reduce((t, [from, to]) => t.replaceAll(from, to), text);

@@ -27,7 +27,8 @@ const label = { id: 1, slug: 'bug', title: 'Bug', color: 'D73A4A', created_at: p
 const awsError = (name: string, extra: object = {}) =>
   Object.assign(new Error(`${name}: internal detail WS#acme-corp`), { name, $metadata: {}, ...extra });
 
-describe.each(routes.map((r) => [r.name, r] as const))('%s', (_name, route) => {
+// Every route that reads or writes the table (one answering from its code alone has no DynamoDB call to fail).
+describe.each(routes.filter((r) => r.access !== 'none').map((r) => [r.name, r] as const))('%s', (_name, route) => {
   test('answers 503 with Retry-After when DynamoDB throttles', async () => {
     ddb.onAnyCommand().rejects(awsError('ProvisionedThroughputExceededException'));
     const res = await invokeRoute(route, sampleRequest(route, fixture), principalFor(fixture.ws));

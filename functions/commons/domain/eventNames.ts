@@ -19,6 +19,20 @@ export const OUTBOUND_TYPES = [
 ] as const;
 export type OutboundType = (typeof OUTBOUND_TYPES)[number];
 
+/** What each outbound event tells, in a sentence (the AsyncAPI document's message summaries, and GET /webhook-event-types). */
+export const OUTBOUND_DESCRIPTIONS: Record<OutboundType, string> = {
+  'Project Created': 'A project was created.',
+  'Project Updated': "A project's fields changed (a request that changes nothing publishes nothing); `previous` is the project before.",
+  'Project Duplicated':
+    'A project was copied from `source_slug` (its description, visibility, logo, settings; fresh stats; the caller owns it).',
+  'Project Deleted': 'A project was deleted; `data` and `previous` are the project as it was.',
+  'Label Created': 'A workspace label was created.',
+  'Label Updated': "A label's title or colour changed; `previous` is the label before.",
+  'Label Deleted': 'A label was deleted; its links to tasks and projects go with it (no Label Detached for each).',
+  'Label Attached': "A label was attached to a task, or added to a project's label set (no `task_uuid`).",
+  'Label Detached': "A label was detached from a task, or removed from a project's label set (no `task_uuid`).",
+};
+
 /** An outbound type in the dotted form webhook receivers often use (`project.created`). */
 export const dottedName = (type: string) => type.toLowerCase().replace(' ', '.');
 const BY_NAME = new Map<string, OutboundType>(OUTBOUND_TYPES.flatMap((t) => [[t, t] as const, [dottedName(t), t] as const]));

@@ -44,8 +44,8 @@ export interface Route {
   /** Handler module, relative to the repository root; it exports `handler`. */
   handler: string;
   scope: Scope;
-  /** Read routes get read-only table grants. */
-  access: 'read' | 'write';
+  /** Read routes get read-only table grants; `none`, a route that never touches the table, gets none at all. */
+  access: 'read' | 'write' | 'none';
   /** What it answers on success (the OpenAPI document's schema, the sample's expected status). */
   answer: Answer;
   /** Its answer is one resource with its entity tag (`resource()` in the handler); a GET of it answers 304. */

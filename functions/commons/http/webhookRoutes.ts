@@ -1,5 +1,16 @@
 import { one, page } from '#wire/answers';
-import { Webhook, WebhookCreated, WebhookDeleted, WebhookDelivery, WebhookPing, WebhookRecovery, WebhookSecret } from '#webhooks/answers';
+import * as z from 'zod';
+import {
+  Webhook,
+  WebhookCreated,
+  WebhookDeleted,
+  WebhookDelivery,
+  WebhookDeliveryDetail,
+  WebhookEventType,
+  WebhookPing,
+  WebhookRecovery,
+  WebhookSecret,
+} from '#webhooks/answers';
 import type { Route, SampleTargets } from './route';
 
 /** The sample fixtures' webhook and one of its deliveries (lib/local/sampleFixtures.ts seeds both). */
@@ -102,6 +113,17 @@ export const webhookRoutes: readonly Route[] = [
     sample: (t) => ({ path: `${hook(t)}/deliveries`, query: ws(t) }),
   },
   {
+    name: 'get-webhook-delivery',
+    method: 'GET',
+    path: '/webhooks/{id}/deliveries/{delivery_id}',
+    handler: 'functions/webhooks/delivery.ts',
+    scope: 'webhooks:read',
+    access: 'read',
+    answer: { status: 200, schema: one(WebhookDeliveryDetail), description: 'The delivery, with the log of its attempts' },
+    tagged: true,
+    sample: (t) => ({ path: `${hook(t)}/deliveries/${t.delivery ?? SAMPLE_DELIVERY}`, query: ws(t) }),
+  },
+  {
     name: 'redeliver-webhook-delivery',
     method: 'POST',
     path: '/webhooks/{id}/deliveries/{delivery_id}/redeliver',
@@ -121,5 +143,15 @@ export const webhookRoutes: readonly Route[] = [
     access: 'write',
     answer: { status: 200, schema: one(WebhookRecovery), description: 'How many deliveries were queued to be sent again' },
     sample: (t) => ({ path: `${hook(t)}/recover`, query: ws(t), body: { since: '2026-01-01T00:00:00Z' } }),
+  },
+  {
+    name: 'list-webhook-event-types',
+    method: 'GET',
+    path: '/webhook-event-types',
+    handler: 'functions/webhooks/eventTypes.ts',
+    scope: 'webhooks:read',
+    access: 'none',
+    answer: { status: 200, schema: one(z.array(WebhookEventType)), description: 'Every event type a webhook may subscribe to' },
+    sample: (t) => ({ path: '/webhook-event-types', query: ws(t) }),
   },
 ];

@@ -12,7 +12,12 @@ export interface KeyRange {
   sortPrefix?: string;
   /** Newest first: the range in descending key order. */
   descending?: true;
+  /** Only the items whose attribute `name` is `value` (a filter: the items between are read, and paid for, all the same). */
+  filter?: { name: string; value: string };
 }
+
+/** Reads of one filtered page at most: a page the filter leaves short after them ends there, with where to go on. */
+const FILTERED_READS = 10;
 
 /** The key attribute names of a range's table or index, and those a continuation key carries. */
 export function keyNamesOf(range: KeyRange) {
@@ -43,22 +48,34 @@ function queryInput(range: KeyRange): QueryCommandInput {
     // Index reads are eventually consistent by definition; base-table reads see the caller's own writes.
     ...(range.index ? { IndexName: TABLE.indexes[range.index].name } : { ConsistentRead: true }),
     ...(range.descending ? { ScanIndexForward: false } : {}),
+    ...(range.filter
+      ? {
+          FilterExpression: '#f = :f',
+          ExpressionAttributeNames: { ...names, '#f': range.filter.name },
+          ExpressionAttributeValues: { ...values, ':f': range.filter.value },
+        }
+      : {}),
   };
 }
 
 /**
  * Up to `limit` items of a range in key order, starting after `startKey`. Reads one item more than
  * asked so that `lastKey` (the key of the last returned item) is set exactly when more follow; a
- * page DynamoDB cuts short at its 1 MB limit is read on until full.
+ * page DynamoDB cuts short at its 1 MB limit is read on until full. A filtered range stops after
+ * FILTERED_READS reads: its page may then be short, and `lastKey` is where the reading stopped.
  */
 export async function queryPage(range: KeyRange, limit: number, startKey?: Item): Promise<{ items: Item[]; lastKey?: Item }> {
   const input = queryInput(range);
   const items: Item[] = [];
   let start = startKey;
+  let reads = 0;
   do {
-    const out = await db.send(new QueryCommand({ ...input, Limit: limit + 1 - items.length, ExclusiveStartKey: start }));
+    // A filter's Limit would count the items read, not those kept: a filtered read takes up to 1 MB instead.
+    const Limit = range.filter ? undefined : limit + 1 - items.length;
+    const out = await db.send(new QueryCommand({ ...input, Limit, ExclusiveStartKey: start }));
     items.push(...(out.Items ?? []));
     start = out.LastEvaluatedKey;
+    if (range.filter && ++reads >= FILTERED_READS && items.length <= limit && start) return { items, lastKey: start };
   } while (items.length <= limit && start);
   const pageItems = items.slice(0, limit);
   const last = pageItems[pageItems.length - 1];

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { DeliveryRecord } from '#webhooks/entities';
+import { type AttemptLogEntry, type DeliveryRecord, MAX_LOGGED_ATTEMPTS } from '#webhooks/entities';
 import { db } from './client';
 import { conditionally, isConditionFailure, unlessConditionFails } from './errors';
 import { ItemType, keys } from './keys';
@@ -46,15 +46,23 @@ export type AttemptKind = 'automatic' | 'manual' | 'none';
  * given set and those named removed, and an automatic attempt's claim released. What schedules or
  * ends a delivery (`next_attempt_at`, status `failed`) is written only while it is not delivered: a
  * delivery once delivered stays delivered. The delivery after the write, or undefined when that held
- * it back (or found it recorded already: the same attempt's write, repeated).
+ * it back (or found it recorded already: the same attempt's write, repeated). `logged`, the attempt as
+ * the delivery's log keeps it, is appended to the log in the same write.
  */
 export function recordAttempt(
-  d: Pick<DeliveryRecord, 'workspace' | 'webhook_id' | 'id'>,
+  d: Pick<DeliveryRecord, 'workspace' | 'webhook_id' | 'id'> & { attempts?: number },
   set: Partial<DeliveryRecord>,
   remove: readonly (keyof DeliveryRecord)[],
   kind: AttemptKind,
+  logged?: AttemptLogEntry,
 ): Promise<DeliveryRecord | undefined> {
-  const { expression, names, values } = setAndRemove(set, kind === 'manual' ? remove : [...remove, 'claimed_until']);
+  const sets = setAndRemove(set, kind === 'manual' ? remove : [...remove, 'claimed_until']);
+  // The attempt joins the delivery's log, while the log has room (the attempts as read: the first MAX_LOGGED_ATTEMPTS).
+  const log = logged !== undefined && (d.attempts ?? 0) < MAX_LOGGED_ATTEMPTS;
+  const expression = log ? withLog(sets.expression) : sets.expression;
+  const { names, values } = log
+    ? { names: { ...sets.names, '#log': 'attempt_log' }, values: { ...sets.values, ':entry': [logged], ':empty': [] } }
+    : sets;
   const guarded = set.status === 'failed' || set.next_attempt_at !== undefined;
   const add = { automatic: ' ADD attempts :one, auto_attempts :one', manual: ' ADD attempts :one', none: '' }[kind];
   // An attempt is recorded once, by its time: a write repeated after its answer was lost changes nothing.
@@ -83,6 +91,12 @@ export function recordAttempt(
     );
     return Attributes ? decodeDelivery(Attributes) : undefined;
   });
+}
+
+/** An update expression with the attempt appended to the log (its SET clause, or a new one). */
+function withLog(expression: string): string {
+  const append = '#log = list_append(if_not_exists(#log, :empty), :entry)';
+  return expression.startsWith('SET ') ? expression.replace('SET ', `SET ${append}, `) : `SET ${append} ${expression}`.trim();
 }
 
 /**

@@ -1,4 +1,4 @@
-import { DELIVERY_STATUSES, type DeliveryRecord, type PreviousSecret, type WebhookRecord } from '#webhooks/entities';
+import { type AttemptLogEntry, DELIVERY_STATUSES, type DeliveryRecord, type PreviousSecret, type WebhookRecord } from '#webhooks/entities';
 import { bool, num, oneOf, optNum, optStr, str, strings } from './codec';
 import { keys } from './keys';
 import { asSealed } from './sealing';
@@ -62,6 +62,7 @@ export function decodeDelivery(item: Item): DeliveryRecord {
     auto_attempts: optNum(item, 'auto_attempts'),
     claimed_until: optStr(item, 'claimed_until'),
     superseded: item.superseded instanceof Set ? [...(item.superseded as Set<string>)] : undefined,
+    attempt_log: Array.isArray(item.attempt_log) ? (item.attempt_log as AttemptLogEntry[]) : undefined,
   };
   return {
     id: str(item, 'id'),

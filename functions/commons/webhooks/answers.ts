@@ -51,6 +51,22 @@ export const WebhookDelivery = z
   })
   .meta({ id: 'WebhookDelivery' });
 
+const WebhookAttempt = z
+  .object({
+    at: timestamp,
+    status_code: z.int().nullable().meta({ description: "The endpoint's answer; null when there was none (see error)." }),
+    error: z.string().nullable().meta({ description: 'Why the attempt got no answer (a timeout, a refused address...), or null.' }),
+    duration_ms: z.int().min(0),
+    trigger: z.enum(['automatic', 'manual']).meta({ description: 'Made by the retry schedule, or on request (a ping, a redelivery).' }),
+  })
+  .meta({ id: 'WebhookAttempt' });
+
+export const WebhookDeliveryDetail = WebhookDelivery.extend({
+  attempt_log: z.array(WebhookAttempt).meta({
+    description: 'Each attempt, oldest first (the first 50; `attempts` counts them all). Deliveries made before the log began show none.',
+  }),
+}).meta({ id: 'WebhookDeliveryDetail' });
+
 export const WebhookRecovery = z
   .object({
     queued: z.int().min(0).meta({ description: 'How many deliveries were queued on the retry lane, to be sent again.' }),
@@ -69,6 +85,14 @@ export const WebhookPing = z
     delivery: WebhookDelivery,
   })
   .meta({ id: 'WebhookPing' });
+
+export const WebhookEventType = z
+  .object({
+    name: z.string().meta({ description: 'The type as deliveries name it (`type`), e.g. `Project Created`.' }),
+    dotted_name: z.string().meta({ description: 'The same type in the dotted form `events` also takes, e.g. `project.created`.' }),
+    description: z.string(),
+  })
+  .meta({ id: 'WebhookEventType' });
 
 /** What a `Webhook Ping` delivery carries as its `data`. */
 export const WebhookPingData = z

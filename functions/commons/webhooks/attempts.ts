@@ -2,7 +2,7 @@ import { RETRY, untilWritten } from '#store/retry';
 import { recordAttempt } from '#store/webhookDeliveries';
 import { webhookHealth } from '#store/webhooks';
 import { targetPolicy } from './addresses';
-import type { DeliveryRecord, WebhookRecord } from './entities';
+import type { AttemptLogEntry, DeliveryRecord, WebhookRecord } from './entities';
 import { sendWebhook, type SendResult } from './send';
 import { deliverySettings } from './settings';
 import { signedHeaders } from './signing';
@@ -34,8 +34,15 @@ export async function sendAttempt(delivery: DeliveryRecord, webhook: WebhookReco
   return { result, ok, at: new Date(now).toISOString() };
 }
 
-/** The outcome fields of an attempt (the attempt itself is counted by recordAttempt). */
-export function outcomeOf({ result, ok, at }: Attempt) {
+/** The outcome fields of an attempt (the attempt itself is counted by recordAttempt), and its entry of the delivery's log. */
+export function outcomeOf({ result, ok, at }: Attempt, trigger: AttemptLogEntry['trigger']) {
+  const logged: AttemptLogEntry = {
+    at,
+    ...(result.status !== undefined ? { status_code: result.status } : {}),
+    ...(result.error !== undefined ? { error: result.error } : {}),
+    duration_ms: result.durationMs,
+    trigger,
+  };
   const set: Partial<DeliveryRecord> = {
     last_attempt_at: at,
     ...(result.status !== undefined ? { last_status_code: result.status } : {}),
@@ -49,7 +56,7 @@ export function outcomeOf({ result, ok, at }: Attempt) {
     ...(result.response === undefined ? (['last_response'] as const) : []),
     ...(ok ? (['next_attempt_at'] as const) : []),
   ];
-  return { set, remove };
+  return { set, remove, logged };
 }
 
 /**
@@ -58,11 +65,11 @@ export function outcomeOf({ result, ok, at }: Attempt) {
  */
 export async function attemptNow(delivery: DeliveryRecord, webhook: WebhookRecord, only = false) {
   const attempt = await sendAttempt(delivery, webhook);
-  const { set, remove } = outcomeOf(attempt);
+  const { set, remove, logged } = outcomeOf(attempt, 'manual');
   if (only && !attempt.ok) set.status = 'failed';
   // A ping is never scheduled: no next_attempt_at to remove (nor its entry of the due index to write).
   const removed = only ? remove.filter((name) => name !== 'next_attempt_at') : remove;
-  const recorded = await settleAttempt(webhook, attempt, () => recordAttempt(delivery, set, removed, 'manual'));
+  const recorded = await settleAttempt(webhook, attempt, () => recordAttempt(delivery, set, removed, 'manual', logged));
   return { attempt, delivery: recorded ?? { ...delivery, attempts: delivery.attempts + 1 } };
 }
 

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type * as z from 'zod';
-import { Conflict, NotFound } from '#domain/errors';
+import { Conflict } from '#domain/errors';
 import { keys } from '#store/keys';
 import { freeSendSlot, takeSendSlot } from '#store/sendSlots';
 import { claimDelivery, putNewDelivery, readDelivery, recordAttempt, releaseClaim } from '#store/webhookDeliveries';
@@ -12,7 +12,7 @@ import { ALL_EVENTS, PING_TYPE } from './eventTypes';
 import type { AttemptMessage, WebhookQueue } from './queue';
 import { decide } from './decide';
 import { deliverySettings, MAX_QUEUE_DELAY_MS } from './settings';
-import { getWebhook } from './subscriptions';
+import { deliveryNotFound, getWebhook } from './subscriptions';
 import { SEND_SLOT_LEASE_SECONDS, SENDS_ON_REQUEST_PER_WORKSPACE } from './limits';
 
 /**
@@ -165,7 +165,7 @@ async function attemptScheduled(delivery: DeliveryRecord, webhook: WebhookRecord
     return 'skipped';
   }
   const attempt = await sendAttempt(delivery, webhook);
-  const { set, remove } = outcomeOf(attempt);
+  const { set, remove, logged } = outcomeOf(attempt, 'automatic');
   if (!attempt.ok) {
     const { retriesMs } = deliverySettings();
     const scheduled = retriesMs[delivery.auto_attempts ?? 0];
@@ -186,11 +186,9 @@ async function attemptScheduled(delivery: DeliveryRecord, webhook: WebhookRecord
       );
     }
   }
-  await settleAttempt(webhook, attempt, () => recordAttempt(delivery, set, remove, 'automatic'));
+  await settleAttempt(webhook, attempt, () => recordAttempt(delivery, set, remove, 'automatic', logged));
   return attempt.ok ? 'delivered' : set.status === 'failed' ? 'failed' : 'retrying';
 }
-
-const deliveryNotFound = (id: string) => new NotFound(`No delivery "${id}" of this webhook.`, 'delivery');
 
 /**
  * Runs a send made on request (a ping, a redelivery) in one of the workspace's slots, or refuses it

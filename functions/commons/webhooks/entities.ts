@@ -69,4 +69,20 @@ export interface DeliveryRecord {
   superseded?: string[];
   delivered_at?: string;
   created_at: string;
+  /** Each attempt, oldest first (the first MAX_LOGGED_ATTEMPTS; `attempts` counts them all). */
+  attempt_log?: AttemptLogEntry[];
 }
+
+/** One attempt of a delivery, as its log keeps it. */
+export interface AttemptLogEntry {
+  at: string;
+  /** The endpoint's answer, or why there was none. */
+  status_code?: number;
+  error?: string;
+  duration_ms: number;
+  /** Made by the schedule, or on request (a ping, a redelivery). */
+  trigger: 'automatic' | 'manual';
+}
+
+/** Attempts a delivery's log keeps: every automatic one (8) and dozens made on request, so an item stays small. */
+export const MAX_LOGGED_ATTEMPTS = 50;

@@ -1,4 +1,4 @@
-import { dottedName, OUTBOUND_TYPES, type OutboundType, outboundTypeNamed } from '#domain/eventNames';
+import { dottedName, OUTBOUND_DESCRIPTIONS, OUTBOUND_TYPES, type OutboundType, outboundTypeNamed } from '#domain/eventNames';
 
 /**
  * The event types a webhook can subscribe to: every outbound event of the service, by the name it
@@ -15,3 +15,8 @@ export function subscribableType(value: string): OutboundType | typeof ALL_EVENT
 
 /** What the refusal of an unknown type says the known ones are. */
 export const KNOWN_TYPES_SENTENCE = `use "*" or event types among ${OUTBOUND_TYPES.map((t) => `"${t}"`).join(', ')} (or their dotted forms, e.g. "${dottedName(OUTBOUND_TYPES[0])}")`;
+
+/** The types a webhook may subscribe to, as GET /webhook-event-types lists them (answers.ts, WebhookEventType). */
+export function webhookEventTypes() {
+  return OUTBOUND_TYPES.map((name) => ({ name, dotted_name: dottedName(name), description: OUTBOUND_DESCRIPTIONS[name] }));
+}

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { quoted } from '#domain/quoted';
 import { SLUG } from '#domain/slugs';
 import { paginationFields, pagingRules, rfc3339Time, text } from '#wire/validation';
+import { DELIVERY_STATUSES } from './entities';
 import { ALL_EVENTS, KNOWN_TYPES_SENTENCE, subscribableType } from './eventTypes';
 import { MAX_DESCRIPTION, MAX_EVENT_TYPES } from './limits';
 import { isUsableSecret } from './signing';
@@ -78,7 +79,21 @@ export const rotateSecretInput = z.object({
 
 const pageQuery = () => z.object({ ...paginationFields() }).check(pagingRules());
 export const listWebhooksInput = () => z.object({ query: pageQuery() });
-export const listDeliveriesInput = () => z.object({ path: webhookPath, query: pageQuery() });
+/**
+ * The deliveries log, all of it or of one status. A status is a filter over the log (pages by cursor
+ * only: a page it leaves short still says where to go on), so `page` numbers are refused with it.
+ */
+export const listDeliveriesInput = () =>
+  z.object({
+    path: webhookPath,
+    query: z.object({ ...paginationFields(), status: z.optional(z.enum(DELIVERY_STATUSES)) }).check(
+      pagingRules(),
+      z.refine((q) => q.page === undefined || q.status === undefined, {
+        message: 'cannot be combined with status; page a status with the cursor (meta.next_cursor)',
+        path: ['page'],
+      }),
+    ),
+  });
 
 /** A recovery: the deliveries of events since when (RFC 3339) are sent again. */
 export const recoverInput = z.object({ path: webhookPath, body: z.object({ since: rfc3339Time }) });

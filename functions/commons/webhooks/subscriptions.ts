@@ -3,8 +3,9 @@ import { readPage, type PageRequest } from '#domain/paging';
 import { decodeDelivery, decodeWebhook, deliveriesRange, webhooksRange } from '#store/webhookItem';
 import { AGAIN, RETRY, withRetries } from '#store/retry';
 import { deleteWebhookItem, readWebhook, replaceWebhookSecret } from '#store/webhooks';
+import { readDelivery } from '#store/webhookDeliveries';
 import { isSealed, SealError, secretsAtRest, storedText, type Sealed } from '#store/sealing';
-import type { PreviousSecret, WebhookRecord } from './entities';
+import type { DeliveryRecord, PreviousSecret, WebhookRecord } from './entities';
 import { PREVIOUS_SECRET_MS } from './settings';
 import { newSecret } from './signing';
 
@@ -115,7 +116,18 @@ export function listWebhooks(ws: string, req: PageRequest) {
 }
 
 /** A page of the webhook's deliveries, newest first (the delivery engine itself stays out of this read). */
-export async function listDeliveries(ws: string, id: string, req: PageRequest) {
+/** One delivery of the webhook (a 404 names which of the two is missing). */
+export async function getDelivery(ws: string, id: string, deliveryId: string): Promise<DeliveryRecord> {
   await getWebhook(ws, id);
-  return readPage(deliveriesRange(ws, id), ['deliveries'], req, decodeDelivery);
+  const delivery = await readDelivery(ws, id, deliveryId);
+  if (!delivery) throw deliveryNotFound(deliveryId);
+  return delivery;
+}
+
+export const deliveryNotFound = (id: string) => new NotFound(`No delivery "${id}" of this webhook.`, 'delivery');
+
+export async function listDeliveries(ws: string, id: string, req: PageRequest, status?: DeliveryRecord['status']) {
+  await getWebhook(ws, id);
+  const range = { ...deliveriesRange(ws, id), ...(status ? { filter: { name: 'status', value: status } } : {}) };
+  return readPage(range, ['deliveries', status ?? ''], req, decodeDelivery);
 }

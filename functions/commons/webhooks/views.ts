@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import type { Webhook, WebhookCreated, WebhookDelivery } from './answers';
+import type { Webhook, WebhookCreated, WebhookDelivery, WebhookDeliveryDetail } from './answers';
 import type { DeliveryRecord, WebhookRecord } from './entities';
 
 /** What the API returns for a webhook (never its secret) and for a delivery; typed by answers.ts. */
@@ -38,6 +38,20 @@ export function deliveryView(d: DeliveryRecord): z.infer<typeof WebhookDelivery>
     next_attempt_at: d.status === 'pending' ? (d.next_attempt_at ?? null) : null,
     delivered_at: d.delivered_at ?? null,
     created_at: d.created_at,
+  };
+}
+
+/** One delivery with its attempt log (GET /webhooks/{id}/deliveries/{delivery_id}). */
+export function deliveryDetailView(d: DeliveryRecord): z.infer<typeof WebhookDeliveryDetail> {
+  return {
+    ...deliveryView(d),
+    attempt_log: (d.attempt_log ?? []).map((a) => ({
+      at: a.at,
+      status_code: a.status_code ?? null,
+      error: a.error ?? null,
+      duration_ms: a.duration_ms,
+      trigger: a.trigger,
+    })),
   };
 }
 

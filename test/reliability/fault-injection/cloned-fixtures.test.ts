@@ -1,5 +1,6 @@
 import { expect, test } from 'vitest';
 import { checkTable } from '#checker/invariants';
+import { keys } from '#store/keys';
 import { drain, skipStream, tableEachTest } from '#support/faults';
 import { cloneFixtures, fixtureItems, seedFixture } from '#support/fixtures';
 import type { Fixture } from '#support/requests';
@@ -12,7 +13,7 @@ import type { Fixture } from '#support/requests';
 tableEachTest(() => 'cloned-fixtures');
 
 /**
- * A workspace's items with its own names (workspace, project id, webhook and delivery ids) taken out,
+ * A workspace's items with its own names (workspace, project id, webhook and delivery ids, the delivery's due shard) taken out,
  * and what differs by when or by chance (times, a delivery's expiry in epoch seconds, the webhook's secret, the
  * stream records' ids a history entry names).
  */
@@ -23,6 +24,8 @@ async function itemsOf(fixture: Fixture): Promise<string[]> {
     [projectId, '<project>'],
     [fixture.webhook!, '<webhook>'],
     [fixture.delivery!, '<delivery>'],
+    // The delivery's shard of the due index, which follows from its id.
+    [`"${keys.dueShard(fixture.delivery!)}"`, '"<the delivery\'s due shard>"'],
   ];
   return (
     items
