@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { endpoint, ok } from '#http/endpoint';
 import { idempotencyKeys } from '#http/idempotency';
-import { pingWebhook } from '#webhooks/deliveries';
+import { pingWebhook } from '#webhooks/onRequest';
 import { webhookPath } from '#webhooks/inputs';
 import { deliveryView } from '#webhooks/views';
 

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { endpoint, ok } from '#http/endpoint';
 import { idempotencyKeys } from '#http/idempotency';
-import { redeliver } from '#webhooks/deliveries';
+import { redeliver } from '#webhooks/onRequest';
 import { deliveryPath } from '#webhooks/inputs';
 import { deliveryView } from '#webhooks/views';
 

@@ -75,7 +75,11 @@ chosen by its event), so a shard takes that share of a route's entries, and once
 attempt to come (\`DUE#<n>\`, ${DUE_SHARDS} shards chosen by the delivery, shared by every workspace of the stage): a
 delivery enters it when it is made, moves in it at each retry (two writes) and leaves it when it ends, about a unit
 each (it carries the delivery's names, not its payload); a shard takes its share of a route's deliveries, and of every
-other workspace's too, so ${DUE_SHARDS} shards hold about ${DUE_SHARDS * 500} deliveries a second for the whole stage.
+other workspace's too, so ${DUE_SHARDS} shards hold about ${DUE_SHARDS * 500} deliveries a second for the whole stage. The
+model counts a schedule's removal as an entry deleted (a redelivery of a finished delivery removes none), and leaves out a
+recovery's new schedules (their shard is not in the request). The rows measure deliveries that succeed: a failing endpoint
+adds, besides its deliveries' retries, a write of its health item (\`WEBHOOK#<ws>#<webhook> HEALTH\`) as its run of failures
+starts and at most once a minute after, and a write of its webhook item (\`WS#<ws>\`) only as the run starts and ends.
 
 ${HEADER}
 ${rows

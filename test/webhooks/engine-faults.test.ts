@@ -5,11 +5,13 @@ import { EVENT_SOURCE } from '#domain/eventNames';
 import { writeWebhook } from '#local/sampleWebhooks';
 import { db } from '#store/client';
 import { claimDelivery, putNewDelivery, readDelivery } from '#store/webhookDeliveries';
+import { HEALTH_QUIET_MS, webhookHealth } from '#store/webhookHealth';
+import { readWebhook } from '#store/webhooks';
 import { consumeWebhookMessages } from '#webhooks/consumer';
 import type { DeliveryRecord } from '#webhooks/entities';
 import type { AttemptMessage, WebhookQueue } from '#webhooks/queue';
 import { LOST_AFTER_MS } from '#webhooks/settings';
-import { sweepDeliveries } from '#webhooks/sweeper';
+import { MAX_SWEEPS, sweepDeliveries } from '#webhooks/sweeper';
 import { usePrivateTable } from '#support/privateTable';
 import { useInProcessReceiver } from './receiver.ts';
 
@@ -107,7 +109,7 @@ describe('the sweeper', () => {
     expect(receiver.received('/lost')).toHaveLength(1);
     expect(await readDelivery(workspace, id, lost.id)).toMatchObject({ status: 'delivered', attempts: 2, auto_attempts: 2 });
     // Delivered, it has left the due index: the next sweep finds nothing.
-    expect(await sweepDeliveries(queue)).toEqual({ found: 0, requeued: 0, more: false });
+    expect(await sweepDeliveries(queue)).toEqual({ found: 0, requeued: 0, ended: 0, more: false });
   });
 
   test('it leaves a delivery due recently (its message on its way), one an attempt holds, and finished ones', async () => {
@@ -121,7 +123,7 @@ describe('the sweeper', () => {
     await lostDelivery(workspace, id, LOST_AFTER_MS + 60_000, { status: 'delivered' });
     const { queue, retries } = keptQueue();
     const sweep = await sweepDeliveries(queue);
-    expect(sweep).toEqual({ found: 1, requeued: 0, more: false });
+    expect(sweep).toEqual({ found: 1, requeued: 0, ended: 0, more: false });
     expect(retries).toEqual([]);
     // The one that is held stays as it was: the holder's own message records it.
     expect(await readDelivery(workspace, id, held.id)).toMatchObject({ status: 'pending', next_attempt_at: held.next_attempt_at });
@@ -148,6 +150,32 @@ describe('the sweeper', () => {
       last_error: 'Not sent: the webhook was deleted.',
     });
     expect(receiver.received('/off')).toEqual([]);
+  });
+});
+
+describe('a delivery lost again and again', () => {
+  test('is queued again by at most 3 sweeps, then ended failed and described on the dead-letter queue', async () => {
+    const workspace = ws();
+    const id = await webhookTo(workspace, '/lost-again');
+    const lost = await lostDelivery(workspace, id, LOST_AFTER_MS + 60_000, { requeues: MAX_SWEEPS - 1 });
+    const deadLetters: string[] = [];
+    const { queue, retries } = keptQueue();
+    const lane = { ...queue, deadLetter: async (_body: string, reason: string) => void deadLetters.push(reason) };
+    // The last re-queue it gets: its attempt then fails before recording (its message lost again).
+    expect(await sweepDeliveries(lane)).toMatchObject({ requeued: 1, ended: 0 });
+    expect(retries).toHaveLength(1);
+    const stillLost = { ...lost, requeues: MAX_SWEEPS, next_attempt_at: retries[0]!.message.due_at };
+    expect(await readDelivery(workspace, id, lost.id)).toMatchObject({ status: 'pending', requeues: MAX_SWEEPS });
+    // An hour on, the next sweep ends it (and queues again the other tests' deliveries lost by then).
+    const later = await sweepDeliveries(lane, { now: Date.parse(stillLost.next_attempt_at) + LOST_AFTER_MS + 60_000 });
+    expect(later.ended).toBe(1);
+    expect(await readDelivery(workspace, id, lost.id)).toMatchObject({
+      status: 'failed',
+      last_error: expect.stringMatching(/^Lost 4 times/),
+    });
+    expect(deadLetters).toEqual([expect.stringMatching(/^Lost 4 times/)]);
+    expect(retries.filter((r) => r.message.delivery_id === lost.id)).toHaveLength(1);
+    expect(receiver.received('/lost-again')).toEqual([]);
   });
 });
 
@@ -215,5 +243,51 @@ describe('the record of a sent attempt', () => {
     expect(out.tally.delivered).toBe(1);
     expect(calls).toBe(2);
     expect(await readDelivery(workspace, id, lost.id)).toMatchObject({ status: 'delivered', attempts: 2, auto_attempts: 2 });
+  });
+});
+
+describe("a failing endpoint's health", () => {
+  test("is written off the workspace's key: the webhook item as the run starts and as it ends, the health item at most once a minute", async () => {
+    const workspace = ws();
+    const id = await webhookTo(workspace, '/down');
+    const writes: string[] = [];
+    plant = (command, input) => {
+      if (!/^(Put|Update)ItemCommand$/.test(command) || !input.includes(id)) return undefined;
+      if (input.includes('"HEALTH"')) writes.push('health');
+      else if (input.includes(`WS#${workspace}`)) writes.push('webhook');
+      return undefined;
+    };
+    const start = Date.now();
+    const at = (ms: number) => new Date(start + ms).toISOString();
+    const fresh = at(-3600_000);
+    // Ten failures at once start one run: every one of them answers its start.
+    const starts = await Promise.all(Array.from({ length: 10 }, (_, i) => webhookHealth.failing(workspace, id, at(i), fresh)));
+    expect(new Set(starts).size).toBe(1);
+    const since = starts[0]!;
+    expect(Date.parse(since) - start).toBeLessThan(10);
+    // Ten more in the run's first minute write nothing.
+    writes.length = 0;
+    for (let i = 1; i <= 10; i++) expect(await webhookHealth.failing(workspace, id, at(i * 1000), fresh)).toBe(since);
+    expect(writes).toEqual([]);
+    // A minute on, one more write of the health item; none of the webhook's.
+    writes.length = 0;
+    await webhookHealth.failing(workspace, id, at(HEALTH_QUIET_MS + 20_000), fresh);
+    await webhookHealth.failing(workspace, id, at(HEALTH_QUIET_MS + 21_000), fresh);
+    expect(writes).toEqual(['health']);
+    writes.length = 0;
+    await webhookHealth.healthy(workspace, id);
+    expect(writes).toEqual(['health', 'webhook']);
+    expect((await readWebhook(workspace, id))?.failing_since).toBeUndefined();
+  });
+
+  test('turns the webhook off once it has failed for the deactivation time, even when two instances started the run moments apart', async () => {
+    const workspace = ws();
+    const id = await webhookTo(workspace, '/gone-for-good');
+    const start = Date.now() - 6 * 24 * 3600_000;
+    const at = (ms: number) => new Date(start + ms).toISOString();
+    await Promise.all([webhookHealth.failing(workspace, id, at(0), at(-1)), webhookHealth.failing(workspace, id, at(5), at(-1))]);
+    const cutoff = new Date(Date.now() - 5 * 24 * 3600_000).toISOString();
+    expect(await webhookHealth.deactivate(workspace, id, cutoff, 'five days of failures', new Date().toISOString())).toBe(true);
+    expect(await readWebhook(workspace, id)).toMatchObject({ active: false, deactivated_reason: 'five days of failures' });
   });
 });

@@ -1,9 +1,14 @@
 import { deliverySettings } from '#webhooks/settings';
 import { describe, expect, test } from 'vitest';
 import type { SQSRecord } from 'aws-lambda';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { EVENT_SOURCE } from '#domain/eventNames';
 import { readDelivery, recordAttempt } from '#store/webhookDeliveries';
-import { readWebhook, webhookHealth } from '#store/webhooks';
+import { readWebhook } from '#store/webhooks';
+import { db } from '#store/client';
+import { keys } from '#store/keys';
+import { tableName } from '#store/table';
+import { HEALTH_QUIET_MS, webhookHealth } from '#store/webhookHealth';
 import { writeWebhook } from '#local/sampleWebhooks';
 import { consumeWebhookMessages } from '#webhooks/consumer';
 import { type AttemptMessage, useLocalRetryLane, type WebhookQueue } from '#webhooks/queue';
@@ -36,6 +41,9 @@ async function webhookTo(path: string, extra: { failing_since?: string; last_fai
   await writeWebhook({ id, workspace: ws, url: receiver.url(path), ...extra });
   return { ws, id };
 }
+
+const readHealth = async (ws: string, id: string) =>
+  (await db.send(new GetCommand({ TableName: tableName(), Key: keys.webhookHealth(ws, id), ConsistentRead: true }))).Item;
 
 const record = (body: unknown, n = 1) => ({ messageId: `m-${n}-${Math.random()}`, body: JSON.stringify(body) }) as SQSRecord;
 const eventOf = (ws: string, eventId: string) => ({
@@ -131,15 +139,23 @@ describe('the deliverer', () => {
   });
 
   test('failures far apart are not one outage: a failure long after the last starts a new run instead of turning the webhook off', async () => {
-    const longAgo = new Date(Date.now() - 30 * 24 * 3600_000).toISOString();
-    const { ws, id } = await webhookTo('/blip', { failing_since: longAgo, last_failure_at: longAgo });
-    const now = new Date().toISOString();
-    const since = await webhookHealth.failing(ws, id, now, new Date(Date.now() - 12 * 3600_000).toISOString());
+    const { ws, id } = await webhookTo('/blip');
+    const at = (msFromNow: number) => new Date(Date.now() + msFromNow).toISOString();
+    const longAgo = at(-30 * 24 * 3600_000);
+    expect(await webhookHealth.failing(ws, id, longAgo, at(-31 * 24 * 3600_000))).toBe(longAgo);
+    const now = at(0);
+    const since = await webhookHealth.failing(ws, id, now, at(-12 * 3600_000));
     expect(since).toBe(now);
-    // Within the run, the start stays.
-    const later = new Date(Date.now() + 1000).toISOString();
-    expect(await webhookHealth.failing(ws, id, later, now)).toBe(now);
-    expect(await readWebhook(ws, id)).toMatchObject({ active: true, failing_since: now, last_failure_at: later });
+    // Within the run, the start stays; the failures of its next minute are not written, those after it are.
+    expect(await webhookHealth.failing(ws, id, at(1000), now)).toBe(now);
+    expect(await readHealth(ws, id)).toMatchObject({ failing_since: now, last_failure_at: now });
+    const minuteOn = at(HEALTH_QUIET_MS + 1000);
+    expect(await webhookHealth.failing(ws, id, minuteOn, now)).toBe(now);
+    expect(await readHealth(ws, id)).toMatchObject({ failing_since: now, last_failure_at: minuteOn });
+    // The webhook item shows the run's start alone (its failures are kept on the health item).
+    const webhook = await readWebhook(ws, id);
+    expect(webhook).toMatchObject({ active: true, failing_since: now });
+    expect(webhook?.last_failure_at).toBeUndefined();
   });
 });
 

@@ -11,7 +11,8 @@
  *   RECEIPT#<eventId>         a stream record applied to the counters, expires: one partition per record, so the
  *                             stream's bookkeeping never adds to a busy project's partition (docs/capacity.md)
  *   IDEMPOTENCY#<workspace>#<h> one Idempotency-Key of one owner in one workspace (h hashes both), expires
- *   WEBHOOK#<workspace>#<id>  a webhook's deliveries (newest last in key order), each expiring after 30 days
+ *   WEBHOOK#<workspace>#<id>  a webhook's deliveries (newest last in key order), each expiring after 30 days,
+ *                             and its health while it fails (HEALTH: its run of failures)
  *   ACTIVITY#<workspace>#SHARD#<n>       the workspace's history, spread over ACTIVITY_SHARDS partitions by event
  *   ACTIVITY#<workspace>#PROJECT#<slug>  the same entries of one project (by slug), a second copy; both expire
  * Index GSI3 (the sweeper's): DUE#<n> (DUE_SHARDS of them), a delivery's shard, sorted by next_attempt_at.
@@ -154,6 +155,8 @@ export const keys = {
     SK: `${DELIVERY}${deliveryId}`,
   }),
   webhookDeliveries: (ws: string, webhookId: string) => webhookDeliveries(ws, webhookId),
+  /** A webhook's health while it fails (its run of failures), in its deliveries' partition: off the workspace's. */
+  webhookHealth: (ws: string, webhookId: string): Key => ({ PK: webhookDeliveries(ws, webhookId), SK: 'HEALTH' }),
   webhookDeliverySkPrefix: DELIVERY,
   /** How a delivery id begins: its event's time (12 hex digits of milliseconds), so a webhook's deliveries sort by it. */
   deliveryIdPrefix: (atMs: number) => `msg_${Math.max(0, atMs).toString(16).padStart(12, '0')}`,
@@ -226,6 +229,7 @@ export const ItemType = {
   idempotencyKey: 'idempotency_key',
   webhook: 'webhook',
   webhookDelivery: 'webhook_delivery',
+  webhookHealth: 'webhook_health',
   sendSlot: 'send_slot',
   labelCount: 'label_count',
   webhookCount: 'webhook_count',

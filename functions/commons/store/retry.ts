@@ -1,5 +1,5 @@
 import { count, type CountName } from '#observability/counts';
-import { StoreUnavailable } from './errors';
+import { isTransient, StoreUnavailable } from './errors';
 
 /**
  * The one retry policy of the store: bounded attempts with exponential backoff and full jitter
@@ -26,8 +26,10 @@ export const RETRY = {
   counters: { attempts: 20, baseMs: 10, capMs: 500, retryAfterSeconds: 1, counted: 'ConflictRetries' },
   /** Conditional claims of a free name (slug) among concurrent creates. */
   claims: { attempts: 10, baseMs: 5, capMs: 100, retryAfterSeconds: 1, counted: 'ConflictRetries' },
-  /** The record of a webhook attempt already sent: worth about 15 s of waiting out a throttle, well inside the deliverer's 30 s. */
-  records: { attempts: 8, baseMs: 100, capMs: 4_000, retryAfterSeconds: 1, counted: 'WebhookRecordRetries' },
+  /** The record of a webhook attempt already sent, in the deliverer: a few seconds of waiting out a throttle, inside its 30 s with the send's 10. */
+  records: { attempts: 5, baseMs: 100, capMs: 2_000, retryAfterSeconds: 1, counted: 'WebhookRecordRetries' },
+  /** The same on a request (a ping, a redelivery), inside its 20 s with the send's 10 and short of API Gateway's 29. */
+  recordsOnRequest: { attempts: 3, baseMs: 100, capMs: 500, retryAfterSeconds: 1, counted: 'WebhookRecordRetries' },
 } as const satisfies Record<string, RetryPolicy>;
 
 /** Returned by an attempt that should run again. */
@@ -61,10 +63,10 @@ function backOff(policy: RetryPolicy, n: number): Promise<void> {
 }
 
 /**
- * Runs `write` until it resolves, again after whatever it throws (the SDK's own retries spent: a
- * throttle or an outage of seconds), with the policy's backoff; when the attempts run out, the last
- * error. For a write that must follow what cannot be taken back (a webhook attempt already sent):
- * it must be safe to run twice.
+ * Runs `write` until it resolves, again after a transient failure (the SDK's own retries spent: a
+ * throttle or an outage of seconds; errors.ts, isTransient), with the policy's backoff; any other
+ * error, or the last one when the attempts run out, goes up. For a write that must follow what cannot
+ * be taken back (a webhook attempt already sent): it must be safe to run twice.
  */
 export async function untilWritten<T>(policy: RetryPolicy, write: () => Promise<T>): Promise<T> {
   for (let n = 0; ; n++) {
@@ -72,7 +74,7 @@ export async function untilWritten<T>(policy: RetryPolicy, write: () => Promise<
     try {
       return await write();
     } catch (error) {
-      if (n + 1 >= policy.attempts) throw error;
+      if (n + 1 >= policy.attempts || !isTransient(error)) throw error;
     }
   }
 }

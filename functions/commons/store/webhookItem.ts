@@ -60,6 +60,7 @@ export function decodeDelivery(item: Item): DeliveryRecord {
     next_attempt_at: optStr(item, 'next_attempt_at'),
     delivered_at: optStr(item, 'delivered_at'),
     auto_attempts: optNum(item, 'auto_attempts'),
+    requeues: optNum(item, 'requeues'),
     claimed_until: optStr(item, 'claimed_until'),
     superseded: item.superseded instanceof Set ? [...(item.superseded as Set<string>)] : undefined,
     attempt_log: Array.isArray(item.attempt_log) ? (item.attempt_log as AttemptLogEntry[]) : undefined,

@@ -1,7 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { PreviousSecret, WebhookRecord } from '#webhooks/entities';
 import { db } from './client';
-import { optStr } from './codec';
 import { conditionally, TransactionCancelled, unlessConditionFails } from './errors';
 import { ItemType, keys } from './keys';
 import { queryAll } from './query';
@@ -104,60 +103,3 @@ export function replaceWebhookSecret(read: WebhookRecord, secret: Sealed, previo
     ),
   );
 }
-
-/** The service's own bookkeeping of an endpoint's health (not a user's change: no revision). */
-export const webhookHealth = {
-  /**
-   * A failed attempt at `now`: the webhook failing since the start of this run of failures, which
-   * begins anew when the last failure was before `freshAfter` (failures that far apart are not one
-   * outage). The time it has been failing since, or undefined when the webhook is gone.
-   */
-  async failing(ws: string, id: string, now: string, freshAfter: string): Promise<string | undefined> {
-    const update = (expression: string, condition: string) =>
-      unlessConditionFails(async () => {
-        const { Attributes } = await db.send(
-          new UpdateCommand({
-            TableName: tableName(),
-            Key: keys.webhook(ws, id),
-            UpdateExpression: expression,
-            ConditionExpression: condition,
-            ExpressionAttributeValues: { ':now': now, ...(condition.includes(':fresh') ? { ':fresh': freshAfter } : {}) },
-            ReturnValues: 'ALL_NEW',
-          }),
-        );
-        return optStr(Attributes ?? {}, 'failing_since');
-      });
-    // A new run of failures, or the one under way carried on: whichever condition holds.
-    return (
-      (await update(
-        'SET failing_since = :now, last_failure_at = :now',
-        'attribute_exists(PK) AND (attribute_not_exists(failing_since) OR attribute_not_exists(last_failure_at) OR last_failure_at < :fresh)',
-      )) ?? update('SET last_failure_at = :now', 'attribute_exists(PK) AND last_failure_at >= :fresh')
-    );
-  },
-  /** A success: no longer failing (written only when it was). */
-  healthy: (ws: string, id: string) =>
-    conditionally(
-      db.send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.webhook(ws, id),
-          UpdateExpression: 'REMOVE failing_since, last_failure_at',
-          ConditionExpression: 'attribute_exists(failing_since)',
-        }),
-      ),
-    ),
-  /** Turns it off with the reason, if it is still active and still failing since `since`. */
-  deactivate: (ws: string, id: string, since: string, reason: string, now: string) =>
-    conditionally(
-      db.send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.webhook(ws, id),
-          UpdateExpression: 'SET active = :false, deactivated_reason = :reason, updated_at = :now',
-          ConditionExpression: 'active = :true AND failing_since = :since',
-          ExpressionAttributeValues: { ':false': false, ':true': true, ':reason': reason, ':since': since, ':now': now },
-        }),
-      ),
-    ),
-};

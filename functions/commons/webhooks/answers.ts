@@ -63,7 +63,7 @@ const WebhookAttempt = z
 
 export const WebhookDeliveryDetail = WebhookDelivery.extend({
   attempt_log: z.array(WebhookAttempt).meta({
-    description: 'Each attempt, oldest first (the first 50; `attempts` counts them all). Deliveries made before the log began show none.',
+    description: 'Each attempt, oldest first (the first 50; `attempts` counts them all): those made since the log began.',
   }),
 }).meta({ id: 'WebhookDeliveryDetail' });
 

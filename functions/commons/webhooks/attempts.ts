@@ -1,6 +1,6 @@
 import { RETRY, untilWritten } from '#store/retry';
 import { recordAttempt } from '#store/webhookDeliveries';
-import { webhookHealth } from '#store/webhooks';
+import { webhookHealth } from '#store/webhookHealth';
 import { targetPolicy } from './addresses';
 import type { AttemptLogEntry, DeliveryRecord, WebhookRecord } from './entities';
 import { sendWebhook, type SendResult } from './send';
@@ -69,19 +69,20 @@ export async function attemptNow(delivery: DeliveryRecord, webhook: WebhookRecor
   if (only && !attempt.ok) set.status = 'failed';
   // A ping is never scheduled: no next_attempt_at to remove (nor its entry of the due index to write).
   const removed = only ? remove.filter((name) => name !== 'next_attempt_at') : remove;
-  const recorded = await settleAttempt(webhook, attempt, () => recordAttempt(delivery, set, removed, 'manual', logged));
+  const recorded = await settleAttempt(webhook, attempt, () => recordAttempt(delivery, set, removed, 'manual', { logged }), true);
   return { attempt, delivery: recorded ?? { ...delivery, attempts: delivery.attempts + 1 } };
 }
 
 /**
  * Writes what a sent attempt did: the endpoint's health first (once the log shows a delivery's end,
  * what it did to the webhook is there too), then the delivery's record, both again while the table
- * refuses (store/retry.ts, RETRY.records): the endpoint has the request, and a record lost would send
- * it again. Both writes are safe to repeat (an attempt is recorded once, by its time). Past the
- * retries the error goes up: the hold lapses and the message, delivered again, sends again.
+ * refuses for a while (store/retry.ts: RETRY.records in the deliverer, a shorter RETRY.recordsOnRequest
+ * on a request): the endpoint has the request, and a record lost would send it again. Both writes are
+ * safe to repeat (an automatic attempt is recorded under its hold, once; one on request by its time).
+ * Past the retries the error goes up: the hold lapses and the message, delivered again, sends again.
  */
-export function settleAttempt<T>(webhook: WebhookRecord, attempt: Attempt, record: () => Promise<T>): Promise<T> {
-  return untilWritten(RETRY.records, async () => {
+export function settleAttempt<T>(webhook: WebhookRecord, attempt: Attempt, record: () => Promise<T>, onRequest = false): Promise<T> {
+  return untilWritten(onRequest ? RETRY.recordsOnRequest : RETRY.records, async () => {
     await noteHealth(webhook, attempt);
     return record();
   });
@@ -104,5 +105,6 @@ async function noteHealth(webhook: WebhookRecord, attempt: Attempt): Promise<boo
   const since = await webhookHealth.failing(webhook.workspace, webhook.id, attempt.at, freshAfter);
   if (since === undefined || Date.parse(attempt.at) - Date.parse(since) < deactivateAfterMs) return false;
   const reason = `Every delivery failed from ${since} to ${attempt.at}; turn it on again (PUT active: true) once the endpoint answers 2xx.`;
-  return webhookHealth.deactivate(webhook.workspace, webhook.id, since, reason, attempt.at);
+  const cutoff = new Date(Date.parse(attempt.at) - deactivateAfterMs).toISOString();
+  return webhookHealth.deactivate(webhook.workspace, webhook.id, cutoff, reason, attempt.at);
 }

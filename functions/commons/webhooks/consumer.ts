@@ -5,7 +5,7 @@ import { MAX_JSON_DEPTH } from '#domain/limits';
 import { observeBatch } from '#events/observeBatch';
 import { logger } from '#observability/log';
 import { sourceMapped } from '#observability/stacks';
-import { continueDelivery, deliverEvent, type Outcome, type PublishedEvent } from './deliveries';
+import { continueDelivery, deliverEvent, type Outcome, PartlyDelivered, type PublishedEvent } from './deliveries';
 import type { AttemptMessage, WebhookQueue } from './queue';
 import { sweepDeliveries } from './sweeper';
 
@@ -90,6 +90,8 @@ async function consumeOne(record: SQSRecord, queue: WebhookQueue, tally: Tally):
     return undefined;
   } catch (error) {
     tally.errors++;
+    // The parts that did settle are counted now: their duplicates, when the message comes again, are skipped.
+    if (error instanceof PartlyDelivered) for (const outcome of error.outcomes) tally[outcome]++;
     logger.warn('webhook message failed; it will be delivered again', {
       message_id: record.messageId,
       error: sourceMapped(error as Error),

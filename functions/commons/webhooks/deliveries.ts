@@ -1,19 +1,13 @@
-import { createHash, randomUUID } from 'node:crypto';
-import type * as z from 'zod';
-import { Conflict } from '#domain/errors';
+import { createHash } from 'node:crypto';
 import { keys } from '#store/keys';
-import { freeSendSlot, takeSendSlot } from '#store/sendSlots';
 import { claimDelivery, putNewDelivery, readDelivery, recordAttempt, releaseClaim } from '#store/webhookDeliveries';
 import { readWebhook, readWebhooks } from '#store/webhooks';
-import type { WebhookPingData } from './answers';
-import { attemptNow, outcomeOf, sendAttempt, settleAttempt } from './attempts';
+import { outcomeOf, sendAttempt, settleAttempt } from './attempts';
 import type { DeliveryRecord, WebhookRecord } from './entities';
-import { ALL_EVENTS, PING_TYPE } from './eventTypes';
+import { ALL_EVENTS } from './eventTypes';
 import type { AttemptMessage, WebhookQueue } from './queue';
 import { decide } from './decide';
 import { deliverySettings, MAX_QUEUE_DELAY_MS } from './settings';
-import { deliveryNotFound, getWebhook } from './subscriptions';
-import { SEND_SLOT_LEASE_SECONDS, SENDS_ON_REQUEST_PER_WORKSPACE } from './limits';
 
 /**
  * Deliveries: each event the service publishes, to every active webhook of its workspace that wants
@@ -31,7 +25,7 @@ export interface PublishedEvent {
 export type Outcome = 'delivered' | 'retrying' | 'failed' | 'skipped';
 
 /** Time first (12 hex digits of milliseconds), so a webhook's deliveries sort by their event's time. */
-function deliveryId(atMs: number, ...parts: string[]): string {
+export function deliveryId(atMs: number, ...parts: string[]): string {
   const hash = createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 20);
   return `${keys.deliveryIdPrefix(atMs)}${hash}`;
 }
@@ -48,7 +42,7 @@ function wants(webhook: WebhookRecord, event: PublishedEvent): boolean {
   return webhook.project_slug === undefined || projectsOf(event).includes(webhook.project_slug);
 }
 
-function newDelivery(webhook: WebhookRecord, type: string, eventId: string, id: string, payload: unknown): DeliveryRecord {
+export function newDelivery(webhook: WebhookRecord, type: string, eventId: string, id: string, payload: unknown): DeliveryRecord {
   const now = new Date().toISOString();
   return {
     id,
@@ -86,16 +80,28 @@ export async function deliverEvent(event: PublishedEvent, queue: WebhookQueue): 
       const until = later(CLAIM_MS);
       const { created, delivery } = await putNewDelivery(failing ? fresh : { ...fresh, claimed_until: until });
       if (!created) return claimAndAttempt(delivery, webhook, queue); // the event came again: only an abandoned attempt is taken up
-      if (!failing) return held(delivery, until, () => attemptScheduled(delivery, webhook, queue));
+      if (!failing) return held(delivery, until, () => attemptScheduled(delivery, webhook, queue, until));
       await queue.later(messageOf(delivery), 0);
       return 'skipped';
     }),
   );
   // Each webhook's part settles on its own: one that failed (the message comes again, and its duplicate
   // finds the others' deliveries made) never cuts short another's send or record still in flight.
+  const outcomes = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const failed = settled.find((s) => s.status === 'rejected');
-  if (failed) throw failed.reason;
-  return settled.map((s) => (s as PromiseFulfilledResult<Outcome>).value);
+  if (failed) throw new PartlyDelivered(outcomes, failed.reason);
+  return outcomes;
+}
+
+/** An event some of whose webhooks' parts failed (the message comes again): what the others' parts did. */
+export class PartlyDelivered extends Error {
+  override readonly name = 'PartlyDelivered';
+  constructor(
+    readonly outcomes: Outcome[],
+    override readonly cause: unknown,
+  ) {
+    super(`A webhook's part of the event failed: ${cause instanceof Error ? cause.message : String(cause)}`);
+  }
 }
 
 const messageOf = (d: DeliveryRecord): AttemptMessage => ({
@@ -112,7 +118,7 @@ async function claimAndAttempt(delivery: DeliveryRecord, webhook: WebhookRecord 
   if (due === undefined || decide(delivery, due, Date.now()).do !== 'attempt') return 'skipped';
   const until = later(CLAIM_MS);
   if (!(await claimDelivery(delivery, due, new Date().toISOString(), until))) return 'skipped';
-  return held(delivery, until, () => attemptScheduled(delivery, webhook, queue));
+  return held(delivery, until, () => attemptScheduled(delivery, webhook, queue, until));
 }
 
 /** Runs a held attempt; if it fails before recording, the hold is let go so that the message's next delivery takes it up. */
@@ -158,10 +164,15 @@ export function retryWait(scheduledMs: number, retryAfterMs: number | undefined,
  * one) or, after the last, dead-letters the delivery and fails it. A webhook deleted or turned off
  * meanwhile ends its pending deliveries unsent.
  */
-async function attemptScheduled(delivery: DeliveryRecord, webhook: WebhookRecord | undefined, queue: WebhookQueue): Promise<Outcome> {
+async function attemptScheduled(
+  delivery: DeliveryRecord,
+  webhook: WebhookRecord | undefined,
+  queue: WebhookQueue,
+  until: string,
+): Promise<Outcome> {
   if (!webhook || !webhook.active) {
     const why = webhook ? 'the webhook is turned off' : 'the webhook was deleted';
-    await recordAttempt(delivery, { status: 'failed', last_error: `Not sent: ${why}.` }, ['next_attempt_at'], 'none');
+    await recordAttempt(delivery, { status: 'failed', last_error: `Not sent: ${why}.` }, ['next_attempt_at'], 'none', { heldUntil: until });
     return 'skipped';
   }
   const attempt = await sendAttempt(delivery, webhook);
@@ -186,56 +197,6 @@ async function attemptScheduled(delivery: DeliveryRecord, webhook: WebhookRecord
       );
     }
   }
-  await settleAttempt(webhook, attempt, () => recordAttempt(delivery, set, remove, 'automatic', logged));
+  await settleAttempt(webhook, attempt, () => recordAttempt(delivery, set, remove, 'automatic', { logged, heldUntil: until }));
   return attempt.ok ? 'delivered' : set.status === 'failed' ? 'failed' : 'retrying';
-}
-
-/**
- * Runs a send made on request (a ping, a redelivery) in one of the workspace's slots, or refuses it
- * with a 409 and Retry-After while every slot is held (sendSlots.ts: nothing is sent or recorded then).
- */
-async function inSendSlot<T>(ws: string, send: () => Promise<T>): Promise<T> {
-  const holder = randomUUID();
-  const slot = await takeSendSlot(ws, SENDS_ON_REQUEST_PER_WORKSPACE, SEND_SLOT_LEASE_SECONDS, holder);
-  if (slot === undefined) {
-    throw new Conflict(
-      `${SENDS_ON_REQUEST_PER_WORKSPACE} pings or redeliveries of this workspace are already under way; retry once they end.`,
-      10,
-    );
-  }
-  try {
-    return await send();
-  } finally {
-    // Should freeing fail, the slot's lease frees it: the answer stands.
-    await freeSendSlot(ws, slot, holder).catch(() => undefined);
-  }
-}
-
-/** A ping, now: the delivery is recorded like any other, and its one attempt answered. */
-export async function pingWebhook(ws: string, id: string) {
-  const webhook = await getWebhook(ws, id);
-  return inSendSlot(ws, () => pingNow(ws, webhook));
-}
-
-async function pingNow(ws: string, webhook: WebhookRecord) {
-  const now = new Date().toISOString();
-  const eventId = randomUUID();
-  const data: z.infer<typeof WebhookPingData> = { webhook_id: webhook.id, company_slug: ws, event_id: eventId, occurred_at: now };
-  // A ping is its one attempt, made right here: no schedule (a crash before it leaves a pending delivery no one will send).
-  const { next_attempt_at: _none, ...ping } = newDelivery(webhook, PING_TYPE, eventId, deliveryId(Date.now(), webhook.id, eventId), {
-    type: PING_TYPE,
-    timestamp: now,
-    data,
-  });
-  const { delivery } = await putNewDelivery(ping);
-  const { attempt, delivery: after } = await attemptNow(delivery, webhook, true);
-  return { attempt, delivery: after };
-}
-
-/** A delivery sent again now, whatever became of it (same `webhook-id`: it is the same event). */
-export async function redeliver(ws: string, id: string, deliveryIdGiven: string): Promise<DeliveryRecord> {
-  const webhook = await getWebhook(ws, id);
-  const delivery = await readDelivery(ws, id, deliveryIdGiven);
-  if (!delivery) throw deliveryNotFound(deliveryIdGiven);
-  return inSendSlot(ws, async () => (await attemptNow(delivery, webhook)).delivery);
 }

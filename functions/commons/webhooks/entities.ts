@@ -67,6 +67,8 @@ export interface DeliveryRecord {
   next_attempt_at?: string;
   /** Schedules a recovery brought forward: a retry message due at one of them is stale (sends nothing). */
   superseded?: string[];
+  /** How often a sweep found it lost and queued it again (sweeper.ts ends it past MAX_SWEEPS). */
+  requeues?: number;
   delivered_at?: string;
   created_at: string;
   /** Each attempt, oldest first (the first MAX_LOGGED_ATTEMPTS; `attempts` counts them all). */

@@ -1,6 +1,6 @@
 import { Busy, Conflict } from '#domain/errors';
 import { mapInFlight } from '#store/batches';
-import { type Recoverable, recoverableSince, rescheduleDelivery } from '#store/webhookDeliveries';
+import { type Recoverable, recoverableSince, rescheduleDelivery } from '#store/dueDeliveries';
 import { PING_TYPE } from './eventTypes';
 import { retryLane, type WebhookQueue } from './queue';
 import { LOST_AFTER_MS } from './settings';
@@ -44,11 +44,11 @@ export async function recoverDeliveries(ws: string, id: string, sinceMs: number)
  * message ahead of its schedule would find an older one and be dropped); a waiting delivery's old
  * schedule is marked superseded. Should the message not go, the delivery is due with none: overdue,
  * the sweeper or a later recovery takes it. False when it was left (delivered, held by an attempt, or
- * moved on since it was read).
+ * moved on since it was read). `swept`: a sweep's, counted on the delivery (sweeper.ts).
  */
-export async function requeue(d: Recoverable, due: string, lane: WebhookQueue): Promise<boolean> {
+export async function requeue(d: Recoverable, due: string, lane: WebhookQueue, swept = false): Promise<boolean> {
   const stale = d.status === 'pending' ? d.next_attempt_at : undefined;
-  if (!(await rescheduleDelivery(d, due, due, stale))) return false;
+  if (!(await rescheduleDelivery(d, due, due, stale, swept))) return false;
   await lane.later({ kind: 'attempt', workspace: d.workspace, webhook_id: d.webhook_id, delivery_id: d.id, due_at: due }, 0);
   return true;
 }

@@ -129,5 +129,6 @@ export const deliveryNotFound = (id: string) => new NotFound(`No delivery "${id}
 export async function listDeliveries(ws: string, id: string, req: PageRequest, status?: DeliveryRecord['status']) {
   await getWebhook(ws, id);
   const range = { ...deliveriesRange(ws, id), ...(status ? { filter: { name: 'status', value: status } } : {}) };
-  return readPage(range, ['deliveries', status ?? ''], req, decodeDelivery);
+  // The whole log's cursors stay those it always had; a status's are its own.
+  return readPage(range, status ? ['deliveries', status] : ['deliveries'], req, decodeDelivery);
 }

@@ -1,6 +1,6 @@
 import { mapInFlight } from '#store/batches';
 import { keys } from '#store/keys';
-import { dueBefore } from '#store/webhookDeliveries';
+import { type DueDelivery, dueBefore, endLostDelivery } from '#store/dueDeliveries';
 import type { WebhookQueue } from './queue';
 import { requeue } from './recovery';
 import { LOST_AFTER_MS } from './settings';
@@ -13,8 +13,13 @@ import { LOST_AFTER_MS } from './settings';
  * same), reads the due index (every delivery with an attempt to come, by when it is due) for deliveries
  * past due by LOST_AFTER_MS and queues each again, as a recovery does: the attempt then sends it, or ends
  * it (its webhook deleted or turned off, its retries spent). A delivery an attempt holds, or one that
- * moved on since the index was read, is left as it is; two sweeps at once queue nothing twice.
+ * moved on since the index was read, is left as it is; two sweeps at once queue nothing twice. One
+ * found lost MAX_SWEEPS times already (its attempts keep failing before they are recorded) is ended,
+ * failed, and described on the dead-letter queue, instead of being queued again for its 30 days.
  */
+
+/** Times a sweep queues one delivery again before it ends it. */
+export const MAX_SWEEPS = 3;
 
 /** Shards read at once, and deliveries queued at once within one. */
 const SHARDS_IN_FLIGHT = 4;
@@ -23,9 +28,10 @@ const IN_FLIGHT = 8;
 const BUDGET_MS = 20_000;
 
 export interface Sweep {
-  /** Deliveries past due found, and those queued again (the others moved on, or an attempt held them). */
+  /** Deliveries past due found, those queued again and those ended (the others moved on, or an attempt held them). */
   found: number;
   requeued: number;
+  ended: number;
   /** Whether the sweep ran out of time with more to read. */
   more: boolean;
 }
@@ -35,7 +41,15 @@ export async function sweepDeliveries(lane: WebhookQueue, opts: { now?: number; 
   const before = new Date(now - (opts.lostAfterMs ?? LOST_AFTER_MS)).toISOString();
   const due = new Date(now).toISOString();
   const started = Date.now();
-  const sweep: Sweep = { found: 0, requeued: 0, more: false };
+  const sweep: Sweep = { found: 0, requeued: 0, ended: 0, more: false };
+  const take = async (d: DueDelivery) => {
+    if ((d.requeues ?? 0) < MAX_SWEEPS) return void ((await requeue({ ...d, status: 'pending' }, due, lane, true)) && sweep.requeued++);
+    const why = `Lost ${MAX_SWEEPS + 1} times: its attempts kept failing before they were recorded.`;
+    if (!(await endLostDelivery(d, due, why))) return;
+    sweep.ended++;
+    const message = { kind: 'attempt', workspace: d.workspace, webhook_id: d.webhook_id, delivery_id: d.id, due_at: d.next_attempt_at };
+    await lane.deadLetter(JSON.stringify(message), why);
+  };
   await mapInFlight(keys.dueShards(), SHARDS_IN_FLIGHT, async (shard) => {
     let start: Record<string, unknown> | undefined;
     do {
@@ -43,7 +57,8 @@ export async function sweepDeliveries(lane: WebhookQueue, opts: { now?: number; 
       const page = await dueBefore(shard, before, start);
       sweep.found += page.deliveries.length;
       await mapInFlight(page.deliveries, IN_FLIGHT, async (d) => {
-        if (await requeue({ ...d, status: 'pending' }, due, lane)) sweep.requeued++;
+        if (Date.now() - started > BUDGET_MS) return void (sweep.more = true);
+        await take(d);
       });
       start = page.next;
     } while (start);

@@ -1,0 +1,141 @@
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { DeliveryRecord } from '#webhooks/entities';
+import { db } from './client';
+import { conditionally } from './errors';
+import { keys } from './keys';
+import { TABLE, tableName } from './table';
+
+/**
+ * The reads and writes that bring deliveries forward again: a recovery's range of a webhook's
+ * deliveries, the sweeper's due index, and the new schedule either writes.
+ */
+
+/** What a recovery needs of a delivery to schedule it again. */
+export type Recoverable = Pick<DeliveryRecord, 'id' | 'workspace' | 'webhook_id' | 'status' | 'next_attempt_at'>;
+
+/** Reads of the deliveries' collection one recovery makes at most (each up to 1 MB of keys and a few fields). */
+const MAX_READS = 10;
+
+/**
+ * The webhook's deliveries of events since `sinceMs` (a delivery's id begins with its event's time: the
+ * range is one of keys), oldest first, that a recovery takes: not delivered, not a ping, and pending
+ * only while a retry is still to come or when overdue by `overdueMs` (its message lost). At most
+ * `limit`; `more` when the range holds more than was read or taken.
+ */
+export async function recoverableSince(
+  ws: string,
+  webhookId: string,
+  sinceMs: number,
+  opts: { limit: number; now: number; overdueMs: number; ping: string },
+): Promise<{ deliveries: Recoverable[]; more: boolean }> {
+  const deliveries: Recoverable[] = [];
+  let start: Record<string, unknown> | undefined;
+  for (let reads = 0; reads < MAX_READS && deliveries.length <= opts.limit; reads++) {
+    const out = await db.send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :lo AND :hi',
+        FilterExpression:
+          'event_type <> :ping AND (#status = :failed OR (#status = :pending AND (next_attempt_at > :now OR next_attempt_at < :overdue)))',
+        ProjectionExpression: 'id, workspace, webhook_id, #status, next_attempt_at',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':pk': keys.webhookDeliveries(ws, webhookId),
+          ':lo': `${keys.webhookDeliverySkPrefix}${keys.deliveryIdPrefix(sinceMs)}`,
+          ':hi': `${keys.webhookDeliverySkPrefix}~`,
+          ':ping': opts.ping,
+          ':failed': 'failed',
+          ':pending': 'pending',
+          ':now': new Date(opts.now).toISOString(),
+          ':overdue': new Date(opts.now - opts.overdueMs).toISOString(),
+        },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    deliveries.push(...((out.Items ?? []) as Recoverable[]));
+    start = out.LastEvaluatedKey;
+    if (!start) break;
+  }
+  return { deliveries: deliveries.slice(0, opts.limit), more: deliveries.length > opts.limit || start !== undefined };
+}
+
+/**
+ * Schedules a delivery's next automatic attempt at `due` again (a recovery), unless it was delivered
+ * or an attempt holds it now; `supersedes`, the schedule it replaces, joins the delivery's superseded
+ * schedules (a retry message due then sends nothing). False when it was left.
+ */
+export function rescheduleDelivery(d: Recoverable, due: string, now: string, supersedes: string | undefined, swept = false) {
+  const adds = [...(supersedes ? ['superseded :stale'] : []), ...(swept ? ['requeues :one'] : [])];
+  return conditionally(
+    db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.webhookDelivery(d.workspace, d.webhook_id, d.id),
+        // In the due index again (a delivery made before it has no shard yet); a sweep's re-queue is counted.
+        UpdateExpression: `SET #status = :pending, next_attempt_at = :due, due_shard = if_not_exists(due_shard, :shard)${adds.length ? ` ADD ${adds.join(', ')}` : ''}`,
+        ConditionExpression: `#status = :was AND (attribute_not_exists(claimed_until) OR claimed_until < :now)${supersedes ? ' AND next_attempt_at = :old' : ''}`,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':pending': 'pending',
+          ':due': due,
+          ':was': d.status,
+          ':now': now,
+          ':shard': keys.dueShard(d.id),
+          ...(supersedes ? { ':stale': new Set([supersedes]), ':old': supersedes } : {}),
+          ...(swept ? { ':one': 1 } : {}),
+        },
+      }),
+    ),
+  );
+}
+
+/**
+ * Ends a delivery the sweeper found lost too often (its attempts kept failing before they were
+ * recorded): failed, with why, unless it moved on since it was read or an attempt holds it.
+ */
+export function endLostDelivery(d: DueDelivery, now: string, why: string) {
+  return conditionally(
+    db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.webhookDelivery(d.workspace, d.webhook_id, d.id),
+        UpdateExpression: 'SET #status = :failed, last_error = :why REMOVE next_attempt_at',
+        ConditionExpression:
+          '#status = :pending AND next_attempt_at = :seen AND (attribute_not_exists(claimed_until) OR claimed_until < :now)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':failed': 'failed', ':why': why, ':pending': 'pending', ':seen': d.next_attempt_at, ':now': now },
+      }),
+    ),
+  );
+}
+
+/** A delivery as the due index carries it: its names, when its attempt was due, and how often a sweep queued it again. */
+export type DueDelivery = Pick<DeliveryRecord, 'id' | 'workspace' | 'webhook_id'> & { next_attempt_at: string; requeues?: number };
+
+/** Entries of the due index one read takes at most, so that a sweep checks its time between them. */
+const DUE_PAGE = 100;
+
+/**
+ * One page of a shard of the due index (keys.dueShards): deliveries whose automatic attempt was due
+ * before `before`, oldest first, and where the next page starts.
+ */
+export async function dueBefore(
+  shard: string,
+  before: string,
+  start?: Record<string, unknown>,
+): Promise<{ deliveries: DueDelivery[]; next?: Record<string, unknown> }> {
+  const index = TABLE.indexes.byDue;
+  const out = await db.send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: index.name,
+      KeyConditionExpression: '#shard = :shard AND #due < :before',
+      ExpressionAttributeNames: { '#shard': index.partitionKey, '#due': index.sortKey },
+      ExpressionAttributeValues: { ':shard': shard, ':before': before },
+      ExclusiveStartKey: start,
+      Limit: DUE_PAGE,
+    }),
+  );
+  return { deliveries: (out.Items ?? []) as DueDelivery[], next: out.LastEvaluatedKey };
+}

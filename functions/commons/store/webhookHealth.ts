@@ -1,0 +1,129 @@
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from './client';
+import { str } from './codec';
+import { conditionally } from './errors';
+import { ItemType, keys } from './keys';
+import { tableName } from './table';
+
+/**
+ * A webhook's health while its endpoint fails, kept off its workspace's partition (the workspace's
+ * busiest key): the run of failures lives on an item of its own in the webhook's deliveries partition
+ * (`WEBHOOK#<ws>#<id>`, `HEALTH`), written when a run starts and then at most once a minute while it
+ * goes on. The webhook item is written only when the endpoint starts failing, recovers (its
+ * `failing_since`, which the API shows and the deliverer routes by) or is turned off, in an order that
+ * never lets it show a run its health item does not keep.
+ */
+
+/** How long a run of failures goes unwritten after its last write: more failures in that time change nothing kept. */
+export const HEALTH_QUIET_MS = 60_000;
+/** A health item outlives its last write by this long (a webhook deleted while failing leaves nothing behind for good). */
+const KEPT_SECONDS = 30 * 24 * 3600;
+/** Rounds lost to another writer of the same health item before leaving the run to it (it wrote what this one would). */
+const ROUNDS = 3;
+
+interface Run {
+  failing_since: string;
+  last_failure_at: string;
+}
+
+/** The run of failures kept, if any (a health item a success cleared keeps none). */
+async function readRun(ws: string, id: string): Promise<Run | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key: keys.webhookHealth(ws, id), ConsistentRead: true }));
+  return Item?.failing_since === undefined
+    ? undefined
+    : { failing_since: str(Item, 'failing_since'), last_failure_at: str(Item, 'last_failure_at') };
+}
+
+/**
+ * The webhook shows a new run of failures, unless it shows one already (another failure of the same
+ * moment got there first: this one writes nothing) or is gone. False when it was not written.
+ */
+const markFailing = (ws: string, id: string, since: string, freshAfter: string) =>
+  conditionally(
+    db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.webhook(ws, id),
+        UpdateExpression: 'SET failing_since = :since REMOVE last_failure_at',
+        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(failing_since) OR failing_since < :fresh)',
+        ExpressionAttributeValues: { ':since': since, ':fresh': freshAfter },
+      }),
+    ),
+  );
+
+const healthItem = (ws: string, id: string, run: Run) => ({
+  ...keys.webhookHealth(ws, id),
+  type: ItemType.webhookHealth,
+  ...run,
+  ttl: Math.floor(Date.parse(run.last_failure_at) / 1000) + KEPT_SECONDS,
+});
+
+export const webhookHealth = {
+  /**
+   * A failed attempt at `now`: the time the webhook has been failing since (the start of this run of
+   * failures, which begins anew when the last failure kept was before `freshAfter`: failures that far
+   * apart are not one outage).
+   */
+  async failing(ws: string, id: string, now: string, freshAfter: string): Promise<string> {
+    for (let round = 0; round < ROUNDS; round++) {
+      const kept = await readRun(ws, id);
+      const run = kept && kept.last_failure_at >= freshAfter ? kept : undefined;
+      if (run && Date.parse(now) - Date.parse(run.last_failure_at) < HEALTH_QUIET_MS) return run.failing_since;
+      // A new run: the webhook says so first (once among failures of the same moment). Should the health item
+      // not follow, the next failure finds no run and starts one: the webhook shows no run its health does not keep.
+      if (!run) await markFailing(ws, id, now, freshAfter);
+      const next = healthItem(ws, id, { failing_since: run?.failing_since ?? now, last_failure_at: now });
+      // Written over what was read only: a writer that got there first wins, and this one reads again.
+      const over = kept
+        ? { ConditionExpression: 'last_failure_at = :seen', ExpressionAttributeValues: { ':seen': kept.last_failure_at } }
+        : { ConditionExpression: 'attribute_not_exists(last_failure_at)' };
+      if (await conditionally(db.send(new PutCommand({ TableName: tableName(), Item: next, ...over })))) return next.failing_since;
+    }
+    // Others kept writing this webhook's failures meanwhile: the run is theirs; this one read it last.
+    return (await readRun(ws, id))?.failing_since ?? now;
+  },
+
+  /**
+   * A success while the webhook was failing: no longer failing. The health item first, then the webhook:
+   * should the second write not follow, the webhook still shows the run and the next success ends it.
+   */
+  async healthy(ws: string, id: string): Promise<void> {
+    await conditionally(
+      db.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.webhookHealth(ws, id),
+          UpdateExpression: 'REMOVE failing_since, last_failure_at',
+          ConditionExpression: 'attribute_exists(failing_since)',
+        }),
+      ),
+    );
+    await conditionally(
+      db.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.webhook(ws, id),
+          UpdateExpression: 'REMOVE failing_since, last_failure_at',
+          ConditionExpression: 'attribute_exists(failing_since)',
+        }),
+      ),
+    );
+  },
+
+  /**
+   * Turns it off with the reason, if it is still active and has shown failing since `cutoff` or before (a
+   * success since, and a new run, shows a later time; concurrent starts of one run differ by moments).
+   */
+  deactivate: (ws: string, id: string, cutoff: string, reason: string, now: string) =>
+    conditionally(
+      db.send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.webhook(ws, id),
+          UpdateExpression: 'SET active = :false, deactivated_reason = :reason, updated_at = :now',
+          ConditionExpression: 'active = :true AND failing_since <= :cutoff',
+          ExpressionAttributeValues: { ':false': false, ':true': true, ':reason': reason, ':cutoff': cutoff, ':now': now },
+        }),
+      ),
+    ),
+};

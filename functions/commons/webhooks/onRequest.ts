@@ -1,0 +1,64 @@
+import { randomUUID } from 'node:crypto';
+import type * as z from 'zod';
+import { Conflict } from '#domain/errors';
+import { freeSendSlot, takeSendSlot } from '#store/sendSlots';
+import { putNewDelivery, readDelivery } from '#store/webhookDeliveries';
+import type { WebhookPingData } from './answers';
+import { attemptNow } from './attempts';
+import { deliveryId, newDelivery } from './deliveries';
+import type { DeliveryRecord, WebhookRecord } from './entities';
+import { PING_TYPE } from './eventTypes';
+import { SEND_SLOT_LEASE_SECONDS, SENDS_ON_REQUEST_PER_WORKSPACE } from './limits';
+import { deliveryNotFound, getWebhook } from './subscriptions';
+
+/** Sends made on request, beside the schedule: a ping, a redelivery (each in one of the workspace's send slots). */
+
+/**
+ * Runs a send made on request (a ping, a redelivery) in one of the workspace's slots, or refuses it
+ * with a 409 and Retry-After while every slot is held (sendSlots.ts: nothing is sent or recorded then).
+ */
+async function inSendSlot<T>(ws: string, send: () => Promise<T>): Promise<T> {
+  const holder = randomUUID();
+  const slot = await takeSendSlot(ws, SENDS_ON_REQUEST_PER_WORKSPACE, SEND_SLOT_LEASE_SECONDS, holder);
+  if (slot === undefined) {
+    throw new Conflict(
+      `${SENDS_ON_REQUEST_PER_WORKSPACE} pings or redeliveries of this workspace are already under way; retry once they end.`,
+      10,
+    );
+  }
+  try {
+    return await send();
+  } finally {
+    // Should freeing fail, the slot's lease frees it: the answer stands.
+    await freeSendSlot(ws, slot, holder).catch(() => undefined);
+  }
+}
+
+/** A ping, now: the delivery is recorded like any other, and its one attempt answered. */
+export async function pingWebhook(ws: string, id: string) {
+  const webhook = await getWebhook(ws, id);
+  return inSendSlot(ws, () => pingNow(ws, webhook));
+}
+
+async function pingNow(ws: string, webhook: WebhookRecord) {
+  const now = new Date().toISOString();
+  const eventId = randomUUID();
+  const data: z.infer<typeof WebhookPingData> = { webhook_id: webhook.id, company_slug: ws, event_id: eventId, occurred_at: now };
+  // A ping is its one attempt, made right here: no schedule (a crash before it leaves a pending delivery no one will send).
+  const { next_attempt_at: _none, ...ping } = newDelivery(webhook, PING_TYPE, eventId, deliveryId(Date.now(), webhook.id, eventId), {
+    type: PING_TYPE,
+    timestamp: now,
+    data,
+  });
+  const { delivery } = await putNewDelivery(ping);
+  const { attempt, delivery: after } = await attemptNow(delivery, webhook, true);
+  return { attempt, delivery: after };
+}
+
+/** A delivery sent again now, whatever became of it (same `webhook-id`: it is the same event). */
+export async function redeliver(ws: string, id: string, deliveryIdGiven: string): Promise<DeliveryRecord> {
+  const webhook = await getWebhook(ws, id);
+  const delivery = await readDelivery(ws, id, deliveryIdGiven);
+  if (!delivery) throw deliveryNotFound(deliveryIdGiven);
+  return inSendSlot(ws, async () => (await attemptNow(delivery, webhook)).delivery);
+}
