@@ -78,8 +78,10 @@ each (it carries the delivery's names, not its payload); a shard takes its share
 other workspace's too, so ${DUE_SHARDS} shards hold about ${DUE_SHARDS * 500} deliveries a second for the whole stage. The
 model counts a schedule's removal as an entry deleted (a redelivery of a finished delivery removes none), and leaves out a
 recovery's new schedules (their shard is not in the request). The rows measure deliveries that succeed: a failing endpoint
-adds, besides its deliveries' retries, a write of its health item (\`WEBHOOK#<ws>#<webhook> HEALTH\`) as its run of failures
-starts and at most once a minute after, and a write of its webhook item (\`WS#<ws>\`) only as the run starts and ends.
+adds, besides its deliveries' retries, a read of its health item (\`WEBHOOK#<ws>#<webhook> HEALTH\`) per failure and a write
+of it as its run of failures starts and at most once a minute after; its webhook item (\`WS#<ws>\`) is written as the run
+starts (the simultaneous first failures of an outage each try, one writes) and as it ends, and tried once a failure
+after five days of them, until it is turned off.
 
 ${HEADER}
 ${rows

@@ -3,12 +3,15 @@ import type { SQSRecord } from 'aws-lambda';
 import { afterEach, describe, expect, test } from 'vitest';
 import { EVENT_SOURCE } from '#domain/eventNames';
 import { writeWebhook } from '#local/sampleWebhooks';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '#store/client';
+import { keys } from '#store/keys';
+import { tableName } from '#store/table';
 import { claimDelivery, putNewDelivery, readDelivery } from '#store/webhookDeliveries';
 import { HEALTH_QUIET_MS, webhookHealth } from '#store/webhookHealth';
 import { readWebhook } from '#store/webhooks';
 import { consumeWebhookMessages } from '#webhooks/consumer';
-import type { DeliveryRecord } from '#webhooks/entities';
+import type { DeliveryRecord, WebhookRecord } from '#webhooks/entities';
 import type { AttemptMessage, WebhookQueue } from '#webhooks/queue';
 import { LOST_AFTER_MS } from '#webhooks/settings';
 import { MAX_SWEEPS, sweepDeliveries } from '#webhooks/sweeper';
@@ -26,8 +29,11 @@ const receiver = useInProcessReceiver();
 
 type Plant = (command: string, input: string) => 'fail' | 'lose-answer' | undefined;
 let plant: Plant = () => undefined;
+/** Told of every call that succeeded, when set. */
+let observe: ((command: string, input: string) => void) | undefined;
 afterEach(() => {
   plant = () => undefined;
+  observe = undefined;
 });
 (db.middlewareStack as MiddlewareStack<any, any>).add(
   (next, context) => async (args) => {
@@ -35,6 +41,7 @@ afterEach(() => {
     if (fault === 'fail')
       throw Object.assign(new Error('injected: the table is unavailable'), { name: 'InternalServerError', $fault: 'server' });
     const out = await next(args);
+    observe?.(context.commandName!, JSON.stringify(args.input));
     if (fault === 'lose-answer') throw Object.assign(new Error('injected: the answer was lost'), { name: 'TimeoutError' });
     return out;
   },
@@ -247,32 +254,39 @@ describe('the record of a sent attempt', () => {
 });
 
 describe("a failing endpoint's health", () => {
+  /** Each failure as an attempt makes it: with the webhook as read (by default, just before). */
+  const failAs = (workspace: string, id: string, fresh: string) => async (when: string, shown?: WebhookRecord) =>
+    webhookHealth.failing(shown ?? (await readWebhook(workspace, id))!, when, fresh);
+
   test("is written off the workspace's key: the webhook item as the run starts and as it ends, the health item at most once a minute", async () => {
     const workspace = ws();
     const id = await webhookTo(workspace, '/down');
     const writes: string[] = [];
-    plant = (command, input) => {
-      if (!/^(Put|Update)ItemCommand$/.test(command) || !input.includes(id)) return undefined;
+    observe = (command, input) => {
+      if (!/^(Put|Update)ItemCommand$/.test(command) || !input.includes(id)) return;
       if (input.includes('"HEALTH"')) writes.push('health');
       else if (input.includes(`WS#${workspace}`)) writes.push('webhook');
-      return undefined;
     };
     const start = Date.now();
     const at = (ms: number) => new Date(start + ms).toISOString();
-    const fresh = at(-3600_000);
-    // Ten failures at once start one run: every one of them answers its start.
-    const starts = await Promise.all(Array.from({ length: 10 }, (_, i) => webhookHealth.failing(workspace, id, at(i), fresh)));
+    const fail = failAs(workspace, id, at(-3600_000));
+    // Ten failures at once (each read the webhook healthy) start one run: each answers its start, and the
+    // webhook and the health item are each written once.
+    const healthy = (await readWebhook(workspace, id))!;
+    const starts = await Promise.all(Array.from({ length: 10 }, (_, i) => fail(at(i), healthy)));
     expect(new Set(starts).size).toBe(1);
     const since = starts[0]!;
     expect(Date.parse(since) - start).toBeLessThan(10);
+    expect(writes.sort()).toEqual(['health', 'webhook']);
+    // The webhook shows the run as one of those failures started it.
+    expect(Date.parse((await readWebhook(workspace, id))!.failing_since!) - start).toBeLessThan(10);
     // Ten more in the run's first minute write nothing.
     writes.length = 0;
-    for (let i = 1; i <= 10; i++) expect(await webhookHealth.failing(workspace, id, at(i * 1000), fresh)).toBe(since);
+    for (let i = 1; i <= 10; i++) expect(await fail(at(i * 1000))).toBe(since);
     expect(writes).toEqual([]);
     // A minute on, one more write of the health item; none of the webhook's.
-    writes.length = 0;
-    await webhookHealth.failing(workspace, id, at(HEALTH_QUIET_MS + 20_000), fresh);
-    await webhookHealth.failing(workspace, id, at(HEALTH_QUIET_MS + 21_000), fresh);
+    await fail(at(HEALTH_QUIET_MS + 20_000));
+    await fail(at(HEALTH_QUIET_MS + 21_000));
     expect(writes).toEqual(['health']);
     writes.length = 0;
     await webhookHealth.healthy(workspace, id);
@@ -280,14 +294,46 @@ describe("a failing endpoint's health", () => {
     expect((await readWebhook(workspace, id))?.failing_since).toBeUndefined();
   });
 
+  test('a webhook turned on again, or ended by a success meanwhile, starts a new run at its next failure', async () => {
+    const workspace = ws();
+    const id = await webhookTo(workspace, '/flaky');
+    const start = Date.now() - 3600_000;
+    const at = (ms: number) => new Date(start + ms).toISOString();
+    const fail = failAs(workspace, id, at(-3600_000));
+    expect(await fail(at(0))).toBe(at(0));
+    // The webhook shows no run (turned off and on again: failing_since removed), its health still keeps one.
+    await db.send(
+      new UpdateCommand({ TableName: tableName(), Key: keys.webhook(workspace, id), UpdateExpression: 'REMOVE failing_since' }),
+    );
+    expect(await fail(at(2 * HEALTH_QUIET_MS))).toBe(at(2 * HEALTH_QUIET_MS));
+    expect((await readWebhook(workspace, id))?.failing_since).toBe(at(2 * HEALTH_QUIET_MS));
+  });
+
   test('turns the webhook off once it has failed for the deactivation time, even when two instances started the run moments apart', async () => {
     const workspace = ws();
     const id = await webhookTo(workspace, '/gone-for-good');
-    const start = Date.now() - 6 * 24 * 3600_000;
-    const at = (ms: number) => new Date(start + ms).toISOString();
-    await Promise.all([webhookHealth.failing(workspace, id, at(0), at(-1)), webhookHealth.failing(workspace, id, at(5), at(-1))]);
-    const cutoff = new Date(Date.now() - 5 * 24 * 3600_000).toISOString();
-    expect(await webhookHealth.deactivate(workspace, id, cutoff, 'five days of failures', new Date().toISOString())).toBe(true);
-    expect(await readWebhook(workspace, id)).toMatchObject({ active: false, deactivated_reason: 'five days of failures' });
+    process.env.WEBHOOKS_DEACTIVATE_AFTER = '1m';
+    try {
+      const healthy = (await readWebhook(workspace, id))!;
+      receiver.answer('/gone-for-good', () => 500);
+      const start = Date.now() - 90_000;
+      const at = (ms: number) => new Date(start + ms).toISOString();
+      const fail = failAs(workspace, id, at(-3600_000));
+      // Two instances start the run moments apart: the webhook and its health may keep different starts.
+      await Promise.all([fail(at(0), healthy), fail(at(5), healthy)]);
+      // A failed attempt now, as the deliverer makes it: the webhook is turned off, saying why.
+      const { queue } = keptQueue();
+      const lost = await lostDelivery(workspace, id, 0);
+      await consumeWebhookMessages(
+        [record({ kind: 'attempt', workspace, webhook_id: id, delivery_id: lost.id, due_at: lost.next_attempt_at })],
+        queue,
+      );
+      expect(await readWebhook(workspace, id)).toMatchObject({
+        active: false,
+        deactivated_reason: expect.stringMatching(/^Every delivery failed from /),
+      });
+    } finally {
+      delete process.env.WEBHOOKS_DEACTIVATE_AFTER;
+    }
   });
 });

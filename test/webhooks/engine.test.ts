@@ -140,17 +140,19 @@ describe('the deliverer', () => {
 
   test('failures far apart are not one outage: a failure long after the last starts a new run instead of turning the webhook off', async () => {
     const { ws, id } = await webhookTo('/blip');
+    // Each failure as an attempt makes it: with the webhook as read just before.
+    const fail = async (when: string, freshAfter: string) => webhookHealth.failing((await readWebhook(ws, id))!, when, freshAfter);
     const at = (msFromNow: number) => new Date(Date.now() + msFromNow).toISOString();
     const longAgo = at(-30 * 24 * 3600_000);
-    expect(await webhookHealth.failing(ws, id, longAgo, at(-31 * 24 * 3600_000))).toBe(longAgo);
+    expect(await fail(longAgo, at(-31 * 24 * 3600_000))).toBe(longAgo);
     const now = at(0);
-    const since = await webhookHealth.failing(ws, id, now, at(-12 * 3600_000));
+    const since = await fail(now, at(-12 * 3600_000));
     expect(since).toBe(now);
     // Within the run, the start stays; the failures of its next minute are not written, those after it are.
-    expect(await webhookHealth.failing(ws, id, at(1000), now)).toBe(now);
+    expect(await fail(at(1000), now)).toBe(now);
     expect(await readHealth(ws, id)).toMatchObject({ failing_since: now, last_failure_at: now });
     const minuteOn = at(HEALTH_QUIET_MS + 1000);
-    expect(await webhookHealth.failing(ws, id, minuteOn, now)).toBe(now);
+    expect(await fail(minuteOn, now)).toBe(now);
     expect(await readHealth(ws, id)).toMatchObject({ failing_since: now, last_failure_at: minuteOn });
     // The webhook item shows the run's start alone (its failures are kept on the health item).
     const webhook = await readWebhook(ws, id);

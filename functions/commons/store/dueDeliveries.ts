@@ -65,7 +65,8 @@ export async function recoverableSince(
  * or an attempt holds it now; `supersedes`, the schedule it replaces, joins the delivery's superseded
  * schedules (a retry message due then sends nothing). False when it was left.
  */
-export function rescheduleDelivery(d: Recoverable, due: string, now: string, supersedes: string | undefined, swept = false) {
+export function rescheduleDelivery(d: Recoverable, due: string, now: string, supersedes: string | undefined, sweptUnder?: number) {
+  const swept = sweptUnder !== undefined;
   const adds = [...(supersedes ? ['superseded :stale'] : []), ...(swept ? ['requeues :one'] : [])];
   return conditionally(
     db.send(
@@ -74,7 +75,7 @@ export function rescheduleDelivery(d: Recoverable, due: string, now: string, sup
         Key: keys.webhookDelivery(d.workspace, d.webhook_id, d.id),
         // In the due index again (a delivery made before it has no shard yet); a sweep's re-queue is counted.
         UpdateExpression: `SET #status = :pending, next_attempt_at = :due, due_shard = if_not_exists(due_shard, :shard)${adds.length ? ` ADD ${adds.join(', ')}` : ''}`,
-        ConditionExpression: `#status = :was AND (attribute_not_exists(claimed_until) OR claimed_until < :now)${supersedes ? ' AND next_attempt_at = :old' : ''}`,
+        ConditionExpression: `#status = :was AND (attribute_not_exists(claimed_until) OR claimed_until < :now)${supersedes ? ' AND next_attempt_at = :old' : ''}${swept ? ' AND (attribute_not_exists(requeues) OR requeues < :max)' : ''}`,
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':pending': 'pending',
@@ -83,7 +84,7 @@ export function rescheduleDelivery(d: Recoverable, due: string, now: string, sup
           ':now': now,
           ':shard': keys.dueShard(d.id),
           ...(supersedes ? { ':stale': new Set([supersedes]), ':old': supersedes } : {}),
-          ...(swept ? { ':one': 1 } : {}),
+          ...(swept ? { ':one': 1, ':max': sweptUnder } : {}),
         },
       }),
     ),
@@ -91,10 +92,10 @@ export function rescheduleDelivery(d: Recoverable, due: string, now: string, sup
 }
 
 /**
- * Ends a delivery the sweeper found lost too often (its attempts kept failing before they were
- * recorded): failed, with why, unless it moved on since it was read or an attempt holds it.
+ * Ends a delivery the sweeper found lost `max` times in a row already (its attempts kept failing before
+ * they were recorded): failed, with why, unless it moved on since it was read or an attempt holds it.
  */
-export function endLostDelivery(d: DueDelivery, now: string, why: string) {
+export function endLostDelivery(d: DueDelivery, now: string, why: string, max: number) {
   return conditionally(
     db.send(
       new UpdateCommand({
@@ -102,16 +103,23 @@ export function endLostDelivery(d: DueDelivery, now: string, why: string) {
         Key: keys.webhookDelivery(d.workspace, d.webhook_id, d.id),
         UpdateExpression: 'SET #status = :failed, last_error = :why REMOVE next_attempt_at',
         ConditionExpression:
-          '#status = :pending AND next_attempt_at = :seen AND (attribute_not_exists(claimed_until) OR claimed_until < :now)',
+          '#status = :pending AND next_attempt_at = :seen AND (attribute_not_exists(claimed_until) OR claimed_until < :now) AND requeues >= :max',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':failed': 'failed', ':why': why, ':pending': 'pending', ':seen': d.next_attempt_at, ':now': now },
+        ExpressionAttributeValues: {
+          ':failed': 'failed',
+          ':why': why,
+          ':pending': 'pending',
+          ':seen': d.next_attempt_at,
+          ':now': now,
+          ':max': max,
+        },
       }),
     ),
   );
 }
 
-/** A delivery as the due index carries it: its names, when its attempt was due, and how often a sweep queued it again. */
-export type DueDelivery = Pick<DeliveryRecord, 'id' | 'workspace' | 'webhook_id'> & { next_attempt_at: string; requeues?: number };
+/** A delivery as the due index carries it: its names, and when its attempt was due. */
+export type DueDelivery = Pick<DeliveryRecord, 'id' | 'workspace' | 'webhook_id'> & { next_attempt_at: string };
 
 /** Entries of the due index one read takes at most, so that a sweep checks its time between them. */
 const DUE_PAGE = 100;

@@ -18,13 +18,13 @@ export const TABLE = {
      * Webhook deliveries with an automatic attempt to come, by when it is due, over a few shards (the
      * sweeper's: webhooks/sweeper.ts). Sparse and kept by the writes a delivery makes anyway: an item is
      * in it while it has `next_attempt_at`, so only a schedule set, moved or ended writes it; it
-     * carries the delivery's names and its sweeps' count, not its payload.
+     * carries the delivery's names, not its payload.
      */
     byDue: {
       name: 'GSI3',
       partitionKey: 'due_shard',
       sortKey: 'next_attempt_at',
-      projection: ['workspace', 'webhook_id', 'id', 'requeues'],
+      projection: ['workspace', 'webhook_id', 'id'],
     },
   },
 } as const satisfies { indexes: Record<string, TableIndex> } & Record<string, unknown>;

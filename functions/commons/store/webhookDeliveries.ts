@@ -58,7 +58,8 @@ export function recordAttempt(
   opts: { logged?: AttemptLogEntry; heldUntil?: string } = {},
 ): Promise<DeliveryRecord | undefined> {
   const { logged, heldUntil } = opts;
-  const sets = setAndRemove(set, kind === 'manual' ? remove : [...remove, 'claimed_until']);
+  // An automatic attempt's record lets go of its hold, and of the sweeps' count (it was not lost).
+  const sets = setAndRemove(set, kind === 'manual' ? remove : [...remove, 'claimed_until', 'requeues']);
   // The attempt joins the delivery's log, while the log has room (the attempts as read: the first MAX_LOGGED_ATTEMPTS).
   const log = logged !== undefined && (d.attempts ?? 0) < MAX_LOGGED_ATTEMPTS;
   // A schedule set puts the delivery in the due index (one made before the index has no shard yet).

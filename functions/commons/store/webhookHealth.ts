@@ -26,6 +26,15 @@ interface Run {
   last_failure_at: string;
 }
 
+/** What a failure knows of its webhook: who it is, and the run of failures it shows. */
+type Shown = { workspace: string; id: string; failing_since?: string; last_failure_at?: string };
+
+/** The run a webhook shows from before its runs were kept on a health item (its own last_failure_at), while still fresh. */
+const legacyRun = (w: Shown, freshAfter: string): Run | undefined =>
+  w.failing_since !== undefined && w.last_failure_at !== undefined && w.last_failure_at >= freshAfter
+    ? { failing_since: w.failing_since, last_failure_at: w.last_failure_at }
+    : undefined;
+
 /** The run of failures kept, if any (a health item a success cleared keeps none). */
 async function readRun(ws: string, id: string): Promise<Run | undefined> {
   const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key: keys.webhookHealth(ws, id), ConsistentRead: true }));
@@ -60,18 +69,24 @@ const healthItem = (ws: string, id: string, run: Run) => ({
 
 export const webhookHealth = {
   /**
-   * A failed attempt at `now`: the time the webhook has been failing since (the start of this run of
-   * failures, which begins anew when the last failure kept was before `freshAfter`: failures that far
-   * apart are not one outage).
+   * A failed attempt at `now` of `webhook` (as the attempt read it): the time it has been failing since
+   * (the start of this run of failures, which begins anew when the last failure kept was before
+   * `freshAfter`, failures that far apart being separate outages, or when the webhook shows no run:
+   * turned on again, or a success ended the run meanwhile). A webhook failing before its runs were kept
+   * here goes on with the run it shows.
    */
-  async failing(ws: string, id: string, now: string, freshAfter: string): Promise<string> {
-    for (let round = 0; round < ROUNDS; round++) {
+  async failing(webhook: Shown, now: string, freshAfter: string): Promise<string> {
+    const { workspace: ws, id } = webhook;
+    // Whether the webhook shows a run: as read by the attempt, and, once another writer won a round, yes.
+    let shown = webhook.failing_since !== undefined;
+    for (let round = 0; round < ROUNDS; round++, shown = true) {
       const kept = await readRun(ws, id);
-      const run = kept && kept.last_failure_at >= freshAfter ? kept : undefined;
+      const run = shown && kept && kept.last_failure_at >= freshAfter ? kept : shown && !kept ? legacyRun(webhook, freshAfter) : undefined;
       if (run && Date.parse(now) - Date.parse(run.last_failure_at) < HEALTH_QUIET_MS) return run.failing_since;
       // A new run: the webhook says so first (once among failures of the same moment). Should the health item
       // not follow, the next failure finds no run and starts one: the webhook shows no run its health does not keep.
-      if (!run) await markFailing(ws, id, now, freshAfter);
+      // (A webhook showing no run gets one, unless one began this last minute: another failure of this moment's.)
+      if (!run) await markFailing(ws, id, now, shown ? freshAfter : new Date(Date.parse(now) - HEALTH_QUIET_MS).toISOString());
       const next = healthItem(ws, id, { failing_since: run?.failing_since ?? now, last_failure_at: now });
       // Written over what was read only: a writer that got there first wins, and this one reads again.
       const over = kept

@@ -67,7 +67,7 @@ export interface DeliveryRecord {
   next_attempt_at?: string;
   /** Schedules a recovery brought forward: a retry message due at one of them is stale (sends nothing). */
   superseded?: string[];
-  /** How often a sweep found it lost and queued it again (sweeper.ts ends it past MAX_SWEEPS). */
+  /** How often a sweep found it lost and queued it again since its last recorded attempt (sweeper.ts ends it past MAX_SWEEPS). */
   requeues?: number;
   delivered_at?: string;
   created_at: string;

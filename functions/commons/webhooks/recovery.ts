@@ -44,11 +44,12 @@ export async function recoverDeliveries(ws: string, id: string, sinceMs: number)
  * message ahead of its schedule would find an older one and be dropped); a waiting delivery's old
  * schedule is marked superseded. Should the message not go, the delivery is due with none: overdue,
  * the sweeper or a later recovery takes it. False when it was left (delivered, held by an attempt, or
- * moved on since it was read). `swept`: a sweep's, counted on the delivery (sweeper.ts).
+ * moved on since it was read). `sweptUnder`: a sweep's, counted on the delivery and left when the
+ * count (of sweeps since its last recorded attempt) reached it (sweeper.ts).
  */
-export async function requeue(d: Recoverable, due: string, lane: WebhookQueue, swept = false): Promise<boolean> {
+export async function requeue(d: Recoverable, due: string, lane: WebhookQueue, sweptUnder?: number): Promise<boolean> {
   const stale = d.status === 'pending' ? d.next_attempt_at : undefined;
-  if (!(await rescheduleDelivery(d, due, due, stale, swept))) return false;
+  if (!(await rescheduleDelivery(d, due, due, stale, sweptUnder))) return false;
   await lane.later({ kind: 'attempt', workspace: d.workspace, webhook_id: d.webhook_id, delivery_id: d.id, due_at: due }, 0);
   return true;
 }

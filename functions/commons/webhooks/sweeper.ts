@@ -14,7 +14,7 @@ import { LOST_AFTER_MS } from './settings';
  * past due by LOST_AFTER_MS and queues each again, as a recovery does: the attempt then sends it, or ends
  * it (its webhook deleted or turned off, its retries spent). A delivery an attempt holds, or one that
  * moved on since the index was read, is left as it is; two sweeps at once queue nothing twice. One
- * found lost MAX_SWEEPS times already (its attempts keep failing before they are recorded) is ended,
+ * found lost MAX_SWEEPS times since its last recorded attempt (its attempts keep failing before they are recorded) is ended,
  * failed, and described on the dead-letter queue, instead of being queued again for its 30 days.
  */
 
@@ -43,9 +43,10 @@ export async function sweepDeliveries(lane: WebhookQueue, opts: { now?: number; 
   const started = Date.now();
   const sweep: Sweep = { found: 0, requeued: 0, ended: 0, more: false };
   const take = async (d: DueDelivery) => {
-    if ((d.requeues ?? 0) < MAX_SWEEPS) return void ((await requeue({ ...d, status: 'pending' }, due, lane, true)) && sweep.requeued++);
+    if (await requeue({ ...d, status: 'pending' }, due, lane, MAX_SWEEPS)) return void sweep.requeued++;
+    // Left: moved on, held, or swept MAX_SWEEPS times since its last recorded attempt (then it ends here).
     const why = `Lost ${MAX_SWEEPS + 1} times: its attempts kept failing before they were recorded.`;
-    if (!(await endLostDelivery(d, due, why))) return;
+    if (!(await endLostDelivery(d, due, why, MAX_SWEEPS))) return;
     sweep.ended++;
     const message = { kind: 'attempt', workspace: d.workspace, webhook_id: d.webhook_id, delivery_id: d.id, due_at: d.next_attempt_at };
     await lane.deadLetter(JSON.stringify(message), why);
