@@ -141,7 +141,8 @@ ${table(['deliveries', 'p50', 'p99', 'max'], [[r.deliveries, `${fmt(r.latencyMs.
 
 One delivery (${r.deliveriesMetered} metered in process, mean ${fmt(r.deliverMsMean, 1)} ms each with a loopback endpoint): ${fmt(u.calls, 2)} DynamoDB calls
 (${describeCalls(u)}), ${fmt(u.rcu, 2)} RCU and ${fmt(u.wcu, 2)} WCU: the webhooks of the workspace (one Query), the
-delivery (a conditional PutItem) and its outcome (one UpdateItem). Per million deliveries: DynamoDB ${usd(dynamo)},
+delivery (a conditional PutItem) and its outcome (one UpdateItem), each also writing the delivery's entry in the sweeper's
+due index (GSI3: made with the delivery, removed with its outcome). Per million deliveries: DynamoDB ${usd(dynamo)},
 SQS ${usd(sqs)} (1.2 requests each), Lambda ${usd(lambda)} (batches of 10 at 1 GB arm, billed ${ASSUMED_BATCH_MS} ms a batch,
 an assumption: the endpoints' answer time decides it): **${usd(dynamo + sqs + lambda)} per million deliveries**, a retry
 adding about the same. EventBridge bills the event once, whoever receives it.
