@@ -5,7 +5,7 @@ import { readWebhook, readWebhooks } from '#store/webhooks';
 import { outcomeOf, sendAttempt, settleAttempt } from './attempts';
 import type { DeliveryRecord, WebhookRecord } from './entities';
 import { ALL_EVENTS } from './eventTypes';
-import type { AttemptMessage, WebhookQueue } from './queue';
+import { type AttemptMessage, attemptMessage, type WebhookQueue } from './queue';
 import { decide } from './decide';
 import { deliverySettings, MAX_QUEUE_DELAY_MS } from './settings';
 
@@ -104,13 +104,7 @@ export class PartlyDelivered extends Error {
   }
 }
 
-const messageOf = (d: DeliveryRecord): AttemptMessage => ({
-  kind: 'attempt',
-  workspace: d.workspace,
-  webhook_id: d.webhook_id,
-  delivery_id: d.id,
-  due_at: d.next_attempt_at ?? new Date().toISOString(),
-});
+const messageOf = (d: DeliveryRecord): AttemptMessage => attemptMessage(d, d.next_attempt_at ?? new Date().toISOString());
 
 /** The automatic attempt due now, if decide.ts says so and this caller can hold it (the claim's condition holds the decision). */
 async function claimAndAttempt(delivery: DeliveryRecord, webhook: WebhookRecord | undefined, queue: WebhookQueue): Promise<Outcome> {

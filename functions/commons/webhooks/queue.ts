@@ -17,6 +17,15 @@ export interface AttemptMessage {
   due_at: string;
 }
 
+/** The message of a delivery's automatic attempt due at `due_at`. */
+export const attemptMessage = (d: { workspace: string; webhook_id: string; id: string }, due_at: string): AttemptMessage => ({
+  kind: 'attempt',
+  workspace: d.workspace,
+  webhook_id: d.webhook_id,
+  delivery_id: d.id,
+  due_at,
+});
+
 export interface WebhookQueue {
   /** `message` received again after `delayMs` (at most 15 minutes). */
   later(message: AttemptMessage, delayMs: number): Promise<void>;

@@ -2,7 +2,7 @@ import { Busy, Conflict } from '#domain/errors';
 import { mapInFlight } from '#store/batches';
 import { type Recoverable, recoverableSince, rescheduleDelivery } from '#store/dueDeliveries';
 import { PING_TYPE } from './eventTypes';
-import { retryLane, type WebhookQueue } from './queue';
+import { attemptMessage, retryLane, type WebhookQueue } from './queue';
 import { LOST_AFTER_MS } from './settings';
 import { getWebhook } from './subscriptions';
 
@@ -50,6 +50,6 @@ export async function recoverDeliveries(ws: string, id: string, sinceMs: number)
 export async function requeue(d: Recoverable, due: string, lane: WebhookQueue, sweptUnder?: number): Promise<boolean> {
   const stale = d.status === 'pending' ? d.next_attempt_at : undefined;
   if (!(await rescheduleDelivery(d, due, due, stale, sweptUnder))) return false;
-  await lane.later({ kind: 'attempt', workspace: d.workspace, webhook_id: d.webhook_id, delivery_id: d.id, due_at: due }, 0);
+  await lane.later(attemptMessage(d, due), 0);
   return true;
 }

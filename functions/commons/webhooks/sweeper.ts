@@ -1,7 +1,7 @@
 import { mapInFlight } from '#store/batches';
 import { keys } from '#store/keys';
 import { type DueDelivery, dueBefore, endLostDelivery } from '#store/dueDeliveries';
-import type { WebhookQueue } from './queue';
+import { attemptMessage, type WebhookQueue } from './queue';
 import { requeue } from './recovery';
 import { LOST_AFTER_MS } from './settings';
 
@@ -48,8 +48,7 @@ export async function sweepDeliveries(lane: WebhookQueue, opts: { now?: number; 
     const why = `Lost ${MAX_SWEEPS + 1} times: its attempts kept failing before they were recorded.`;
     if (!(await endLostDelivery(d, due, why, MAX_SWEEPS))) return;
     sweep.ended++;
-    const message = { kind: 'attempt', workspace: d.workspace, webhook_id: d.webhook_id, delivery_id: d.id, due_at: d.next_attempt_at };
-    await lane.deadLetter(JSON.stringify(message), why);
+    await lane.deadLetter(JSON.stringify(attemptMessage(d, d.next_attempt_at)), why);
   };
   await mapInFlight(keys.dueShards(), SHARDS_IN_FLIGHT, async (shard) => {
     let start: Record<string, unknown> | undefined;
