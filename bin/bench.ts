@@ -101,6 +101,9 @@ try {
   log('section 1: webhooks');
   const { measureWebhooks } = await import('#bench/webhooks');
   const webhooks = await measureWebhooks({ apiUrl: api.url, w: await benchWorkspace('hooks'), deliveries: quick ? 20 : 200 });
+  log('section 1: webhooks, a working endpoint beside 20 dead ones');
+  const { measureLaneIsolation } = await import('#bench/webhookLanes');
+  const lanes = await measureLaneIsolation({ seconds: quick ? 10 : 30, drainS: quick ? 30 : 90 });
   log('section 1: the history');
   const { measureActivity } = await import('#bench/activity');
   const activity = await measureActivity({ apiUrl: api.url, w: await benchWorkspace('history'), entries: quick ? 20 : 200 });
@@ -110,7 +113,7 @@ try {
   const deletes = await measureBigDeletes({ hundredThousand: !skip100k });
   log('section 5: list and find at 100 vs 10,000 projects');
   const scale = await measureListScale(settings.scaleIterations);
-  results = { cold, cost, idempotency, streamCost, inbound, webhooks, activity, warm, lines, e2e, hot, deletes, scale };
+  results = { cold, cost, idempotency, streamCost, inbound, webhooks, lanes, activity, warm, lines, e2e, hot, deletes, scale };
 } finally {
   await api.stop();
 }

@@ -134,7 +134,10 @@ if (name === samples.WEBHOOK_EVENT) {
   const { consumeWebhookMessages } = await import('#webhooks/consumer');
   const event = samples.prepareEvent(sample as SQSEvent, { workspace });
   const outcome = await consumeWebhookMessages(event.Records, {
-    later: async (message, delayMs) => tell(`would retry ${message.delivery_id} in ${Math.round(delayMs / 1000)} s`),
+    later: async (message, delayMs) =>
+      tell(
+        `would ${message.kind === 'probe' ? `probe ${message.webhook_id}` : `retry ${message.delivery_id}`} in ${Math.round(delayMs / 1000)} s`,
+      ),
     deadLetter: async (_body, reason) => tell(`would dead-letter: ${reason}`),
   });
   tell(`${name} handled ${event.Records.length} messages`);

@@ -228,6 +228,7 @@ export function addOperationsDashboard(scope: Construct, parts: DashboardParts):
         emf.total('WebhookAttemptsFailed', 'Failed attempts'),
         emf.total('WebhookDeliveriesFailed', 'Deliveries failed (dead-lettered)'),
         emf.total('WebhookDeliveriesRequeued', 'Lost deliveries queued again (sweeps)'),
+        emf.total('WebhookDeliveriesParked', 'Deliveries parked behind an open breaker'),
         emf.total('WebhookRecordRetries', 'Attempt records retried'),
       ]),
       graph('Webhook queues', [depth(parts.webhookQueue, 'Fresh events due'), depth(parts.webhookRetries, 'Retries due')], {

@@ -1,5 +1,6 @@
 import { renderActivity, type ActivityBenchRow } from './activity.ts';
 import { renderWebhooks, type WebhookBenchRow } from './webhooks.ts';
+import { type LaneBenchRow, renderLanes } from './webhookLanes.ts';
 import { describeCalls, type Usage } from './capacity.ts';
 import type { ColdResult } from './cold.ts';
 import type { SaturationResult } from './saturation.ts';
@@ -46,6 +47,7 @@ export interface Results {
   inbound?: InboundBenchRow;
   idempotency?: KeyCostRow[];
   webhooks?: WebhookBenchRow;
+  lanes?: LaneBenchRow;
   activity?: ActivityBenchRow;
   saturation?: SaturationResult;
 }
@@ -247,7 +249,7 @@ ${
     : 'Not measured in this run.'
 }
 
-${renderWebhooks(r.webhooks)}${renderActivity(r.activity)}
+${renderWebhooks(r.webhooks)}${renderLanes(r.lanes)}${renderActivity(r.activity)}
 ### The stream processor, per change
 
 Off the request path: what the stream processor spends on the records of a change (\`test/bench/stream.ts\`, a table

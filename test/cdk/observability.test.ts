@@ -50,6 +50,7 @@ const SERVICE_METRICS = [
   'WebhookAttemptsFailed',
   'WebhookDeliveriesFailed',
   'WebhookDeliveriesRequeued',
+  'WebhookDeliveriesParked',
   'WebhookRecordRetries',
 ];
 
@@ -265,7 +266,7 @@ describe('dashboard', () => {
     ]);
   });
 
-  test("webhooks: attempts (all, delivered, failed attempts, deliveries dead-lettered, lost ones queued again, records retried) and both lanes' depth and age", () => {
+  test("webhooks: attempts (all, delivered, failed attempts, deliveries dead-lettered, lost ones queued again, parked ones, records retried) and both lanes' depth and age", () => {
     const search = (metricName: string) =>
       `SEARCH('{ProjectLabelService,route,service} MetricName="${metricName}" service="${PREFIX}"', 'Sum', 300)`;
     expect(linesIn('Webhook attempts').map((l) => [l.label, l.expression])).toEqual([
@@ -274,6 +275,7 @@ describe('dashboard', () => {
       ['Failed attempts', `SUM(${search('WebhookAttemptsFailed')})`],
       ['Deliveries failed (dead-lettered)', `SUM(${search('WebhookDeliveriesFailed')})`],
       ['Lost deliveries queued again (sweeps)', `SUM(${search('WebhookDeliveriesRequeued')})`],
+      ['Deliveries parked behind an open breaker', `SUM(${search('WebhookDeliveriesParked')})`],
       ['Attempt records retried', `SUM(${search('WebhookRecordRetries')})`],
     ]);
     const queue = (metricName: string, label: string, lane: string) =>

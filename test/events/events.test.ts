@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type AttemptMessage, useLocalRetryLane } from '#webhooks/queue';
+import { type LaneMessage, useLocalRetryLane } from '#webhooks/queue';
 import { authorizerHandler, routes } from '#http/routes';
 import { seedFixtures } from '#local/fixtures';
 import { lambdaContext, loadHandler, type AuthorizerHandler, type ProxyHandler } from '#local/lambdaEvents';
@@ -50,7 +50,7 @@ describe('the sample events', () => {
 describe('invoking every sample event (in-process, against DynamoDB Local)', () => {
   const workspace = uniqueWorkspace('events');
   let token: string;
-  const queued: AttemptMessage[] = [];
+  const queued: LaneMessage[] = [];
   beforeAll(async () => {
     ({ token } = await seedFixtures(repoRoot, workspace));
     // The retry lane a recovery queues on, as the local stack registers its own.

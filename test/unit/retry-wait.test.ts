@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { retryWait } from '#webhooks/deliveries';
+import { retryWait } from '#webhooks/decide';
 import { retryAfterMs } from '#webhooks/send';
 
 const HOURS_10 = 10 * 3600_000;

@@ -12,7 +12,7 @@ import { HEALTH_QUIET_MS, webhookHealth } from '#store/webhookHealth';
 import { readWebhook } from '#store/webhooks';
 import { consumeWebhookMessages } from '#webhooks/consumer';
 import type { DeliveryRecord, WebhookRecord } from '#webhooks/entities';
-import type { AttemptMessage, WebhookQueue } from '#webhooks/queue';
+import type { AttemptMessage, ProbeMessage, WebhookQueue } from '#webhooks/queue';
 import { LOST_AFTER_MS } from '#webhooks/settings';
 import { MAX_SWEEPS, sweepDeliveries } from '#webhooks/sweeper';
 import { usePrivateTable } from '#support/privateTable';
@@ -51,7 +51,7 @@ afterEach(() => {
 function keptQueue() {
   const retries: { message: AttemptMessage; delayMs: number }[] = [];
   const queue: WebhookQueue = {
-    later: async (message, delayMs) => void retries.push({ message, delayMs }),
+    later: async (message, delayMs) => void retries.push({ message: message as AttemptMessage, delayMs }),
     deadLetter: async () => undefined,
   };
   return { queue, retries };
@@ -321,19 +321,27 @@ describe("a failing endpoint's health", () => {
       const fail = failAs(workspace, id, at(-3600_000));
       // Two instances start the run moments apart: the webhook and its health may keep different starts.
       await Promise.all([fail(at(0), healthy), fail(at(5), healthy)]);
-      // A failed attempt now, as the deliverer makes it: the webhook is turned off, saying why.
-      const { queue } = keptQueue();
+      // An attempt due now finds the breaker open (the endpoint failed for longer than twice the first
+      // wait): the delivery parks and the breaker's probe is armed, due in the first wait (10 ms here).
+      process.env.WEBHOOKS_RETRY_SCHEDULE = '10ms,10ms,10ms';
+      const { queue, retries } = keptQueue();
       const lost = await lostDelivery(workspace, id, 0);
-      await consumeWebhookMessages(
+      const parked = await consumeWebhookMessages(
         [record({ kind: 'attempt', workspace, webhook_id: id, delivery_id: lost.id, due_at: lost.next_attempt_at })],
         queue,
       );
+      expect(parked.tally).toMatchObject({ parked: 1 });
+      const probe = retries.map((r) => r.message as unknown as ProbeMessage).find((m) => m.kind === 'probe')!;
+      while (Date.parse(probe.due_at) > Date.now()) await new Promise((r) => setTimeout(r, 5));
+      // The probe, a failed attempt as the deliverer makes it: the webhook is turned off, saying why.
+      expect((await consumeWebhookMessages([record(probe)], queue)).tally).toMatchObject({ retrying: 1 });
       expect(await readWebhook(workspace, id)).toMatchObject({
         active: false,
         deactivated_reason: expect.stringMatching(/^Every delivery failed from /),
       });
     } finally {
       delete process.env.WEBHOOKS_DEACTIVATE_AFTER;
+      delete process.env.WEBHOOKS_RETRY_SCHEDULE;
     }
   });
 });

@@ -29,7 +29,7 @@ function keptQueue() {
   const retries: { message: AttemptMessage; delayMs: number }[] = [];
   const deadLetters: string[] = [];
   const queue: WebhookQueue = {
-    later: async (message, delayMs) => void retries.push({ message, delayMs }),
+    later: async (message, delayMs) => void retries.push({ message: message as AttemptMessage, delayMs }),
     deadLetter: async (_body, reason) => void deadLetters.push(reason),
   };
   return { queue, retries, deadLetters };

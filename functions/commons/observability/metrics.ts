@@ -28,7 +28,8 @@ export type MetricName =
   | 'WebhookAttemptsFailed'
   | 'WebhookDeliveries'
   | 'WebhookDeliveriesFailed'
-  | 'WebhookDeliveriesRequeued';
+  | 'WebhookDeliveriesRequeued'
+  | 'WebhookDeliveriesParked';
 
 /** One Metrics per route: on Lambda a function is one route; locally every route shares the process. */
 const byRoute = new Map<string, Metrics>();

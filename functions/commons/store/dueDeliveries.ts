@@ -19,24 +19,31 @@ const MAX_READS = 10;
 /**
  * The webhook's deliveries of events since `sinceMs` (a delivery's id begins with its event's time: the
  * range is one of keys), oldest first, that a recovery takes: not delivered, not a ping, and pending
- * only while a retry is still to come or when overdue by `overdueMs` (its message lost). At most
+ * only while a retry is still to come or when overdue by `overdueMs` (its message lost); with
+ * `waitingOnly` (a breaker's probe and release), not failed, nor held by an attempt right now. At most
  * `limit`; `more` when the range holds more than was read or taken.
  */
 export async function recoverableSince(
   ws: string,
   webhookId: string,
   sinceMs: number,
-  opts: { limit: number; now: number; overdueMs: number; ping: string },
+  opts: { limit: number; now: number; overdueMs: number; ping: string; waitingOnly?: boolean },
 ): Promise<{ deliveries: Recoverable[]; more: boolean }> {
   const deliveries: Recoverable[] = [];
+  const now = new Date(opts.now).toISOString();
+  // Waiting: a retry (or a park) to come, or overdue (its message lost); a recovery takes failed ones too,
+  // a breaker's probe and release none an attempt holds right now.
+  const waiting = '#status = :pending AND (next_attempt_at > :now OR next_attempt_at < :overdue)';
+  const filter = opts.waitingOnly
+    ? `${waiting} AND (attribute_not_exists(claimed_until) OR claimed_until < :now)`
+    : `(#status = :failed OR ${waiting})`;
   let start: Record<string, unknown> | undefined;
   for (let reads = 0; reads < MAX_READS && deliveries.length <= opts.limit; reads++) {
     const out = await db.send(
       new QueryCommand({
         TableName: tableName(),
         KeyConditionExpression: 'PK = :pk AND SK BETWEEN :lo AND :hi',
-        FilterExpression:
-          'event_type <> :ping AND (#status = :failed OR (#status = :pending AND (next_attempt_at > :now OR next_attempt_at < :overdue)))',
+        FilterExpression: `event_type <> :ping AND ${filter}`,
         ProjectionExpression: 'id, workspace, webhook_id, #status, next_attempt_at',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
@@ -44,9 +51,9 @@ export async function recoverableSince(
           ':lo': `${keys.webhookDeliverySkPrefix}${keys.deliveryIdPrefix(sinceMs)}`,
           ':hi': `${keys.webhookDeliverySkPrefix}~`,
           ':ping': opts.ping,
-          ':failed': 'failed',
+          ...(opts.waitingOnly ? {} : { ':failed': 'failed' }),
           ':pending': 'pending',
-          ':now': new Date(opts.now).toISOString(),
+          ':now': now,
           ':overdue': new Date(opts.now - opts.overdueMs).toISOString(),
         },
         ConsistentRead: true,

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
 import { str } from './codec';
 import { conditionally } from './errors';
@@ -60,12 +60,31 @@ const markFailing = (ws: string, id: string, since: string, freshAfter: string) 
     ),
   );
 
-const healthItem = (ws: string, id: string, run: Run) => ({
-  ...keys.webhookHealth(ws, id),
-  type: ItemType.webhookHealth,
-  ...run,
-  ttl: Math.floor(Date.parse(run.last_failure_at) / 1000) + KEPT_SECONDS,
-});
+/**
+ * Writes the run `run` over what was read (`kept`, the last failure it kept, if any): a writer that got
+ * there first wins, and this one reads again. A new run clears the breaker of the last (webhookBreaker.ts);
+ * one going on keeps its probe.
+ */
+function keepRun(ws: string, id: string, run: Run, kept: Run | undefined, isNew: boolean) {
+  return conditionally(
+    db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.webhookHealth(ws, id),
+        UpdateExpression: `SET #type = :type, failing_since = :since, last_failure_at = :last, #ttl = :ttl${isNew ? ' REMOVE probe_at, probes' : ''}`,
+        ConditionExpression: kept ? 'last_failure_at = :seen' : 'attribute_not_exists(last_failure_at)',
+        ExpressionAttributeNames: { '#type': 'type', '#ttl': 'ttl' },
+        ExpressionAttributeValues: {
+          ':type': ItemType.webhookHealth,
+          ':since': run.failing_since,
+          ':last': run.last_failure_at,
+          ':ttl': Math.floor(Date.parse(run.last_failure_at) / 1000) + KEPT_SECONDS,
+          ...(kept ? { ':seen': kept.last_failure_at } : {}),
+        },
+      }),
+    ),
+  );
+}
 
 export const webhookHealth = {
   /**
@@ -87,12 +106,8 @@ export const webhookHealth = {
       // not follow, the next failure finds no run and starts one: the webhook shows no run its health does not keep.
       // (A webhook showing no run gets one, unless one began this last minute: another failure of this moment's.)
       if (!run) await markFailing(ws, id, now, shown ? freshAfter : new Date(Date.parse(now) - HEALTH_QUIET_MS).toISOString());
-      const next = healthItem(ws, id, { failing_since: run?.failing_since ?? now, last_failure_at: now });
-      // Written over what was read only: a writer that got there first wins, and this one reads again.
-      const over = kept
-        ? { ConditionExpression: 'last_failure_at = :seen', ExpressionAttributeValues: { ':seen': kept.last_failure_at } }
-        : { ConditionExpression: 'attribute_not_exists(last_failure_at)' };
-      if (await conditionally(db.send(new PutCommand({ TableName: tableName(), Item: next, ...over })))) return next.failing_since;
+      const next = { failing_since: run?.failing_since ?? now, last_failure_at: now };
+      if (await keepRun(ws, id, next, kept, !run)) return next.failing_since;
     }
     // Others kept writing this webhook's failures meanwhile: the run is theirs; this one read it last.
     return (await readRun(ws, id))?.failing_since ?? now;
@@ -108,7 +123,8 @@ export const webhookHealth = {
         new UpdateCommand({
           TableName: tableName(),
           Key: keys.webhookHealth(ws, id),
-          UpdateExpression: 'REMOVE failing_since, last_failure_at',
+          // The breaker closes with the run (webhookBreaker.ts): a probe still out finds nothing to hold.
+          UpdateExpression: 'REMOVE failing_since, last_failure_at, probe_at, probes',
           ConditionExpression: 'attribute_exists(failing_since)',
         }),
       ),

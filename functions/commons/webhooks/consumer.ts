@@ -6,18 +6,24 @@ import { observeBatch } from '#events/observeBatch';
 import { logger } from '#observability/log';
 import { sourceMapped } from '#observability/stacks';
 import { continueDelivery, deliverEvent, type Outcome, PartlyDelivered, type PublishedEvent } from './deliveries';
-import type { AttemptMessage, WebhookQueue } from './queue';
+import { probeEndpoint } from './probes';
+import type { AttemptMessage, ProbeMessage, WebhookQueue } from './queue';
 import { sweepDeliveries } from './sweeper';
 
 /**
  * The deliveries queue's consumer (on Lambda and under `npm start` alike): the service's own events,
- * as the bus rule delivers them, the attempts it scheduled itself, and the schedule's sweeps (sweeper.ts). Every message of a batch is
+ * as the bus rule delivers them, the attempts it scheduled itself, a failing endpoint's probes (probes.ts),
+ * and the schedule's sweeps (sweeper.ts). Every message of a batch is
  * handled at once, so one slow endpoint delays no other; a message that fails (the database busy,
  * say) is reported for redelivery alone; one that is neither is dead-lettered with its reason.
  */
 const OUTBOUND: ReadonlySet<string> = new Set(OUTBOUND_TYPES);
 
-type Message = { kind: 'event'; event: PublishedEvent } | { kind: 'attempt'; attempt: AttemptMessage } | { kind: 'sweep' };
+type Message =
+  | { kind: 'event'; event: PublishedEvent }
+  | { kind: 'attempt'; attempt: AttemptMessage }
+  | { kind: 'probe'; probe: ProbeMessage }
+  | { kind: 'sweep' };
 
 /** What a message body holds, or a sentence saying why it is neither kind. */
 function parseMessage(body: string): Message | string {
@@ -34,6 +40,12 @@ function parseMessage(body: string): Message | string {
     if ([workspace, webhook_id, delivery_id, due_at].every((v) => typeof v === 'string'))
       return { kind: 'attempt', attempt: json as unknown as AttemptMessage };
     return 'an attempt message needs workspace, webhook_id, delivery_id and due_at';
+  }
+  if (json.kind === 'probe') {
+    const { workspace, webhook_id, due_at } = json;
+    if ([workspace, webhook_id, due_at].every((v) => typeof v === 'string') && !Number.isNaN(Date.parse(due_at as string)))
+      return { kind: 'probe', probe: json as unknown as ProbeMessage };
+    return 'a probe message needs workspace, webhook_id and due_at (a date-time)';
   }
   const type = json['detail-type'];
   const detail = json.detail as PublishedEvent['detail'] | undefined;
@@ -52,7 +64,7 @@ export function consumeWebhookMessages(records: SQSRecord[], queue: WebhookQueue
     records.length,
     ['WebhookRecordRetries'],
     async () => {
-      const tally: Tally = { delivered: 0, retrying: 0, failed: 0, skipped: 0, malformed: 0, errors: 0, requeued: 0 };
+      const tally: Tally = { delivered: 0, retrying: 0, failed: 0, parked: 0, skipped: 0, malformed: 0, errors: 0, requeued: 0 };
       const failures = await Promise.all(records.map((record) => consumeOne(record, queue, tally)));
       return { batchItemFailures: failures.filter((f) => f !== undefined).map((itemIdentifier) => ({ itemIdentifier })), tally };
     },
@@ -64,6 +76,7 @@ export function consumeWebhookMessages(records: SQSRecord[], queue: WebhookQueue
         ['WebhookAttemptsFailed', tally.retrying + tally.failed],
         ['WebhookDeliveriesFailed', tally.failed],
         ['WebhookDeliveriesRequeued', tally.requeued],
+        ['WebhookDeliveriesParked', tally.parked],
       ],
     }),
   );
@@ -85,7 +98,10 @@ async function consumeOne(record: SQSRecord, queue: WebhookQueue, tally: Tally):
       if (sweep.found > 0) logger.warn('webhook deliveries found lost and queued again', { ...sweep });
       return undefined;
     }
-    const outcomes = message.kind === 'event' ? await deliverEvent(message.event, queue) : [await continueDelivery(message.attempt, queue)];
+    const outcomes =
+      message.kind === 'event'
+        ? await deliverEvent(message.event, queue)
+        : [message.kind === 'probe' ? await probeEndpoint(message.probe, queue) : await continueDelivery(message.attempt, queue)];
     for (const outcome of outcomes) tally[outcome]++;
     return undefined;
   } catch (error) {

@@ -40,3 +40,17 @@ export function decide(delivery: DeliveryState | undefined, due: string, now: nu
     return { do: 'drop', why: 'another attempt holds it' };
   return { do: 'attempt' };
 }
+
+/** How far the schedule's next retry may move either way, so an endpoint's retries do not arrive in lockstep. */
+const JITTER = 0.2;
+/**
+ * The wait before a retry: the schedule's, moved by up to 20% either way at random (deliveries that
+ * failed together, when an endpoint went down, come back spread out), and never less than the
+ * endpoint's own `Retry-After` on a 429 or 503, up to `longestMs`, the schedule's longest wait: an
+ * endpoint asking for more would otherwise make each of its failures look like a new outage (health
+ * counts failures further apart than that as one), and never be turned off.
+ */
+export function retryWait(scheduledMs: number, retryAfterMs: number | undefined, longestMs: number, random = Math.random): number {
+  const jittered = Math.round(scheduledMs * (1 - JITTER + 2 * JITTER * random()));
+  return Math.max(jittered, Math.min(retryAfterMs ?? 0, longestMs));
+}

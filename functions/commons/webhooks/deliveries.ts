@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { rescheduleDelivery } from '#store/dueDeliveries';
 import { keys } from '#store/keys';
 import { claimDelivery, putNewDelivery, readDelivery, recordAttempt, releaseClaim } from '#store/webhookDeliveries';
 import { readWebhook, readWebhooks } from '#store/webhooks';
@@ -6,8 +7,9 @@ import { outcomeOf, sendAttempt, settleAttempt } from './attempts';
 import type { DeliveryRecord, WebhookRecord } from './entities';
 import { ALL_EVENTS } from './eventTypes';
 import { type AttemptMessage, attemptMessage, type WebhookQueue } from './queue';
-import { decide } from './decide';
-import { deliverySettings, MAX_QUEUE_DELAY_MS } from './settings';
+import { breakerGate } from './breaker';
+import { decide, retryWait } from './decide';
+import { ATTEMPT_HOLD_MS, deliverySettings, MAX_QUEUE_DELAY_MS } from './settings';
 
 /**
  * Deliveries: each event the service publishes, to every active webhook of its workspace that wants
@@ -22,7 +24,8 @@ export interface PublishedEvent {
   detail: { event_id: string; company_slug: string; occurred_at: string } & Record<string, unknown>;
 }
 
-export type Outcome = 'delivered' | 'retrying' | 'failed' | 'skipped';
+/** What became of a delivery's turn: sent (and how it went), parked behind an open breaker (breaker.ts), or nothing to do. */
+export type Outcome = 'delivered' | 'retrying' | 'failed' | 'parked' | 'skipped';
 
 /** Time first (12 hex digits of milliseconds), so a webhook's deliveries sort by their event's time. */
 export function deliveryId(atMs: number, ...parts: string[]): string {
@@ -58,15 +61,14 @@ export function newDelivery(webhook: WebhookRecord, type: string, eventId: strin
   };
 }
 
-/** How long an automatic attempt holds its delivery: past the 10 s answer time, short of SQS's redelivery of a crashed batch. */
-const CLAIM_MS = 60_000;
 const later = (ms: number) => new Date(Date.now() + ms).toISOString();
 
 /**
  * One event to every webhook of its workspace that wants it, concurrently: a slow endpoint holds up
  * no other, and one that fails cuts no other short. The first attempt is made at once, held by the delivery's creation (a duplicate of the
  * event finds the delivery made and sends nothing), except to an endpoint already failing: its
- * delivery goes to the retry lane at once, so the fresh lane serves healthy endpoints only.
+ * delivery goes to the retry lane at once, so the fresh lane serves healthy endpoints only, or, once
+ * its breaker is open, parks behind the breaker's probe (breaker.ts) with no message at all.
  */
 export async function deliverEvent(event: PublishedEvent, queue: WebhookQueue): Promise<Outcome[]> {
   const { detail } = event;
@@ -77,7 +79,12 @@ export async function deliverEvent(event: PublishedEvent, queue: WebhookQueue): 
     webhooks.map(async (webhook): Promise<Outcome> => {
       const failing = webhook.failing_since !== undefined;
       const fresh = newDelivery(webhook, event.type, detail.event_id, deliveryId(at, webhook.id, detail.event_id), payload);
-      const until = later(CLAIM_MS);
+      const breaker = failing ? await breakerGate(webhook, queue, Date.now()) : { open: false as const };
+      if (breaker.open) {
+        const { created, delivery } = await putNewDelivery({ ...fresh, next_attempt_at: breaker.until });
+        return created ? 'parked' : claimAndAttempt(delivery, webhook, queue);
+      }
+      const until = later(ATTEMPT_HOLD_MS);
       const { created, delivery } = await putNewDelivery(failing ? fresh : { ...fresh, claimed_until: until });
       if (!created) return claimAndAttempt(delivery, webhook, queue); // the event came again: only an abandoned attempt is taken up
       if (!failing) return held(delivery, until, () => attemptScheduled(delivery, webhook, queue, until));
@@ -106,11 +113,18 @@ export class PartlyDelivered extends Error {
 
 const messageOf = (d: DeliveryRecord): AttemptMessage => attemptMessage(d, d.next_attempt_at ?? new Date().toISOString());
 
-/** The automatic attempt due now, if decide.ts says so and this caller can hold it (the claim's condition holds the decision). */
+/**
+ * The automatic attempt due now, if decide.ts says so and this caller can hold it (the claim's condition
+ * holds the decision); parked instead while the endpoint's breaker is open (breaker.ts).
+ */
 async function claimAndAttempt(delivery: DeliveryRecord, webhook: WebhookRecord | undefined, queue: WebhookQueue): Promise<Outcome> {
   const due = delivery.next_attempt_at;
-  if (due === undefined || decide(delivery, due, Date.now()).do !== 'attempt') return 'skipped';
-  const until = later(CLAIM_MS);
+  const now = Date.now();
+  if (due === undefined || decide(delivery, due, now).do !== 'attempt') return 'skipped';
+  const breaker = webhook?.active ? await breakerGate(webhook, queue, now) : { open: false as const };
+  // Parked: its schedule moves to the breaker's horizon (this message's, superseded, sends nothing).
+  if (breaker.open) return (await rescheduleDelivery(delivery, breaker.until, new Date(now).toISOString(), due)) ? 'parked' : 'skipped';
+  const until = later(ATTEMPT_HOLD_MS);
   if (!(await claimDelivery(delivery, due, new Date().toISOString(), until))) return 'skipped';
   return held(delivery, until, () => attemptScheduled(delivery, webhook, queue, until));
 }
@@ -138,31 +152,19 @@ export async function continueDelivery(message: AttemptMessage, queue: WebhookQu
   return claimAndAttempt(delivery, await readWebhook(message.workspace, message.webhook_id), queue);
 }
 
-/** How far the schedule's next retry may move either way, so an endpoint's retries do not arrive in lockstep. */
-const JITTER = 0.2;
-/**
- * The wait before a retry: the schedule's, moved by up to 20% either way at random (deliveries that
- * failed together, when an endpoint went down, come back spread out), and never less than the
- * endpoint's own `Retry-After` on a 429 or 503, up to `longestMs`, the schedule's longest wait: an
- * endpoint asking for more would otherwise make each of its failures look like a new outage (health
- * counts failures further apart than that as one), and never be turned off.
- */
-export function retryWait(scheduledMs: number, retryAfterMs: number | undefined, longestMs: number, random = Math.random): number {
-  const jittered = Math.round(scheduledMs * (1 - JITTER + 2 * JITTER * random()));
-  return Math.max(jittered, Math.min(retryAfterMs ?? 0, longestMs));
-}
-
 /**
  * An automatic attempt, held by its caller. A failure schedules the next one on the retry lane (the
  * message sent before the delivery records it: a crash in between repeats an attempt, never loses
- * one) or, after the last, dead-letters the delivery and fails it. A webhook deleted or turned off
- * meanwhile ends its pending deliveries unsent.
+ * one), or, for a breaker's probe (`parkUntil`), parks the delivery again with no message; after the
+ * last, it dead-letters the delivery and fails it. A webhook deleted or turned off meanwhile ends its
+ * pending deliveries unsent.
  */
-async function attemptScheduled(
+export async function attemptScheduled(
   delivery: DeliveryRecord,
   webhook: WebhookRecord | undefined,
   queue: WebhookQueue,
   until: string,
+  parkUntil?: string,
 ): Promise<Outcome> {
   if (!webhook || !webhook.active) {
     const why = webhook ? 'the webhook is turned off' : 'the webhook was deleted';
@@ -175,7 +177,8 @@ async function attemptScheduled(
     const { retriesMs } = deliverySettings();
     const scheduled = retriesMs[delivery.auto_attempts ?? 0];
     const wait = scheduled === undefined ? undefined : retryWait(scheduled, attempt.result.retryAfterMs, Math.max(...retriesMs));
-    if (wait !== undefined) {
+    if (wait !== undefined && parkUntil !== undefined) set.next_attempt_at = parkUntil;
+    else if (wait !== undefined) {
       const next = { ...delivery, next_attempt_at: new Date(Date.parse(attempt.at) + wait).toISOString() };
       await queue.later(messageOf(next), Math.min(wait, MAX_QUEUE_DELAY_MS));
       set.next_attempt_at = next.next_attempt_at;

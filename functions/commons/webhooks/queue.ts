@@ -26,9 +26,27 @@ export const attemptMessage = (d: { workspace: string; webhook_id: string; id: s
   due_at,
 });
 
+/** A failing endpoint's breaker's probe (breaker.ts): due at `due_at`, the time its chain armed it for. */
+export interface ProbeMessage {
+  kind: 'probe';
+  workspace: string;
+  webhook_id: string;
+  due_at: string;
+}
+
+export const probeMessage = (w: { workspace: string; id: string }, due_at: string): ProbeMessage => ({
+  kind: 'probe',
+  workspace: w.workspace,
+  webhook_id: w.id,
+  due_at,
+});
+
+/** What the deliverer puts on the retry lane for itself. */
+export type LaneMessage = AttemptMessage | ProbeMessage;
+
 export interface WebhookQueue {
   /** `message` received again after `delayMs` (at most 15 minutes). */
-  later(message: AttemptMessage, delayMs: number): Promise<void>;
+  later(message: LaneMessage, delayMs: number): Promise<void>;
   deadLetter(body: string, reason: string): Promise<void>;
 }
 

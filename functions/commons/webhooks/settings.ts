@@ -12,6 +12,8 @@ const DEFAULT_TIMEOUT_MS = 10 * SECOND;
 const DEFAULT_DEACTIVATE_AFTER_MS = 5 * DAY;
 /** How long a rotated-out secret keeps signing beside the new one. */
 export const PREVIOUS_SECRET_MS = DAY;
+/** How long an automatic attempt (or a probe) holds its delivery: past the 10 s answer time, short of SQS's redelivery of a crashed batch. */
+export const ATTEMPT_HOLD_MS = 60_000;
 /** The longest delay SQS takes on one message; longer waits are taken in hops of it. */
 export const MAX_QUEUE_DELAY_MS = 15 * MINUTE;
 /**

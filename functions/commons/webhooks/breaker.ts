@@ -1,0 +1,64 @@
+import { MINUTE, SECOND } from '#domain/durations';
+import { webhookBreaker } from '#store/webhookBreaker';
+import { retryWait } from './decide';
+import type { WebhookRecord } from './entities';
+import { probeMessage, type WebhookQueue } from './queue';
+import { deliverySettings, MAX_QUEUE_DELAY_MS } from './settings';
+
+/**
+ * A failing endpoint's circuit breaker: it costs the lanes one attempt at a time. Closed while the
+ * endpoint answers (or has failed for less than twice the schedule's first wait: a blip, which its own
+ * retry, on time, ends). Open once it has failed longer: every delivery then waits, parked, without
+ * an attempt, behind one probe: a real attempt of the oldest waiting delivery, made on the retry lane
+ * on a schedule of its own (probes.ts). A probe that fails arms the next, further off (the retry
+ * schedule's waits, at most 30 minutes); one that succeeds closes the breaker (the run of failures
+ * ends: webhookHealth.ts) and the waiting deliveries go out, oldest first. Its state lives on the
+ * endpoint's health item (store/webhookBreaker.ts), off the workspace's partition.
+ */
+
+/** The longest wait between two probes: a dead endpoint costs one answer time in this long. */
+const MAX_PROBE_WAIT_MS = 30 * MINUTE;
+/** A chain of probes whose next probe was due this long ago (its message or its write lost to an error) is armed again. */
+const PROBE_LOST_MS = 5 * MINUTE;
+
+/** How long an endpoint fails before the breaker opens: twice the schedule's first wait (at least a second). */
+export const opensAfterMs = (retriesMs: number[]) => Math.max(SECOND, 2 * (retriesMs[0] ?? 0));
+
+/** The wait before the probe after `failed` failed probes: the retry schedule's wait of that rank (its last repeating), at most 30 minutes, jittered as retries are. */
+export function probeWait(failed: number, retriesMs: number[], random = Math.random): number {
+  const scheduled = retriesMs.length === 0 ? SECOND : retriesMs[Math.min(failed, retriesMs.length - 1)]!;
+  return retryWait(Math.min(scheduled, MAX_PROBE_WAIT_MS), undefined, MAX_PROBE_WAIT_MS, random);
+}
+
+/**
+ * How long a parked delivery waits at most with nothing to send it: the time a failing endpoint takes to
+ * be turned off. A probe's success sends it long before; failing that, the sweeper finds it then, and its
+ * attempt either goes or ends (its webhook turned off meanwhile).
+ */
+export const parkedUntil = (now: number) => new Date(now + deliverySettings().deactivateAfterMs).toISOString();
+
+/** Queues the probe due at `due` (a hop of at most 15 minutes when it is further off: the message waits again). */
+export const queueProbe = (lane: WebhookQueue, w: Pick<WebhookRecord, 'workspace' | 'id'>, due: string, now: number) =>
+  lane.later(probeMessage(w, due), Math.max(0, Math.min(MAX_QUEUE_DELAY_MS, Date.parse(due) - now)));
+
+/**
+ * Whether an attempt of `webhook` due now may go: yes while the breaker is closed; no while it is open,
+ * and then the delivery parks until `until`. The first delivery to find the breaker open without a
+ * probe armed (or with its chain lost) arms the first probe and queues its message.
+ */
+export async function breakerGate(
+  webhook: WebhookRecord,
+  lane: WebhookQueue,
+  now: number,
+): Promise<{ open: false } | { open: true; until: string }> {
+  const { retriesMs } = deliverySettings();
+  const opensAfter = opensAfterMs(retriesMs);
+  // The webhook shows its run (written when it starts): one too young, or none, needs no read.
+  if (webhook.failing_since === undefined || now - Date.parse(webhook.failing_since) < opensAfter) return { open: false };
+  const at = new Date(now + probeWait(0, retriesMs)).toISOString();
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const found = await webhookBreaker.arm(webhook.workspace, webhook.id, at, iso(now - opensAfter), iso(now - PROBE_LOST_MS));
+  if (found === 'armed') await queueProbe(lane, webhook, at, now);
+  else if (!found.open) return { open: false };
+  return { open: true, until: parkedUntil(now) };
+}

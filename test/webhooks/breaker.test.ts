@@ -1,0 +1,230 @@
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import type { SQSRecord } from 'aws-lambda';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { EVENT_SOURCE } from '#domain/eventNames';
+import { db } from '#store/client';
+import { keys } from '#store/keys';
+import { tableName } from '#store/table';
+import type { DeliveryRecord } from '#webhooks/entities';
+import { webhookHealth } from '#store/webhookHealth';
+import { readWebhook } from '#store/webhooks';
+import { writeWebhook } from '#local/sampleWebhooks';
+import { consumeWebhookMessages } from '#webhooks/consumer';
+import { deliveryId, newDelivery } from '#webhooks/deliveries';
+import { putNewDelivery } from '#store/webhookDeliveries';
+import type { LaneMessage, ProbeMessage, WebhookQueue } from '#webhooks/queue';
+import { uniqueWorkspace } from '#support/api';
+import { useInProcessReceiver } from './receiver.ts';
+
+/**
+ * The circuit breaker (functions/commons/webhooks/breaker.ts, probes.ts), in process against the suite's
+ * DynamoDB Local with the lanes in the test's hands: an endpoint failing for longer than the breaker
+ * waits costs one attempt at a time, whatever the number of deliveries, and they go out oldest first
+ * once a probe succeeds. The schedule is shortened (10 ms waits) so that a probe is due at once.
+ */
+const receiver = useInProcessReceiver();
+
+beforeEach(() => {
+  process.env.WEBHOOKS_RETRY_SCHEDULE = '10ms,10ms,10ms';
+});
+afterEach(() => {
+  delete process.env.WEBHOOKS_RETRY_SCHEDULE;
+});
+
+function keptLane() {
+  const messages: LaneMessage[] = [];
+  const lane: WebhookQueue = { later: async (m) => void messages.push(m), deadLetter: async () => undefined };
+  const take = <K extends LaneMessage['kind']>(kind: K) => {
+    const found = messages.filter((m) => m.kind === kind) as Extract<LaneMessage, { kind: K }>[];
+    messages.splice(0, messages.length, ...messages.filter((m) => m.kind !== kind));
+    return found;
+  };
+  return { lane, messages, take };
+}
+
+const record = (body: unknown) => ({ messageId: `m-${Math.random()}`, body: JSON.stringify(body) }) as SQSRecord;
+const eventOf = (ws: string, n: number) => ({
+  version: '0',
+  id: `evt-${n}`,
+  'detail-type': 'Label Created',
+  source: EVENT_SOURCE,
+  time: new Date().toISOString(),
+  detail: {
+    event_id: `evt-${n}`,
+    company_slug: ws,
+    // A millisecond apart: the deliveries' ids sort by their events' times.
+    occurred_at: new Date(Date.now() - 1000 + n).toISOString(),
+    actor: null,
+    data: { id: n, slug: `l-${n}`, title: `Label ${n}`, color: 'FF0000' },
+  },
+});
+
+/** A webhook whose endpoint has failed for ten minutes (its run kept as the deliverer keeps it): its breaker opens at the next attempt. */
+async function failingWebhook(path: string) {
+  const ws = uniqueWorkspace('breaker');
+  const id = `wh_${Math.random().toString(16).slice(2, 14).padEnd(24, '0')}`;
+  await writeWebhook({ id, workspace: ws, url: receiver.url(path) });
+  const since = new Date(Date.now() - 600_000).toISOString();
+  await webhookHealth.failing({ workspace: ws, id }, since, since);
+  await webhookHealth.failing({ workspace: ws, id, failing_since: since }, new Date().toISOString(), since);
+  return { ws, id };
+}
+
+/** The webhook's deliveries, oldest first. */
+async function deliveriesOf(ws: string, id: string): Promise<DeliveryRecord[]> {
+  const { Items } = await db.send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+      ExpressionAttributeValues: { ':pk': keys.webhookDeliveries(ws, id), ':sk': keys.webhookDeliverySkPrefix },
+      ConsistentRead: true,
+    }),
+  );
+  return (Items ?? []) as DeliveryRecord[];
+}
+
+const readHealth = async (ws: string, id: string) =>
+  (await db.send(new GetCommand({ TableName: tableName(), Key: keys.webhookHealth(ws, id), ConsistentRead: true }))).Item;
+
+/** A probe's message handed to the deliverer once it is due (the schedule's 10 ms). */
+async function runProbe(probe: ProbeMessage, lane: WebhookQueue) {
+  while (Date.parse(probe.due_at) > Date.now()) await new Promise((r) => setTimeout(r, 5));
+  return consumeWebhookMessages([record(probe)], lane);
+}
+
+describe('a failing endpoint behind its breaker', () => {
+  test('new deliveries park behind one probe; a failed probe arms the next; a success sends every one, oldest first', async () => {
+    receiver.answer('/down-then-up', (n) => (n <= 1 ? 500 : 204));
+    const { ws, id } = await failingWebhook('/down-then-up');
+    const { lane, take } = keptLane();
+    // Five events while it fails: five deliveries, none sent, and one probe armed (not one per delivery).
+    const tallies = await Promise.all([1, 2, 3, 4, 5].map((n) => consumeWebhookMessages([record(eventOf(ws, n))], lane)));
+    expect(tallies.map((t) => t.tally.parked)).toEqual([1, 1, 1, 1, 1]);
+    expect(receiver.received('/down-then-up')).toHaveLength(0);
+    expect(take('attempt')).toEqual([]);
+    const [probe, ...more] = take('probe');
+    expect(more).toEqual([]);
+    const parked = await deliveriesOf(ws, id);
+    expect(parked.map((d) => [d.status, d.attempts])).toEqual(Array(5).fill(['pending', 0]));
+
+    // The probe: one attempt, of the oldest delivery; it fails, and the next probe is armed.
+    const first = await runProbe(probe!, lane);
+    expect(first.tally).toMatchObject({ retrying: 1 });
+    const [sent] = receiver.received('/down-then-up');
+    expect(sent!.json.data.event_id).toBe('evt-1');
+    const [next, ...again] = take('probe');
+    expect(again).toEqual([]);
+    expect(await readHealth(ws, id)).toMatchObject({ probes: 1, probe_at: next!.due_at });
+    // The same probe's message again (at-least-once): nothing is sent twice.
+    await consumeWebhookMessages([record(probe)], lane);
+    expect(receiver.received('/down-then-up')).toHaveLength(1);
+    expect(take('probe')).toEqual([]);
+
+    // The endpoint answers again: the next probe succeeds, closes the breaker and releases the rest, oldest first.
+    const second = await runProbe(next!, lane);
+    expect(second.tally).toMatchObject({ delivered: 1 });
+    const released = take('attempt');
+    expect(released.map((m) => m.delivery_id)).toEqual(
+      parked
+        .slice(1)
+        .map((d) => d.id)
+        .sort(),
+    );
+    for (const m of released) await consumeWebhookMessages([record(m)], lane);
+    expect(receiver.received('/down-then-up').map((r) => r.json.data.event_id)).toEqual([
+      'evt-1',
+      'evt-1',
+      'evt-2',
+      'evt-3',
+      'evt-4',
+      'evt-5',
+    ]);
+    const after = await deliveriesOf(ws, id);
+    expect(after.map((d) => d.status)).toEqual(Array(5).fill('delivered'));
+    expect((await readWebhook(ws, id))?.failing_since).toBeUndefined();
+    const health = await readHealth(ws, id);
+    expect([health?.failing_since, health?.probe_at, health?.probes]).toEqual([undefined, undefined, undefined]);
+  });
+
+  test('a retry due while the breaker is open parks instead of sending; two copies of one probe send once', async () => {
+    receiver.answer('/still-down', () => 503);
+    const { ws, id } = await failingWebhook('/still-down');
+    const { lane, take } = keptLane();
+    // A delivery whose retry, scheduled before the breaker opened, is due now.
+    const webhook = (await readWebhook(ws, id))!;
+    const due = new Date().toISOString();
+    const delivery = { ...newDelivery(webhook, 'Label Created', 'evt-1', deliveryId(Date.now(), id, 'evt-1'), {}), next_attempt_at: due };
+    await putNewDelivery(delivery);
+    const retry = { kind: 'attempt', workspace: ws, webhook_id: id, delivery_id: delivery.id, due_at: due };
+    expect((await consumeWebhookMessages([record(retry)], lane)).tally).toMatchObject({ parked: 1 });
+    expect(receiver.received('/still-down')).toHaveLength(0);
+    expect((await deliveriesOf(ws, id))[0]).toMatchObject({ status: 'pending', attempts: 0 });
+    // Its message again: superseded by the parked schedule, it sends nothing.
+    expect((await consumeWebhookMessages([record(retry)], lane)).tally).toMatchObject({ parked: 0, skipped: 1 });
+    const [probe, ...more] = take('probe');
+    expect(more).toEqual([]);
+    const [a, b] = await Promise.all([runProbe(probe!, lane), runProbe(probe!, lane)]);
+    expect(a.tally.retrying + b.tally.retrying).toBe(1);
+    expect(receiver.received('/still-down')).toHaveLength(1);
+    expect(take('probe')).toHaveLength(1);
+  });
+
+  test('a parked delivery whose wait ran out (no probe sent it in time) is still the next probe’s', async () => {
+    receiver.answer('/slow-to-recover', (n) => (n <= 1 ? 500 : 204));
+    const { ws, id } = await failingWebhook('/slow-to-recover');
+    const { lane, take } = keptLane();
+    await consumeWebhookMessages([record(eventOf(ws, 1))], lane);
+    await runProbe(take('probe')[0]!, lane);
+    const [delivery] = await deliveriesOf(ws, id);
+    expect(delivery).toMatchObject({ status: 'pending', attempts: 1 });
+    // Its parked schedule passed two minutes ago (the sweeper takes it only an hour on).
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.webhookDelivery(ws, id, delivery!.id),
+        UpdateExpression: 'SET next_attempt_at = :past',
+        ExpressionAttributeValues: { ':past': new Date(Date.now() - 120_000).toISOString() },
+      }),
+    );
+    expect((await runProbe(take('probe')[0]!, lane)).tally).toMatchObject({ delivered: 1 });
+    expect(receiver.received('/slow-to-recover')).toHaveLength(2);
+  });
+
+  test('a webhook turned off while its deliveries wait: the next probe ends them unsent', async () => {
+    const { ws, id } = await failingWebhook('/off-while-waiting');
+    const { lane, take } = keptLane();
+    for (const n of [1, 2]) await consumeWebhookMessages([record(eventOf(ws, n))], lane);
+    const [probe] = take('probe');
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.webhook(ws, id),
+        UpdateExpression: 'SET active = :false',
+        ExpressionAttributeValues: { ':false': false },
+      }),
+    );
+    await runProbe(probe!, lane);
+    const released = take('attempt');
+    expect(released).toHaveLength(2);
+    for (const m of released) await consumeWebhookMessages([record(m)], lane);
+    expect(receiver.received('/off-while-waiting')).toHaveLength(0);
+    expect((await deliveriesOf(ws, id)).map((d) => [d.status, d.last_error])).toEqual(
+      Array(2).fill(['failed', 'Not sent: the webhook is turned off.']),
+    );
+  });
+
+  test('an endpoint failing for less than twice the first wait is not behind the breaker (a blip): its retry is sent', async () => {
+    receiver.answer('/blip', () => 204);
+    const ws = uniqueWorkspace('breaker');
+    const id = `wh_${Math.random().toString(16).slice(2, 14).padEnd(24, '0')}`;
+    await writeWebhook({ id, workspace: ws, url: receiver.url('/blip') });
+    const now = new Date().toISOString();
+    await webhookHealth.failing({ workspace: ws, id }, now, now);
+    const { lane, take } = keptLane();
+    await consumeWebhookMessages([record(eventOf(ws, 1))], lane);
+    const [attempt] = take('attempt');
+    expect(take('probe')).toEqual([]);
+    const sent = await consumeWebhookMessages([record(attempt)], lane);
+    expect(sent.tally).toMatchObject({ delivered: 1 });
+  });
+});
