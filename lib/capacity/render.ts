@@ -81,7 +81,10 @@ recovery's new schedules (their shard is not in the request). The rows measure d
 adds, besides its deliveries' retries, a read of its health item (\`WEBHOOK#<ws>#<webhook> HEALTH\`) per failure and a write
 of it as its run of failures starts and at most once a minute after; its webhook item (\`WS#<ws>\`) is written as the run
 starts (the simultaneous first failures of an outage each try, one writes) and as it ends, and tried once a failure
-after five days of them, until it is turned off.
+after five days of them, until it is turned off. Once its circuit breaker opens (webhooks.md), a delivery to it costs
+its creation and one conditional write of the health item (the breaker's check, which arms the first probe) instead of an
+attempt and its record, a retry coming due the same check and a write of its schedule (about a unit each), and each probe a
+read of the webhook, two writes of the health item, a query of the webhook's deliveries and an attempt and its record.
 
 ${HEADER}
 ${rows

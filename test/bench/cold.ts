@@ -42,7 +42,9 @@ function byPackage(metafile: Metafile): [string, number][] {
   for (const output of Object.values(metafile.outputs)) {
     for (const [path, input] of Object.entries(output.inputs)) {
       const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
-      const key = m ? m[1]! : 'app';
+      // The project's own code by module family (functions/commons/webhooks, functions/projects, ...).
+      const own = /^(functions\/commons\/[^/]+|functions\/[^/]+|lib\/[^/]+)\//.exec(path);
+      const key = m ? m[1]! : own ? own[1]! : 'app';
       totals.set(key, (totals.get(key) ?? 0) + input.bytesInOutput);
     }
   }

@@ -72,6 +72,17 @@ function powertoolsBytes(b: ColdResult['rows'][number]): number {
     .reduce((sum, [, n]) => sum + n, 0);
 }
 
+/** The five largest parts of a bundle beyond what the floor carries of each. */
+function aboveFloor(b: ColdResult['rows'][number], floor: Map<string, number>): string {
+  return b.byPackage
+    .map(([pkg, bytes]) => [pkg, bytes - (floor.get(pkg) ?? 0)] as const)
+    .filter(([, extra]) => extra >= 512)
+    .sort((x, y) => y[1] - x[1])
+    .slice(0, 5)
+    .map(([pkg, extra]) => `${pkg} +${kib(extra)}`)
+    .join(', ');
+}
+
 /** Cold init of every function, as a ratio to the floor built like it: the project's own aim. */
 const INIT_TARGET = 1.15;
 /** The guard every function stays under, and the median over all functions (issue of room to grow). */
@@ -326,6 +337,14 @@ ${table(['package', top.name, 'floor'], pkgRows)}
 
 What it means: a cold start pays for loading the bundle before the first request is served; the AWS SDK is the
 floor every function pays. See "Findings" for what the rest is and what would shrink it.
+
+What each function's start loads beyond the floor: the five largest parts of its bundle that the floor does not carry
+(or carries less of), by bytes in the output: a package, or a family of the project's own modules:
+
+${table(
+  ['function', 'above the floor', 'largest parts above the floor'],
+  r.cold.rows.map((b) => [b.name, `+${kib(b.bytes - r.cold.floor.bytes)}`, aboveFloor(b, floorPkgs)]),
+)}
 `);
 
   out.push(`## 3. Warm overhead of the shared stack
