@@ -136,7 +136,7 @@ if (name === samples.WEBHOOK_EVENT) {
   const outcome = await consumeWebhookMessages(event.Records, {
     later: async (message, delayMs) =>
       tell(
-        `would ${message.kind === 'probe' ? `probe ${message.webhook_id}` : `retry ${message.delivery_id}`} in ${Math.round(delayMs / 1000)} s`,
+        `would ${message.kind === 'attempt' ? `retry ${message.delivery_id}` : `${message.kind} ${message.webhook_id}'s deliveries`} in ${Math.round(delayMs / 1000)} s`,
       ),
     deadLetter: async (_body, reason) => tell(`would dead-letter: ${reason}`),
   });

@@ -82,9 +82,12 @@ adds, besides its deliveries' retries, a read of its health item (\`WEBHOOK#<ws>
 of it as its run of failures starts and at most once a minute after; its webhook item (\`WS#<ws>\`) is written as the run
 starts (the simultaneous first failures of an outage each try, one writes) and as it ends, and tried once a failure
 after five days of them, until it is turned off. Once its circuit breaker opens (webhooks.md), a delivery to it costs
-its creation and one conditional write of the health item (the breaker's check, which arms the first probe) instead of an
-attempt and its record, a retry coming due the same check and a write of its schedule (about a unit each), and each probe a
-read of the webhook, two writes of the health item, a query of the webhook's deliveries and an attempt and its record.
+its creation, one conditional write of the health item (the breaker's check, which arms the first probe) and a read of it
+(the check that the breaker is still open once parked) instead of an attempt and its record; a retry coming due the same
+and a write of its schedule (about a unit each); each probe a read of the webhook, two writes of the health item, one or
+two queries of the webhook's deliveries (each up to 10 reads of 1 MB, where its delivered ones before the run lie in the
+way), a read and a claim of the delivery, and an attempt and its record; a release after it a query and a write per
+waiting delivery.
 
 ${HEADER}
 ${rows

@@ -6,6 +6,7 @@ import { db } from '#store/client';
 import { keys } from '#store/keys';
 import { tableName } from '#store/table';
 import type { DeliveryRecord } from '#webhooks/entities';
+import { webhookBreaker } from '#store/webhookBreaker';
 import { webhookHealth } from '#store/webhookHealth';
 import { readWebhook } from '#store/webhooks';
 import { writeWebhook } from '#local/sampleWebhooks';
@@ -123,6 +124,10 @@ describe('a failing endpoint behind its breaker', () => {
     // The endpoint answers again: the next probe succeeds, closes the breaker and releases the rest, oldest first.
     const second = await runProbe(next!, lane);
     expect(second.tally).toMatchObject({ delivered: 1 });
+    expect(take('attempt')).toEqual([]);
+    const [release, ...releases] = take('release');
+    expect(releases).toEqual([]);
+    expect((await consumeWebhookMessages([record(release)], lane)).tally).toMatchObject({ released: 4 });
     const released = take('attempt');
     expect(released.map((m) => m.delivery_id)).toEqual(
       parked
@@ -204,6 +209,7 @@ describe('a failing endpoint behind its breaker', () => {
       }),
     );
     await runProbe(probe!, lane);
+    for (const release of take('release')) await consumeWebhookMessages([record(release)], lane);
     const released = take('attempt');
     expect(released).toHaveLength(2);
     for (const m of released) await consumeWebhookMessages([record(m)], lane);
@@ -213,8 +219,59 @@ describe('a failing endpoint behind its breaker', () => {
     );
   });
 
+  test('a probe cut short after taking the breaker (its message comes again) is taken up again, once', async () => {
+    const { ws, id } = await failingWebhook('/cut-short');
+    receiver.answer('/cut-short', () => 500);
+    const { lane, take } = keptLane();
+    await consumeWebhookMessages([record(eventOf(ws, 1))], lane);
+    const [probe] = take('probe');
+    // The first handling took the probe and stopped there (a crash).
+    while (Date.parse(probe!.due_at) > Date.now()) await new Promise((r) => setTimeout(r, 5));
+    expect((await webhookBreaker.take(ws, id, probe!.due_at, new Date(Date.now() + 60_000).toISOString())).taken).toBe(true);
+    expect((await runProbe(probe!, lane)).tally).toMatchObject({ retrying: 1 });
+    expect((await runProbe(probe!, lane)).tally).toMatchObject({ retrying: 0, skipped: 1 });
+    expect(receiver.received('/cut-short')).toHaveLength(1);
+  });
+
+  test('a probe that finds nothing waiting ends its chain; the next delivery to wait arms another', async () => {
+    const { ws, id } = await failingWebhook('/nothing-waits');
+    const { lane, take } = keptLane();
+    await consumeWebhookMessages([record(eventOf(ws, 1))], lane);
+    const [delivery] = await deliveriesOf(ws, id);
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.webhookDelivery(ws, id, delivery!.id),
+        UpdateExpression: 'SET #status = :failed',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':failed': 'failed' },
+      }),
+    );
+    expect((await runProbe(take('probe')[0]!, lane)).tally).toMatchObject({ skipped: 1 });
+    expect(take('probe')).toEqual([]);
+    expect((await readHealth(ws, id))?.probe_at).toBeUndefined();
+    expect((await consumeWebhookMessages([record(eventOf(ws, 2))], lane)).tally).toMatchObject({ parked: 1 });
+    expect(take('probe')).toHaveLength(1);
+  });
+
+  test('a run whose last failure is long past no longer holds deliveries back: the next one is sent', async () => {
+    receiver.answer('/quiet', () => 204);
+    const ws = uniqueWorkspace('breaker');
+    const id = `wh_${Math.random().toString(16).slice(2, 14).padEnd(24, '0')}`;
+    await writeWebhook({ id, workspace: ws, url: receiver.url('/quiet') });
+    const since = new Date(Date.now() - 600_000).toISOString();
+    await webhookHealth.failing({ workspace: ws, id }, since, since);
+    const { lane, take } = keptLane();
+    // A failing endpoint's new delivery goes to the retry lane first; there, it is sent.
+    expect((await consumeWebhookMessages([record(eventOf(ws, 1))], lane)).tally).toMatchObject({ parked: 0 });
+    const [attempt] = take('attempt');
+    expect((await consumeWebhookMessages([record(attempt)], lane)).tally).toMatchObject({ delivered: 1 });
+    expect(take('probe')).toEqual([]);
+  });
+
   test('an endpoint failing for less than twice the first wait is not behind the breaker (a blip): its retry is sent', async () => {
     receiver.answer('/blip', () => 204);
+    process.env.WEBHOOKS_RETRY_SCHEDULE = '10s'; // the breaker would open after 20 s: far more than this test takes
     const ws = uniqueWorkspace('breaker');
     const id = `wh_${Math.random().toString(16).slice(2, 14).padEnd(24, '0')}`;
     await writeWebhook({ id, workspace: ws, url: receiver.url('/blip') });

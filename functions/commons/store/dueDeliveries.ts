@@ -21,14 +21,15 @@ const MAX_READS = 10;
  * range is one of keys), oldest first, that a recovery takes: not delivered, not a ping, and pending
  * only while a retry is still to come or when overdue by `overdueMs` (its message lost); with
  * `waitingOnly` (a breaker's probe and release), not failed, nor held by an attempt right now. At most
- * `limit`; `more` when the range holds more than was read or taken.
+ * `limit`, from after the delivery `after` when given; `more` when the range holds more than was read or
+ * taken, and `next`, the delivery a further call goes on after.
  */
 export async function recoverableSince(
   ws: string,
   webhookId: string,
   sinceMs: number,
-  opts: { limit: number; now: number; overdueMs: number; ping: string; waitingOnly?: boolean },
-): Promise<{ deliveries: Recoverable[]; more: boolean }> {
+  opts: { limit: number; now: number; overdueMs: number; ping: string; waitingOnly?: boolean; after?: string },
+): Promise<{ deliveries: Recoverable[]; more: boolean; next?: string }> {
   const deliveries: Recoverable[] = [];
   const now = new Date(opts.now).toISOString();
   // Waiting: a retry (or a park) to come, or overdue (its message lost); a recovery takes failed ones too,
@@ -37,7 +38,7 @@ export async function recoverableSince(
   const filter = opts.waitingOnly
     ? `${waiting} AND (attribute_not_exists(claimed_until) OR claimed_until < :now)`
     : `(#status = :failed OR ${waiting})`;
-  let start: Record<string, unknown> | undefined;
+  let start: Record<string, unknown> | undefined = opts.after ? keys.webhookDelivery(ws, webhookId, opts.after) : undefined;
   for (let reads = 0; reads < MAX_READS && deliveries.length <= opts.limit; reads++) {
     const out = await db.send(
       new QueryCommand({
@@ -64,7 +65,15 @@ export async function recoverableSince(
     start = out.LastEvaluatedKey;
     if (!start) break;
   }
-  return { deliveries: deliveries.slice(0, opts.limit), more: deliveries.length > opts.limit || start !== undefined };
+  // Where a further call goes on: after the last delivery taken, or after the last key read.
+  const taken = deliveries.slice(0, opts.limit);
+  const next =
+    deliveries.length > opts.limit
+      ? taken[taken.length - 1]!.id
+      : start
+        ? String(start.SK).slice(keys.webhookDeliverySkPrefix.length)
+        : undefined;
+  return { deliveries: taken, more: next !== undefined, ...(next !== undefined ? { next } : {}) };
 }
 
 /**

@@ -71,7 +71,7 @@ function keepRun(ws: string, id: string, run: Run, kept: Run | undefined, isNew:
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.webhookHealth(ws, id),
-        UpdateExpression: `SET #type = :type, failing_since = :since, last_failure_at = :last, #ttl = :ttl${isNew ? ' REMOVE probe_at, probes' : ''}`,
+        UpdateExpression: `SET #type = :type, failing_since = :since, last_failure_at = :last, #ttl = :ttl${isNew ? ' REMOVE probe_at, probe_due, probes' : ''}`,
         ConditionExpression: kept ? 'last_failure_at = :seen' : 'attribute_not_exists(last_failure_at)',
         ExpressionAttributeNames: { '#type': 'type', '#ttl': 'ttl' },
         ExpressionAttributeValues: {
@@ -124,7 +124,7 @@ export const webhookHealth = {
           TableName: tableName(),
           Key: keys.webhookHealth(ws, id),
           // The breaker closes with the run (webhookBreaker.ts): a probe still out finds nothing to hold.
-          UpdateExpression: 'REMOVE failing_since, last_failure_at, probe_at, probes',
+          UpdateExpression: 'REMOVE failing_since, last_failure_at, probe_at, probe_due, probes',
           ConditionExpression: 'attribute_exists(failing_since)',
         }),
       ),

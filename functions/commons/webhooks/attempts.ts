@@ -1,7 +1,8 @@
 import { RETRY, untilWritten } from '#store/retry';
 import { recordAttempt } from '#store/webhookDeliveries';
-import { HEALTH_QUIET_MS, webhookHealth } from '#store/webhookHealth';
+import { webhookHealth } from '#store/webhookHealth';
 import { targetPolicy } from './addresses';
+import { runFreshForMs } from './breaker';
 import type { AttemptLogEntry, DeliveryRecord, WebhookRecord } from './entities';
 import { sendWebhook, type SendResult } from './send';
 import { deliverySettings } from './settings';
@@ -102,7 +103,7 @@ async function noteHealth(webhook: WebhookRecord, attempt: Attempt): Promise<boo
   const { retriesMs, deactivateAfterMs } = deliverySettings();
   // Failures further apart than the longest wait between retries (and then some, and the minute a run's
   // failures go unwritten: webhookHealth.ts) are separate outages.
-  const freshAfter = new Date(Date.parse(attempt.at) - (1.2 * Math.max(...retriesMs, 0) + 60_000 + HEALTH_QUIET_MS)).toISOString();
+  const freshAfter = new Date(Date.parse(attempt.at) - runFreshForMs(retriesMs)).toISOString();
   const since = await webhookHealth.failing(webhook, attempt.at, freshAfter);
   if (Date.parse(attempt.at) - Date.parse(since) < deactivateAfterMs) return false;
   const reason = `Every delivery failed from ${since} to ${attempt.at}; turn it on again (PUT active: true) once the endpoint answers 2xx.`;

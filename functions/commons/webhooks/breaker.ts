@@ -1,5 +1,6 @@
 import { MINUTE, SECOND } from '#domain/durations';
 import { webhookBreaker } from '#store/webhookBreaker';
+import { HEALTH_QUIET_MS } from '#store/webhookHealth';
 import { retryWait } from './decide';
 import type { WebhookRecord } from './entities';
 import { probeMessage, type WebhookQueue } from './queue';
@@ -32,14 +33,24 @@ export function probeWait(failed: number, retriesMs: number[], random = Math.ran
 
 /**
  * How long a parked delivery waits at most with nothing to send it: the time a failing endpoint takes to
- * be turned off. A probe's success sends it long before; failing that, the sweeper finds it then, and its
- * attempt either goes or ends (its webhook turned off meanwhile).
+ * be turned off, and never less than a lost chain's re-arming and two probes' waits (short local
+ * settings included), so that a probe always finds it still parked. A probe's success sends it long
+ * before; failing that, the sweeper finds it then, and its attempt either goes or ends (its webhook
+ * turned off meanwhile).
  */
-export const parkedUntil = (now: number) => new Date(now + deliverySettings().deactivateAfterMs).toISOString();
+export const parkedUntil = (now: number) =>
+  new Date(now + Math.max(deliverySettings().deactivateAfterMs, PROBE_LOST_MS + 2.4 * MAX_PROBE_WAIT_MS)).toISOString();
 
 /** Queues the probe due at `due` (a hop of at most 15 minutes when it is further off: the message waits again). */
 export const queueProbe = (lane: WebhookQueue, w: Pick<WebhookRecord, 'workspace' | 'id'>, due: string, now: number) =>
   lane.later(probeMessage(w, due), Math.max(0, Math.min(MAX_QUEUE_DELAY_MS, Date.parse(due) - now)));
+
+/**
+ * How long after a run's last failure kept a new failure still belongs to it: the schedule's longest wait
+ * and a fifth (its jitter), a minute, and the minute a run's failures go unwritten (webhookHealth.ts).
+ * Failures further apart are separate outages; a run quiet for longer is over.
+ */
+export const runFreshForMs = (retriesMs: number[]) => 1.2 * Math.max(...retriesMs, 0) + MINUTE + HEALTH_QUIET_MS;
 
 /**
  * Whether an attempt of `webhook` due now may go: yes while the breaker is closed; no while it is open,
@@ -57,7 +68,11 @@ export async function breakerGate(
   if (webhook.failing_since === undefined || now - Date.parse(webhook.failing_since) < opensAfter) return { open: false };
   const at = new Date(now + probeWait(0, retriesMs)).toISOString();
   const iso = (ms: number) => new Date(ms).toISOString();
-  const found = await webhookBreaker.arm(webhook.workspace, webhook.id, at, iso(now - opensAfter), iso(now - PROBE_LOST_MS));
+  const found = await webhookBreaker.arm(webhook.workspace, webhook.id, at, {
+    openedBy: iso(now - opensAfter),
+    freshAfter: iso(now - runFreshForMs(retriesMs)),
+    lostBefore: iso(now - PROBE_LOST_MS),
+  });
   if (found === 'armed') await queueProbe(lane, webhook, at, now);
   else if (!found.open) return { open: false };
   return { open: true, until: parkedUntil(now) };

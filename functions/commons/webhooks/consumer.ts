@@ -6,13 +6,13 @@ import { observeBatch } from '#events/observeBatch';
 import { logger } from '#observability/log';
 import { sourceMapped } from '#observability/stacks';
 import { continueDelivery, deliverEvent, type Outcome, PartlyDelivered, type PublishedEvent } from './deliveries';
-import { probeEndpoint } from './probes';
-import type { AttemptMessage, ProbeMessage, WebhookQueue } from './queue';
+import { probeEndpoint, releaseWaiting } from './probes';
+import type { AttemptMessage, ProbeMessage, ReleaseMessage, WebhookQueue } from './queue';
 import { sweepDeliveries } from './sweeper';
 
 /**
  * The deliveries queue's consumer (on Lambda and under `npm start` alike): the service's own events,
- * as the bus rule delivers them, the attempts it scheduled itself, a failing endpoint's probes (probes.ts),
+ * as the bus rule delivers them, the attempts it scheduled itself, a failing endpoint's probes and releases (probes.ts),
  * and the schedule's sweeps (sweeper.ts). Every message of a batch is
  * handled at once, so one slow endpoint delays no other; a message that fails (the database busy,
  * say) is reported for redelivery alone; one that is neither is dead-lettered with its reason.
@@ -23,6 +23,7 @@ type Message =
   | { kind: 'event'; event: PublishedEvent }
   | { kind: 'attempt'; attempt: AttemptMessage }
   | { kind: 'probe'; probe: ProbeMessage }
+  | { kind: 'release'; release: ReleaseMessage }
   | { kind: 'sweep' };
 
 /** What a message body holds, or a sentence saying why it is neither kind. */
@@ -41,6 +42,12 @@ function parseMessage(body: string): Message | string {
       return { kind: 'attempt', attempt: json as unknown as AttemptMessage };
     return 'an attempt message needs workspace, webhook_id, delivery_id and due_at';
   }
+  if (json.kind === 'release') {
+    const { workspace, webhook_id, since, after } = json;
+    if ([workspace, webhook_id, since].every((v) => typeof v === 'string') && (after === undefined || typeof after === 'string'))
+      return { kind: 'release', release: json as unknown as ReleaseMessage };
+    return 'a release message needs workspace, webhook_id and since';
+  }
   if (json.kind === 'probe') {
     const { workspace, webhook_id, due_at } = json;
     if ([workspace, webhook_id, due_at].every((v) => typeof v === 'string') && !Number.isNaN(Date.parse(due_at as string)))
@@ -56,7 +63,7 @@ function parseMessage(body: string): Message | string {
   return { kind: 'event', event: { type, detail } };
 }
 
-type Tally = Record<Outcome | 'malformed' | 'errors' | 'requeued', number>;
+type Tally = Record<Outcome | 'malformed' | 'errors' | 'requeued' | 'released', number>;
 
 export function consumeWebhookMessages(records: SQSRecord[], queue: WebhookQueue): Promise<SQSBatchResponse & { tally: Tally }> {
   return observeBatch(
@@ -64,7 +71,17 @@ export function consumeWebhookMessages(records: SQSRecord[], queue: WebhookQueue
     records.length,
     ['WebhookRecordRetries'],
     async () => {
-      const tally: Tally = { delivered: 0, retrying: 0, failed: 0, parked: 0, skipped: 0, malformed: 0, errors: 0, requeued: 0 };
+      const tally: Tally = {
+        delivered: 0,
+        retrying: 0,
+        failed: 0,
+        parked: 0,
+        skipped: 0,
+        malformed: 0,
+        errors: 0,
+        requeued: 0,
+        released: 0,
+      };
       const failures = await Promise.all(records.map((record) => consumeOne(record, queue, tally)));
       return { batchItemFailures: failures.filter((f) => f !== undefined).map((itemIdentifier) => ({ itemIdentifier })), tally };
     },
@@ -96,6 +113,10 @@ async function consumeOne(record: SQSRecord, queue: WebhookQueue, tally: Tally):
       const sweep = await sweepDeliveries(queue);
       tally.requeued += sweep.requeued;
       if (sweep.found > 0) logger.warn('webhook deliveries found lost and queued again', { ...sweep });
+      return undefined;
+    }
+    if (message.kind === 'release') {
+      tally.released += await releaseWaiting(message.release, queue);
       return undefined;
     }
     const outcomes =

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { rescheduleDelivery } from '#store/dueDeliveries';
 import { keys } from '#store/keys';
 import { claimDelivery, putNewDelivery, readDelivery, recordAttempt, releaseClaim } from '#store/webhookDeliveries';
+import { webhookBreaker } from '#store/webhookBreaker';
 import { readWebhook, readWebhooks } from '#store/webhooks';
 import { outcomeOf, sendAttempt, settleAttempt } from './attempts';
 import type { DeliveryRecord, WebhookRecord } from './entities';
@@ -82,7 +83,7 @@ export async function deliverEvent(event: PublishedEvent, queue: WebhookQueue): 
       const breaker = failing ? await breakerGate(webhook, queue, Date.now()) : { open: false as const };
       if (breaker.open) {
         const { created, delivery } = await putNewDelivery({ ...fresh, next_attempt_at: breaker.until });
-        return created ? 'parked' : claimAndAttempt(delivery, webhook, queue);
+        return created ? stillParked(delivery, webhook, queue) : claimAndAttempt(delivery, webhook, queue);
       }
       const until = later(ATTEMPT_HOLD_MS);
       const { created, delivery } = await putNewDelivery(failing ? fresh : { ...fresh, claimed_until: until });
@@ -123,10 +124,26 @@ async function claimAndAttempt(delivery: DeliveryRecord, webhook: WebhookRecord 
   if (due === undefined || decide(delivery, due, now).do !== 'attempt') return 'skipped';
   const breaker = webhook?.active ? await breakerGate(webhook, queue, now) : { open: false as const };
   // Parked: its schedule moves to the breaker's horizon (this message's, superseded, sends nothing).
-  if (breaker.open) return (await rescheduleDelivery(delivery, breaker.until, new Date(now).toISOString(), due)) ? 'parked' : 'skipped';
+  if (breaker.open) {
+    const parked = await rescheduleDelivery(delivery, breaker.until, new Date(now).toISOString(), due);
+    return parked ? stillParked({ ...delivery, next_attempt_at: breaker.until }, webhook!, queue) : 'skipped';
+  }
   const until = later(ATTEMPT_HOLD_MS);
   if (!(await claimDelivery(delivery, due, new Date().toISOString(), until))) return 'skipped';
   return held(delivery, until, () => attemptScheduled(delivery, webhook, queue, until));
+}
+
+/**
+ * A delivery just parked, as the breaker is now: still open with a probe armed, it waits; open with
+ * none (the chain ended, nothing waiting, as this park was being written), it arms one; closed (a
+ * probe's release read the waiting deliveries before this park was written), it is due again at once.
+ */
+async function stillParked(delivery: DeliveryRecord, webhook: WebhookRecord, queue: WebhookQueue): Promise<Outcome> {
+  const breaker = await webhookBreaker.read(delivery.workspace, delivery.webhook_id);
+  if (breaker.open && (breaker.probe_at !== undefined || (await breakerGate(webhook, queue, Date.now())).open)) return 'parked';
+  const now = new Date().toISOString();
+  if (await rescheduleDelivery(delivery, now, now, delivery.next_attempt_at)) await queue.later(attemptMessage(delivery, now), 0);
+  return 'skipped';
 }
 
 /** Runs a held attempt; if it fails before recording, the hold is let go so that the message's next delivery takes it up. */

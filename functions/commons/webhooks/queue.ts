@@ -41,8 +41,20 @@ export const probeMessage = (w: { workspace: string; id: string }, due_at: strin
   due_at,
 });
 
+/**
+ * The waiting deliveries of a webhook whose breaker closed (or that was turned off), to queue due now
+ * (probes.ts): those of events since `since`, after the delivery `after` when a release goes on.
+ */
+export interface ReleaseMessage {
+  kind: 'release';
+  workspace: string;
+  webhook_id: string;
+  since: string;
+  after?: string;
+}
+
 /** What the deliverer puts on the retry lane for itself. */
-export type LaneMessage = AttemptMessage | ProbeMessage;
+export type LaneMessage = AttemptMessage | ProbeMessage | ReleaseMessage;
 
 export interface WebhookQueue {
   /** `message` received again after `delayMs` (at most 15 minutes). */
