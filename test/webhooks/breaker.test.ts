@@ -13,7 +13,8 @@ import { writeWebhook } from '#local/sampleWebhooks';
 import { consumeWebhookMessages } from '#webhooks/consumer';
 import { deliveryId, newDelivery } from '#webhooks/deliveries';
 import { putNewDelivery } from '#store/webhookDeliveries';
-import type { LaneMessage, ProbeMessage, WebhookQueue } from '#webhooks/queue';
+import { type LaneMessage, type ProbeMessage, useLocalRetryLane, type WebhookQueue } from '#webhooks/queue';
+import { recoverDeliveries } from '#webhooks/recovery';
 import { uniqueWorkspace } from '#support/api';
 import { useInProcessReceiver } from './receiver.ts';
 
@@ -227,7 +228,11 @@ describe('a failing endpoint behind its breaker', () => {
     const [probe] = take('probe');
     // The first handling took the probe and stopped there (a crash).
     while (Date.parse(probe!.due_at) > Date.now()) await new Promise((r) => setTimeout(r, 5));
-    expect((await webhookBreaker.take(ws, id, probe!.due_at, new Date(Date.now() + 60_000).toISOString())).taken).toBe(true);
+    // (Its hold already lapsed: a copy of the message arriving while it runs takes nothing.)
+    const now = new Date().toISOString();
+    expect((await webhookBreaker.take(ws, id, probe!.due_at, now, new Date(Date.now() + 60_000).toISOString())).taken).toBe(true);
+    expect((await runProbe(probe!, lane)).tally).toMatchObject({ skipped: 1 });
+    expect((await webhookBreaker.take(ws, id, probe!.due_at, new Date(Date.now() + 120_000).toISOString(), now)).taken).toBe(true);
     expect((await runProbe(probe!, lane)).tally).toMatchObject({ retrying: 1 });
     expect((await runProbe(probe!, lane)).tally).toMatchObject({ retrying: 0, skipped: 1 });
     expect(receiver.received('/cut-short')).toHaveLength(1);
@@ -267,6 +272,26 @@ describe('a failing endpoint behind its breaker', () => {
     const [attempt] = take('attempt');
     expect((await consumeWebhookMessages([record(attempt)], lane)).tally).toMatchObject({ delivered: 1 });
     expect(take('probe')).toEqual([]);
+  });
+
+  test('a recovery while the breaker is open is refused, saying when the next probe is due; after a ping’s success it sends them', async () => {
+    const { ws, id } = await failingWebhook('/recover-behind');
+    const { lane, take } = keptLane();
+    await consumeWebhookMessages([record(eventOf(ws, 1))], lane);
+    const [probe] = take('probe');
+    useLocalRetryLane(lane);
+    try {
+      await expect(recoverDeliveries(ws, id, Date.now() - 3_600_000)).rejects.toThrow(/circuit breaker is open.*due/);
+      await webhookHealth.healthy(ws, id); // what a ping's 2xx does
+      expect(await recoverDeliveries(ws, id, Date.now() - 3_600_000)).toEqual({ queued: 1, more: false });
+    } finally {
+      useLocalRetryLane(undefined);
+    }
+    expect(take('attempt')).toHaveLength(1);
+    // The chain's probe, when it comes, finds the breaker closed: it releases (nothing left waiting) and sends nothing.
+    await runProbe(probe!, lane);
+    expect(take('release')).toHaveLength(1);
+    expect(receiver.received('/recover-behind')).toHaveLength(0);
   });
 
   test('an endpoint failing for less than twice the first wait is not behind the breaker (a blip): its retry is sent', async () => {

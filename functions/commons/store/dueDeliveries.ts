@@ -39,7 +39,7 @@ export async function recoverableSince(
     ? `${waiting} AND (attribute_not_exists(claimed_until) OR claimed_until < :now)`
     : `(#status = :failed OR ${waiting})`;
   let start: Record<string, unknown> | undefined = opts.after ? keys.webhookDelivery(ws, webhookId, opts.after) : undefined;
-  for (let reads = 0; reads < MAX_READS && deliveries.length <= opts.limit; reads++) {
+  for (let reads = 0; reads < MAX_READS && deliveries.length < opts.limit; reads++) {
     const out = await db.send(
       new QueryCommand({
         TableName: tableName(),

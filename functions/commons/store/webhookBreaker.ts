@@ -60,7 +60,7 @@ export const webhookBreaker = {
         new UpdateCommand({
           TableName: tableName(),
           Key: keys.webhookHealth(ws, id),
-          UpdateExpression: 'SET probe_at = :at, probes = if_not_exists(probes, :zero)',
+          UpdateExpression: 'SET probe_at = :at, probes = if_not_exists(probes, :zero) REMOVE probe_due',
           ConditionExpression:
             'failing_since <= :opened AND last_failure_at >= :fresh AND (attribute_not_exists(probe_at) OR probe_at < :lost)',
           ExpressionAttributeValues: { ':at': at, ':zero': 0, ':opened': run.openedBy, ':fresh': run.freshAfter, ':lost': run.lostBefore },
@@ -78,18 +78,19 @@ export const webhookBreaker = {
 
   /**
    * Takes the probe armed at `due` (holding it until `until`), or takes it again for the same message
-   * delivered again (an attempt that failed before its end): the breaker as it was; when the probe is
+   * delivered again once its hold lapsed (an attempt that failed before its end): the breaker as it was; when the probe is
    * not there to take, the breaker as found (closed, or armed for another time).
    */
-  async take(ws: string, id: string, due: string, until: string): Promise<{ taken: boolean; breaker: Breaker }> {
+  async take(ws: string, id: string, due: string, now: string, until: string): Promise<{ taken: boolean; breaker: Breaker }> {
     try {
       const { Attributes } = await db.send(
         new UpdateCommand({
           TableName: tableName(),
           Key: keys.webhookHealth(ws, id),
           UpdateExpression: 'SET probe_at = :until, probe_due = :due',
-          ConditionExpression: 'attribute_exists(failing_since) AND (probe_at = :due OR probe_due = :due)',
-          ExpressionAttributeValues: { ':until': until, ':due': due },
+          // Again only once the first hold lapsed: two copies of one message at once make one probe.
+          ConditionExpression: 'attribute_exists(failing_since) AND (probe_at = :due OR (probe_due = :due AND probe_at < :now))',
+          ExpressionAttributeValues: { ':until': until, ':due': due, ':now': now },
           ReturnValues: 'ALL_OLD',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),

@@ -1,4 +1,5 @@
 import { MINUTE, SECOND } from '#domain/durations';
+import { keys } from '#store/keys';
 import { webhookBreaker } from '#store/webhookBreaker';
 import { HEALTH_QUIET_MS } from '#store/webhookHealth';
 import { retryWait } from './decide';
@@ -52,13 +53,19 @@ export const queueProbe = (lane: WebhookQueue, w: Pick<WebhookRecord, 'workspace
  */
 export const runFreshForMs = (retriesMs: number[]) => 1.2 * Math.max(...retriesMs, 0) + MINUTE + HEALTH_QUIET_MS;
 
+/** How long before its run began a delivery may still wait: its retries, under way when the run began (their span, and a fifth). */
+export const retriesSpanMs = () => 1.2 * deliverySettings().retriesMs.reduce((a, b) => a + b, 0);
+
 /**
- * Whether an attempt of `webhook` due now may go: yes while the breaker is closed; no while it is open,
- * and then the delivery parks until `until`. The first delivery to find the breaker open without a
- * probe armed (or with its chain lost) arms the first probe and queues its message.
+ * Whether an attempt of `webhook` due now (of the delivery `deliveryId`) may go: yes while the breaker is
+ * closed; no while it is open, and then the delivery parks until `until`. The first delivery to find the
+ * breaker open without a probe armed (or with its chain lost) arms the first probe and queues its message.
+ * A delivery of an event from before the run's retries (an old event redriven, say) is never parked: the
+ * probes and releases look for waiting deliveries from there on.
  */
 export async function breakerGate(
   webhook: WebhookRecord,
+  deliveryId: string,
   lane: WebhookQueue,
   now: number,
 ): Promise<{ open: false } | { open: true; until: string }> {
@@ -66,6 +73,7 @@ export async function breakerGate(
   const opensAfter = opensAfterMs(retriesMs);
   // The webhook shows its run (written when it starts): one too young, or none, needs no read.
   if (webhook.failing_since === undefined || now - Date.parse(webhook.failing_since) < opensAfter) return { open: false };
+  if (deliveryId < keys.deliveryIdPrefix(Date.parse(webhook.failing_since) - retriesSpanMs())) return { open: false };
   const at = new Date(now + probeWait(0, retriesMs)).toISOString();
   const iso = (ms: number) => new Date(ms).toISOString();
   const found = await webhookBreaker.arm(webhook.workspace, webhook.id, at, {

@@ -44,9 +44,9 @@ function parseMessage(body: string): Message | string {
   }
   if (json.kind === 'release') {
     const { workspace, webhook_id, since, after } = json;
-    if ([workspace, webhook_id, since].every((v) => typeof v === 'string') && (after === undefined || typeof after === 'string'))
-      return { kind: 'release', release: json as unknown as ReleaseMessage };
-    return 'a release message needs workspace, webhook_id and since';
+    const fields = [workspace, webhook_id, since].every((v) => typeof v === 'string') && (after === undefined || typeof after === 'string');
+    if (fields && !Number.isNaN(Date.parse(since as string))) return { kind: 'release', release: json as unknown as ReleaseMessage };
+    return 'a release message needs workspace, webhook_id and since (a date-time)';
   }
   if (json.kind === 'probe') {
     const { workspace, webhook_id, due_at } = json;

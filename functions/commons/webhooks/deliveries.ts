@@ -80,7 +80,7 @@ export async function deliverEvent(event: PublishedEvent, queue: WebhookQueue): 
     webhooks.map(async (webhook): Promise<Outcome> => {
       const failing = webhook.failing_since !== undefined;
       const fresh = newDelivery(webhook, event.type, detail.event_id, deliveryId(at, webhook.id, detail.event_id), payload);
-      const breaker = failing ? await breakerGate(webhook, queue, Date.now()) : { open: false as const };
+      const breaker = failing ? await breakerGate(webhook, fresh.id, queue, Date.now()) : { open: false as const };
       if (breaker.open) {
         const { created, delivery } = await putNewDelivery({ ...fresh, next_attempt_at: breaker.until });
         return created ? stillParked(delivery, webhook, queue) : claimAndAttempt(delivery, webhook, queue);
@@ -122,7 +122,7 @@ async function claimAndAttempt(delivery: DeliveryRecord, webhook: WebhookRecord 
   const due = delivery.next_attempt_at;
   const now = Date.now();
   if (due === undefined || decide(delivery, due, now).do !== 'attempt') return 'skipped';
-  const breaker = webhook?.active ? await breakerGate(webhook, queue, now) : { open: false as const };
+  const breaker = webhook?.active ? await breakerGate(webhook, delivery.id, queue, now) : { open: false as const };
   // Parked: its schedule moves to the breaker's horizon (this message's, superseded, sends nothing).
   if (breaker.open) {
     const parked = await rescheduleDelivery(delivery, breaker.until, new Date(now).toISOString(), due);
@@ -140,7 +140,8 @@ async function claimAndAttempt(delivery: DeliveryRecord, webhook: WebhookRecord 
  */
 async function stillParked(delivery: DeliveryRecord, webhook: WebhookRecord, queue: WebhookQueue): Promise<Outcome> {
   const breaker = await webhookBreaker.read(delivery.workspace, delivery.webhook_id);
-  if (breaker.open && (breaker.probe_at !== undefined || (await breakerGate(webhook, queue, Date.now())).open)) return 'parked';
+  if (breaker.open && (breaker.probe_at !== undefined || (await breakerGate(webhook, delivery.id, queue, Date.now())).open))
+    return 'parked';
   const now = new Date().toISOString();
   if (await rescheduleDelivery(delivery, now, now, delivery.next_attempt_at)) await queue.later(attemptMessage(delivery, now), 0);
   return 'skipped';

@@ -4,7 +4,7 @@ import { recoverableSince, rescheduleDelivery } from '#store/dueDeliveries';
 import { claimDelivery, readDelivery } from '#store/webhookDeliveries';
 import { webhookBreaker } from '#store/webhookBreaker';
 import { readWebhook } from '#store/webhooks';
-import { parkedUntil, probeWait, queueProbe } from './breaker';
+import { parkedUntil, probeWait, queueProbe, retriesSpanMs } from './breaker';
 import { RECHECK_MS } from './decide';
 import { attemptScheduled, type Outcome } from './deliveries';
 import { PING_TYPE } from './eventTypes';
@@ -32,8 +32,6 @@ const IN_FLIGHT = 16;
  */
 const QUEUED_MS = MINUTE;
 
-/** How long before its run began a delivery may still wait: its retries, under way when the run began. */
-const retriesSpanMs = () => 1.2 * deliverySettings().retriesMs.reduce((a, b) => a + b, 0);
 /** Where a release that does not know the run looks from: the longest a run lasts, and the retries before it. */
 const anyRunSince = (now: number) => new Date(now - deliverySettings().deactivateAfterMs - retriesSpanMs()).toISOString();
 
@@ -69,21 +67,29 @@ export async function probeEndpoint(message: ProbeMessage, lane: WebhookQueue): 
     return 'skipped';
   }
   const until = new Date(now + ATTEMPT_HOLD_MS).toISOString();
-  const { taken, breaker } = await webhookBreaker.take(ws, id, due, until);
+  const { taken, breaker } = await webhookBreaker.take(ws, id, due, new Date(now).toISOString(), until);
   if (!taken || !breaker.open) {
     if (!breaker.open) await queueRelease(lane, ws, id, anyRunSince(now));
     return 'skipped';
   }
   const { retriesMs } = deliverySettings();
-  /** The next probe of this chain, `wait` from now, the `probes`-th failed so far (unless the run ended meanwhile). */
+  /**
+   * The next probe of this chain, `wait` from now, the `probes`-th failed so far: its message first, then
+   * the write it looks for (a message whose write was lost takes nothing; one whose run ended meanwhile,
+   * a ping's success say, finds the breaker closed and releases the waiting deliveries).
+   */
   const next = async (probes: number, wait: number): Promise<void> => {
     const at = new Date(Date.now() + wait).toISOString();
-    if (await webhookBreaker.again(ws, id, until, at, probes)) await queueProbe(lane, webhook, at, Date.now());
+    await queueProbe(lane, webhook, at, Date.now());
+    await webhookBreaker.again(ws, id, until, at, probes);
   };
   const oldest = await oldestWaiting(ws, id, breaker.failing_since, now);
   const delivery = oldest && (await readDelivery(ws, id, oldest.id));
   if (!delivery?.next_attempt_at) {
-    await webhookBreaker.disarm(ws, id, until); // nothing waits: the chain ends, the next delivery to wait arms another
+    // Nothing waits: the chain ends, and the next delivery to wait arms another. One that parked while this
+    // probe looked (it saw the probe out, and armed nothing) is looked for once more.
+    await webhookBreaker.disarm(ws, id, until);
+    if (await oldestWaiting(ws, id, breaker.failing_since, Date.now())) await next(breaker.probes, probeWait(breaker.probes, retriesMs));
     return 'skipped';
   }
   if (!(await claimDelivery(delivery, delivery.next_attempt_at, new Date(now).toISOString(), until))) {

@@ -1,5 +1,6 @@
 import { Busy, Conflict } from '#domain/errors';
 import { mapInFlight } from '#store/batches';
+import { webhookBreaker } from '#store/webhookBreaker';
 import { type Recoverable, recoverableSince, rescheduleDelivery } from '#store/dueDeliveries';
 import { PING_TYPE } from './eventTypes';
 import { attemptMessage, retryLane, type WebhookQueue } from './queue';
@@ -25,6 +26,11 @@ export async function recoverDeliveries(ws: string, id: string, sinceMs: number)
   const webhook = await getWebhook(ws, id);
   if (!webhook.active)
     throw new Conflict('The webhook is turned off: turn it on (PUT with "active": true) before recovering its deliveries.');
+  const breaker = await webhookBreaker.read(ws, id);
+  if (breaker.open && breaker.probe_at !== undefined)
+    throw new Conflict(
+      `The endpoint is failing and its circuit breaker is open: its deliveries wait for the next probe (due ${breaker.probe_at}), which sends them all, oldest first, once it gets a 2xx. A ping that gets a 2xx ends the run of failures; recover after it.`,
+    );
   const lane = retryLane();
   if (!lane) throw new Busy('No retry lane is configured for this function (WEBHOOK_RETRY_QUEUE_URL).', 60);
   const started = Date.now();
