@@ -172,7 +172,7 @@ ${table(
 Before the circuit breaker (the same scenario on the commit before it, 2026-11-28): 5 of 30 delivered within the 90 s,
 p50 22.3 s of those; the dead endpoints got 1,200 requests, each holding a place on the retry lane for its timeout, and
 the working endpoint's retries waited behind them. With the breaker, a dead endpoint costs the lane one probe at a time;
-what the working endpoint still waits for is the first seconds, before the dead endpoints' breakers open (twice the
-first retry's wait of failing).
+what the working endpoint still waits for is the first seconds, before the dead endpoints' breakers open (5 s of failing: twice the
+first retry's wait, at least 5 s).
 `;
 }

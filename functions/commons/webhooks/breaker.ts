@@ -23,8 +23,11 @@ const MAX_PROBE_WAIT_MS = 30 * MINUTE;
 /** A chain of probes whose next probe was due this long ago (its message or its write lost to an error) is armed again. */
 const PROBE_LOST_MS = 5 * MINUTE;
 
-/** How long an endpoint fails before the breaker opens: twice the schedule's first wait (at least a second). */
-export const opensAfterMs = (retriesMs: number[]) => Math.max(SECOND, 2 * (retriesMs[0] ?? 0));
+/**
+ * How long an endpoint fails before the breaker opens: twice the schedule's first wait, and at least 5 s
+ * (a local schedule of milliseconds would otherwise open it on any slow moment of the lanes).
+ */
+export const opensAfterMs = (retriesMs: number[]) => Math.max(5 * SECOND, 2 * (retriesMs[0] ?? 0));
 
 /** The wait before the probe after `failed` failed probes: the retry schedule's wait of that rank (its last repeating), at most 30 minutes, jittered as retries are. */
 export function probeWait(failed: number, retriesMs: number[], random = Math.random): number {
