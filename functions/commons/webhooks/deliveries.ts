@@ -9,6 +9,7 @@ import type { DeliveryRecord, WebhookRecord } from './entities';
 import { ALL_EVENTS } from './eventTypes';
 import { type AttemptMessage, attemptMessage, type WebhookQueue } from './queue';
 import { breakerGate } from './breaker';
+import { requeue } from './recovery';
 import { decide, retryWait } from './decide';
 import { ATTEMPT_HOLD_MS, deliverySettings, MAX_QUEUE_DELAY_MS } from './settings';
 
@@ -142,8 +143,7 @@ async function stillParked(delivery: DeliveryRecord, webhook: WebhookRecord, que
   const breaker = await webhookBreaker.read(delivery.workspace, delivery.webhook_id);
   if (breaker.open && (breaker.probe_at !== undefined || (await breakerGate(webhook, delivery.id, queue, Date.now())).open))
     return 'parked';
-  const now = new Date().toISOString();
-  if (await rescheduleDelivery(delivery, now, now, delivery.next_attempt_at)) await queue.later(attemptMessage(delivery, now), 0);
+  await requeue(delivery, new Date().toISOString(), queue);
   return 'skipped';
 }
 
