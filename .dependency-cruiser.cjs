@@ -8,12 +8,14 @@
  *   functions/commons/events/ the stream side: may use wire, domain and store, never http; nothing else uses it but handlers
  *   functions/commons/observability/ logs, metrics and counts: any room may use it; it uses no room
  *   functions/commons/webhooks/ subscriptions, deliveries, signing, address rules: may use domain, store, the
- *                             stream side's batch report; reached by handlers, the route rows (answers) and the store (entities)
+ *                             stream side's batch report; reached by handlers, the route rows (answers), the store (entities)
+ *                             and its operational events (the event schemas: answers; the stream side: views)
  *   functions/                never lib/, bin/ or test/
  *   lib/cdk/                  never the local emulator or the checker
  * `npm test` runs `depcruise` with this file; any violation fails it.
  */
 const HANDLERS = '^functions/(?!commons/)[^/]+/';
+const SEAMS_OF_WEBHOOK_EVENTS = '^functions/commons/(wire/eventSchemas|events/outbound)\\.ts$';
 module.exports = {
   forbidden: [
     { name: 'no-cycles', severity: 'error', comment: 'No module may depend on itself through others.', from: {}, to: { circular: true } },
@@ -107,9 +109,20 @@ module.exports = {
       name: 'only-its-seams-reach-the-webhooks-room',
       severity: 'error',
       comment:
-        'The rest of the house meets the webhooks room at its seams: the route rows read its answer schemas, the store its entities.',
-      from: { path: '^functions/commons/(http|wire|domain|events|observability)/', pathNot: '^functions/commons/http/webhookRoutes\\.ts$' },
+        'The rest of the house meets the webhooks room at its seams: the route rows read its answer schemas, the store its entities, the events of its health their webhook (below).',
+      from: {
+        path: '^functions/commons/(http|wire|domain|events|observability)/',
+        pathNot: ['^functions/commons/http/webhookRoutes\\.ts$', SEAMS_OF_WEBHOOK_EVENTS],
+      },
       to: { path: '^functions/commons/webhooks/' },
+    },
+    {
+      name: 'webhook-events-read-its-view-only',
+      severity: 'error',
+      comment:
+        'The operational events (Webhook Failing, ...) carry the webhook as the API shows it: their schemas read its answer schema, the stream side its view, nothing else of the room.',
+      from: { path: SEAMS_OF_WEBHOOK_EVENTS },
+      to: { path: '^functions/commons/webhooks/', pathNot: '^functions/commons/webhooks/(answers|views)\\.ts$' },
     },
     {
       name: 'functions-are-self-contained',

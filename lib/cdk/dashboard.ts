@@ -226,7 +226,7 @@ export function addOperationsDashboard(scope: Construct, parts: DashboardParts):
         emf.total('WebhookAttempts', 'Attempts'),
         emf.total('WebhookDeliveries', 'Delivered'),
         emf.total('WebhookAttemptsFailed', 'Failed attempts'),
-        emf.total('WebhookDeliveriesFailed', 'Deliveries failed (dead-lettered)'),
+        emf.total('WebhookDeliveriesFailed', "Deliveries exhausted (customers' endpoints, no page)"),
         emf.total('WebhookDeliveriesRequeued', 'Lost deliveries queued again (sweeps)'),
         emf.total('WebhookDeliveriesParked', 'Deliveries parked behind an open breaker'),
         emf.total('WebhookRecordRetries', 'Attempt records retried'),

@@ -7,7 +7,7 @@ import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambd
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { inboundConsumerHandler, streamProcessorHandler } from '#http/routes';
 import { EVENT_SOURCE, INBOUND_TYPES } from '#domain/eventNames';
-import { PROCESSED_REMOVALS, PROCESSED_TYPES, STREAM_BATCH_SIZE } from '#events/streamFilter';
+import { PROCESSED_REMOVALS, PROCESSED_TYPES, STREAM_BATCH_SIZE, WATCHED_WHILE_FAILING } from '#events/streamFilter';
 import { CONSUMER_TIMEOUT_S } from '#events/patience';
 import type { ServiceParts } from './parts.ts';
 import { grantTableAccess } from './table-access.ts';
@@ -66,6 +66,8 @@ export function createStreamProcessor(stack: ServiceParts, stage: StageConfig): 
     });
   }
   const string = (values: string[]) => ({ S: FilterRule.or(...values) });
+  const { type, attribute } = WATCHED_WHILE_FAILING;
+  const failing = { type: string([type]), [attribute]: { S: FilterRule.exists() } };
   fn.addEventSource(
     new DynamoEventSource(stack.table, {
       startingPosition: StartingPosition.TRIM_HORIZON,
@@ -80,6 +82,9 @@ export function createStreamProcessor(stack: ServiceParts, stage: StageConfig): 
           eventName: FilterRule.isEqual('REMOVE'),
           dynamodb: { OldImage: { type: string([...PROCESSED_REMOVALS]) } },
         }),
+        // A webhook's health (streamFilter.ts): showing a run of failures, or as it stops showing one.
+        FilterCriteria.filter({ dynamodb: { NewImage: failing } }),
+        FilterCriteria.filter({ dynamodb: { OldImage: failing } }),
       ],
     }),
   );

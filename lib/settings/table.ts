@@ -236,7 +236,10 @@ export const SETTINGS = {
     rule: { accepts: RETENTION_ACCEPTS, read: (text) => parseRetention(text) ?? new Refusal() },
     empty: 'unset',
   }),
-  WEBHOOK_DLQ_FILE: localFile('where failed webhook deliveries are described', '.data/events.webhook-dead-letters.jsonl'),
+  WEBHOOK_DLQ_FILE: localFile(
+    "where the deliverer's dead letters are written (malformed messages, deliveries lost four times)",
+    '.data/events.webhook-dead-letters.jsonl',
+  ),
   EVENTS_FILE: localFile('where `npm start` writes the outbound events (`npm run events:follow` reads it)', '.data/events.jsonl'),
   INBOUND_DLQ_FILE: localFile('where inbound events are dead-lettered, with the reason', '.data/events.inbound-dead-letters.jsonl'),
   STREAM_FAILURES_FILE: localFile('where stream records set aside after their retries go', '.data/events.failures.jsonl'),

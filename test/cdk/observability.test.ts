@@ -266,14 +266,14 @@ describe('dashboard', () => {
     ]);
   });
 
-  test("webhooks: attempts (all, delivered, failed attempts, deliveries dead-lettered, lost ones queued again, parked ones, records retried) and both lanes' depth and age", () => {
+  test("webhooks: attempts (all, delivered, failed attempts, deliveries exhausted by customers' endpoints, lost ones queued again, parked ones, records retried) and both lanes' depth and age", () => {
     const search = (metricName: string) =>
       `SEARCH('{ProjectLabelService,route,service} MetricName="${metricName}" service="${PREFIX}"', 'Sum', 300)`;
     expect(linesIn('Webhook attempts').map((l) => [l.label, l.expression])).toEqual([
       ['Attempts', `SUM(${search('WebhookAttempts')})`],
       ['Delivered', `SUM(${search('WebhookDeliveries')})`],
       ['Failed attempts', `SUM(${search('WebhookAttemptsFailed')})`],
-      ['Deliveries failed (dead-lettered)', `SUM(${search('WebhookDeliveriesFailed')})`],
+      ["Deliveries exhausted (customers' endpoints, no page)", `SUM(${search('WebhookDeliveriesFailed')})`],
       ['Lost deliveries queued again (sweeps)', `SUM(${search('WebhookDeliveriesRequeued')})`],
       ['Deliveries parked behind an open breaker', `SUM(${search('WebhookDeliveriesParked')})`],
       ['Attempt records retried', `SUM(${search('WebhookRecordRetries')})`],

@@ -316,7 +316,7 @@ describe('stream backbone', () => {
     expect(resources[queue['Fn::GetAtt'][0]]!.Type).toBe('AWS::SQS::Queue');
   });
 
-  test('only the records the processor acts on reach it (public items, and task links going)', () => {
+  test("only the records the processor acts on reach it (public items, task links going, and a webhook's item while it shows failures or stops showing them)", () => {
     const patterns = mapping()
       .find((x) => ref(x.FunctionName) === functionLogicalId('stream-processor'))!
       .FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern));
@@ -329,6 +329,8 @@ describe('stream backbone', () => {
         },
       },
       { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['task_link'] } } } },
+      { dynamodb: { NewImage: { type: { S: ['webhook'] }, failing_since: { S: [{ exists: true }] } } } },
+      { dynamodb: { OldImage: { type: { S: ['webhook'] }, failing_since: { S: [{ exists: true }] } } } },
     ]);
   });
 

@@ -3,6 +3,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, test } from 'vitest';
 import { eventBridgeBus } from '#events/bus';
 import { eventsOf, type OutboundEventOf } from '#events/outbound';
+import { reachesProcessor } from '#events/streamFilter';
 import { storedProjectItem } from '#domain/projects';
 import type { Change } from '#store/streamRecords';
 import { sampleProject } from '#support/items';
@@ -26,6 +27,78 @@ describe('which changes are public', () => {
 
   test('a counter the stream or the inbound consumer moved is not a change anyone made: no event', async () => {
     expect(await eventsOf([modify(project, { ...project, labels_count: 3, tasks_count: 2 })])).toEqual([]);
+  });
+});
+
+describe("a webhook's health (operational events)", () => {
+  const hook = {
+    PK: 'WS#acme',
+    SK: 'WEBHOOK#wh_1',
+    type: 'webhook',
+    id: 'wh_1',
+    workspace: 'acme',
+    url: 'https://hooks.example.com/in',
+    events: ['*'],
+    description: '',
+    active: true,
+    secret: 'sealed:v1:abc',
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+    rev: 1,
+  };
+  const failing = { ...hook, failing_since: '2026-01-02T00:00:00.000Z' };
+  const change = (before: Record<string, unknown>, after: Record<string, unknown>): Change => ({
+    ...modify(before, after),
+    type: 'webhook',
+  });
+  const typesOf = async (before: Record<string, unknown>, after: Record<string, unknown>) =>
+    (await eventsOf([change(before, after)])).map((e) => e.detailType);
+
+  test('a run of failures beginning, the service turning it off, a success ending the run: one event each', async () => {
+    const [began] = await eventsOf([change(hook, failing)]);
+    expect(began).toMatchObject({ detailType: 'Webhook Failing', time: failing.failing_since, detail: { actor: null } });
+    expect(began!.detail).toMatchObject({ data: { id: 'wh_1', failing_since: failing.failing_since, active: true } });
+    expect(JSON.stringify(began)).not.toContain('sealed');
+    const off = { ...failing, active: false, deactivated_reason: 'Every delivery failed', updated_at: '2026-01-07T00:00:00.000Z' };
+    const [disabled] = await eventsOf([change(failing, off)]);
+    expect(disabled).toMatchObject({ detailType: 'Webhook Disabled', time: off.updated_at, detail: { actor: { username: 'system' } } });
+    const [recovered] = await eventsOf([change(failing, { ...hook, recovered_at: '2026-01-03T00:00:00.000Z' })]);
+    expect(recovered).toMatchObject({
+      detailType: 'Webhook Recovered',
+      time: '2026-01-03T00:00:00.000Z',
+      detail: { failing_since: failing.failing_since, data: { failing_since: null } },
+    });
+    // A new run over a stale one (failures days apart) is a new Failing.
+    expect(await typesOf(failing, { ...failing, failing_since: '2026-01-05T00:00:00.000Z' })).toEqual(['Webhook Failing']);
+  });
+
+  test("a user's own changes publish nothing: an update while failing, turning it off, turning it on again, creating, deleting", async () => {
+    expect(await typesOf(failing, { ...failing, description: 'changed', rev: 2 })).toEqual([]);
+    expect(await typesOf(failing, { ...failing, active: false })).toEqual([]);
+    const off = { ...failing, active: false, deactivated_reason: 'Every delivery failed' };
+    expect(await typesOf(off, { ...hook, rev: 2 })).toEqual([]);
+    // A failure on request (a ping) while it is off: no run is told for a webhook nothing is delivered to.
+    expect(await typesOf({ ...hook, active: false }, { ...failing, active: false })).toEqual([]);
+    expect(await eventsOf([{ ...change(hook, hook), kind: 'INSERT', before: undefined }])).toEqual([]);
+    expect(await eventsOf([{ ...change(failing, failing), kind: 'REMOVE', after: undefined }])).toEqual([]);
+  });
+
+  test("the stream filter lets a webhook's item through only while it shows failures, or as it stops showing them", () => {
+    const image = (item: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(item).map(([k, v]) => [k, typeof v === 'string' ? { S: v } : { BOOL: v }]));
+    const record = (eventName: 'INSERT' | 'MODIFY' | 'REMOVE', before?: Record<string, unknown>, after?: Record<string, unknown>) =>
+      reachesProcessor({
+        eventName,
+        dynamodb: { ...(before ? { OldImage: image(before) } : {}), ...(after ? { NewImage: image(after) } : {}) },
+      } as never);
+    const { events: _list, rev: _rev, ...plain } = hook;
+    const plainFailing = { ...plain, failing_since: failing.failing_since };
+    expect(record('INSERT', undefined, plain)).toBe(false);
+    expect(record('MODIFY', plain, { ...plain, description: 'x' })).toBe(false);
+    expect(record('REMOVE', plain)).toBe(false);
+    expect(record('MODIFY', plain, plainFailing)).toBe(true);
+    expect(record('MODIFY', plainFailing, plain)).toBe(true);
+    expect(record('REMOVE', plainFailing)).toBe(true);
   });
 });
 

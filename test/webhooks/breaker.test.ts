@@ -282,7 +282,7 @@ describe('a failing endpoint behind its breaker', () => {
     useLocalRetryLane(lane);
     try {
       await expect(recoverDeliveries(ws, id, Date.now() - 3_600_000)).rejects.toThrow(/circuit breaker is open.*due/);
-      await webhookHealth.healthy(ws, id); // what a ping's 2xx does
+      await webhookHealth.healthy(ws, id, new Date().toISOString()); // what a ping's 2xx does
       expect(await recoverDeliveries(ws, id, Date.now() - 3_600_000)).toEqual({ queued: 1, more: false });
     } finally {
       useLocalRetryLane(undefined);

@@ -289,7 +289,7 @@ describe("a failing endpoint's health", () => {
     await fail(at(HEALTH_QUIET_MS + 21_000));
     expect(writes).toEqual(['health']);
     writes.length = 0;
-    await webhookHealth.healthy(workspace, id);
+    await webhookHealth.healthy(workspace, id, new Date().toISOString());
     expect(writes).toEqual(['health', 'webhook']);
     expect((await readWebhook(workspace, id))?.failing_since).toBeUndefined();
   });

@@ -1,6 +1,6 @@
 import { DAY, DURATION_FORMAT, duration } from './durations';
 import type { ActivityEntry, FieldChange } from './entities';
-import type { OutboundType } from './eventNames';
+import type { ChangeType } from './eventNames';
 
 export type { ActivityEntry };
 
@@ -20,7 +20,7 @@ export interface ActivityQuery {
   context: 'company' | 'project';
   projectSlug?: string | undefined;
   task?: string | undefined;
-  types?: OutboundType[] | undefined;
+  types?: ChangeType[] | undefined;
   actor?: string | undefined;
   since?: string | undefined;
   until?: string | undefined;

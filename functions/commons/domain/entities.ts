@@ -15,6 +15,9 @@ export interface Actor {
   idempotency_key?: string;
 }
 
+/** The actor of changes the service makes itself (a deleted task's labels taken off, a failing webhook turned off). */
+export const SYSTEM_ACTOR: Actor = { username: 'system', name: 'Project and Label Service' };
+
 export const PROJECT_STATUSES = ['in_progress', 'completed', 'archived'] as const;
 export type ProjectStatus = (typeof PROJECT_STATUSES)[number];
 export const WORKFLOWS = ['kanban', 'scrum'] as const;

@@ -21,7 +21,7 @@ import { readPage, type Page, type PageRequest } from './paging';
 import { changedLabel, goneReference, linkEnds } from './linkEnds';
 import { changeProjectLabels, type ProjectLabel } from './projectLabels';
 import { getProject } from './projects';
-import type { Actor, LabelRecord } from './entities';
+import { type Actor, type LabelRecord, SYSTEM_ACTOR } from './entities';
 
 /** Tasks per transaction: attach writes 3 items per task plus 2 checks, detach 3 per task (limit 100). */
 const ATTACH_CHUNK = 32;
@@ -227,9 +227,6 @@ export async function tasksWithLabel(ws: string, labelSlug: string, projectSlug:
   const { labelRef, projectRef } = await linkEnds(ws, labelSlug, projectSlug);
   return readPage(tasksWithLabelRange(ws, labelRef.id, projectRef.id), ['label-tasks'], req, taskOfLabelLink);
 }
-
-/** The actor of changes the service makes on the product's behalf (a task deleted elsewhere). */
-const SYSTEM_ACTOR = { username: 'system', name: 'Project and Label Service' };
 
 /**
  * Takes every label off a task that was deleted elsewhere, through detach's own writes (the links'

@@ -1,5 +1,6 @@
 import { type ActivityEntry, changedFields, retentionMs } from '#domain/activity';
 import { sha256Url } from '#domain/digest';
+import { type ChangeType, isChangeType } from '#domain/eventNames';
 import { putActivity } from '#store/activity';
 import type { OutboundEvent } from './outbound';
 
@@ -14,7 +15,11 @@ const NOT_CHANGES: ReadonlySet<string> = new Set(['created_at', 'updated_at', 'i
 
 type Of<T extends OutboundEvent['detailType']> = Extract<OutboundEvent, { detailType: T }>;
 
-function subjectOf(e: OutboundEvent): Pick<ActivityEntry, 'project_slug' | 'project' | 'label' | 'task_uuid' | 'changes'> {
+/** The events of public changes (the operational ones, a webhook's health, are no one's change: the history keeps none). */
+type ChangeEvent = Extract<OutboundEvent, { detailType: ChangeType }>;
+const isChange = (e: OutboundEvent): e is ChangeEvent => isChangeType(e.detailType);
+
+function subjectOf(e: ChangeEvent): Pick<ActivityEntry, 'project_slug' | 'project' | 'label' | 'task_uuid' | 'changes'> {
   switch (e.detailType) {
     case 'Project Created':
     case 'Project Duplicated': {
@@ -58,8 +63,8 @@ function subjectOf(e: OutboundEvent): Pick<ActivityEntry, 'project_slug' | 'proj
   }
 }
 
-/** The entry of one outbound event. */
-function entryOf(e: OutboundEvent): ActivityEntry {
+/** The entry of one change's event. */
+function entryOf(e: ChangeEvent): ActivityEntry {
   const d = e.detail;
   return {
     id: `act_${sha256Url(d.event_id).slice(0, 24)}`,
@@ -76,7 +81,8 @@ function entryOf(e: OutboundEvent): ActivityEntry {
 
 /** Writes the entries of a batch's events (again, harmlessly, when the batch is delivered again). */
 export async function recordActivity(events: OutboundEvent[]): Promise<number> {
-  if (events.length === 0) return 0;
+  const changes = events.filter(isChange);
+  if (changes.length === 0) return 0;
   const keepMs = retentionMs();
-  return putActivity(events.map((e) => ({ entry: entryOf(e), expiresAt: Date.parse(e.time) + keepMs })));
+  return putActivity(changes.map((e) => ({ entry: entryOf(e), expiresAt: Date.parse(e.time) + keepMs })));
 }

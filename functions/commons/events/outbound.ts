@@ -2,19 +2,22 @@ import type { OutboundType } from '#domain/eventNames';
 import { labelView } from '#wire/labelViews';
 import { projectFullView } from '#wire/projectViews';
 import { getItems } from '#store/batches';
-import { map, num, optActor, str } from '#store/codec';
+import { map, num, optActor, optStr, str } from '#store/codec';
 import { ItemType, keys } from '#store/keys';
 import { decodeLabel } from '#store/labelItem';
 import { decodeProject } from '#store/projectItem';
+import { decodeWebhook } from '#store/webhookItem';
+import { webhookView } from '#webhooks/views';
 import type { Item } from '#store/query';
 import type { Change } from '#store/streamRecords';
-import type { Actor, LabelRecord } from '#domain/entities';
+import { type Actor, type LabelRecord, SYSTEM_ACTOR } from '#domain/entities';
 import type { OutboundDetail } from '#wire/eventSchemas';
 
 /**
  * The service's outbound events (docs/events.md), derived from the table's stream: one per
  * public change, none for internal items (counters, guards, versions, receipts, tokens) and none for a
- * refused request (it wrote nothing). `event_id` is the stream record's id, the same on redelivery.
+ * refused request (it wrote nothing); and the operational ones, from a webhook's item as its health changes.
+ * `event_id` is the stream record's id, the same on redelivery.
  */
 
 /** One outbound event of type T: its `detail` as wire/eventSchemas.ts declares it for T (the AsyncAPI document says the same). */
@@ -138,6 +141,28 @@ function linkEvent(change: Change, label: LabelLookup): OutboundEvent | undefine
   });
 }
 
+/**
+ * A webhook's health changing on its item (store/webhookHealth.ts): a run of failures beginning while it
+ * is active, the service turning it off, a success ending the run of an active one. A user's own changes
+ * (an update, a rotation, turning it off or on again) publish nothing.
+ */
+function webhookEvent(change: Change): OutboundEvent | undefined {
+  const { before, after } = change;
+  if (change.kind !== 'MODIFY' || !before || !after) return undefined;
+  const was = decodeWebhook(before);
+  const now = decodeWebhook(after);
+  const data = webhookView(now);
+  if (now.active && now.failing_since !== undefined && now.failing_since !== was.failing_since)
+    return event(change, 'Webhook Failing', now.workspace, now.failing_since, undefined, { data });
+  if (was.active && !now.active && now.deactivated_reason !== undefined)
+    return event(change, 'Webhook Disabled', now.workspace, now.updated_at, SYSTEM_ACTOR, { data });
+  if (was.active && now.active && was.failing_since !== undefined && now.failing_since === undefined) {
+    const at = optStr(after, 'recovered_at') ?? change.at;
+    return event(change, 'Webhook Recovered', now.workspace, at, undefined, { data, failing_since: was.failing_since });
+  }
+  return undefined;
+}
+
 const LINK_TYPES: ReadonlySet<unknown> = new Set([ItemType.taskLink, ItemType.projectLabel, ItemType.detachNote]);
 
 /**
@@ -182,7 +207,9 @@ export async function eventsOf(changes: Change[]): Promise<OutboundEvent[]> {
             ? deletionEvent(change)
             : LINK_TYPES.has(change.type)
               ? linkEvent(change, label)
-              : undefined;
+              : change.type === ItemType.webhook
+                ? webhookEvent(change)
+                : undefined;
     if (e) events.push(e);
   }
   return events;

@@ -17,13 +17,24 @@ export const PROCESSED_TYPES: readonly string[] = [
 ];
 /** Item types whose removal the processor acts on (a task link going: the counters move). */
 export const PROCESSED_REMOVALS: readonly string[] = [ItemType.taskLink];
+/**
+ * A webhook's item reaches it only while it shows a run of failures, or as it stops showing one: its
+ * health's events (events/outbound.ts) come from those changes, and a healthy webhook's changes never cost an invocation.
+ */
+export const WATCHED_WHILE_FAILING = { type: ItemType.webhook, attribute: 'failing_since' } as const;
 
 /** Records the deployed stream mapping hands the processor at most at once (lib/cdk/messaging.ts; the capacity model's batches). */
 export const STREAM_BATCH_SIZE = 100;
 
+/** The deployed mapping's filters (lib/cdk/messaging.ts), any of which lets a record through. */
 export function reachesProcessor(record: DynamoDBRecord): boolean {
-  const image = record.dynamodb;
-  const fresh = image?.NewImage?.type?.S;
-  if (fresh !== undefined) return PROCESSED_TYPES.includes(fresh);
-  return record.eventName === 'REMOVE' && PROCESSED_REMOVALS.includes(image?.OldImage?.type?.S ?? '');
+  const { NewImage, OldImage } = record.dynamodb ?? {};
+  const { type, attribute } = WATCHED_WHILE_FAILING;
+  const failing = (image: typeof NewImage) => image?.type?.S === type && image[attribute]?.S !== undefined;
+  return (
+    PROCESSED_TYPES.includes(NewImage?.type?.S ?? '') ||
+    (record.eventName === 'REMOVE' && PROCESSED_REMOVALS.includes(OldImage?.type?.S ?? '')) ||
+    failing(NewImage) ||
+    failing(OldImage)
+  );
 }

@@ -114,10 +114,11 @@ export const webhookHealth = {
   },
 
   /**
-   * A success while the webhook was failing: no longer failing. The health item first, then the webhook:
-   * should the second write not follow, the webhook still shows the run and the next success ends it.
+   * A success at `at` while the webhook was failing: no longer failing. The health item first, then the webhook
+   * (which keeps the time: its `Webhook Recovered` event's): should the second write not follow, the webhook
+   * still shows the run and the next success ends it.
    */
-  async healthy(ws: string, id: string): Promise<void> {
+  async healthy(ws: string, id: string, at: string): Promise<void> {
     await conditionally(
       db.send(
         new UpdateCommand({
@@ -134,8 +135,9 @@ export const webhookHealth = {
         new UpdateCommand({
           TableName: tableName(),
           Key: keys.webhook(ws, id),
-          UpdateExpression: 'REMOVE failing_since, last_failure_at',
+          UpdateExpression: 'SET recovered_at = :at REMOVE failing_since, last_failure_at',
           ConditionExpression: 'attribute_exists(failing_since)',
+          ExpressionAttributeValues: { ':at': at },
         }),
       ),
     );

@@ -97,7 +97,7 @@ export function settleAttempt<T>(webhook: WebhookRecord, attempt: Attempt, recor
  */
 async function noteHealth(webhook: WebhookRecord, attempt: Attempt): Promise<boolean> {
   if (attempt.ok) {
-    if (webhook.failing_since !== undefined) await webhookHealth.healthy(webhook.workspace, webhook.id);
+    if (webhook.failing_since !== undefined) await webhookHealth.healthy(webhook.workspace, webhook.id, attempt.at);
     return false;
   }
   const { retriesMs, deactivateAfterMs } = deliverySettings();

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { OPERATIONAL_TYPES } from '#domain/eventNames';
 import { rescheduleDelivery } from '#store/dueDeliveries';
 import { keys } from '#store/keys';
 import { claimDelivery, putNewDelivery, readDelivery, recordAttempt, releaseClaim } from '#store/webhookDeliveries';
@@ -17,7 +18,7 @@ import { ATTEMPT_HOLD_MS, deliverySettings, MAX_QUEUE_DELAY_MS } from './setting
  * Deliveries: each event the service publishes, to every active webhook of its workspace that wants
  * it, one delivery per event and webhook (its id, the `webhook-id` header, derived from both, so a
  * redelivered event makes no second delivery); the first attempt at once, retries on the settings'
- * schedule through the queue, the last failure dead-lettered.
+ * schedule through the queue, until the last fails it (the customer's endpoint, not ours: counted, never paged).
  */
 
 /** An event as the bus carries it: its type and its detail (which names its workspace). */
@@ -41,8 +42,13 @@ function projectsOf({ type, detail }: PublishedEvent): unknown[] {
   return [detail.project_slug];
 }
 
+/** The webhook an operational event is about (`Webhook Failing`, ...): never its own receiver, whatever it subscribes to. */
+const OPERATIONAL: ReadonlySet<string> = new Set(OPERATIONAL_TYPES);
+const aboutWebhook = ({ type, detail }: PublishedEvent) =>
+  OPERATIONAL.has(type) ? (detail.data as { id?: unknown } | undefined)?.id : undefined;
+
 function wants(webhook: WebhookRecord, event: PublishedEvent): boolean {
-  if (!webhook.active) return false;
+  if (!webhook.active || aboutWebhook(event) === webhook.id) return false;
   if (!webhook.events.includes(ALL_EVENTS) && !webhook.events.includes(event.type)) return false;
   return webhook.project_slug === undefined || projectsOf(event).includes(webhook.project_slug);
 }
@@ -173,8 +179,8 @@ export async function continueDelivery(message: AttemptMessage, queue: WebhookQu
 /**
  * An automatic attempt, held by its caller. A failure schedules the next one on the retry lane (the
  * message sent before the delivery records it: a crash in between repeats an attempt, never loses
- * one), or, for a breaker's probe (`parkUntil`), parks the delivery again with no message; after the
- * last, it dead-letters the delivery and fails it. A webhook deleted or turned off meanwhile ends its
+ * one), or, for a breaker's probe (`parkUntil`), parks the delivery again with no message; the
+ * last fails the delivery. A webhook deleted or turned off meanwhile ends its
  * pending deliveries unsent.
  */
 export async function attemptScheduled(
@@ -201,15 +207,10 @@ export async function attemptScheduled(
       await queue.later(messageOf(next), Math.min(wait, MAX_QUEUE_DELAY_MS));
       set.next_attempt_at = next.next_attempt_at;
     } else {
-      // Described on the dead-letter queue before the delivery records its end: a crash in between
-      // repeats the last attempt and its dead letter, never leaves a failure no alarm saw.
+      // Exhausted by the customer's endpoint: the delivery's log says so and the dashboard counts it
+      // (WebhookDeliveriesFailed); nothing pages (the dead-letter queue is for the deliverer's own failures).
       set.status = 'failed';
       remove.push('next_attempt_at');
-      const reason = `${(delivery.auto_attempts ?? 0) + 1} automatic attempts failed; the last: ${attempt.result.error ?? `HTTP ${attempt.result.status}`}`;
-      await queue.deadLetter(
-        JSON.stringify({ ...messageOf(delivery), event_type: delivery.event_type, event_id: delivery.event_id }),
-        reason,
-      );
     }
   }
   await settleAttempt(webhook, attempt, () => recordAttempt(delivery, set, remove, 'automatic', { logged, heldUntil: until }));

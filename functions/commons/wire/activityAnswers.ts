@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { OUTBOUND_TYPES } from '#domain/eventNames';
+import { CHANGE_TYPES } from '#domain/eventNames';
 import { SLUG } from '#domain/slugs';
 import { Label } from './answers';
 
@@ -20,7 +20,7 @@ const FieldChange = z
 export const ActivityEntry = z
   .object({
     id: z.string().regex(/^act_[A-Za-z0-9_-]{24}$/),
-    type: z.enum(OUTBOUND_TYPES).meta({ description: 'As the bus event and the webhook body spell it.' }),
+    type: z.enum(CHANGE_TYPES).meta({ description: 'As the bus event and the webhook body spell it.' }),
     occurred_at: z.iso.datetime({ offset: true }),
     actor: z.object({ username: z.string() }).nullable(),
     company_slug: slug,

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { ACTIVITY_CONTEXTS } from '#domain/activity';
-import { OUTBOUND_TYPES, outboundTypeNamed } from '#domain/eventNames';
+import { CHANGE_TYPES, changeTypeNamed } from '#domain/eventNames';
 import { quoted } from '#domain/quoted';
 import { paginationFields, pagingRules, projectSlugParam, rfc3339Time, taskUuid } from './validation';
 
@@ -9,19 +9,19 @@ import { paginationFields, pagingRules, projectSlugParam, rfc3339Time, taskUuid 
  * the `sprint_slug` its client sends with a sprint context), the filters, the order and a cursor.
  */
 
-const TYPES = `${OUTBOUND_TYPES.map((t) => quoted(t)).join(', ')} (or their dotted forms, e.g. "project.updated")`;
+const TYPES = `${CHANGE_TYPES.map((t) => quoted(t)).join(', ')} (or their dotted forms, e.g. "project.updated")`;
 
 const types = z.pipe(
   z.string().check(
     z.superRefine((value: string, ctx) => {
       for (const part of value.split(',')) {
-        if (outboundTypeNamed(part) === undefined) {
+        if (changeTypeNamed(part) === undefined) {
           ctx.issues.push({ code: 'custom', input: part, message: `${quoted(part)} is not an entry type; use ${TYPES}` });
         }
       }
     }),
   ),
-  z.transform((value: string) => [...new Set(value.split(',').map((part) => outboundTypeNamed(part)!))]),
+  z.transform((value: string) => [...new Set(value.split(',').map((part) => changeTypeNamed(part)!))]),
 );
 
 export const listActivitiesInput = () =>

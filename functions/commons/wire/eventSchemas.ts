@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { OutboundType } from '#domain/eventNames';
 import { SLUG } from '#domain/slugs';
+import { Webhook } from '#webhooks/answers';
 import { Label, Project } from './answers';
 
 /**
@@ -45,6 +46,14 @@ const labelLinked = z.strictObject({
   label: LinkedLabel,
 });
 
+/** An operational event: the webhook it is about, as GET /webhooks/{id} shows it after the change (never its secret). */
+const webhookHealth = z.strictObject({ ...common, data: Webhook });
+const webhookRecovered = z.strictObject({
+  ...common,
+  data: Webhook,
+  failing_since: timestamp.meta({ description: 'When the run of failures this success ended began.' }),
+});
+
 export const OUTBOUND_DETAILS = {
   'Project Created': projectCreated,
   'Project Updated': projectChanged,
@@ -55,6 +64,9 @@ export const OUTBOUND_DETAILS = {
   'Label Deleted': labelChanged,
   'Label Attached': labelLinked,
   'Label Detached': labelLinked,
+  'Webhook Failing': webhookHealth,
+  'Webhook Disabled': webhookHealth,
+  'Webhook Recovered': webhookRecovered,
 } as const satisfies Record<OutboundType, z.ZodType>;
 
 /** What one outbound event of type T carries. */
