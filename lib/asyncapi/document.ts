@@ -105,7 +105,11 @@ const TAKEN_IN = INBOUND_TYPES.map((t) => `- **${t}** (\`${INBOUND_SUBJECT[t]}\`
 
 /** Which way an event travels: the tags of the document and of its operations. */
 const TAGS = {
-  outbound: { name: 'outbound', description: 'What the service publishes: one event per public change of a project, a label or a link.' },
+  outbound: {
+    name: 'outbound',
+    description:
+      'What the service publishes: one event per public change of a project, a label or a link, and the health of the workspace webhooks.',
+  },
   inbound: { name: 'inbound', description: "What the service takes in from the rest of the product to keep the projects' stats." },
 };
 
@@ -126,7 +130,7 @@ export function buildAsyncApi(): Json {
       title: 'Project and Label Management Service events',
       version: '1.0.0',
       description:
-        'What the service publishes on its EventBridge bus (one event per public change, at least once, deduplicated by `detail.event_id`) ' +
+        'What the service publishes on its EventBridge bus (one event per public change, and one as a webhook endpoint starts failing, is turned off or recovers; at least once, deduplicated by `detail.event_id`) ' +
         "and what it takes in from the rest of the product to keep the projects' stats.",
       contact: CONTACT,
       license: { name: LICENSE_NAME },
@@ -168,7 +172,7 @@ export function buildAsyncApi(): Json {
       publishChange: {
         action: 'send',
         channel: { $ref: '#/channels/changes' },
-        summary: "One event per public change, published from the table's stream.",
+        summary: "One event per public change (and per change of a webhook's health), published from the table's stream.",
         description: PUBLISHED,
         tags: [{ name: TAGS.outbound.name }],
         messages: Object.values(refs(OUTBOUND_TYPES, '#/channels/changes/messages')),

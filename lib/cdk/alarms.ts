@@ -186,7 +186,8 @@ export function createAlarms(
   });
   alarm('WebhookDeadLettersAlarm', {
     alarmName: `${stage.prefix}-webhook-dead-letters`,
-    alarmDescription: 'Webhook deliveries failed every attempt (about a day of retries), or the deliverer kept failing on a message.',
+    alarmDescription:
+      "The webhook deliverer kept failing on a message (5 receives), a message was malformed, or a sweep found a delivery lost a fourth time: ours. (A delivery a customer's endpoint failed to the end is counted, never here.)",
     metric: stack.webhookDeadLetters.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
     threshold: 1,
   });

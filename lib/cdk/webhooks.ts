@@ -27,9 +27,10 @@ const RETRY_CONCURRENCY = 10;
  * the webhooks that want it, and puts retries, and the deliveries of endpoints already failing, on the
  * retry queue with a delay (hops of at most 15 minutes: SQS's longest, so retries outlive it). Each
  * lane has its own concurrency cap: a failing endpoint never stands in the way of fresh events to
- * healthy ones, and neither lane takes the account's concurrency from the API. A delivery that
- * exhausts its attempts is described on the dead-letter queue, as is a message the deliverer kept
- * failing on; both alarm.
+ * healthy ones, and neither lane takes the account's concurrency from the API. A message the
+ * deliverer kept failing on, a malformed one and a delivery a sweep found lost a fourth time are
+ * described on the dead-letter queue, which alarms; a delivery a customer's endpoint failed to the end is
+ * only counted (WebhookDeliveriesFailed).
  */
 export function createWebhooks(stack: ServiceParts, stage: StageConfig): [Queue, Queue, Queue] {
   const secure = { enforceSSL: true, encryption: QueueEncryption.SQS_MANAGED };

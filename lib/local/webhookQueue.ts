@@ -18,8 +18,8 @@ import { localLog, type LocalLog } from './localLog';
  * the retry lane, each with its own cap on messages handled at once (none unless given: the bench gives
  * the deployed caps, scaled, to see one lane's load held off the other). A message
  * reported failed comes again after a short wait, at most MAX_RECEIVES times, then goes to the
- * dead-letter file, where the deliverer's own dead letters (deliveries that exhausted their attempts)
- * go too. Every few minutes it queues a sweep, as the deployed schedule does.
+ * dead-letter file, where the deliverer's own dead letters (malformed messages, deliveries a sweep found
+ * lost a fourth time) go too. Every few minutes it queues a sweep, as the deployed schedule does.
  */
 const MAX_RECEIVES = 5;
 

@@ -59,6 +59,8 @@ describe("a webhook's health (operational events)", () => {
     expect(began).toMatchObject({ detailType: 'Webhook Failing', time: failing.failing_since, detail: { actor: null } });
     expect(began!.detail).toMatchObject({ data: { id: 'wh_1', failing_since: failing.failing_since, active: true } });
     expect(JSON.stringify(began)).not.toContain('sealed');
+    expect(began!.detail).toMatchObject({ data: { host: 'hooks.example.com' } });
+    expect(JSON.stringify(began)).not.toContain('/in');
     const off = { ...failing, active: false, deactivated_reason: 'Every delivery failed', updated_at: '2026-01-07T00:00:00.000Z' };
     const [disabled] = await eventsOf([change(failing, off)]);
     expect(disabled).toMatchObject({ detailType: 'Webhook Disabled', time: off.updated_at, detail: { actor: { username: 'system' } } });
@@ -68,6 +70,12 @@ describe("a webhook's health (operational events)", () => {
       time: '2026-01-03T00:00:00.000Z',
       detail: { failing_since: failing.failing_since, data: { failing_since: null } },
     });
+    // A write that did not record the success's time (or recorded one older than the run): the write's own.
+    const stale = { ...failing, recovered_at: '2026-01-01T12:00:00.000Z' };
+    const [unrecorded] = await eventsOf([change(stale, { ...hook, recovered_at: stale.recovered_at })]);
+    expect(unrecorded).toMatchObject({ detailType: 'Webhook Recovered', time: '2026-01-01T00:00:00.000Z' });
+    const [older] = await eventsOf([change(failing, { ...hook, recovered_at: '2026-01-01T23:59:59.000Z' })]);
+    expect(older!.time).toBe('2026-01-01T00:00:00.000Z');
     // A new run over a stale one (failures days apart) is a new Failing.
     expect(await typesOf(failing, { ...failing, failing_since: '2026-01-05T00:00:00.000Z' })).toEqual(['Webhook Failing']);
   });

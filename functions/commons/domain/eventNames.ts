@@ -43,7 +43,7 @@ export const OUTBOUND_DESCRIPTIONS: Record<OutboundType, string> = {
   'Label Attached': "A label was attached to a task, or added to a project's label set (no `task_uuid`).",
   'Label Detached': "A label was detached from a task, or removed from a project's label set (no `task_uuid`).",
   'Webhook Failing':
-    "One of the workspace's webhooks began failing: an attempt to its endpoint failed after its last success (`data.failing_since`).",
+    "One of the workspace's webhooks began failing: an attempt to its endpoint failed, its first since a success or since failures long before (`data.failing_since`).",
   'Webhook Disabled':
     "The service turned one of the workspace's webhooks off after its endpoint failed every attempt for days (`data.deactivated_reason`).",
   'Webhook Recovered': "A failing webhook's endpoint answered 2xx again; `failing_since` is when the run of failures it ended began.",

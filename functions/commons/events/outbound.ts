@@ -7,7 +7,7 @@ import { ItemType, keys } from '#store/keys';
 import { decodeLabel } from '#store/labelItem';
 import { decodeProject } from '#store/projectItem';
 import { decodeWebhook } from '#store/webhookItem';
-import { webhookView } from '#webhooks/views';
+import { webhookSummaryView } from '#webhooks/views';
 import type { Item } from '#store/query';
 import type { Change } from '#store/streamRecords';
 import { type Actor, type LabelRecord, SYSTEM_ACTOR } from '#domain/entities';
@@ -151,13 +151,17 @@ function webhookEvent(change: Change): OutboundEvent | undefined {
   if (change.kind !== 'MODIFY' || !before || !after) return undefined;
   const was = decodeWebhook(before);
   const now = decodeWebhook(after);
-  const data = webhookView(now);
+  const data = webhookSummaryView(now);
   if (now.active && now.failing_since !== undefined && now.failing_since !== was.failing_since)
     return event(change, 'Webhook Failing', now.workspace, now.failing_since, undefined, { data });
   if (was.active && !now.active && now.deactivated_reason !== undefined)
     return event(change, 'Webhook Disabled', now.workspace, now.updated_at, SYSTEM_ACTOR, { data });
   if (was.active && now.active && was.failing_since !== undefined && now.failing_since === undefined) {
-    const at = optStr(after, 'recovered_at') ?? change.at;
+    // The success's time, when this write recorded it (one that did not, or a success older than the run
+    // it ended, as a slow attempt's can be: the time of the write).
+    const recorded = optStr(after, 'recovered_at');
+    const fresh = recorded !== undefined && recorded !== optStr(before, 'recovered_at') && recorded >= was.failing_since;
+    const at = fresh ? recorded : change.at;
     return event(change, 'Webhook Recovered', now.workspace, at, undefined, { data, failing_since: was.failing_since });
   }
   return undefined;

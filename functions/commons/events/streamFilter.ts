@@ -2,8 +2,8 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { ItemType } from '#store/keys';
 
 /**
- * The stream records the processor acts on: public items appearing or changing, and task links
- * going. Deployed, the event source mapping's filter (CDK stack) passes only these, so the processor
+ * The stream records the processor acts on: public items appearing or changing, task links going,
+ * and a webhook's item while it shows a run of failures or as it stops (WATCHED_WHILE_FAILING). Deployed, the event source mapping's filter (CDK stack) passes only these, so the processor
  * is never invoked (nor billed) for the rest; locally the stream runner applies this same rule.
  */
 export const PROCESSED_TYPES: readonly string[] = [

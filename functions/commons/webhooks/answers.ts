@@ -23,6 +23,14 @@ export const Webhook = z
   })
   .meta({ id: 'Webhook' });
 
+/**
+ * The webhook an operational event (Webhook Failing, ...) is about, told to the workspace's other webhooks:
+ * as GET /webhooks/{id} shows it, but its URL's host alone (a URL's path or query often carries a credential).
+ */
+export const WebhookSummary = Webhook.omit({ url: true })
+  .extend({ host: z.string().meta({ description: "The host of the webhook's URL (its path and query are left out)." }) })
+  .meta({ id: 'WebhookSummary' });
+
 export const WebhookCreated = Webhook.extend({
   secret: z.string().meta({ description: 'The signing secret (`whsec_` + base64): shown now and on rotation only.' }),
 }).meta({ id: 'WebhookCreated' });

@@ -49,7 +49,9 @@ const aboutWebhook = ({ type, detail }: PublishedEvent) =>
 
 function wants(webhook: WebhookRecord, event: PublishedEvent): boolean {
   if (!webhook.active || aboutWebhook(event) === webhook.id) return false;
-  if (!webhook.events.includes(ALL_EVENTS) && !webhook.events.includes(event.type)) return false;
+  // `*` is every change; the operational events go only to webhooks that name them.
+  const all = webhook.events.includes(ALL_EVENTS) && !OPERATIONAL.has(event.type);
+  if (!all && !webhook.events.includes(event.type)) return false;
   return webhook.project_slug === undefined || projectsOf(event).includes(webhook.project_slug);
 }
 

@@ -3,7 +3,8 @@ import { dottedName, OUTBOUND_DESCRIPTIONS, OUTBOUND_TYPES, type OutboundType, o
 /**
  * The event types a webhook can subscribe to: every outbound event of the service, by the name it
  * has on the bus (`Project Created`) or in the dotted form webhook receivers often use
- * (`project.created`); `*` for all of them. The ping is delivered on request only.
+ * (`project.created`); `*` for every change (the operational events, `Webhook Failing`, ..., only by
+ * their names). The ping is delivered on request only.
  */
 export const ALL_EVENTS = '*';
 export const PING_TYPE = 'Webhook Ping';

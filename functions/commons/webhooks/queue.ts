@@ -5,8 +5,8 @@ import { lazySqsSend } from '#events/sqs';
  * Where deliveries wait for their next attempt: the retry lane, a queue apart from the one the bus
  * rule fills, so retries and endpoints already failing never stand in the way of fresh events to
  * healthy ones (a message received after a delay of at most 15 minutes; longer waits are taken in
- * hops); and where a delivery that exhausted its attempts is described (the dead-letter queue, which
- * alarms). SQS deployed; in-process locally (lib/local/webhookQueue.ts), behind this interface.
+ * hops); and where the deliverer's own failures are described (the dead-letter queue, which alarms:
+ * malformed messages, deliveries a sweep found lost a fourth time). SQS deployed; in-process locally (lib/local/webhookQueue.ts), behind this interface.
  */
 export interface AttemptMessage {
   kind: 'attempt';

@@ -82,8 +82,9 @@ function changesOf(current: WebhookRecord, patch: WebhookPatch) {
   if (patch.project_slug && patch.project_slug !== current.project_slug) set.project_slug = patch.project_slug;
   if (patch.active !== undefined && patch.active !== current.active) {
     set.active = patch.active;
-    // Turned on again: a fresh start, the failures that turned it off forgotten.
-    if (patch.active) remove.push(...(['deactivated_reason', 'failing_since'] as const).filter((a) => current[a] !== undefined));
+    // Turned on again: a fresh start, the failures that turned it off forgotten. Both removed whatever was
+    // read: a ping failing meanwhile (which marks the run without moving the revision) is forgotten too.
+    if (patch.active) remove.push('deactivated_reason', 'failing_since');
   }
   return { set, remove };
 }

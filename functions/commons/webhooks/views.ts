@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import type { Webhook, WebhookCreated, WebhookDelivery, WebhookDeliveryDetail } from './answers';
+import type { Webhook, WebhookCreated, WebhookSummary, WebhookDelivery, WebhookDeliveryDetail } from './answers';
 import type { DeliveryRecord, WebhookRecord } from './entities';
 
 /** What the API returns for a webhook (never its secret) and for a delivery; typed by answers.ts. */
@@ -16,6 +16,12 @@ export function webhookView(w: WebhookRecord): z.infer<typeof Webhook> {
     created_at: w.created_at,
     updated_at: w.updated_at,
   };
+}
+
+/** The webhook as its operational events tell it to others: its URL's host alone. */
+export function webhookSummaryView(w: WebhookRecord): z.infer<typeof WebhookSummary> {
+  const { url, ...rest } = webhookView(w);
+  return { ...rest, host: new URL(url).host };
 }
 
 /** The answer of a create: the webhook and, this once, its secret (in clear: the record keeps it sealed). */

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { OutboundType } from '#domain/eventNames';
 import { SLUG } from '#domain/slugs';
-import { Webhook } from '#webhooks/answers';
+import { WebhookSummary } from '#webhooks/answers';
 import { Label, Project } from './answers';
 
 /**
@@ -46,11 +46,11 @@ const labelLinked = z.strictObject({
   label: LinkedLabel,
 });
 
-/** An operational event: the webhook it is about, as GET /webhooks/{id} shows it after the change (never its secret). */
-const webhookHealth = z.strictObject({ ...common, data: Webhook });
+/** An operational event: the webhook it is about after the change (its URL's host alone, never its secret). */
+const webhookHealth = z.strictObject({ ...common, data: WebhookSummary });
 const webhookRecovered = z.strictObject({
   ...common,
-  data: Webhook,
+  data: WebhookSummary,
   failing_since: timestamp.meta({ description: 'When the run of failures this success ended began.' }),
 });
 
