@@ -142,7 +142,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(cdk\\.out|\\.data|\\.bench)/' },
+    exclude: { path: '^(cdk\\.out|\\.data|\\.bench|lib/client)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {

@@ -2,7 +2,17 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'cdk.out/', '.data/', '.bench/', '.dependency-cruiser.cjs'] },
+  {
+    ignores: [
+      'node_modules/',
+      'cdk.out/',
+      '.data/',
+      '.bench/',
+      '.dependency-cruiser.cjs',
+      'lib/client/dist/',
+      'lib/client/src/generated.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

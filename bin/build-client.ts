@@ -1,0 +1,48 @@
+/**
+ * npm run build:client: the client package (lib/client) from the route table and the wire schemas:
+ * writes its generated module (operations and types), checks and declares its types (tsc, strict), and
+ * bundles it into one ES module (esbuild), which `npm pack ./lib/client` packs. Prints the sizes.
+ */
+import '#lib/sdkNotice';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { cliArguments } from '#lib/cli';
+import { repoRoot } from '#lib/paths';
+
+const { values } = await cliArguments({
+  usage:
+    'usage: npm run build:client [-- --out-dir <dir>]   (writes lib/client/src/generated.ts and lib/client/dist, or <dir>, from the route table)',
+  options: { 'out-dir': 'string' },
+});
+const { clientModule } = await import('#lib/clientgen/generate');
+const { build } = await import('esbuild');
+
+const dir = join(repoRoot, 'lib', 'client');
+const out = values['out-dir'] === undefined ? join(dir, 'dist') : resolve(values['out-dir']);
+// Written whole or not at all (a rename): builds running side by side (test files) never read half of it.
+const generated = join(dir, 'src', 'generated.ts');
+writeFileSync(`${generated}.${process.pid}`, await clientModule());
+renameSync(`${generated}.${process.pid}`, generated);
+rmSync(out, { recursive: true, force: true });
+try {
+  const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+  execFileSync(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json'), '--outDir', out], { stdio: 'pipe' });
+} catch (error) {
+  console.error(`The client's types do not check:\n${(error as { stdout: Buffer }).stdout.toString()}`);
+  process.exit(1);
+}
+await build({
+  entryPoints: [join(dir, 'src', 'index.ts')],
+  outfile: join(out, 'index.js'),
+  bundle: true,
+  format: 'esm',
+  platform: 'neutral',
+  target: 'es2022',
+  minify: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+const js = readFileSync(join(out, 'index.js'));
+console.log(`${out} written: index.js ${js.length} bytes, ${gzipSync(js).length} bytes gzipped`);

@@ -1,0 +1,92 @@
+import type { Problem } from './generated.js';
+
+/**
+ * What a call throws. A problem the API answered (RFC 9457, `application/problem+json`) is an `ApiError`,
+ * of the subclass its status says; a call that got no answer is a `ConnectionError`, a `TimeoutError`
+ * (`timeoutMs` passed) or an `AbortError` (the caller's `signal`), never an `ApiError`.
+ */
+export class ApiError extends Error {
+  override name = 'ApiError';
+  /** The HTTP status. */
+  readonly status: number;
+  /** The problem's `code` (`not_found`, `validation_failed`, ...). */
+  readonly code: string;
+  readonly detail: string;
+  /** The request's `X-Request-Id`: what support asks for. */
+  readonly requestId: string | undefined;
+  /** The whole problem body as answered. */
+  readonly problem: Problem | undefined;
+
+  constructor(status: number, problem: Problem | undefined, requestId: string | undefined) {
+    const detail = problem?.detail ?? `HTTP ${status}`;
+    super(`${status} ${problem?.code ?? 'error'}: ${detail}`);
+    this.status = status;
+    this.code = problem?.code ?? 'unknown';
+    this.detail = detail;
+    this.requestId = problem?.request_id ?? requestId;
+    this.problem = problem;
+  }
+}
+
+export class ValidationError extends ApiError {
+  override name = 'ValidationError';
+  /** Each field refused, and why. */
+  get errors(): Array<{ field: string; message: string }> {
+    return this.problem?.errors ?? [];
+  }
+}
+export class AuthenticationError extends ApiError {
+  override name = 'AuthenticationError';
+}
+export class PermissionError extends ApiError {
+  override name = 'PermissionError';
+}
+export class NotFoundError extends ApiError {
+  override name = 'NotFoundError';
+}
+export class ConflictError extends ApiError {
+  override name = 'ConflictError';
+}
+export class PreconditionFailedError extends ApiError {
+  override name = 'PreconditionFailedError';
+}
+export class RateLimitError extends ApiError {
+  override name = 'RateLimitError';
+}
+export class ServiceUnavailableError extends ApiError {
+  override name = 'ServiceUnavailableError';
+}
+
+const BY_STATUS: Record<number, typeof ApiError> = {
+  401: AuthenticationError,
+  403: PermissionError,
+  404: NotFoundError,
+  409: ConflictError,
+  412: PreconditionFailedError,
+  422: ValidationError,
+  429: RateLimitError,
+  503: ServiceUnavailableError,
+};
+
+/** The error of an answered problem. */
+export function apiErrorOf(status: number, problem: Problem | undefined, requestId: string | undefined): ApiError {
+  const Kind = problem?.code === 'validation_failed' ? ValidationError : (BY_STATUS[status] ?? ApiError);
+  return new Kind(status, problem, requestId);
+}
+
+/** No answer came: the network failed (after the retries). */
+export class ConnectionError extends Error {
+  override name = 'ConnectionError';
+}
+/** No answer came within `timeoutMs` (after the retries). */
+export class TimeoutError extends Error {
+  override name = 'TimeoutError';
+}
+/** The caller's `signal` aborted the call. */
+export class AbortError extends Error {
+  override name = 'AbortError';
+}
+/** A webhook delivery that does not verify: a bad or missing signature, a timestamp too far off, a body that is not an event. */
+export class WebhookVerificationError extends Error {
+  override name = 'WebhookVerificationError';
+}

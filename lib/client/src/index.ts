@@ -1,0 +1,25 @@
+/**
+ * The Project and Label Management Service's client: one method per route, retries that never make a
+ * create twice, pages walked with `for await`, one error class per problem, and webhook verification.
+ */
+export { createClient, type Client, type ClientOptions, type Result } from './client.js';
+export type { CallOptions } from './http.js';
+export type { FollowOptions, FollowParams } from './activity.js';
+export { PagePromise } from './pages.js';
+export { verifyWebhook, type WebhookHeaders } from './webhooks.js';
+export {
+  AbortError,
+  ApiError,
+  AuthenticationError,
+  ConflictError,
+  ConnectionError,
+  NotFoundError,
+  PermissionError,
+  PreconditionFailedError,
+  RateLimitError,
+  ServiceUnavailableError,
+  TimeoutError,
+  ValidationError,
+  WebhookVerificationError,
+} from './errors.js';
+export type * from './generated.js';

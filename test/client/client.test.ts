@@ -1,0 +1,393 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import type { AddressInfo } from 'node:net';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { Webhook } from 'standardwebhooks';
+import { signedHeaders } from '#webhooks/signing';
+import { matchPath } from '#http/route';
+import { routes } from '#http/routes';
+import { repoRoot } from '#lib/paths';
+import { apiUrl, tokenFor, uniqueWorkspace } from '#support/api';
+import { type Built, builtClient } from './build.ts';
+import { installedPackage, typeCheck } from './pack.ts';
+
+/**
+ * The client package (lib/client), built as `npm run build:client` builds it, against this file's local
+ * stack: every route called through it, lists walked across pages, each error class from a real answer,
+ * retries that never make a create twice, timeouts and aborts, and webhook verification.
+ */
+let lib: Built;
+let ws: string;
+let token: string;
+/** Every request the client sent: method and path. */
+const sent: { method: string; path: string; headers: Headers }[] = [];
+const recording: typeof fetch = async (input, init) => {
+  const url = new URL(String(input));
+  sent.push({ method: init?.method ?? 'GET', path: url.pathname, headers: new Headers(init?.headers) });
+  return fetch(input, init);
+};
+
+let client: any;
+
+beforeAll(async () => {
+  lib = await builtClient();
+  ws = uniqueWorkspace('client');
+  token = await tokenFor(ws);
+  client = lib.createClient({ baseUrl: apiUrl(), token, workspace: ws, fetch: recording });
+}, 60_000);
+
+describe('every route', () => {
+  test('is a method named after it, sent with its method to its path, answering its body (and its etag where tagged)', async () => {
+    const created = await client.createProject({ name: 'Client Project', description: 'made by the client' });
+    expect(created.data).toMatchObject({ slug: 'client-project', name: 'Client Project' });
+    const slug = created.data.slug as string;
+    expect((await client.listProjects()).data.map((p: { slug: string }) => p.slug)).toEqual([slug]);
+    const got = await client.getProject({ slug });
+    expect(got.etag).toMatch(/^(W\/)?"/);
+    const updated = await client.updateProject({ slug, description: 'changed' }, { ifMatch: got.etag });
+    expect(updated.data.description).toBe('changed');
+    await expect(client.updateProject({ slug, description: 'stale' }, { ifMatch: got.etag })).rejects.toBeInstanceOf(
+      lib.PreconditionFailedError,
+    );
+    expect((await client.projectStats({ slug })).data).toMatchObject({ tasks_count: 0 });
+    const copy = await client.duplicateProject({ slug });
+    const label = (await client.createLabel({ title: 'Client Bug', color: 'FF0000' })).data;
+    expect((await client.getLabel({ slug: label.slug })).etag).toBeTruthy();
+    await client.updateLabel({ slug: label.slug, color: '00FF00' });
+    expect((await client.listLabels()).data).toHaveLength(1);
+    expect((await client.attachLabel({ slug: label.slug, project_slug: slug, task_uuid: 't-1' })).data).toHaveLength(1);
+    await client.toggleTaskLabel({ slug: label.slug, project_slug: slug, task_uuid: 't-2' });
+    expect((await client.labelTasks({ slug: label.slug, project_slug: slug })).data.sort()).toEqual(['t-1', 't-2']);
+    expect((await client.projectLabels({ project_slug: slug, task_uuid: 't-1' })).data).toHaveLength(1);
+    await client.detachLabel({ slug: label.slug, project_slug: slug, task_uuids: ['t-1', 't-2'] });
+    expect((await client.search({ q: 'client' })).data).toBeTypeOf('object');
+    const hook = (await client.createWebhook({ url: 'https://hooks.example.com/client', events: ['*'] })).data;
+    expect(hook.secret).toMatch(/^whsec_/);
+    expect((await client.getWebhook({ id: hook.id })).etag).toBeTruthy();
+    await client.updateWebhook({ id: hook.id, description: 'the client' });
+    expect((await client.listWebhooks()).data).toHaveLength(1);
+    expect((await client.rotateWebhookSecret({ id: hook.id })).data.secret).toMatch(/^whsec_/);
+    const ping = (await client.pingWebhook({ id: hook.id })).data;
+    const deliveries = (await client.listWebhookDeliveries({ id: hook.id, status: 'failed' })).data;
+    expect(deliveries.map((d: { id: string }) => d.id)).toContain(ping.delivery.id);
+    expect((await client.getWebhookDelivery({ id: hook.id, delivery_id: ping.delivery.id })).data.attempt_log).toHaveLength(1);
+    await client.redeliverWebhookDelivery({ id: hook.id, delivery_id: ping.delivery.id });
+    expect((await client.recoverWebhook({ id: hook.id, since: new Date(Date.now() - 60_000).toISOString() })).data).toMatchObject({
+      more: false,
+    });
+    expect((await client.listWebhookEventTypes()).data.map((t: { name: string }) => t.name)).toContain('Project Created');
+    expect((await client.listActivities({ from_context: 'company' })).data.length).toBeGreaterThan(0);
+    await client.deleteWebhook({ id: hook.id });
+    await client.deleteLabel({ slug: label.slug });
+    await client.deleteProject({ slug: copy.data.slug });
+    expect((await client.deleteProject({ slug })).data).toEqual({ slug, deleted: true });
+
+    // Each route was reached with its own method: had a method and its route disagreed, the call above failed.
+    const reached = new Set(
+      sent.flatMap((s) => routes.filter((r) => r.method === s.method && matchPath(r.path, s.path) !== null).map((r) => r.name)),
+    );
+    expect(routes.map((r) => r.name).filter((name) => !reached.has(name))).toEqual([]);
+    // A POST carries an Idempotency-Key (one per call); the others none.
+    for (const s of sent) expect(s.headers.has('idempotency-key'), `${s.method} ${s.path}`).toBe(s.method === 'POST');
+  });
+
+  test('a parameter the route does not take is refused before anything is sent', async () => {
+    const before = sent.length;
+    await expect(client.getProject({ slug: 'x', colour: 'red' })).rejects.toThrow(/takes no colour/);
+    await expect(client.getProject({})).rejects.toThrow(/slug is required/);
+    await expect(client.createProject({ name: 'x', company_slug: undefined, stray: 1 })).rejects.toBeInstanceOf(TypeError);
+    expect(sent.length).toBe(before);
+  });
+});
+
+describe('pages', () => {
+  test('awaited: one page; iterated: every item of every page, once, in order', async () => {
+    const own = uniqueWorkspace('pages');
+    const c = lib.createClient({ baseUrl: apiUrl(), token: await tokenFor(own), workspace: own });
+    const titles = Array.from({ length: 23 }, (_, i) => `Label ${String(i).padStart(2, '0')}`);
+    for (const title of titles) await c.createLabel({ title, color: 'AABBCC' });
+    const first = await c.listLabels({ limit: 5 });
+    expect(first.data).toHaveLength(5);
+    expect(first.meta.next_cursor).toEqual(expect.any(String));
+    const all: string[] = [];
+    for await (const label of c.listLabels({ limit: 5 })) all.push(label.title);
+    expect(all).toEqual((await c.listLabels({ limit: 100 })).data.map((l: { title: string }) => l.title));
+    expect(new Set(all).size).toBe(23);
+    // By page number: from that page on, following the cursor.
+    const fromThird: string[] = [];
+    for await (const label of c.listLabels({ page: 3, per_page: 5 })) fromThird.push(label.title);
+    expect(fromThird).toEqual(all.slice(10));
+  });
+});
+
+describe('errors', () => {
+  test('one class per kind of problem, with status, code, detail, requestId and the problem', async () => {
+    const missing = await client.getProject({ slug: 'no-such-project' }).catch((e: Error) => e);
+    expect(missing).toBeInstanceOf(lib.NotFoundError);
+    expect(missing).toBeInstanceOf(lib.ApiError);
+    expect(missing).toMatchObject({ status: 404, code: 'not_found', requestId: expect.any(String) });
+    expect(missing.detail).toBe(missing.problem.detail);
+    const invalid = await client.createLabel({ title: '', color: 'nope' }).catch((e: Error) => e);
+    expect(invalid).toBeInstanceOf(lib.ValidationError);
+    expect(invalid.errors.map((e: { field: string }) => e.field)).toEqual(expect.arrayContaining(['color']));
+    const stranger = lib.createClient({ baseUrl: apiUrl(), token: 'pls_not_a_token', workspace: ws });
+    expect(await stranger.listProjects().catch((e: Error) => e)).toBeInstanceOf(lib.AuthenticationError);
+    const elsewhere = await client.listProjects({ company_slug: uniqueWorkspace('other') }).catch((e: Error) => e);
+    expect(elsewhere).toBeInstanceOf(lib.PermissionError);
+    await client.createLabel({ title: 'Twice', color: '112233' });
+    const twice = await client.createLabel({ title: 'Twice', color: '112233' }).catch((e: Error) => e);
+    expect(twice).toBeInstanceOf(lib.ConflictError);
+    expect(twice.code).toBe('conflict');
+  });
+
+  test("a throttled call waits the answer's Retry-After and goes through; with no retries left it is a RateLimitError", async () => {
+    const limited = await tokenFor(ws, { limits: { rate: 1, burst: 1 } });
+    const attempts: { at: number; status: number; retryAfter: string | null }[] = [];
+    const c = lib.createClient({
+      baseUrl: apiUrl(),
+      token: limited,
+      workspace: ws,
+      fetch: async (input: Parameters<typeof fetch>[0], init: RequestInit) => {
+        const res = await fetch(input, init);
+        attempts.push({ at: Date.now(), status: res.status, retryAfter: res.headers.get('retry-after') });
+        return res;
+      },
+    });
+    await c.listLabels(); // the burst
+    await c.listLabels(); // refused once, then after Retry-After
+    expect(attempts.map((a) => a.status)).toEqual([200, 429, 200]);
+    expect(attempts[2]!.at - attempts[1]!.at).toBeGreaterThanOrEqual(Number(attempts[1]!.retryAfter) * 1000 - 50);
+    const refused = await c.listLabels({}, { maxRetries: 0 }).catch((e: Error) => e);
+    expect(refused).toBeInstanceOf(lib.RateLimitError);
+    expect(refused).toMatchObject({ status: 429, code: 'rate_limited' });
+  });
+});
+
+/** A proxy to the local API that cuts the connection of the first create after the API answered it (the answer is lost). */
+async function losingFirstAnswer(): Promise<{ url: string; cut: () => number; server: Server }> {
+  let cut = 0;
+  const upstream = new URL(apiUrl());
+  const server = createServer((req, res) => {
+    const out = httpRequest(
+      { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
+      (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (c: Buffer) => chunks.push(c));
+        answer.on('end', () => {
+          if (req.method === 'POST' && cut++ === 0) return req.socket.destroy();
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          res.end(Buffer.concat(chunks));
+        });
+      },
+    );
+    req.pipe(out);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, cut: () => cut, server };
+}
+
+describe('retries', () => {
+  test('a create whose answer was lost is sent again under the same Idempotency-Key: one project is made', async () => {
+    const proxy = await losingFirstAnswer();
+    try {
+      const own = uniqueWorkspace('lost');
+      const keys: string[] = [];
+      const c = lib.createClient({
+        baseUrl: proxy.url,
+        token: await tokenFor(own),
+        workspace: own,
+        fetch: (input: Parameters<typeof fetch>[0], init: RequestInit) => {
+          keys.push(new Headers(init.headers).get('idempotency-key') ?? '');
+          return fetch(input, init);
+        },
+      });
+      const made = await c.createProject({ name: 'Made Once' });
+      expect(made.data.slug).toBe('made-once');
+      expect(proxy.cut()).toBe(2);
+      expect(keys).toHaveLength(2);
+      expect(keys[1]).toBe(keys[0]);
+      expect((await c.listProjects()).data.map((p: { slug: string }) => p.slug)).toEqual(['made-once']);
+      // Without retries the lost answer is the caller's: a ConnectionError, not an ApiError.
+      const lost = await losingFirstAnswer();
+      const once = lib.createClient({ baseUrl: lost.url, token: await tokenFor(own), workspace: own, maxRetries: 0 });
+      const error = await once.createProject({ name: 'Lost Answer' }).catch((e: Error) => e);
+      expect(error).toBeInstanceOf(lib.ConnectionError);
+      expect(error).not.toBeInstanceOf(lib.ApiError);
+      lost.server.close();
+    } finally {
+      proxy.server.close();
+    }
+  });
+
+  test('no answer within timeoutMs is a TimeoutError after the retries; an aborted call an AbortError, not retried', async () => {
+    const requests: number[] = [];
+    const silent = createServer((req) => {
+      requests.push(Date.now());
+      req.resume();
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    try {
+      const c = lib.createClient({ baseUrl: url, token: 'pls_x', workspace: ws, timeoutMs: 150, maxRetries: 1 });
+      const timedOut = await c.listProjects().catch((e: Error) => e);
+      expect(timedOut).toBeInstanceOf(lib.TimeoutError);
+      expect(requests).toHaveLength(2);
+      const controller = new AbortController();
+      const pending = c.getProject({ slug: 'x' }, { signal: controller.signal, timeoutMs: 60_000 }).catch((e: Error) => e);
+      await expect.poll(() => requests.length).toBe(3);
+      controller.abort();
+      expect(await pending).toBeInstanceOf(lib.AbortError);
+      expect(requests).toHaveLength(3);
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
+  });
+});
+
+describe('followActivities', () => {
+  test('catches up oldest first, then yields each new entry once as it is written', async () => {
+    const own = uniqueWorkspace('follow');
+    const c = lib.createClient({ baseUrl: apiUrl(), token: await tokenFor(own), workspace: own });
+    await c.createProject({ name: 'Followed' });
+    const controller = new AbortController();
+    const seen: { type: string; id: string }[] = [];
+    const following = (async () => {
+      for await (const entry of c.followActivities({ from_context: 'company' }, { signal: controller.signal, pollMs: 100 })) {
+        seen.push({ type: entry.type, id: entry.id });
+        if (seen.length === 1) await c.updateProject({ slug: 'followed', description: 'changed while followed' });
+        if (seen.length === 2) await c.createLabel({ title: 'Followed Label', color: '123456' });
+        if (seen.length === 3) controller.abort();
+      }
+    })();
+    await following;
+    expect(seen.map((e) => e.type)).toEqual(['Project Created', 'Project Updated', 'Label Created']);
+    expect(new Set(seen.map((e) => e.id)).size).toBe(3);
+  });
+});
+
+describe('verifyWebhook', () => {
+  const secret = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
+  const body = JSON.stringify({ type: 'Project Created', timestamp: '2026-01-01T00:00:00.000Z', data: { event_id: 'e-1' } });
+  const now = () => Math.floor(Date.now() / 1000);
+
+  test('accepts what the service signs (one good signature among several), as the Standard Webhooks library does', async () => {
+    const other = `whsec_${Buffer.alloc(32, 3).toString('base64')}`;
+    const headers = signedHeaders([other, secret], 'msg_1', now(), body);
+    new Webhook(secret).verify(body, headers);
+    const event = await lib.verifyWebhook(secret, body, headers);
+    expect(event).toMatchObject({ type: 'Project Created', data: { event_id: 'e-1' } });
+    expect(await lib.verifyWebhook(secret, new TextEncoder().encode(body), new Headers(headers))).toEqual(event);
+  });
+
+  test('refuses an edited body, id or timestamp, a wrong secret, a stale or future timestamp, missing headers', async () => {
+    const headers = signedHeaders([secret], 'msg_1', now(), body);
+    const refused = async (b: string, h: Record<string, string>, s = secret) =>
+      expect(lib.verifyWebhook(s, b, h)).rejects.toBeInstanceOf(lib.WebhookVerificationError);
+    await refused(body.replace('e-1', 'e-2'), headers);
+    await refused(body, { ...headers, 'webhook-id': 'msg_2' });
+    await refused(body, { ...headers, 'webhook-timestamp': String(now() + 1) });
+    await refused(body, headers, `whsec_${Buffer.alloc(32, 4).toString('base64')}`);
+    await refused(body, signedHeaders([secret], 'msg_1', now() - 301, body));
+    await refused(body, signedHeaders([secret], 'msg_1', now() + 301, body));
+    await refused(body, { 'webhook-id': 'msg_1', 'webhook-timestamp': String(now()) });
+    await refused(body, { ...headers, 'webhook-signature': 'v2,abc v1,' });
+    await refused('not json', signedHeaders([secret], 'msg_1', now(), 'not json'));
+  });
+});
+
+/** The ```js blocks of a page (under `heading`, when given), in order. */
+function jsBlocks(file: string, heading?: string): string[] {
+  let page = readFileSync(join(repoRoot, file), 'utf8');
+  if (heading) page = page.slice(page.indexOf(heading), page.indexOf('\n## ', page.indexOf(heading) + heading.length));
+  return [...page.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!);
+}
+
+describe('the package', () => {
+  let dir: string;
+  let tarball: string;
+  beforeAll(() => {
+    ({ dir, tarball } = installedPackage());
+  }, 60_000);
+
+  test('the examples of docs/client.md and the README run as written, against the local stack', async () => {
+    const blocks = [...jsBlocks('README.md', '## TypeScript client'), ...jsBlocks('docs/client.md')];
+    expect(blocks.length).toBeGreaterThanOrEqual(6);
+    const env = {
+      ...process.env,
+      API: apiUrl(),
+      TOKEN: token,
+      WORKSPACE: ws,
+      WEBHOOK_SECRET: `whsec_${Buffer.alloc(32, 5).toString('base64')}`,
+    };
+    for (const [i, block] of blocks.entries()) {
+      writeFileSync(join(dir, `example${i}.mjs`), block);
+      execFileSync(process.execPath, [`example${i}.mjs`], { cwd: dir, env, stdio: 'pipe' });
+    }
+    // The webhook handler example, handed a delivery the service signs, and an edited one.
+    const handlerFile = blocks.findIndex((b) => b.includes('export async function handle'));
+    process.env.WEBHOOK_SECRET = env.WEBHOOK_SECRET;
+    try {
+      const { handle } = await import(pathToFileURL(join(dir, `example${handlerFile}.mjs`)).href);
+      const body = JSON.stringify({ type: 'Project Created', timestamp: new Date().toISOString(), data: { data: { slug: 'x' } } });
+      const headers = signedHeaders([env.WEBHOOK_SECRET], 'msg_1', Math.floor(Date.now() / 1000), body);
+      expect((await handle(new Request('http://x/', { method: 'POST', body, headers }))).status).toBe(204);
+      expect((await handle(new Request('http://x/', { method: 'POST', body: `${body} `, headers }))).status).toBe(400);
+    } finally {
+      delete process.env.WEBHOOK_SECRET;
+    }
+  });
+
+  test('packed and installed offline into an empty folder: plain Node imports it and calls the API; under 15 kB gzipped', async () => {
+    expect(statSync(tarball).size).toBeGreaterThan(0);
+    const js = readFileSync(join(dir, 'node_modules', '@project-label-service', 'client', 'dist', 'index.js'));
+    expect(gzipSync(js).length).toBeLessThanOrEqual(15 * 1024);
+    const script = `import { createClient } from '@project-label-service/client';
+const client = createClient({ baseUrl: process.env.API, token: process.env.TOKEN, workspace: process.env.WS });
+const { data } = await client.createProject({ name: 'From Plain Node' });
+console.log(data.slug);`;
+    writeFileSync(join(dir, 'plain.mjs'), script);
+    const out = execFileSync(process.execPath, ['plain.mjs'], { cwd: dir, env: { ...process.env, API: apiUrl(), TOKEN: token, WS: ws } });
+    expect(out.toString().trim()).toBe('from-plain-node');
+
+    // A strict TypeScript consumer checks against its declarations; a wrong field or type does not.
+    const good = `import { createClient, verifyWebhook, NotFoundError, type WebhookEvent } from '@project-label-service/client';
+const client = createClient({ baseUrl: 'http://127.0.0.1:3000', token: 'pls_x', workspace: 'acme-corp' });
+export async function use(raw: string, headers: Headers): Promise<string[]> {
+  const { data, etag } = await client.getProject({ slug: 'website' });
+  await client.updateProject({ slug: data.slug, description: 'new' }, { ifMatch: etag });
+  await client.attachLabel({ slug: 'bug', project_slug: data.slug, task_uuid: 't-1' });
+  const names: string[] = [];
+  for await (const project of client.listProjects({ limit: 50 })) names.push(project.name);
+  const page = await client.listWebhooks();
+  names.push(...page.data.map((w) => w.url), String(page.meta.next_cursor));
+  const event: WebhookEvent = await verifyWebhook('whsec_x', raw, headers);
+  if (event.type === 'Project Created') names.push(event.data.data.slug);
+  if (event.type === 'Webhook Failing') names.push(event.data.data.host);
+  try { await client.deleteLabel({ slug: 'gone' }); } catch (e) { if (e instanceof NotFoundError) names.push(e.code); }
+  return names;
+}
+`;
+    expect(typeCheck(dir, { 'good.ts': good })).toBe('');
+    const wrong: Record<string, [string, RegExp]> = {
+      'typo.ts': [`client.createProject({ nme: 'Typo' })`, /nme/],
+      'type.ts': [`client.getProject({ slug: 42 })`, /number/],
+      'missing.ts': [`client.getProject()`, /TS2554/],
+      'enum.ts': [`client.listProjects({ status: 'done' })`, /"done"/],
+      'route.ts': [`client.getProjects()`, /getProjects/],
+    };
+    const prelude = `import { createClient } from '@project-label-service/client';\nconst client = createClient({ baseUrl: 'x', token: 'y' });\n`;
+    const errors = typeCheck(
+      dir,
+      Object.fromEntries(Object.entries(wrong).map(([name, [line]]) => [name, `${prelude}export const p = ${line};\n`])),
+    ).split('\n');
+    for (const [name, [, message]] of Object.entries(wrong)) {
+      const own = errors.filter((e) => e.startsWith(`${name}(3,`));
+      expect(own.join('\n'), name).toMatch(message);
+    }
+  });
+});
