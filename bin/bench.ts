@@ -57,6 +57,9 @@ routeProcessOutput({ logFile: join(benchDir, 'logs.jsonl'), metricsFile: join(be
 // Bundles and cold init first: child processes only, nothing else running.
 log('section 2: bundles and cold init');
 const cold = await measureBundles(join(benchDir, 'bundles'), settings.initRounds);
+log('section 2: the client package');
+const { measureClient } = await import('#bench/client');
+const client = measureClient();
 
 log('starting the local API (bin/start.ts, in-memory DynamoDB Local)');
 // Webhooks are measured against an endpoint on loopback: this stack may deliver there.
@@ -130,6 +133,7 @@ const full = {
   runtimeS: (Date.now() - started) / 1000,
   settings,
   ...results,
+  client,
   saturation,
 };
 const stamp = full.date.replace(/[:.]/g, '-');

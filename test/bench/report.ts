@@ -1,6 +1,7 @@
 import { renderActivity, type ActivityBenchRow } from './activity.ts';
 import { renderWebhooks, type WebhookBenchRow } from './webhooks.ts';
 import { type LaneBenchRow, renderLanes } from './webhookLanes.ts';
+import { type ClientSizeRow, renderClient } from './client.ts';
 import { describeCalls, type Usage } from './capacity.ts';
 import type { ColdResult } from './cold.ts';
 import type { SaturationResult } from './saturation.ts';
@@ -48,6 +49,7 @@ export interface Results {
   idempotency?: KeyCostRow[];
   webhooks?: WebhookBenchRow;
   lanes?: LaneBenchRow;
+  client?: ClientSizeRow;
   activity?: ActivityBenchRow;
   saturation?: SaturationResult;
 }
@@ -345,7 +347,8 @@ ${table(
   ['function', 'above the floor', 'largest parts above the floor'],
   r.cold.rows.map((b) => [b.name, `+${kib(b.bytes - r.cold.floor.bytes)}`, aboveFloor(b, floorPkgs)]),
 )}
-`);
+
+${renderClient(r.client)}`);
 
   out.push(`## 3. Warm overhead of the shared stack
 

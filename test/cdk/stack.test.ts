@@ -1,6 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { EVENT_SOURCE, OUTBOUND_TYPES } from '#domain/eventNames';
+import { reachesProcessor } from '#events/streamFilter';
 import { routes } from '#http/routes';
 import { createTableInput } from '#local/database';
 import { TOKEN_VALIDATION_REGEX } from '#cdk/api';
@@ -332,6 +333,46 @@ describe('stream backbone', () => {
       { dynamodb: { NewImage: { type: { S: ['webhook'] }, failing_since: { S: [{ exists: true }] } } } },
       { dynamodb: { OldImage: { type: { S: ['webhook'] }, failing_since: { S: [{ exists: true }] } } } },
     ]);
+  });
+
+  test("the deployed filters let through exactly the records the local stream runner's rule does", () => {
+    const patterns = mapping()
+      .find((x) => ref(x.FunctionName) === functionLogicalId('stream-processor'))!
+      .FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern));
+    // Lambda's event filtering, as far as these patterns go: a list is any of its values, {exists: true} a present key.
+    const matches = (pattern: unknown, value: unknown): boolean => {
+      if (Array.isArray(pattern))
+        return pattern.some((p) =>
+          typeof p === 'object' && p !== null && 'exists' in p ? (value !== undefined) === p.exists : p === value,
+        );
+      if (typeof pattern !== 'object' || pattern === null || typeof value !== 'object' || value === null) return false;
+      return Object.entries(pattern).every(([k, p]) =>
+        Array.isArray(p) && p.some((x) => typeof x === 'object' && x !== null && 'exists' in x)
+          ? matches(p, (value as Record<string, unknown>)[k])
+          : (value as Record<string, unknown>)[k] !== undefined && matches(p, (value as Record<string, unknown>)[k]),
+      );
+    };
+    const image = (item: Record<string, string>) => Object.fromEntries(Object.entries(item).map(([k, v]) => [k, { S: v }]));
+    const items = [
+      { type: 'project' },
+      { type: 'label' },
+      { type: 'task_link' },
+      { type: 'counter' },
+      { type: 'webhook' },
+      { type: 'webhook', failing_since: '2026-01-01T00:00:00.000Z' },
+      { type: 'webhook_delivery', failing_since: 'x' },
+    ];
+    for (const eventName of ['INSERT', 'MODIFY', 'REMOVE'] as const)
+      for (const before of [undefined, ...items])
+        for (const after of eventName === 'REMOVE' ? [undefined] : items) {
+          if ((eventName === 'INSERT') !== (before === undefined) || (eventName === 'MODIFY' && before?.type !== after?.type)) continue;
+          const record = {
+            eventName,
+            dynamodb: { ...(before ? { OldImage: image(before) } : {}), ...(after ? { NewImage: image(after) } : {}) },
+          };
+          const deployed = patterns.some((p: unknown) => matches(p, record));
+          expect(deployed, JSON.stringify(record)).toBe(reachesProcessor(record as never));
+        }
   });
 
   test('least privilege: read the stream, write the table, PutEvents on the service bus only', () => {

@@ -40,6 +40,8 @@ const NOT_SETTINGS = new Set([
   'NEW_AND_OLD_IMAGES',
   'LABEL_ID',
   'OUTBOUND_TYPES',
+  'CHANGE_TYPES',
+  'OPERATIONAL_TYPES',
   'INBOUND_TYPES',
   'OUTBOUND_DETAILS',
   // CloudFormation's words
