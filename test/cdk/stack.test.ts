@@ -353,7 +353,7 @@ describe('stream backbone', () => {
       );
     };
     const image = (item: Record<string, string>) => Object.fromEntries(Object.entries(item).map(([k, v]) => [k, { S: v }]));
-    const items = [
+    const items: Record<string, string>[] = [
       { type: 'project' },
       { type: 'label' },
       { type: 'task_link' },
