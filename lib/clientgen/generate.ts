@@ -63,17 +63,23 @@ export async function clientModule(): Promise<string> {
   for (const [name, schema] of Object.entries(openapi.components.schemas as Record<string, Json>))
     lines.push(`export type ${name} = ${typeOf(schema)};`);
   const deliveries = Object.keys(asyncapi.components.schemas as Json).filter((n) => n.endsWith('DeliveryEvent'));
-  for (const name of deliveries) lines.push(`export type ${name} = ${eventType(asyncapi.components.schemas[name])};`);
+  for (const name of deliveries) lines.push(`export type ${name} = ${typeOf(asyncapi.components.schemas[name])};`);
   // What the deliveries refer to, transitively, that the OpenAPI document does not declare already.
   const declared = new Set([...Object.keys(openapi.components.schemas), ...deliveries]);
   const wanted = deliveries.flatMap((n) => refsOf(asyncapi.components.schemas[n]));
   for (let name = wanted.shift(); name !== undefined; name = wanted.shift()) {
     if (declared.has(name)) continue;
     declared.add(name);
-    lines.push(`export type ${name} = ${eventType(asyncapi.components.schemas[name])};`);
+    lines.push(`export type ${name} = ${typeOf(asyncapi.components.schemas[name])};`);
     wanted.push(...refsOf(asyncapi.components.schemas[name]));
   }
-  lines.push(`/** A webhook delivery's body, by its \`type\`. */`, `export type WebhookEvent = ${deliveries.join(' | ')};`, '');
+  lines.push(`/** A webhook delivery's body, by its \`type\`. */`, `export type WebhookEvent = ${deliveries.join(' | ')};`);
+  const eventTypes = deliveries.map((n) => asyncapi.components.schemas[n].properties.type.const as string);
+  lines.push(
+    `/** Every delivery's \`type\`. */`,
+    `export const WEBHOOK_EVENT_TYPES: ReadonlyArray<WebhookEvent['type']> = ${JSON.stringify(eventTypes)};`,
+    '',
+  );
 
   const types: string[] = [];
   const specs: string[] = [];
@@ -101,9 +107,6 @@ export async function clientModule(): Promise<string> {
 /** The shapes a list answers (a list may answer one of several: a page, or the whole list). */
 const pageShapes = (answer: Json): Json[] => (answer.anyOf ?? [answer]) as Json[];
 const union = (types: string[]) => [...new Set(types)].join(' | ');
-
-/** An AsyncAPI schema's type; its `$ref`s name the OpenAPI components where they are the same (Project, Label, Webhook, ...). */
-const eventType = (schema: Json) => typeOf(schema);
 
 function refsOf(schema: unknown): string[] {
   if (Array.isArray(schema)) return schema.flatMap(refsOf);

@@ -8,7 +8,7 @@ import { repoRoot } from '#lib/paths';
 /**
  * The client as its package ships it: `npm run build:client` run once per test file that needs it (into a folder of its own), and
  * its bundle imported (the tests call what users run, not its sources). Typed loosely on purpose: the
- * package's own types are held by a strict consumer built against the packed package (pack.test.ts).
+ * package's own types are held by a strict consumer built against the packed package (pack.ts, used by client.test.ts).
  */
 
 export type Built = Record<string, any>;

@@ -160,6 +160,7 @@ describe('errors', () => {
     await c.listLabels(); // the burst
     await c.listLabels(); // refused once, then after Retry-After
     expect(attempts.map((a) => a.status)).toEqual([200, 429, 200]);
+    expect(attempts[1]!.retryAfter).toMatch(/^[1-9]\d*$/);
     expect(attempts[2]!.at - attempts[1]!.at).toBeGreaterThanOrEqual(Number(attempts[1]!.retryAfter) * 1000 - 50);
     const refused = await c.listLabels({}, { maxRetries: 0 }).catch((e: Error) => e);
     expect(refused).toBeInstanceOf(lib.RateLimitError);
@@ -249,24 +250,191 @@ describe('retries', () => {
   });
 });
 
+type Scripted = { status: number; headers?: Record<string, string>; body?: unknown };
+/**
+ * A server that answers from a script, one answer per request (the last repeated), recording when each came
+ * and its headers: for answers the local API gives only in a race (a key still in use) or never on demand.
+ */
+async function scripted(answers: Scripted[]) {
+  const requests: { at: number; headers: Record<string, string | string[] | undefined> }[] = [];
+  const server = createServer((req, res) => {
+    req.resume();
+    const answer = answers[Math.min(requests.length, answers.length - 1)]!;
+    requests.push({ at: Date.now(), headers: req.headers });
+    const problem = answer.status >= 400;
+    res.writeHead(answer.status, { 'content-type': problem ? 'application/problem+json' : 'application/json', ...answer.headers });
+    res.end(JSON.stringify(answer.body ?? (problem ? { status: answer.status, code: 'x', detail: 'scripted' } : { data: [] })));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url, requests, close: () => (server.closeAllConnections(), server.close()) };
+}
+const unavailable = (headers?: Record<string, string>): Scripted => ({
+  status: 503,
+  headers,
+  body: { status: 503, code: 'service_unavailable' },
+});
+
+describe('retries, by the answer', () => {
+  test("Retry-After as an HTTP date is waited for; one over a minute is not (the caller's error at once); an empty one is a backoff", async () => {
+    const inTwo = new Date(Date.now() + 2000).toUTCString();
+    const dated = await scripted([unavailable({ 'retry-after': inTwo }), { status: 200 }]);
+    const longer = await scripted([unavailable({ 'retry-after': '61' }), { status: 200 }]);
+    const empty = await scripted([unavailable({ 'retry-after': '' }), { status: 200 }]);
+    try {
+      const c = (url: string) => lib.createClient({ baseUrl: url, token: 'pls_x', workspace: ws });
+      await c(dated.url).listProjects();
+      expect(dated.requests).toHaveLength(2);
+      expect(dated.requests[1]!.at - dated.requests[0]!.at).toBeGreaterThanOrEqual(900); // the date, to its second
+      expect(
+        await c(longer.url)
+          .listProjects()
+          .catch((e: Error) => e),
+      ).toBeInstanceOf(lib.ServiceUnavailableError);
+      expect(longer.requests).toHaveLength(1);
+      await c(empty.url).listProjects();
+      expect(empty.requests).toHaveLength(2);
+      expect(empty.requests[1]!.at - empty.requests[0]!.at).toBeGreaterThanOrEqual(370); // 0.5 s less up to a quarter, not 0
+    } finally {
+      for (const s of [dated, longer, empty]) s.close();
+    }
+  });
+
+  test('a POST whose first attempt is still running (409 IDEMPOTENCY_KEY_IN_USE) is retried under the same key; another 409 is not', async () => {
+    const inUse: Scripted = {
+      status: 409,
+      headers: { 'retry-after': '0' },
+      body: { status: 409, code: 'conflict', error_code: 'IDEMPOTENCY_KEY_IN_USE', detail: 'still running' },
+    };
+    const made = { status: 201, body: { data: { slug: 'made' } } };
+    const server = await scripted([inUse, made]);
+    const taken = await scripted([{ status: 409, body: { status: 409, code: 'conflict', error_code: 'CONFLICT', detail: 'taken' } }]);
+    try {
+      const created = await lib.createClient({ baseUrl: server.url, token: 'pls_x', workspace: ws }).createProject({ name: 'Made' });
+      expect(created.data.slug).toBe('made');
+      const keys = server.requests.map((r) => r.headers['idempotency-key']);
+      expect(keys).toEqual([expect.any(String), keys[0]]);
+      const c = lib.createClient({ baseUrl: taken.url, token: 'pls_x', workspace: ws });
+      expect(await c.createProject({ name: 'Made' }).catch((e: Error) => e)).toBeInstanceOf(lib.ConflictError);
+      expect(taken.requests).toHaveLength(1);
+    } finally {
+      server.close();
+      taken.close();
+    }
+  });
+
+  test('an abort during the backoff ends the call with an AbortError, and nothing more is sent', async () => {
+    const server = await scripted([unavailable()]);
+    try {
+      const controller = new AbortController();
+      const c = lib.createClient({ baseUrl: server.url, token: 'pls_x', workspace: ws, maxRetries: 5 });
+      const pending = c.listProjects({}, { signal: controller.signal }).catch((e: Error) => e);
+      await expect.poll(() => server.requests.length).toBe(1);
+      controller.abort();
+      expect(await pending).toBeInstanceOf(lib.AbortError);
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      server.close();
+    }
+  });
+
+  test('a list whose first page failed is asked again when awaited again', async () => {
+    const server = await scripted([unavailable(), { status: 200, body: { data: [{ slug: 'p' }], meta: { next_cursor: null } } }]);
+    try {
+      const page = lib.createClient({ baseUrl: server.url, token: 'pls_x', workspace: ws, maxRetries: 0 }).listProjects();
+      expect(await page.then(undefined, (e: Error) => e)).toBeInstanceOf(lib.ServiceUnavailableError);
+      expect((await page).data).toEqual([{ slug: 'p' }]);
+      expect(server.requests).toHaveLength(2);
+    } finally {
+      server.close();
+    }
+  });
+});
+
 describe('followActivities', () => {
-  test('catches up oldest first, then yields each new entry once as it is written', async () => {
-    const own = uniqueWorkspace('follow');
-    const c = lib.createClient({ baseUrl: apiUrl(), token: await tokenFor(own), workspace: own });
+  /** A client of a workspace of its own whose every read of the history is recorded: its status and If-None-Match. */
+  async function following(prefix: string, hold?: () => boolean) {
+    const own = uniqueWorkspace(prefix);
+    const reads: { status: number; ifNoneMatch: string | null }[] = [];
+    const held: string[] = [];
+    const c = lib.createClient({
+      baseUrl: apiUrl(),
+      token: await tokenFor(own),
+      workspace: own,
+      fetch: async (input: Parameters<typeof fetch>[0], init: RequestInit) => {
+        const history = new URL(String(input)).pathname === '/activities';
+        if (history && hold?.()) {
+          held.push(String(input));
+          // As fetch does with a signal: nothing until it aborts, then its reason.
+          return new Promise<Response>((_, reject) => init.signal!.addEventListener('abort', () => reject(init.signal!.reason)));
+        }
+        const res = await fetch(input, init);
+        if (history) reads.push({ status: res.status, ifNoneMatch: new Headers(init.headers).get('if-none-match') });
+        return res;
+      },
+    });
+    return { c, reads, held };
+  }
+
+  test('catches up oldest first, polls with If-None-Match (304s) while caught up, then yields each new entry once', async () => {
+    const { c, reads } = await following('follow');
     await c.createProject({ name: 'Followed' });
     const controller = new AbortController();
     const seen: { type: string; id: string }[] = [];
-    const following = (async () => {
-      for await (const entry of c.followActivities({ from_context: 'company' }, { signal: controller.signal, pollMs: 100 })) {
+    const done = (async () => {
+      for await (const entry of c.followActivities({ from_context: 'company' }, { signal: controller.signal, pollMs: 50 })) {
         seen.push({ type: entry.type, id: entry.id });
-        if (seen.length === 1) await c.updateProject({ slug: 'followed', description: 'changed while followed' });
-        if (seen.length === 2) await c.createLabel({ title: 'Followed Label', color: '123456' });
         if (seen.length === 3) controller.abort();
       }
     })();
-    await following;
+    await expect.poll(() => seen.length).toBe(1);
+    await expect.poll(() => reads.filter((r) => r.status === 304).length).toBeGreaterThanOrEqual(2);
+    expect(reads.filter((r) => r.status === 304).every((r) => r.ifNoneMatch)).toBe(true);
+    await c.updateProject({ slug: 'followed', description: 'changed while followed' });
+    await expect.poll(() => seen.length).toBe(2);
+    await c.createLabel({ title: 'Followed Label', color: '123456' });
+    await done;
     expect(seen.map((e) => e.type)).toEqual(['Project Created', 'Project Updated', 'Label Created']);
     expect(new Set(seen.map((e) => e.id)).size).toBe(3);
+  });
+
+  test('a window longer than a page is read whole: an entry that lands on its second page is yielded', async () => {
+    const { c, reads } = await following('follow-pages');
+    for (const name of ['Paged A', 'Paged B', 'Paged C']) await c.createProject({ name });
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const done = (async () => {
+      const options = { signal: controller.signal, pollMs: 50, limit: 2, marginMs: 3_600_000 };
+      for await (const entry of c.followActivities({ from_context: 'company' }, options)) {
+        seen.push(entry.project_slug);
+        if (seen.length === 4) controller.abort();
+      }
+    })();
+    await expect.poll(() => seen.length).toBe(3);
+    const caughtUp = reads.length;
+    await expect.poll(() => reads.length).toBeGreaterThanOrEqual(caughtUp + 4); // polls of the whole window
+    await c.createProject({ name: 'Paged D' });
+    await done;
+    expect(seen).toEqual(['paged-a', 'paged-b', 'paged-c', 'paged-d']);
+    expect(reads.filter((r) => r.status === 304)).toEqual([]); // a full first page's tag is never sent
+  });
+
+  test('an abort while a read is in flight ends the iteration without an error', async () => {
+    let hold = false;
+    const { c, held } = await following('follow-abort', () => hold);
+    await c.createProject({ name: 'Aborted Follow' });
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const done = (async () => {
+      for await (const entry of c.followActivities({ from_context: 'company' }, { signal: controller.signal, pollMs: 50 }))
+        seen.push(entry.id);
+    })();
+    await expect.poll(() => seen.length).toBe(1);
+    hold = true;
+    await expect.poll(() => held.length).toBe(1);
+    controller.abort();
+    await expect(done).resolves.toBeUndefined();
+    expect(seen).toHaveLength(1);
   });
 });
 
@@ -297,6 +465,15 @@ describe('verifyWebhook', () => {
     await refused(body, { 'webhook-id': 'msg_1', 'webhook-timestamp': String(now()) });
     await refused(body, { ...headers, 'webhook-signature': 'v2,abc v1,' });
     await refused('not json', signedHeaders([secret], 'msg_1', now(), 'not json'));
+  });
+
+  test('a verified delivery of a type newer than the client is an UnknownWebhookEventError carrying the event', async () => {
+    const newer = JSON.stringify({ type: 'Sprint Started', timestamp: '2026-01-01T00:00:00.000Z', data: { event_id: 'e-9' } });
+    const error = await lib.verifyWebhook(secret, newer, signedHeaders([secret], 'msg_9', now(), newer)).catch((e: Error) => e);
+    expect(error).toBeInstanceOf(lib.UnknownWebhookEventError);
+    expect(error).toBeInstanceOf(lib.WebhookVerificationError);
+    expect(error.event).toMatchObject({ type: 'Sprint Started', data: { event_id: 'e-9' } });
+    expect(lib.WEBHOOK_EVENT_TYPES).toContain('Project Created');
   });
 });
 

@@ -42,6 +42,7 @@ const NOT_SETTINGS = new Set([
   'OUTBOUND_TYPES',
   'CHANGE_TYPES',
   'OPERATIONAL_TYPES',
+  'WEBHOOK_EVENT_TYPES',
   'INBOUND_TYPES',
   'OUTBOUND_DETAILS',
   // CloudFormation's words

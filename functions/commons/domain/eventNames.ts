@@ -62,6 +62,9 @@ export const outboundTypeNamed = (value: string): OutboundType | undefined => OU
 export const changeTypeNamed = (value: string): ChangeType | undefined => CHANGES_BY_NAME.get(value);
 /** Whether an outbound type is a public change (not one of the operational ones). */
 export const isChangeType = (type: OutboundType): type is ChangeType => CHANGES_BY_NAME.has(type);
+const OPERATIONAL: ReadonlySet<string> = new Set(OPERATIONAL_TYPES);
+/** Whether a type (by its bus name) is one of the operational ones: about a webhook, not a change. */
+export const isOperationalType = (type: string): type is (typeof OPERATIONAL_TYPES)[number] => OPERATIONAL.has(type);
 
 /** What the rest of the product tells this service, for the projects' stats. */
 export const INBOUND_TYPES = [

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { OPERATIONAL_TYPES } from '#domain/eventNames';
+import { isOperationalType } from '#domain/eventNames';
 import { rescheduleDelivery } from '#store/dueDeliveries';
 import { keys } from '#store/keys';
 import { claimDelivery, putNewDelivery, readDelivery, recordAttempt, releaseClaim } from '#store/webhookDeliveries';
@@ -43,14 +43,13 @@ function projectsOf({ type, detail }: PublishedEvent): unknown[] {
 }
 
 /** The webhook an operational event is about (`Webhook Failing`, ...): never its own receiver, whatever it subscribes to. */
-const OPERATIONAL: ReadonlySet<string> = new Set(OPERATIONAL_TYPES);
 const aboutWebhook = ({ type, detail }: PublishedEvent) =>
-  OPERATIONAL.has(type) ? (detail.data as { id?: unknown } | undefined)?.id : undefined;
+  isOperationalType(type) ? (detail.data as { id?: unknown } | undefined)?.id : undefined;
 
 function wants(webhook: WebhookRecord, event: PublishedEvent): boolean {
   if (!webhook.active || aboutWebhook(event) === webhook.id) return false;
   // `*` is every change; the operational events go only to webhooks that name them.
-  const all = webhook.events.includes(ALL_EVENTS) && !OPERATIONAL.has(event.type);
+  const all = webhook.events.includes(ALL_EVENTS) && !isOperationalType(event.type);
   if (!all && !webhook.events.includes(event.type)) return false;
   return webhook.project_slug === undefined || projectsOf(event).includes(webhook.project_slug);
 }

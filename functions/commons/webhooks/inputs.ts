@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { quoted } from '#domain/quoted';
 import { SLUG } from '#domain/slugs';
 import { paginationFields, pagingRules, rfc3339Time, text } from '#wire/validation';
-import { isChangeType } from '#domain/eventNames';
+import { isOperationalType } from '#domain/eventNames';
 import { DELIVERY_STATUSES } from './entities';
 import { ALL_EVENTS, KNOWN_TYPES_SENTENCE, subscribableType } from './eventTypes';
 import { MAX_DESCRIPTION, MAX_EVENT_TYPES } from './limits';
@@ -38,7 +38,7 @@ const events = z.pipe(
   z.transform((values: string[]) => {
     const types = [...new Set(values.map((v) => subscribableType(v)!))];
     // `*` stands for every change; an operational type named beside it is kept (`*` does not take them).
-    return types.includes(ALL_EVENTS) ? [ALL_EVENTS, ...types.filter((t) => t !== ALL_EVENTS && !isChangeType(t))] : types;
+    return types.includes(ALL_EVENTS) ? [ALL_EVENTS, ...types.filter((t) => t !== ALL_EVENTS && isOperationalType(t))] : types;
   }),
 );
 

@@ -8,37 +8,62 @@ export interface FollowOptions {
   pollMs?: number;
   /** How far before the newest entry each poll reads again, for entries written late (default 60 s). */
   marginMs?: number;
+  /** Entries per read (default 100, the most a page holds). */
+  limit?: number;
 }
 
 type Page = { data: ActivityEntry[]; meta: { next_cursor: string | null } };
 type Read = (query: Record<string, unknown>, ifNoneMatch: string | undefined, signal: AbortSignal | undefined) => Promise<Answer>;
 
+/** Waits `ms`, or until `signal` aborts. */
 const wait = (ms: number, signal: AbortSignal | undefined) =>
   new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
   });
 
 /**
  * The history, oldest first from `since` (or its beginning), then each new entry as it is written: it
- * reads to the end, then polls with `If-None-Match` (a 304 costs no page), each read starting `marginMs`
- * before the newest entry it has seen (entries are ordered by the time of their change but may be
- * written late) and skipping the entries it has yielded: each entry once. Ends when `signal` aborts.
+ * reads to the end, then polls, each read starting `marginMs` before the newest entry it has seen
+ * (entries are ordered by the time of their change but may be written late) and skipping the entries
+ * it has yielded: each entry once. While the window fits on one page, a poll sends that page's ETag as
+ * `If-None-Match` (a 304 costs no page); the ETag covers one page's entries, so a window of several
+ * pages is read whole. Ends, without an error, when `signal` aborts.
  */
 export async function* followActivities(read: Read, params: FollowParams, options: FollowOptions): AsyncGenerator<ActivityEntry> {
-  const { signal, pollMs = 2000, marginMs = 60_000 } = options;
+  // A page with fewer entries than `limit` holds every entry of its window.
+  const { signal, pollMs = 2000, marginMs = 60_000, limit = 100 } = options;
   const seen = new Map<string, number>();
   let since = params.since;
+  /** The ETag of the last read's window, when one page held all of it (and the window it was for). */
   let etag: { since: string | undefined; tag: string } | undefined;
-  while (!signal?.aborted) {
+  /** A read, or undefined once the caller has aborted (during the read or before it). */
+  const readOrEnd = async (query: Record<string, unknown>, ifNoneMatch?: string) => {
+    if (signal?.aborted) return undefined;
+    try {
+      return await read({ ...query, limit }, ifNoneMatch, signal);
+    } catch (error) {
+      if (signal?.aborted) return undefined;
+      throw error;
+    }
+  };
+  for (;;) {
     const base = { ...params, order: 'asc', ...(since ? { since } : {}) };
-    const first = await read(base, etag && etag.since === since ? etag.tag : undefined, signal);
+    const first = await readOrEnd(base, etag && etag.since === since ? etag.tag : undefined);
+    if (!first) return;
     let fresh = 0;
     if (first.status !== 304) {
-      if (first.etag) etag = { since, tag: first.etag };
+      etag = undefined;
       let newest = since ? Date.parse(since) + marginMs : 0;
-      for (let page = first.body as Page; ; ) {
+      for (let page: Page | undefined = first.body as Page; page; ) {
+        if (page === first.body && first.etag && !page.meta.next_cursor && page.data.length < limit) etag = { since, tag: first.etag };
         for (const entry of page.data) {
+          if (signal?.aborted) return;
           const at = Date.parse(entry.occurred_at);
           newest = Math.max(newest, at);
           if (seen.has(entry.id)) continue;
@@ -46,8 +71,10 @@ export async function* followActivities(read: Read, params: FollowParams, option
           fresh++;
           yield entry;
         }
-        if (!page.meta.next_cursor || signal?.aborted) break;
-        page = (await read({ ...base, cursor: page.meta.next_cursor }, undefined, signal)).body as Page;
+        if (!page.meta.next_cursor) break;
+        const next = await readOrEnd({ ...base, cursor: page.meta.next_cursor });
+        if (!next) return;
+        page = next.body as Page;
       }
       if (newest > 0) {
         const from = newest - marginMs;

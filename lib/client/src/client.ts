@@ -13,7 +13,7 @@ export interface ClientOptions {
   workspace?: string;
   /** Each attempt's time limit (default 60 s). */
   timeoutMs?: number;
-  /** Retries after a network failure, a timeout, 408, 429, 500, 502, 503 or 504 (default 2; 0: none). */
+  /** Retries after a network failure, a timeout, 408, 429, 500, 502, 503 or 504 (default 2; 0: none); a POST only under its Idempotency-Key. */
   maxRetries?: number;
   /** The fetch to use (default: the platform's). */
   fetch?: typeof fetch;
@@ -22,7 +22,7 @@ export interface ClientOptions {
 type Params<K extends keyof Operations> = Operations[K]['params'];
 /** What a call resolves to: the answer's body, and its entity tag where the route answers one. */
 export type Result<K extends keyof Operations> = Operations[K]['answer'] &
-  (Operations[K]['tagged'] extends true ? { etag: string } : unknown);
+  (Operations[K]['tagged'] extends true ? { etag: string | undefined } : unknown);
 /** An operation whose parameters are all optional may be called without any. */
 type Args<K extends keyof Operations> =
   Record<never, never> extends Params<K> ? [params?: Params<K>, options?: CallOptions] : [params: Params<K>, options?: CallOptions];
@@ -36,7 +36,7 @@ export type Client = { [K in keyof Operations]: Method<K> } & {
 };
 
 const shape = (spec: OperationSpec, answer: Answer) =>
-  spec.tagged ? { ...(answer.body as object), etag: answer.etag ?? '' } : (answer.body as object);
+  spec.tagged ? { ...(answer.body as object), etag: answer.etag } : (answer.body as object);
 
 /** A client of the API: see the package's README. */
 export function createClient(options: ClientOptions): Client {

@@ -90,3 +90,16 @@ export class AbortError extends Error {
 export class WebhookVerificationError extends Error {
   override name = 'WebhookVerificationError';
 }
+/**
+ * A delivery that verified but whose `type` this version of the client does not know (an event type the
+ * service added since): `event` holds it, unchecked. A receiver acknowledges it (a 2xx) or upgrades.
+ */
+export class UnknownWebhookEventError extends WebhookVerificationError {
+  override name = 'UnknownWebhookEventError';
+  readonly event: { type: string; data: object } & Record<string, unknown>;
+
+  constructor(event: { type: string; data: object } & Record<string, unknown>) {
+    super(`The delivery verified, but its type "${event.type}" is unknown to this version of the client.`);
+    this.event = event;
+  }
+}

@@ -34,6 +34,12 @@ export interface Answer {
 
 /** Statuses worth another attempt: the request timed out, was throttled, or met a server or gateway failure. */
 const RETRYABLE = new Set([408, 429, 500, 502, 503, 504]);
+/**
+ * A 409 that is worth another attempt: an earlier attempt of this call, under the same Idempotency-Key, is
+ * still running (after a timeout, say); the retry gets its answer once it finishes.
+ */
+const retryableProblem = (status: number, problem: Problem | undefined) =>
+  RETRYABLE.has(status) || (status === 409 && problem?.error_code === 'IDEMPOTENCY_KEY_IN_USE');
 /** A `Retry-After` longer than this is not waited for: the error goes to the caller, who may choose. */
 const LONGEST_RETRY_AFTER_MS = 60_000;
 
@@ -68,7 +74,7 @@ function checkNames(spec: OperationSpec, params: Record<string, unknown>) {
 
 /** How long to wait before attempt `n` (1-based retry): the answer's `Retry-After`, else 0.5 s doubling to 8 s, less up to a quarter at random. */
 function waitMs(retry: number, retryAfter: string | null): number | undefined {
-  if (retryAfter !== null) {
+  if (retryAfter !== null && retryAfter.trim() !== '') {
     const seconds = Number(retryAfter);
     const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(retryAfter) - Date.now();
     if (!Number.isNaN(ms)) return ms > LONGEST_RETRY_AFTER_MS ? undefined : Math.max(0, ms);
@@ -123,9 +129,9 @@ export async function send(
     const { response } = outcome;
     const etag = response.headers.get('etag') ?? undefined;
     if (response.ok || response.status === 304) return { status: response.status, body: outcome.json, etag };
-    const wait = RETRYABLE.has(response.status) && !last ? waitMs(attempt + 1, response.headers.get('retry-after')) : undefined;
-    if (wait === undefined)
-      throw apiErrorOf(response.status, outcome.json as Problem | undefined, response.headers.get('x-request-id') ?? undefined);
+    const problem = outcome.json as Problem | undefined;
+    const wait = retryableProblem(response.status, problem) && !last ? waitMs(attempt + 1, response.headers.get('retry-after')) : undefined;
+    if (wait === undefined) throw apiErrorOf(response.status, problem, response.headers.get('x-request-id') ?? undefined);
     await sleep(wait, options.signal);
   }
 }

@@ -20,6 +20,8 @@ export {
   ServiceUnavailableError,
   TimeoutError,
   ValidationError,
+  UnknownWebhookEventError,
   WebhookVerificationError,
 } from './errors.js';
+export { WEBHOOK_EVENT_TYPES } from './generated.js';
 export type * from './generated.js';

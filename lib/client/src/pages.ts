@@ -16,9 +16,15 @@ export class PagePromise<A, I> implements PromiseLike<A>, AsyncIterable<I> {
     this.#fetch = fetchPage;
   }
 
-  /** The first page, asked for once however often it is awaited. */
+  /** The first page, asked for once however often it is awaited (asked again after a failure). */
   #firstPage(): Promise<A> {
-    this.#first ??= this.#fetch();
+    if (!this.#first) {
+      const first = this.#fetch();
+      this.#first = first;
+      first.catch(() => {
+        if (this.#first === first) this.#first = undefined;
+      });
+    }
     return this.#first;
   }
 

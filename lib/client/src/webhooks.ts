@@ -1,5 +1,5 @@
-import { WebhookVerificationError } from './errors.js';
-import type { WebhookEvent } from './generated.js';
+import { UnknownWebhookEventError, WebhookVerificationError } from './errors.js';
+import { WEBHOOK_EVENT_TYPES, type WebhookEvent } from './generated.js';
 
 /** Headers as fetch (`Headers`), Node (`IncomingHttpHeaders`) or a plain object give them. */
 export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
@@ -32,7 +32,8 @@ function base64Bytes(text: string): Uint8Array | undefined {
  * (`whsec_` + base64); one good signature among the header's several is enough (a rotation signs with
  * each secret in its grace), a timestamp more than 5 minutes off is refused. `rawBody` is the body as
  * received, before any JSON parsing. Returns the event, typed by its `type`; throws a
- * WebhookVerificationError on anything else.
+ * WebhookVerificationError on anything else (an UnknownWebhookEventError, carrying the event, when it
+ * verified but its type is newer than this client).
  */
 export async function verifyWebhook(
   secret: string,
@@ -73,5 +74,7 @@ export async function verifyWebhook(
   const { type, data } = (event ?? {}) as { type?: unknown; data?: unknown };
   if (typeof type !== 'string' || typeof data !== 'object' || data === null)
     throw new WebhookVerificationError('The body is not an event.');
+  if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(type))
+    throw new UnknownWebhookEventError(event as { type: string; data: object } & Record<string, unknown>);
   return event as WebhookEvent;
 }
