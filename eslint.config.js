@@ -8,6 +8,7 @@ export default tseslint.config(
       'cdk.out/',
       '.data/',
       '.bench/',
+      '.test-map/',
       '.dependency-cruiser.cjs',
       'lib/client/dist/',
       'lib/client/src/generated.ts',

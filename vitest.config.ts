@@ -6,6 +6,12 @@ import SlowestFiles from './test/support/slowest-files.ts';
 /** Tests that need neither a database nor a server: `npm run test:unit` runs them alone. */
 const UNIT = ['test/unit/**/*.test.ts', 'test/inbound/deadLetters.test.ts', 'test/docs/links.test.ts'];
 const CDK = ['test/cdk/**/*.test.ts'];
+/**
+ * Recording what each test file executes (`npm run test:changed`, lib/testmap/record.ts): each file in a
+ * process of its own, with a local API of its own (test/support/env.ts), its coverage taken at its end.
+ */
+const RECORDING = Boolean(process.env.TEST_MAP_RECORD);
+const SHARED = !RECORDING;
 
 export default defineConfig({
   test: {
@@ -17,7 +23,7 @@ export default defineConfig({
     sequence: { sequencer: HeaviestFirst },
     reporters: ['default', new SlowestFiles()],
     // What each file cost its worker in CPU time, for the report at the end.
-    setupFiles: ['test/support/file-cpu.ts'],
+    setupFiles: [...(RECORDING ? ['test/support/coverage-record.ts'] : []), 'test/support/file-cpu.ts'],
     // Handlers run in-process by unit tests log and emit metrics nowhere; tests that read them turn them on.
     // The DynamoDB Locals of a run live minutes: their JVMs compile with the quick compiler alone.
     env: {
@@ -29,7 +35,7 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'unit', include: UNIT } },
       // The stack's templates: the files share their worker's modules, and so one synthesis of each stage.
-      { extends: true, test: { name: 'cdk', include: CDK, isolate: false } },
+      { extends: true, test: { name: 'cdk', include: CDK, isolate: !SHARED } },
       {
         extends: true,
         test: {
@@ -38,7 +44,7 @@ export default defineConfig({
           exclude: [...configDefaults.exclude, ...UNIT, ...CDK],
           // A local API with its own DynamoDB Local per worker (test/support/global-setup.ts).
           globalSetup: ['test/support/global-setup.ts'],
-          isolate: false,
+          isolate: !SHARED,
           setupFiles: ['test/support/env.ts'],
         },
       },

@@ -118,7 +118,8 @@ else if (process.env.WEBHOOK_SECRETS_KEY && !process.env.WEBHOOK_SECRETS_KMS_KEY
 
 // Imported only now: the shared DocumentClient reads its endpoint from the environment at load.
 const { tableName } = await import('#store/table');
-const { createGateway, loadHandlers } = await import('#local/gateway');
+const { createGateway } = await import('#local/gateway');
+const { lazyFunctions } = await import('#local/lambdaEvents');
 // DYNAMODB_PARTITION_LIMITS: DynamoDB Local throttled as DynamoDB throttles a hot partition (docs/local.md).
 (await import('#local/partitions/install')).simulatePartitions({ embedded });
 
@@ -129,7 +130,7 @@ if (embedded) {
   if (created) console.log(`Created table ${tableName()}`);
 }
 
-const server = createGateway(await loadHandlers(repoRoot), {});
+const server = createGateway(lazyFunctions(repoRoot), {});
 await new Promise<void>((resolve, reject) => {
   server.once('error', reject);
   server.listen(port, host, resolve);

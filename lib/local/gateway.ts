@@ -16,7 +16,15 @@ import { docsAnswer } from './docs';
 import { localLog, type LocalLog } from './localLog';
 import { CONSUMER_TABLE_ACCESS, routeTableAccess } from '#lib/tableAccess';
 import { asFunction } from './tableAccess.ts';
-import { loadHandler, lambdaContext, methodArn, proxyEvent, type AuthorizerHandler, type ProxyHandler } from './lambdaEvents.ts';
+import {
+  type AuthorizerHandler,
+  type Functions,
+  lambdaContext,
+  loadHandler,
+  methodArn,
+  proxyEvent,
+  type ProxyHandler,
+} from './lambdaEvents.ts';
 import { RateLimiter } from './rateLimits';
 
 /**
@@ -37,6 +45,7 @@ interface Reached {
   failure?: { message: string; error: unknown };
 }
 
+/** Every function loaded at once (the benchmarks, which invoke them in-process); the gateway loads each on its first request. */
 export async function loadHandlers(root: string) {
   const handlers = new Map<Route, ProxyHandler>();
   for (const route of routes) handlers.set(route, await loadHandler<ProxyHandler>(root, route.handler));
@@ -107,7 +116,7 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
   socket.end(`${head.join('\r\n')}\r\n\r\n${result.body}`);
 }
 
-export function createGateway(loaded: Awaited<ReturnType<typeof loadHandlers>>, opts: GatewayOptions): Server {
+export function createGateway(loaded: Functions, opts: GatewayOptions): Server {
   const log = opts.log ?? localLog;
   const authorize = cachedAuthorizer(loaded.authorizer);
   const rateLimiter = new RateLimiter();
@@ -148,19 +157,19 @@ const KEEP_ALIVE_MS = 65_000;
  * AUTHORIZER_CACHE_SECONDS (so a revoked token works until its entry expires, as deployed);
  * refusals are not cached.
  */
-function cachedAuthorizer(authorizer: AuthorizerHandler) {
+function cachedAuthorizer(authorizer: () => Promise<AuthorizerHandler>) {
   const cache = new Map<string, { policy: APIGatewayAuthorizerResult; until: number }>();
   return async (event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
     const hit = cache.get(event.authorizationToken);
     if (hit && hit.until > Date.now()) return hit.policy;
-    const policy = await authorizer(event, lambdaContext('authorizer'));
+    const policy = await (await authorizer())(event, lambdaContext('authorizer'));
     if (AUTHORIZER_CACHE_SECONDS > 0) cache.set(event.authorizationToken, { policy, until: Date.now() + AUTHORIZER_CACHE_SECONDS * 1000 });
     return policy;
   };
 }
 
 async function dispatch(
-  loaded: Awaited<ReturnType<typeof loadHandlers>>,
+  loaded: Functions,
   authorize: (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>,
   rateLimiter: RateLimiter,
   method: string,
@@ -232,7 +241,8 @@ async function dispatch(
     // Served at the root, as a custom domain mapped at its root: no stage in the called path.
     calledPath: url.pathname,
   });
-  const handler = loaded.handlers.get(match.route)!;
   reached.function = true;
-  return asFunction(match.route.name, routeTableAccess(match.route), () => handler(event, lambdaContext(match.route.name)));
+  return asFunction(match.route.name, routeTableAccess(match.route), async () =>
+    (await loaded.handler(match.route))(event, lambdaContext(match.route.name)),
+  );
 }

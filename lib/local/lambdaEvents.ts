@@ -8,7 +8,7 @@ import type {
   APIGatewayTokenAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import type { Route } from '#http/routes';
+import { authorizerHandler, type Route } from '#http/routes';
 
 /**
  * What Lambda hands a function locally: the handler a route names, the invocation context, and the
@@ -22,6 +22,29 @@ export type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent, context:
 export async function loadHandler<H>(root: string, file: string): Promise<H> {
   return (await import(pathToFileURL(join(root, file)).href)).handler as H;
 }
+
+/**
+ * The functions of the route table as Lambda runs them: each loads its code on its first invocation (its
+ * cold start), so a request loads only what its own function imports, and a function that fails to load
+ * fails its own requests (asked again on the next), not the others'.
+ */
+export function lazyFunctions(root: string) {
+  const loads = new Map<string, Promise<unknown>>();
+  const load = <H>(file: string): Promise<H> => {
+    let loading = loads.get(file);
+    if (!loading) {
+      loading = loadHandler<H>(root, file);
+      loads.set(file, loading);
+      loading.catch(() => loads.delete(file));
+    }
+    return loading as Promise<H>;
+  };
+  return {
+    handler: (route: Route) => load<ProxyHandler>(route.handler),
+    authorizer: () => load<AuthorizerHandler>(authorizerHandler),
+  };
+}
+export type Functions = ReturnType<typeof lazyFunctions>;
 
 const LOCAL_API_ID = 'local';
 const LOCAL_STAGE = 'local';

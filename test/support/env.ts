@@ -1,10 +1,23 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { outboundMismatches } from './asyncapi.ts';
-import { localStack } from './stack.ts';
+import { localStack, useOwnStack } from './stack.ts';
 
 import { useLocalDatabase } from '#local/database';
+
+// Recording what each file executes (test/support/coverage-record.ts): a local API of the file's own,
+// started for it (its worker's has run other files' requests: what they loaded would count as this one's).
+if (process.env.TEST_MAP_RECORD && !process.env.API_URL) {
+  const { startStack } = await import('./global-setup.ts');
+  const { stack, api, dir } = await startStack(localStack().dynamodbPort, `rec${randomBytes(6).toString('hex')}`);
+  useOwnStack(stack);
+  // Registered first, so it runs last: after the check of what the file published.
+  afterAll(async () => {
+    await api.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+}
 
 // This test file's database in the run's DynamoDB Local, new and empty: its worker's local API moves to it
 // (lib/local/databaseSwitch.ts), and the shared DocumentClient of this worker and whatever the tests start

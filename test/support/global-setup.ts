@@ -21,7 +21,11 @@ export interface LocalStack {
 const started: { api: LocalApi; dir: string }[] = [];
 let database: EmbeddedDatabase | undefined;
 
-async function startStack(dynamodbPort: number, worker: number): Promise<LocalStack> {
+/** A local API (with its stream processor) on the run's DynamoDB Local, and the files it writes in a folder of its own. */
+export async function startStack(
+  dynamodbPort: number,
+  worker: number | string,
+): Promise<{ stack: LocalStack; api: LocalApi; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'pls-test-'));
   const files = {
     eventsFile: join(dir, 'events.jsonl'),
@@ -43,8 +47,7 @@ async function startStack(dynamodbPort: number, worker: number): Promise<LocalSt
       METRICS_FILE: files.metricsFile,
     },
   });
-  started.push({ api, dir });
-  return { apiUrl: api.url, dynamodbPort, ...files };
+  return { stack: { apiUrl: api.url, dynamodbPort, ...files }, api, dir };
 }
 
 /**
@@ -63,7 +66,12 @@ export async function setup(project: TestProject) {
   process.env.WEBHOOK_SECRETS_KEY ??= throwawayWebhookSecretsKey();
   database = await startDynamoDbLocal({ port: await freePort(), sharedDb: false });
   const port = Number(new URL(database.endpoint).port);
-  project.provide('stacks', await Promise.all(Array.from({ length: workers }, (_, i) => startStack(port, i + 1))));
+  const stacks = await Promise.all(Array.from({ length: workers }, (_, i) => startStack(port, i + 1)));
+  started.push(...stacks);
+  project.provide(
+    'stacks',
+    stacks.map((s) => s.stack),
+  );
 }
 
 export async function teardown() {

@@ -37,7 +37,9 @@ export function toolEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
 
 /** Node's arguments that start a tool of bin/: built (toolBuilds.ts), or as `npm run` starts it with `asNpmRuns`. */
 export async function toolArgv(file: string, args: string[], { asNpmRuns = false } = {}): Promise<string[]> {
-  const built = asNpmRuns ? undefined : (await builtTools(() => npmTools().map((t) => t.file))).get(file);
+  // Recording what each test file executes (coverage-record.ts) needs each source file run as itself, not built into a bundle.
+  const asSources = asNpmRuns || Boolean(process.env.TEST_MAP_RECORD);
+  const built = asSources ? undefined : (await builtTools(() => npmTools().map((t) => t.file))).get(file);
   return built ? [built, ...args] : ['--import', 'tsx', file, ...args];
 }
 

@@ -1,0 +1,67 @@
+/**
+ * npm run test:changed: the tests a change can fail, chosen by what each test file executed and read when
+ * the map was recorded (lib/testmap/), then run. The first call records the map with a full run.
+ */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { cliArguments, cliError } from '#lib/cli';
+import { repoRoot } from '#lib/paths';
+import { changedSince, commitOf, forkPoint, isAncestor, testFiles } from '#lib/testmap/changes';
+import { readMap, type TestMap } from '#lib/testmap/map';
+import { record } from '#lib/testmap/record';
+import { selectTests } from '#lib/testmap/select';
+
+const usage = `usage: npm run test:changed [-- --base <ref>] [--record] [--list]
+  Runs the test files that can fail because of the files changed against main (or --base), the working
+  tree's uncommitted and new files included: each test file that executed or read a changed file when the
+  map was recorded (every process it reached: its worker, the local API and its stream processor, the
+  tools), each changed test file, each test file the map does not know; the whole suite when the run's
+  setup changed (package.json, the lockfile, vitest.config.ts, tsconfig.json, test/support/).
+  The first call, and --record, records the map first: the whole suite, each file in a process of its own
+  (docs/testing.md says what it costs).
+  --base     the ref to compare with (default main)
+  --record   record the map again first (after pulling, or when it is old)
+  --list     print the choice and stop`;
+const { values } = await cliArguments({ usage, options: { base: 'string', record: 'boolean', list: 'boolean' } });
+const base = values.base ?? 'main';
+if (!commitOf(base)) cliError(`--base ${base} names no commit here: give a branch, tag or commit (git log shows them).`);
+
+const started = performance.now();
+const seconds = () => ((performance.now() - started) / 1000).toFixed(1);
+let map: TestMap | undefined = readMap();
+const stale = map && !isAncestor(map.commit);
+if (values.record || !map || stale) {
+  const why = values.record
+    ? 'asked (--record)'
+    : !map
+      ? 'no map yet (.test-map/)'
+      : `its commit ${map!.commit.slice(0, 7)} is not in HEAD's history`;
+  console.log(`Recording the map: ${why}. The whole suite runs, each file in a process of its own.`);
+  const recorded = record([]);
+  map = recorded.map;
+  console.log(`Recorded ${Object.keys(map.files).length} test files at ${map.commit.slice(0, 7)} in ${seconds()} s.`);
+  if (recorded.code !== 0)
+    cliError('The recording run had failures (above): the map holds what each file did; fix them, then run npm run test:changed.');
+  process.exit(0);
+}
+
+// Against the base, and against the map's commit (what changed since it was recorded counts as well).
+const changed = [...new Set([...changedSince(forkPoint(base)), ...changedSince(map.commit)])].sort();
+const all = testFiles();
+const selection = selectTests(changed, map, all);
+console.log(`${changed.length} file(s) changed against ${base} and the map (${map.commit.slice(0, 7)}, ${map.recordedAt.slice(0, 16)}).`);
+if (selection.whole) console.log(`The whole suite: ${selection.whole}.`);
+else for (const test of selection.tests) console.log(`  ${test}  (${selection.because[test]})`);
+console.log(`${selection.tests.length} of ${all.length} test files chosen.`);
+if (values.list || selection.tests.length === 0) process.exit(0);
+
+const run = spawnSync(
+  process.execPath,
+  [join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...(selection.whole ? [] : selection.tests)],
+  {
+    cwd: repoRoot,
+    stdio: 'inherit',
+  },
+);
+console.log(`test:changed: ${selection.tests.length} of ${all.length} test files in ${seconds()} s.`);
+process.exit(run.status ?? 1);

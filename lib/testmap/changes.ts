@@ -1,0 +1,52 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { repoRoot } from '#lib/paths';
+
+const git = (...args: string[]) => execFileSync('git', args, { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+const lines = (text: string) => text.split('\n').filter(Boolean);
+
+/** The commit `ref` names, or undefined when there is none. */
+export function commitOf(ref: string): string | undefined {
+  try {
+    return git('rev-parse', '--verify', '--quiet', `${ref}^{commit}`);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `commit` is HEAD or one of its ancestors. */
+export function isAncestor(commit: string): boolean {
+  try {
+    git('merge-base', '--is-ancestor', commit, 'HEAD');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The files changed since `since` (a commit), the working tree's changes included: modified, staged,
+ * added, deleted, renamed (both names), and new files git does not ignore.
+ */
+export function changedSince(since: string): string[] {
+  const tracked = lines(git('diff', '--name-only', '--no-renames', since));
+  const untracked = lines(git('ls-files', '--others', '--exclude-standard'));
+  return [...new Set([...tracked, ...untracked])].sort();
+}
+
+/** Where HEAD left `base`: their merge base. */
+export function forkPoint(base: string): string {
+  return git('merge-base', base, 'HEAD');
+}
+
+/** Every test file of the suite (test/**\/*.test.ts), repository-relative, sorted. */
+export function testFiles(dir = join(repoRoot, 'test')): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => {
+      const path = join(dir, e.name);
+      if (e.isDirectory()) return testFiles(path);
+      return e.name.endsWith('.test.ts') ? [relative(repoRoot, path)] : [];
+    })
+    .sort();
+}
