@@ -6,10 +6,11 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { cliArguments, cliError } from '#lib/cli';
 import { repoRoot } from '#lib/paths';
-import { changedSince, commitOf, forkPoint, isAncestor, testFiles } from '#lib/testmap/changes';
+import { changedSince, commitOf, forkPoint, isAncestor, sameAs, testFiles } from '#lib/testmap/changes';
 import { readMap, type TestMap } from '#lib/testmap/map';
 import { record } from '#lib/testmap/record';
 import { selectTests } from '#lib/testmap/select';
+import { isScript } from '#lib/testmap/comments';
 
 const usage = `usage: npm run test:changed [-- --base <ref>] [--record] [--list]
   Runs the test files that can fail because of the files changed against main (or --base), the working
@@ -48,7 +49,9 @@ if (values.record || !map || stale) {
 // Against the base, and against the map's commit (what changed since it was recorded counts as well).
 const changed = [...new Set([...changedSince(forkPoint(base)), ...changedSince(map.commit)])].sort();
 const all = testFiles();
-const selection = selectTests(changed, map, all);
+// A script changed in its comments and layout alone since the map's commit (and since the base) runs nothing new.
+const commentsOnly = (path: string) => isScript(path) && [map!.commit, forkPoint(base)].every((since) => sameAs(since, path));
+const selection = selectTests(changed, map, all, commentsOnly);
 console.log(`${changed.length} file(s) changed against ${base} and the map (${map.commit.slice(0, 7)}, ${map.recordedAt.slice(0, 16)}).`);
 if (selection.whole) console.log(`The whole suite: ${selection.whole}.`);
 else for (const test of selection.tests) console.log(`  ${test}  (${selection.because[test]})`);

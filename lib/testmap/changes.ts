@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { repoRoot } from '#lib/paths';
+import { sameCode } from './comments.ts';
 
 const git = (...args: string[]) => execFileSync('git', args, { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 const lines = (text: string) => text.split('\n').filter(Boolean);
@@ -49,4 +50,22 @@ export function testFiles(dir = join(repoRoot, 'test')): string[] {
       return e.name.endsWith('.test.ts') ? [relative(repoRoot, path)] : [];
     })
     .sort();
+}
+
+/** Whether `path` in the working tree is the same program as at `commit` (its comments and layout aside); false when it is new or gone. */
+export function sameAs(commit: string, path: string): boolean {
+  const file = join(repoRoot, path);
+  if (!existsSync(file)) return false;
+  let before: string;
+  try {
+    before = execFileSync('git', ['show', `${commit}:${path}`], {
+      cwd: repoRoot,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      maxBuffer: 1 << 26,
+    });
+  } catch {
+    return false;
+  }
+  return sameCode(before, readFileSync(file, 'utf8'), path);
 }

@@ -11,20 +11,28 @@ import { repoRoot } from '#lib/paths';
 export interface TestMap {
   commit: string;
   recordedAt: string;
-  /** Test file → the repository's files (and listed folders, ending in `/`) it executed or read. */
-  files: Record<string, string[]>;
+  /** Test file → what it used of the repository. */
+  files: Record<string, Used>;
 }
 
+export interface Used {
+  /** The files a function of which ran (the module's own top level included). */
+  ran: string[];
+  /** The files it read as data (a module loader's reads of a script aside; esbuild's inputs in), and the folders it listed (`dir/`). */
+  read: string[];
+}
+
+/** Where the map lives (gitignored): map.json, and a recording's raw files while it runs. */
 export const MAP_DIR = join(repoRoot, '.test-map');
-const MAP_FILE = join(MAP_DIR, 'map.json');
 
-export function readMap(): TestMap | undefined {
-  return existsSync(MAP_FILE) ? (JSON.parse(readFileSync(MAP_FILE, 'utf8')) as TestMap) : undefined;
+export function readMap(dir = MAP_DIR): TestMap | undefined {
+  const file = join(dir, 'map.json');
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as TestMap) : undefined;
 }
 
-export function writeMap(map: TestMap) {
-  mkdirSync(MAP_DIR, { recursive: true });
-  writeFileSync(MAP_FILE, `${JSON.stringify(map, null, 1)}\n`);
+export function writeMap(map: TestMap, dir = MAP_DIR) {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'map.json'), `${JSON.stringify(map, null, 1)}\n`);
 }
 
 /** A repository path of a script's URL or a read path, or undefined outside it (packages, Node's own, temp folders). */
@@ -39,29 +47,26 @@ function repoPath(path: string): string | undefined {
 type Coverage = { result: { url: string; functions: { ranges: { count: number }[] }[] }[] };
 
 /** One test file's folder of a recording: the files its processes ran (a function of them counted) and read. */
-function summarizeFile(dir: string): string[] {
-  const used = new Set<string>();
+function summarizeFile(dir: string): Used {
+  const ran = new Set<string>();
+  const read = new Set<string>();
   for (const name of readdirSync(dir)) {
     const text = readFileSync(join(dir, name), 'utf8');
     if (name.startsWith('coverage-')) {
       for (const script of (JSON.parse(text) as Coverage).result) {
         const file = repoPath(script.url);
-        if (file && script.functions.some((f) => (f.ranges[0]?.count ?? 0) > 0)) used.add(file);
+        if (file && script.functions.some((f) => (f.ranges[0]?.count ?? 0) > 0)) ran.add(file);
       }
     } else if (name.startsWith('reads-')) {
-      for (const read of JSON.parse(text) as string[]) {
-        if (read === '/')
-          used.add(read); // the repository's root listed
-        else if (!read.startsWith('node_modules/')) used.add(read);
-      }
+      for (const path of JSON.parse(text) as string[]) read.add(path); // `/`: the repository's root listed
     }
   }
-  return [...used].sort();
+  return { ran: [...ran].sort(), read: [...read].sort() };
 }
 
 /** A recording's folder, summarized: each test file recorded, and what it used. */
-export function summarize(recording: string): Record<string, string[]> {
-  const files: Record<string, string[]> = {};
+export function summarize(recording: string): Record<string, Used> {
+  const files: Record<string, Used> = {};
   const root = join(recording, 'files');
   for (const entry of existsSync(root) ? readdirSync(root) : []) {
     const dir = join(root, entry);

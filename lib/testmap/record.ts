@@ -13,14 +13,17 @@ import { MAP_DIR, readMap, summarize, type TestMap, writeMap } from './map.ts';
  * replaces the map; a partial one adds to each file's entry (what a file used at either commit). A file
  * that failed is recorded as it ran. Returns vitest's exit code.
  */
-export function record(tests: string[]): { code: number; map: TestMap } {
-  const recording = join(MAP_DIR, 'recording');
+export function record(
+  tests: string[],
+  { dir = MAP_DIR, vitestArgs = [] as string[], quiet = false } = {},
+): { code: number; map: TestMap } {
+  const recording = join(dir, 'recording');
   rmSync(recording, { recursive: true, force: true });
   mkdirSync(join(recording, 'workers'), { recursive: true });
   const preload = join(repoRoot, 'test', 'support', 'read-trace.mjs');
-  const run = spawnSync(process.execPath, [join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...tests], {
+  const run = spawnSync(process.execPath, [join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...vitestArgs, ...tests], {
     cwd: repoRoot,
-    stdio: 'inherit',
+    stdio: quiet ? 'ignore' : 'inherit',
     env: {
       ...process.env,
       TEST_MAP_RECORD: recording,
@@ -30,16 +33,18 @@ export function record(tests: string[]): { code: number; map: TestMap } {
     },
   });
   const recorded = summarize(recording);
-  const before = readMap();
+  const before = readMap(dir);
   const files = tests.length === 0 || !before ? recorded : { ...before.files };
+  const union = (a: string[] = [], b: string[]) => [...new Set([...a, ...b])].sort();
   if (files !== recorded)
-    for (const [test, used] of Object.entries(recorded)) files[test] = [...new Set([...(files[test] ?? []), ...used])].sort();
+    for (const [test, used] of Object.entries(recorded))
+      files[test] = { ran: union(files[test]?.ran, used.ran), read: union(files[test]?.read, used.read) };
   const map: TestMap = {
     commit: tests.length === 0 || !before ? commitOf('HEAD')! : before.commit,
     recordedAt: new Date().toISOString(),
     files,
   };
-  writeMap(map);
+  writeMap(map, dir);
   rmSync(recording, { recursive: true, force: true });
   return { code: run.status ?? 1, map };
 }

@@ -24,7 +24,7 @@ export interface Selection {
   because: Record<string, string>;
 }
 
-/** Whether a test that used `entry` (a file, or a folder it listed: `dir/`) may see a change to `path`. */
+/** Whether a test that read `entry` (a file, or a folder it listed: `dir/`) may see a change to `path`. */
 function touches(entry: string, path: string): boolean {
   if (entry === path) return true;
   if (!entry.endsWith('/')) return false;
@@ -34,10 +34,16 @@ function touches(entry: string, path: string): boolean {
 /**
  * The test files that can fail because of `changed`: each changed test file itself, each file the map has
  * executing or reading a changed file, and each test file the map does not know (new, or not recorded);
- * the whole suite for a change of the run's setup. A test file left out never executed or read a changed
- * file when the map was recorded.
+ * the whole suite for a change of the run's setup. A script whose change is in its comments and layout
+ * alone (`commentsOnly`) chooses only the files that read it as data (a comment does not run). A test file
+ * left out never ran a changed line of code nor read a changed file when the map was recorded.
  */
-export function selectTests(changed: string[], map: TestMap, testFiles: string[]): Selection {
+export function selectTests(
+  changed: string[],
+  map: TestMap,
+  testFiles: string[],
+  commentsOnly: (path: string) => boolean = () => false,
+): Selection {
   const all = { whole: undefined, tests: testFiles, because: {} };
   const setup = changed.find((path) => WHOLE_SUITE.some((pattern) => pattern.test(path)));
   if (setup) return { ...all, whole: `${setup} changed (the run's setup)` };
@@ -48,7 +54,9 @@ export function selectTests(changed: string[], map: TestMap, testFiles: string[]
       because[test] = '(not in the map)';
       continue;
     }
-    const hit = changed.find((path) => path === test || used.some((entry) => touches(entry, path)));
+    const hit = changed.find(
+      (path) => path === test || used.read.some((entry) => touches(entry, path)) || (!commentsOnly(path) && used.ran.includes(path)),
+    );
     if (hit) because[test] = hit;
   }
   for (const path of changed) if (isTestFile(path) && testFiles.includes(path)) because[path] ??= path;

@@ -1,4 +1,3 @@
-import { localAccessKey } from '#local/database';
 import { localStack } from '#support/stack';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,13 +8,14 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { SAMPLE_DELIVERY, SAMPLE_WEBHOOK } from '#http/webhookRoutes';
 
 import { authorizerHandler, inboundConsumerHandler, routes, streamProcessorHandler, webhookDelivererHandler } from '#http/routes';
-import { DEFAULT_TABLE_NAME } from '#store/table';
 import { buildBundles } from '#cdk/bundling';
 import { seedFixtures } from '#local/fixtures';
 import { SIMULATOR_MIDDLEWARE } from '#local/partitions/simulator';
 import { repoRoot } from '#lib/paths';
 import { AUTHORIZER_EVENT, INBOUND_EVENT, STREAM_EVENT, SAMPLE_REQUESTS, WEBHOOK_EVENT, prepareEvent } from '#local/samples';
 import { uniqueWorkspace } from '#support/api';
+import { usePrivateTable } from '#support/privateTable';
+import { putNewDelivery } from '#store/webhookDeliveries';
 
 const run = promisify(execFile);
 
@@ -65,6 +65,13 @@ const functions = [
   { name: WEBHOOK_EVENT, handler: webhookDelivererHandler, loadOnly: true },
 ];
 const SIMULATOR = 'local-partition-simulator';
+// The samples' table in a database no local API reads: no deliverer tries the sample webhook's
+// deliveries (its endpoint does not resolve) while the bundles build, so the recovery finds every one
+// waiting and its breaker closed, however long the build takes.
+const TABLE = 'bundles-samples';
+usePrivateTable(TABLE);
+/** A delivery of the sample webhook that failed to the end: what its recovery sends again. */
+const FAILED_DELIVERY = 'msg_019bc0e1ee8000000000000000000001';
 const dir = mkdtempSync(join(tmpdir(), 'pls-bundles-'));
 let outcomes: Record<string, Outcome>;
 let printed: Record<string, any>[];
@@ -79,6 +86,17 @@ beforeAll(async () => {
       dir,
     ),
   ]);
+  await putNewDelivery({
+    id: FAILED_DELIVERY,
+    webhook_id: SAMPLE_WEBHOOK,
+    workspace,
+    event_type: 'Project Created',
+    event_id: 'bundles-failed',
+    payload: JSON.stringify({ type: 'Project Created', timestamp: new Date().toISOString(), data: {} }),
+    status: 'failed',
+    attempts: 5,
+    created_at: new Date().toISOString(),
+  });
   const cases = functions.map((f) => ({
     name: f.name,
     loadOnly: 'loadOnly' in f,
@@ -93,9 +111,9 @@ beforeAll(async () => {
       PATH: process.env.PATH,
       DYNAMODB_ENDPOINT: `http://127.0.0.1:${localStack().dynamodbPort}`,
       AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: localAccessKey(),
+      AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID,
       AWS_SECRET_ACCESS_KEY: 'local',
-      TABLE_NAME: DEFAULT_TABLE_NAME,
+      TABLE_NAME: TABLE,
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
       // The run's local main key of secrets at rest (deployed, WEBHOOK_SECRETS_KMS_KEY_ID: test/unit/sealing.test.ts).
@@ -119,11 +137,10 @@ test.each(routes.map((r) => r.name))('the %s bundle loads in a fresh Node proces
 });
 
 test("the recovery's bundle queued the sample webhook's undelivered deliveries on the retry lane the process gave it, not its ping", () => {
-  // What the suite's stack delivered by then for the sample webhook (its endpoint does not resolve: every delivery
-  // fails or waits), as far as its stream got: how many varies, so only what they are is held here (the
-  // recovery's own rules: test/webhooks/engine.test.ts).
+  // The one failed delivery written above, and not the sample's failed ping (the recovery's own rules:
+  // test/webhooks/engine.test.ts).
   const queued = (outcomes as unknown as { queued: { delivery_id: string; webhook_id: string; kind: string }[] }).queued;
-  expect(queued.filter((m) => m.kind !== 'attempt' || m.webhook_id !== SAMPLE_WEBHOOK)).toEqual([]);
+  expect(queued.map((m) => [m.kind, m.webhook_id, m.delivery_id])).toEqual([['attempt', SAMPLE_WEBHOOK, FAILED_DELIVERY]]);
   // The sample's own delivery is a ping: never recovered.
   expect(queued.map((m) => m.delivery_id)).not.toContain(SAMPLE_DELIVERY);
 });

@@ -39,7 +39,7 @@ export interface TableIndex {
 
 export type IndexName = keyof typeof TABLE.indexes;
 
-export const DEFAULT_TABLE_NAME = 'project-label-service';
+const DEFAULT_TABLE_NAME = 'project-label-service';
 
 export function tableName(): string {
   return process.env.TABLE_NAME || DEFAULT_TABLE_NAME;

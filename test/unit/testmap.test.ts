@@ -1,0 +1,100 @@
+import { describe, expect, test } from 'vitest';
+import { faultsIn, planted, sampleFaults, seeded } from '#lib/testmap/faults';
+import type { TestMap } from '#lib/testmap/map';
+import { sameCode } from '#lib/testmap/comments';
+import { selectTests } from '#lib/testmap/select';
+
+/** npm run test:changed's choice (lib/testmap/select.ts) and its check's faults (faults.ts), on maps and sources made here. */
+const map: TestMap = {
+  commit: 'c0ffee',
+  recordedAt: '2026-11-28T00:00:00.000Z',
+  files: {
+    'test/a.test.ts': { ran: ['functions/labels/create.ts', 'functions/commons/http/endpoint.ts'], read: ['docs/'] },
+    'test/b.test.ts': { ran: ['functions/projects/create.ts', 'functions/commons/http/endpoint.ts'], read: ['README.md'] },
+    // It bundles the label route (esbuild's input: read) and counts the lines of every source (read).
+    'test/c.test.ts': { ran: ['lib/cdk/stack.ts'], read: ['/', 'functions/labels/create.ts', 'functions/commons/http/endpoint.ts'] },
+  },
+};
+const tests = ['test/a.test.ts', 'test/b.test.ts', 'test/c.test.ts', 'test/new.test.ts'];
+
+describe('selectTests', () => {
+  test.each([
+    [['functions/labels/create.ts'], ['test/a.test.ts', 'test/c.test.ts', 'test/new.test.ts']],
+    [['functions/commons/http/endpoint.ts'], ['test/a.test.ts', 'test/b.test.ts', 'test/c.test.ts', 'test/new.test.ts']],
+    // A file added to a folder a test listed; a file at the root, listed by another.
+    [['docs/added.md'], ['test/a.test.ts', 'test/new.test.ts']],
+    [['NEW.md'], ['test/c.test.ts', 'test/new.test.ts']],
+    // A changed test file runs itself; a file nothing used chooses none (but the unknown file).
+    [['test/b.test.ts'], ['test/b.test.ts', 'test/new.test.ts']],
+    [['functions/unused.ts'], ['test/new.test.ts']],
+  ])('%j chooses %j', (changed, chosen) => {
+    expect(selectTests(changed, map, tests).tests).toEqual(chosen);
+  });
+
+  test.each(['package.json', 'package-lock.json', 'vitest.config.ts', 'tsconfig.json', 'test/support/env.ts'])(
+    'a change to %s chooses the whole suite, and says why',
+    (file) => {
+      const selection = selectTests(['functions/labels/create.ts', file], map, tests);
+      expect(selection.tests).toEqual(tests);
+      expect(selection.whole).toContain(file);
+    },
+  );
+
+  test('a script changed in its comments alone chooses the files that read it, not those that ran it', () => {
+    const commentsOnly = (path: string) => path === 'functions/commons/http/endpoint.ts';
+    expect(selectTests(['functions/commons/http/endpoint.ts'], map, tests, commentsOnly).tests).toEqual([
+      'test/c.test.ts',
+      'test/new.test.ts',
+    ]);
+    expect(selectTests(['functions/projects/create.ts'], map, tests, commentsOnly).tests).toEqual(['test/b.test.ts', 'test/new.test.ts']);
+  });
+
+  test('says, for each file chosen, the change that chose it', () => {
+    expect(selectTests(['README.md'], map, tests).because).toEqual({
+      'test/b.test.ts': 'README.md',
+      'test/c.test.ts': 'README.md', // it listed the root
+      'test/new.test.ts': '(not in the map)',
+    });
+  });
+});
+
+describe('sameCode', () => {
+  const code = ['/** Doc. */', 'export function f(a: number): number {', '  // why', '  return a + 1; // one more', '}', ''].join('\n');
+
+  test.each([
+    ['a comment edited, added, removed', code.replace('why', 'because').replace('// one more', '')],
+    ['layout', code.replace('  return a + 1;', '  return   a+1;\n')],
+  ])('the same program: %s', (_, after) => expect(sameCode(code, after, 'f.ts')).toBe(true));
+
+  test.each([
+    ['a value', code.replace('a + 1', 'a + 2')],
+    ['a string that looks like a comment', code.replace('a + 1', "a + '// 1'")],
+    ['a file that no longer parses', code.replace('}', '')],
+    ['a comment opened and never closed', code.replace('// why', '/* why')],
+  ])('a change of code: %s', (_, after) => expect(sameCode(code, after, 'f.ts')).toBe(false));
+
+  test('a change in the text of a template after a substitution, where a scanner alone would see a comment', () => {
+    const template = (text: string) => `${code}export const u = \`\${code.length}//${text}\`;\n`;
+    expect(sameCode(template('x'), template('y'), 'f.ts')).toBe(false);
+    expect(sameCode(template('x'), template('x').replace('// why', '// because'), 'f.ts')).toBe(true);
+  });
+});
+
+describe('faults', () => {
+  const source = ['// a < b in a comment', 'export type T = A | B;', 'if (a === b && c) return true;', 'const x = y >= 1;'].join('\n');
+
+  test('one per line of code, never in a comment or a type: the first mutation that applies', () => {
+    expect(faultsIn('f.ts', source)).toEqual([
+      { file: 'f.ts', line: 3, before: 'if (a === b && c) return true;', after: 'if (a !== b && c) return true;' },
+      { file: 'f.ts', line: 4, before: 'const x = y >= 1;', after: 'const x = y > 1;' },
+    ]);
+    expect(planted(source, faultsIn('f.ts', source)[1]!).split('\n')[3]).toBe('const x = y > 1;');
+  });
+
+  test('the same seed draws the same sample, each fault in a module of its own', () => {
+    const first = sampleFaults(5, seeded(7));
+    expect(sampleFaults(5, seeded(7))).toEqual(first);
+    expect(new Set(first.map((f) => f.file)).size).toBe(5);
+    for (const fault of first) expect(fault.file).toMatch(/^(functions|lib|bin)\//);
+  });
+});
