@@ -77,7 +77,7 @@ export async function clientModule(): Promise<string> {
   const eventTypes = deliveries.map((n) => asyncapi.components.schemas[n].properties.type.const as string);
   lines.push(
     `/** Every delivery's \`type\`. */`,
-    `export const WEBHOOK_EVENT_TYPES: ReadonlyArray<WebhookEvent['type']> = ${JSON.stringify(eventTypes)};`,
+    `export const WEBHOOK_EVENT_TYPES: ReadonlyArray<WebhookEvent['type']> = Object.freeze(${JSON.stringify(eventTypes)});`,
     '',
   );
 

@@ -4,6 +4,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { getEventListeners } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { Webhook } from 'standardwebhooks';
@@ -93,6 +94,29 @@ describe('every route', () => {
     expect(routes.map((r) => r.name).filter((name) => !reached.has(name))).toEqual([]);
     // A POST carries an Idempotency-Key (one per call); the others none.
     for (const s of sent) expect(s.headers.has('idempotency-key'), `${s.method} ${s.path}`).toBe(s.method === 'POST');
+  });
+
+  test('an answer that lost its ETag on the way has etag undefined, and an ifMatch of undefined is refused before anything is sent', async () => {
+    const stripping = lib.createClient({
+      baseUrl: apiUrl(),
+      token,
+      workspace: ws,
+      fetch: async (input: Parameters<typeof fetch>[0], init: RequestInit) => {
+        const res = await fetch(input, init);
+        const headers = new Headers(res.headers);
+        headers.delete('etag');
+        return new Response(await res.text(), { status: res.status, headers });
+      },
+    });
+    const slug = (await client.createProject({ name: 'Untagged' })).data.slug;
+    const { etag } = await stripping.getProject({ slug });
+    expect(etag).toBeUndefined();
+    const before = sent.length;
+    await expect(client.updateProject({ slug, description: 'unguarded' }, { ifMatch: etag })).rejects.toThrow(
+      /ifMatch is not an entity tag/,
+    );
+    expect(sent.length).toBe(before);
+    expect((await client.getProject({ slug })).data.description).not.toBe('unguarded');
   });
 
   test('a parameter the route does not take is refused before anything is sent', async () => {
@@ -285,7 +309,7 @@ describe('retries, by the answer', () => {
       const c = (url: string) => lib.createClient({ baseUrl: url, token: 'pls_x', workspace: ws });
       await c(dated.url).listProjects();
       expect(dated.requests).toHaveLength(2);
-      expect(dated.requests[1]!.at - dated.requests[0]!.at).toBeGreaterThanOrEqual(900); // the date, to its second
+      expect(dated.requests[1]!.at).toBeGreaterThanOrEqual(Date.parse(inTwo) - 5); // not before the date (clocks' granularity aside)
       expect(
         await c(longer.url)
           .listProjects()
@@ -307,16 +331,21 @@ describe('retries, by the answer', () => {
       body: { status: 409, code: 'conflict', error_code: 'IDEMPOTENCY_KEY_IN_USE', detail: 'still running' },
     };
     const made = { status: 201, body: { data: { slug: 'made' } } };
-    const server = await scripted([inUse, made]);
+    const server = await scripted([inUse, inUse, inUse, made]);
     const taken = await scripted([{ status: 409, body: { status: 409, code: 'conflict', error_code: 'CONFLICT', detail: 'taken' } }]);
     try {
-      const created = await lib.createClient({ baseUrl: server.url, token: 'pls_x', workspace: ws }).createProject({ name: 'Made' });
+      // Asked again after each Retry-After, apart from the call's retries (none here).
+      const once = lib.createClient({ baseUrl: server.url, token: 'pls_x', workspace: ws, maxRetries: 0 });
+      const created = await once.createProject({ name: 'Made' });
       expect(created.data.slug).toBe('made');
       const keys = server.requests.map((r) => r.headers['idempotency-key']);
-      expect(keys).toEqual([expect.any(String), keys[0]]);
+      expect(keys).toEqual([expect.any(String), keys[0], keys[0], keys[0]]);
       const c = lib.createClient({ baseUrl: taken.url, token: 'pls_x', workspace: ws });
-      expect(await c.createProject({ name: 'Made' }).catch((e: Error) => e)).toBeInstanceOf(lib.ConflictError);
+      const refused = await c.createProject({ name: 'Made' }).catch((e: Error) => e);
+      expect(refused).toBeInstanceOf(lib.ConflictError);
       expect(taken.requests).toHaveLength(1);
+      // The error carries the call's key: the way to ask for the first attempt's answer again.
+      expect(refused.idempotencyKey).toBe(taken.requests[0]!.headers['idempotency-key']);
     } finally {
       server.close();
       taken.close();
@@ -387,11 +416,17 @@ describe('followActivities', () => {
         if (seen.length === 3) controller.abort();
       }
     })();
-    await expect.poll(() => seen.length).toBe(1);
-    await expect.poll(() => reads.filter((r) => r.status === 304).length).toBeGreaterThanOrEqual(2);
-    expect(reads.filter((r) => r.status === 304).every((r) => r.ifNoneMatch)).toBe(true);
+    const soon = { timeout: 10_000 };
+    await expect.poll(() => seen.length, soon).toBe(1);
+    await expect.poll(() => reads.length, soon).toBeGreaterThanOrEqual(5);
+    // The first read moves `since` to the newest entry less the margin; each read of that window after the
+    // next sends its tag, and nothing new is a 304.
+    const idle = reads.slice(2);
+    expect(idle.map((r) => [r.status, Boolean(r.ifNoneMatch)])).toEqual(idle.map(() => [304, true]));
+    // Its waits leave no listener behind on the caller's signal (one at most: the wait under way).
+    expect(getEventListeners(controller.signal, 'abort').length).toBeLessThanOrEqual(1);
     await c.updateProject({ slug: 'followed', description: 'changed while followed' });
-    await expect.poll(() => seen.length).toBe(2);
+    await expect.poll(() => seen.length, soon).toBe(2);
     await c.createLabel({ title: 'Followed Label', color: '123456' });
     await done;
     expect(seen.map((e) => e.type)).toEqual(['Project Created', 'Project Updated', 'Label Created']);
@@ -410,13 +445,28 @@ describe('followActivities', () => {
         if (seen.length === 4) controller.abort();
       }
     })();
-    await expect.poll(() => seen.length).toBe(3);
+    await expect.poll(() => seen.length, { timeout: 10_000 }).toBe(3);
     const caughtUp = reads.length;
-    await expect.poll(() => reads.length).toBeGreaterThanOrEqual(caughtUp + 4); // polls of the whole window
+    await expect.poll(() => reads.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(caughtUp + 4); // polls of the whole window
     await c.createProject({ name: 'Paged D' });
     await done;
     expect(seen).toEqual(['paged-a', 'paged-b', 'paged-c', 'paged-d']);
     expect(reads.filter((r) => r.status === 304)).toEqual([]); // a full first page's tag is never sent
+  });
+
+  test('an abort while its consumer handles an entry yields no more of the page; a limit over 100 is refused', async () => {
+    const { c } = await following('follow-mid-page');
+    for (const name of ['Mid A', 'Mid B', 'Mid C']) await c.createProject({ name });
+    await expect.poll(async () => (await c.listActivities({ from_context: 'company' })).data.length, { timeout: 10_000 }).toBe(3);
+    const controller = new AbortController();
+    const seen: string[] = [];
+    for await (const entry of c.followActivities({ from_context: 'company' }, { signal: controller.signal })) {
+      seen.push(entry.id);
+      controller.abort(); // two more on the page it read
+    }
+    expect(seen).toHaveLength(1);
+    const tooMany = c.followActivities({ from_context: 'company' }, { limit: 101 })[Symbol.asyncIterator]().next();
+    await expect(tooMany).rejects.toThrow(/limit must be a whole number from 1 to 100/);
   });
 
   test('an abort while a read is in flight ends the iteration without an error', async () => {
@@ -429,9 +479,9 @@ describe('followActivities', () => {
       for await (const entry of c.followActivities({ from_context: 'company' }, { signal: controller.signal, pollMs: 50 }))
         seen.push(entry.id);
     })();
-    await expect.poll(() => seen.length).toBe(1);
+    await expect.poll(() => seen.length, { timeout: 10_000 }).toBe(1);
     hold = true;
-    await expect.poll(() => held.length).toBe(1);
+    await expect.poll(() => held.length, { timeout: 10_000 }).toBe(1);
     controller.abort();
     await expect(done).resolves.toBeUndefined();
     expect(seen).toHaveLength(1);
@@ -471,7 +521,8 @@ describe('verifyWebhook', () => {
     const newer = JSON.stringify({ type: 'Sprint Started', timestamp: '2026-01-01T00:00:00.000Z', data: { event_id: 'e-9' } });
     const error = await lib.verifyWebhook(secret, newer, signedHeaders([secret], 'msg_9', now(), newer)).catch((e: Error) => e);
     expect(error).toBeInstanceOf(lib.UnknownWebhookEventError);
-    expect(error).toBeInstanceOf(lib.WebhookVerificationError);
+    // Authentic: a receiver that refuses what does not verify does not refuse it.
+    expect(error).not.toBeInstanceOf(lib.WebhookVerificationError);
     expect(error.event).toMatchObject({ type: 'Sprint Started', data: { event_id: 'e-9' } });
     expect(lib.WEBHOOK_EVENT_TYPES).toContain('Project Created');
   });

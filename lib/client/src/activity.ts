@@ -15,9 +15,10 @@ export interface FollowOptions {
 type Page = { data: ActivityEntry[]; meta: { next_cursor: string | null } };
 type Read = (query: Record<string, unknown>, ifNoneMatch: string | undefined, signal: AbortSignal | undefined) => Promise<Answer>;
 
-/** Waits `ms`, or until `signal` aborts. */
+/** Waits `ms`, or until `signal` aborts (at once if it has). */
 const wait = (ms: number, signal: AbortSignal | undefined) =>
   new Promise<void>((resolve) => {
+    if (signal?.aborted) return resolve();
     const done = () => {
       clearTimeout(timer);
       signal?.removeEventListener('abort', done);
@@ -31,13 +32,14 @@ const wait = (ms: number, signal: AbortSignal | undefined) =>
  * The history, oldest first from `since` (or its beginning), then each new entry as it is written: it
  * reads to the end, then polls, each read starting `marginMs` before the newest entry it has seen
  * (entries are ordered by the time of their change but may be written late) and skipping the entries
- * it has yielded: each entry once. While the window fits on one page, a poll sends that page's ETag as
+ * it has yielded: each entry once; one read every `pollMs` once caught up. While the window fits on one page, a poll sends that page's ETag as
  * `If-None-Match` (a 304 costs no page); the ETag covers one page's entries, so a window of several
  * pages is read whole. Ends, without an error, when `signal` aborts.
  */
 export async function* followActivities(read: Read, params: FollowParams, options: FollowOptions): AsyncGenerator<ActivityEntry> {
   // A page with fewer entries than `limit` holds every entry of its window.
   const { signal, pollMs = 2000, marginMs = 60_000, limit = 100 } = options;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new TypeError(`limit must be a whole number from 1 to 100, not ${limit}`);
   const seen = new Map<string, number>();
   let since = params.since;
   /** The ETag of the last read's window, when one page held all of it (and the window it was for). */
@@ -56,7 +58,6 @@ export async function* followActivities(read: Read, params: FollowParams, option
     const base = { ...params, order: 'asc', ...(since ? { since } : {}) };
     const first = await readOrEnd(base, etag && etag.since === since ? etag.tag : undefined);
     if (!first) return;
-    let fresh = 0;
     if (first.status !== 304) {
       etag = undefined;
       let newest = since ? Date.parse(since) + marginMs : 0;
@@ -68,7 +69,6 @@ export async function* followActivities(read: Read, params: FollowParams, option
           newest = Math.max(newest, at);
           if (seen.has(entry.id)) continue;
           seen.set(entry.id, at);
-          fresh++;
           yield entry;
         }
         if (!page.meta.next_cursor) break;
@@ -82,6 +82,7 @@ export async function* followActivities(read: Read, params: FollowParams, option
         for (const [id, at] of seen) if (at < from) seen.delete(id);
       }
     }
-    if (fresh === 0) await wait(pollMs, signal);
+    // Caught up (each read follows its cursors to the end): the next read after pollMs, however much this one found.
+    await wait(pollMs, signal);
   }
 }

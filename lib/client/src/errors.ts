@@ -16,8 +16,10 @@ export class ApiError extends Error {
   readonly requestId: string | undefined;
   /** The whole problem body as answered. */
   readonly problem: Problem | undefined;
+  /** The call's Idempotency-Key (a POST's): send it again (`idempotencyKey`) to get the first attempt's answer, never a second create. */
+  readonly idempotencyKey: string | undefined;
 
-  constructor(status: number, problem: Problem | undefined, requestId: string | undefined) {
+  constructor(status: number, problem: Problem | undefined, requestId: string | undefined, idempotencyKey?: string) {
     const detail = problem?.detail ?? `HTTP ${status}`;
     super(`${status} ${problem?.code ?? 'error'}: ${detail}`);
     this.status = status;
@@ -25,6 +27,7 @@ export class ApiError extends Error {
     this.detail = detail;
     this.requestId = problem?.request_id ?? requestId;
     this.problem = problem;
+    this.idempotencyKey = idempotencyKey;
   }
 }
 
@@ -69,9 +72,9 @@ const BY_STATUS: Record<number, typeof ApiError> = {
 };
 
 /** The error of an answered problem. */
-export function apiErrorOf(status: number, problem: Problem | undefined, requestId: string | undefined): ApiError {
+export function apiErrorOf(status: number, problem: Problem | undefined, requestId: string | undefined, idempotencyKey?: string): ApiError {
   const Kind = problem?.code === 'validation_failed' ? ValidationError : (BY_STATUS[status] ?? ApiError);
-  return new Kind(status, problem, requestId);
+  return new Kind(status, problem, requestId, idempotencyKey);
 }
 
 /** No answer came: the network failed (after the retries). */
@@ -91,10 +94,11 @@ export class WebhookVerificationError extends Error {
   override name = 'WebhookVerificationError';
 }
 /**
- * A delivery that verified but whose `type` this version of the client does not know (an event type the
- * service added since): `event` holds it, unchecked. A receiver acknowledges it (a 2xx) or upgrades.
+ * A delivery that verified (it is authentic) but whose `type` this version of the client does not know (an
+ * event type the service added since): `event` holds it, unchecked. Not a WebhookVerificationError: a
+ * receiver acknowledges it (a 2xx) or upgrades; refusing it would fail every delivery of the new type.
  */
-export class UnknownWebhookEventError extends WebhookVerificationError {
+export class UnknownWebhookEventError extends Error {
   override name = 'UnknownWebhookEventError';
   readonly event: { type: string; data: object } & Record<string, unknown>;
 

@@ -35,11 +35,13 @@ export interface Answer {
 /** Statuses worth another attempt: the request timed out, was throttled, or met a server or gateway failure. */
 const RETRYABLE = new Set([408, 429, 500, 502, 503, 504]);
 /**
- * A 409 that is worth another attempt: an earlier attempt of this call, under the same Idempotency-Key, is
- * still running (after a timeout, say); the retry gets its answer once it finishes.
+ * A 409 that says an earlier attempt of this call, under the same Idempotency-Key, is still running (it
+ * timed out on the client's side, not the server's): asked again after its Retry-After until it finishes,
+ * for up to KEY_IN_USE_MS, apart from the call's retries (a request runs at most 29 s behind API Gateway,
+ * and a key whose request died is freed within 30 s).
  */
-const retryableProblem = (status: number, problem: Problem | undefined) =>
-  RETRYABLE.has(status) || (status === 409 && problem?.error_code === 'IDEMPOTENCY_KEY_IN_USE');
+const keyInUse = (status: number, problem: Problem | undefined) => status === 409 && problem?.error_code === 'IDEMPOTENCY_KEY_IN_USE';
+const KEY_IN_USE_MS = 35_000;
 /** A `Retry-After` longer than this is not waited for: the error goes to the caller, who may choose. */
 const LONGEST_RETRY_AFTER_MS = 60_000;
 
@@ -113,11 +115,16 @@ export async function send(
   const body = bodyOf(spec, params);
   const headers: Record<string, string> = { authorization: `Bearer ${config.token}`, accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  if (spec.idempotent) headers['idempotency-key'] = options.idempotencyKey ?? globalThis.crypto.randomUUID();
+  const idempotencyKey = spec.idempotent ? (options.idempotencyKey ?? globalThis.crypto.randomUUID()) : undefined;
+  if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
+  // An `ifMatch` given as undefined (an answer that lost its ETag on the way) would send the write unguarded.
+  if ('ifMatch' in options && typeof options.ifMatch !== 'string')
+    throw new TypeError('ifMatch is not an entity tag: read the resource again');
   if (options.ifMatch !== undefined) headers['if-match'] = options.ifMatch;
   if (options.ifNoneMatch !== undefined) headers['if-none-match'] = options.ifNoneMatch;
   const retries = spec.method === 'POST' && !spec.idempotent ? 0 : (options.maxRetries ?? config.maxRetries);
   const timeoutMs = options.timeoutMs ?? config.timeoutMs;
+  let inUseSince: number | undefined;
   for (let attempt = 0; ; attempt++) {
     const last = attempt >= retries;
     const outcome = await attemptOnce(config, url, { method: spec.method, headers, body }, timeoutMs, options.signal);
@@ -130,8 +137,14 @@ export async function send(
     const etag = response.headers.get('etag') ?? undefined;
     if (response.ok || response.status === 304) return { status: response.status, body: outcome.json, etag };
     const problem = outcome.json as Problem | undefined;
-    const wait = retryableProblem(response.status, problem) && !last ? waitMs(attempt + 1, response.headers.get('retry-after')) : undefined;
-    if (wait === undefined) throw apiErrorOf(response.status, problem, response.headers.get('x-request-id') ?? undefined);
+    const retryAfter = response.headers.get('retry-after');
+    if (idempotencyKey && keyInUse(response.status, problem) && Date.now() - (inUseSince ??= Date.now()) < KEY_IN_USE_MS) {
+      attempt--; // not one of the call's retries
+      await sleep(waitMs(1, retryAfter) ?? 1000, options.signal);
+      continue;
+    }
+    const wait = RETRYABLE.has(response.status) && !last ? waitMs(attempt + 1, retryAfter) : undefined;
+    if (wait === undefined) throw apiErrorOf(response.status, problem, response.headers.get('x-request-id') ?? undefined, idempotencyKey);
     await sleep(wait, options.signal);
   }
 }
