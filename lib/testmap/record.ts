@@ -18,6 +18,7 @@ export function record(
   { dir = MAP_DIR, vitestArgs = [] as string[], quiet = false } = {},
 ): { code: number; map: TestMap } {
   const recording = join(dir, 'recording');
+  const commit = commitOf('HEAD')!; // what the run starts on (a commit made while it runs is not what it saw)
   rmSync(recording, { recursive: true, force: true });
   mkdirSync(join(recording, 'workers'), { recursive: true });
   const preload = join(repoRoot, 'test', 'support', 'read-trace.mjs');
@@ -40,7 +41,7 @@ export function record(
     for (const [test, used] of Object.entries(recorded))
       files[test] = { ran: union(files[test]?.ran, used.ran), read: union(files[test]?.read, used.read) };
   const map: TestMap = {
-    commit: tests.length === 0 || !before ? commitOf('HEAD')! : before.commit,
+    commit: tests.length === 0 || !before ? commit : before.commit,
     recordedAt: new Date().toISOString(),
     files,
   };

@@ -60,6 +60,7 @@ const ELSEWHERE: Record<string, string> = {
   AWS_SECRET_ACCESS_KEY: 'the AWS SDK',
   AWS_LAMBDA_LOG_LEVEL: 'Lambda',
   NODE_OPTIONS: 'Node',
+  NODE_V8_COVERAGE: 'Node (npm run test:changed records with it)',
   SOAK_OPERATIONS: 'npm run soak',
   SOAK_CONCURRENCY: 'npm run soak',
   SOAK_SEED: 'npm run soak',
