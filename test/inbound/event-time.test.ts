@@ -1,6 +1,7 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { workspaceClient, type WorkspaceClient } from '#support/api';
-import { deadLetterReason, emitInbound } from '#support/inbound';
+import { deadLetterReason, emitInbound, inboundDeadLetterFile } from '#support/inbound';
 
 /**
  * When an inbound event happened decides whether it counts: an event older than the project it names
@@ -82,6 +83,16 @@ describe('occurred_at outside the window, or not an instant', () => {
     const why = await deadLetterReason(id);
     expect(why).toContain('occurred_at');
     expect(why).toContain(reason);
+  });
+
+  test('the window includes its start: exactly 2000-01-01T00:00:00Z is taken in, not dead-lettered', async () => {
+    const c = await workspaceClient('time');
+    await c.createProject('Web');
+    const id = `edge-${Math.random().toString(36).slice(2)}`;
+    // Taken in (and ignored: it is before the project), unlike 1999-12-31T23:59:59Z above.
+    await sendThenSettle(c, 'web', [['Task Created', { task_uuid: 't1', event_id: id, occurred_at: '2000-01-01T00:00:00Z' }]]);
+    const file = inboundDeadLetterFile()!;
+    expect(existsSync(file) && readFileSync(file, 'utf8').includes(id)).toBe(false);
   });
 
   test.each([
