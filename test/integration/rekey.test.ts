@@ -1,4 +1,7 @@
 import { BatchGetCommand, DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { checkTable } from '#checker/invariants';
 import { rekeyTable } from '#checker/rekey';
@@ -9,6 +12,9 @@ import { applyLinkDeltas } from '#store/counters';
 import { ItemType, keys } from '#store/keys';
 import { tableName } from '#store/table';
 import { workspaceClient } from '#support/api';
+import { startLocalApi } from '#support/local-api';
+import { localStack } from '#support/stack';
+import { runTool } from '#support/tools';
 
 /** The keys an earlier version derived from user text: NFC, trimmed, lower case. */
 const earlierKey = (text: string) => text.normalize('NFC').trim().toLowerCase();
@@ -128,4 +134,21 @@ test("npm run rekey moves stream receipts out of their project's collection, so 
   const ref = { id: project.id, slug: project.slug };
   expect(await applyLinkDeltas(c.ws, ref, label.id, [{ eventId: 'e-moved', delta: 1 }])).toBe(0);
   expect(await applyLinkDeltas(c.ws, ref, label.id, [{ eventId: 'e-new', delta: 1 }])).toBe(1);
+});
+
+test('npm run rekey says what it rekeyed, and with --dry-run what it would (its flag read the right way round)', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'pls-rekey-'));
+  const api = await startLocalApi({ sharing: localStack().dynamodbPort, env: { DATA_DIR: dataDir } });
+  try {
+    const env = { DATA_DIR: dataDir, ...api.cliEnv };
+    const dry = await runTool('bin/rekey.ts', ['--dry-run'], env);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/^would rekey 0 projects, 0 labels and \d+ stream receipts; would seal the secrets of 0 webhooks$/m);
+    const real = await runTool('bin/rekey.ts', [], env);
+    expect(real.code, real.stderr).toBe(0);
+    expect(real.stdout).toMatch(/^rekeyed 0 projects, 0 labels and \d+ stream receipts; sealed the secrets of 0 webhooks$/m);
+  } finally {
+    await api.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });
