@@ -11,7 +11,6 @@ const CDK = ['test/cdk/**/*.test.ts'];
  * process of its own, with a local API of its own (test/support/env.ts), its coverage taken at its end.
  */
 const RECORDING = Boolean(process.env.TEST_MAP_RECORD);
-const SHARED = !RECORDING;
 
 export default defineConfig({
   test: {
@@ -35,7 +34,7 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'unit', include: UNIT } },
       // The stack's templates: the files share their worker's modules, and so one synthesis of each stage.
-      { extends: true, test: { name: 'cdk', include: CDK, isolate: !SHARED } },
+      { extends: true, test: { name: 'cdk', include: CDK, isolate: RECORDING } },
       {
         extends: true,
         test: {
@@ -44,7 +43,7 @@ export default defineConfig({
           exclude: [...configDefaults.exclude, ...UNIT, ...CDK],
           // A local API with its own DynamoDB Local per worker (test/support/global-setup.ts).
           globalSetup: ['test/support/global-setup.ts'],
-          isolate: !SHARED,
+          isolate: RECORDING,
           setupFiles: ['test/support/env.ts'],
         },
       },

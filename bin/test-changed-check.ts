@@ -44,6 +44,7 @@ symlinkSync(join(repoRoot, 'node_modules'), join(tree, 'node_modules'));
 mkdirSync(join(tree, '.test-map'));
 copyFileSync(join(MAP_DIR, 'map.json'), join(tree, '.test-map', 'map.json'));
 
+const all = testFiles();
 const vitest = join(tree, 'node_modules', 'vitest', 'vitest.mjs');
 const inTree = (args: string[], quiet = true) => {
   const started = performance.now();
@@ -62,11 +63,11 @@ try {
     const whole = /^The whole suite/m.test(list.out);
     const changed = inTree(['--import', 'tsx', 'bin/test-changed.ts', '--base', 'HEAD']);
     // The full suite's verdict: test:changed's failure is the suite's; else every file it left out, run too.
-    const rest = whole ? [] : testFiles().filter((t) => !chosen.includes(t));
+    const rest = whole ? [] : all.filter((t) => !chosen.includes(t));
     const others = changed.ok && rest.length > 0 ? inTree([vitest, 'run', ...rest]) : undefined;
     const full = changed.ok && (others?.ok ?? true);
     const seconds = changed.seconds + (others?.seconds ?? 0);
-    results.push({ fault, chosen: whole ? testFiles().length : chosen.length, changed: changed.ok, full, seconds });
+    results.push({ fault, chosen: whole ? all.length : chosen.length, changed: changed.ok, full, seconds });
     console.log(
       `  test:changed: ${chosen.length} file(s), ${changed.ok ? 'passed' : 'failed'} in ${changed.seconds.toFixed(0)} s` +
         (others ? `; the ${rest.length} others: ${others.ok ? 'passed' : 'FAILED'} in ${others.seconds.toFixed(0)} s` : ''),

@@ -47,10 +47,11 @@ if (values.record || !map || stale) {
 }
 
 // Against the base, and against the map's commit (what changed since it was recorded counts as well).
-const changed = [...new Set([...changedSince(forkPoint(base)), ...changedSince(map.commit)])].sort();
+const fork = forkPoint(base);
+const changed = [...new Set([...changedSince(fork), ...changedSince(map.commit)])].sort();
 const all = testFiles();
 // A script changed in its comments and layout alone since the map's commit (and since the base) runs nothing new.
-const commentsOnly = (path: string) => isScript(path) && [map!.commit, forkPoint(base)].every((since) => sameAs(since, path));
+const commentsOnly = (path: string) => isScript(path) && [map!.commit, fork].every((since) => sameAs(since, path));
 const selection = selectTests(changed, map, all, commentsOnly);
 console.log(`${changed.length} file(s) changed against ${base} and the map (${map.commit.slice(0, 7)}, ${map.recordedAt.slice(0, 16)}).`);
 if (selection.whole) console.log(`The whole suite: ${selection.whole}.`);
