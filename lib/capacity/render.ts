@@ -55,7 +55,8 @@ One partition of a DynamoDB table (or of an index) serves at most **${int(PARTIT
 ${int(PARTITION_LIMITS.write)} write units a second**, whatever the table's mode. Every item with the same partition key value
 lives on one partition until DynamoDB splits it, so each key below saturates at the rate given, however large the table.
 Units are counted as DynamoDB bills them: 4 KB per read unit (half for an eventually consistent read; every index read
-is), 1 KB per write unit, both doubled in a transaction, and a write also writes each index whose key it sets.
+is), 1 KB per write unit, both doubled in a transaction, and a write also writes each index whose key it sets. A number
+is sized as long as its digits (a timestamp ending in zeros, one time in ten, is a byte shorter): each run counts the same.
 
 ## Per route
 

@@ -408,6 +408,11 @@ describe('followActivities', () => {
   test('catches up oldest first, polls with If-None-Match (304s) while caught up, then yields each new entry once', async () => {
     const { c, reads } = await following('follow');
     await c.createProject({ name: 'Followed' });
+    const soon = { timeout: 10_000 };
+    // The stream writes the history a moment after the change: the follower starts once the entry is there, so
+    // its first read catches it up (a first read of an empty window would move `since` one read later).
+    await expect.poll(async () => (await c.listActivities({ from_context: 'company' })).data.length, soon).toBe(1);
+    const before = reads.length; // the wait's own reads
     const controller = new AbortController();
     const seen: { type: string; id: string }[] = [];
     const done = (async () => {
@@ -416,19 +421,23 @@ describe('followActivities', () => {
         if (seen.length === 3) controller.abort();
       }
     })();
-    const soon = { timeout: 10_000 };
-    await expect.poll(() => seen.length, soon).toBe(1);
-    await expect.poll(() => reads.length, soon).toBeGreaterThanOrEqual(5);
-    // The first read moves `since` to the newest entry less the margin; each read of that window after the
-    // next sends its tag, and nothing new is a 304.
-    const idle = reads.slice(2);
-    expect(idle.map((r) => [r.status, Boolean(r.ifNoneMatch)])).toEqual(idle.map(() => [304, true]));
-    // Its waits leave no listener behind on the caller's signal (one at most: the wait under way).
-    expect(getEventListeners(controller.signal, 'abort').length).toBeLessThanOrEqual(1);
-    await c.updateProject({ slug: 'followed', description: 'changed while followed' });
-    await expect.poll(() => seen.length, soon).toBe(2);
-    await c.createLabel({ title: 'Followed Label', color: '123456' });
-    await done;
+    done.catch(() => {}); // awaited below; a failed assertion ends the follower in `finally` instead
+    try {
+      await expect.poll(() => seen.length, soon).toBe(1);
+      await expect.poll(() => reads.length - before, soon).toBeGreaterThanOrEqual(5);
+      // The first read moves `since` to the newest entry less the margin; the second reads that window whole, and
+      // each read after it sends the second's tag: nothing new is a 304.
+      const follows = reads.slice(before).map((r) => [r.status, Boolean(r.ifNoneMatch)]);
+      expect(follows).toEqual(follows.map((_, i) => (i < 2 ? [200, false] : [304, true])));
+      // Its waits leave no listener behind on the caller's signal (one at most: the wait under way).
+      expect(getEventListeners(controller.signal, 'abort').length).toBeLessThanOrEqual(1);
+      await c.updateProject({ slug: 'followed', description: 'changed while followed' });
+      await expect.poll(() => seen.length, soon).toBe(2);
+      await c.createLabel({ title: 'Followed Label', color: '123456' });
+      await done;
+    } finally {
+      controller.abort();
+    }
     expect(seen.map((e) => e.type)).toEqual(['Project Created', 'Project Updated', 'Label Created']);
     expect(new Set(seen.map((e) => e.id)).size).toBe(3);
   });
