@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { cliArguments, cliError } from '#lib/cli';
 import { repoRoot } from '#lib/paths';
-import { changedSince, commitOf, forkPoint, isAncestor, sameAs, testFiles } from '#lib/testmap/changes';
+import { changedSince, commitOf, forkPoint, isAncestor, sameAs, snapshotCommit, testFiles } from '#lib/testmap/changes';
 import { readMap, type TestMap } from '#lib/testmap/map';
 import { record } from '#lib/testmap/record';
 import { selectTests } from '#lib/testmap/select';
@@ -19,9 +19,10 @@ const usage = `usage: npm run test:changed [-- --base <ref>] [--record] [--list]
   tools), each changed test file, each test file the map does not know; the whole suite when the run's
   setup changed (package.json, the lockfile, vitest.config.ts, tsconfig.json, test/support/).
   The first call, and --record, records the map first: the whole suite, each file in a process of its own
-  (docs/testing.md says what it costs).
+  (docs/testing.md says what it costs). The files chosen run recording what they use, so the map follows
+  each call's state.
   --base     the ref to compare with (default main)
-  --record   record the map again first (after pulling, or when it is old)
+  --record   record the whole map again first (it is by itself after a rebase or on another branch)
   --list     print the choice and stop`;
 const { values } = await cliArguments({ usage, options: { base: 'string', record: 'boolean', list: 'boolean' } });
 const base = values.base ?? 'main';
@@ -30,13 +31,13 @@ if (!commitOf(base)) cliError(`--base ${base} names no commit here: give a branc
 const started = performance.now();
 const seconds = () => ((performance.now() - started) / 1000).toFixed(1);
 let map: TestMap | undefined = readMap();
-const stale = map && !isAncestor(map.commit);
+const stale = map && !isAncestor(map.base ?? map.commit);
 if (values.record || !map || stale) {
   const why = values.record
     ? 'asked (--record)'
     : !map
       ? 'no map yet (.test-map/)'
-      : `its commit ${map!.commit.slice(0, 7)} is not in HEAD's history`;
+      : `its commit ${(map!.base ?? map!.commit).slice(0, 7)} is not in HEAD's history`;
   console.log(`Recording the map: ${why}. The whole suite runs, each file in a process of its own.`);
   const recorded = record([]);
   map = recorded.map;
@@ -48,6 +49,7 @@ if (values.record || !map || stale) {
 
 // Against the base, and against the map's commit (what changed since it was recorded counts as well).
 const fork = forkPoint(base);
+const now = snapshotCommit(); // the state this call runs on, before anything is run
 const changed = [...new Set([...changedSince(fork), ...changedSince(map.commit)])].sort();
 const all = testFiles();
 // A script changed in its comments and layout alone since the map's commit (and since the base) runs nothing new.
@@ -59,13 +61,24 @@ else for (const test of selection.tests) console.log(`  ${test}  (${selection.be
 console.log(`${selection.tests.length} of ${all.length} test files chosen.`);
 if (values.list || selection.tests.length === 0) process.exit(0);
 
-const run = spawnSync(
-  process.execPath,
-  [join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...(selection.whole ? [] : selection.tests)],
-  {
+// The whole suite runs as npm test does, the map left as it is (still sound: what changed since it is chosen).
+if (selection.whole) {
+  const run = spawnSync(process.execPath, [join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs'), 'run'], {
     cwd: repoRoot,
     stdio: 'inherit',
-  },
+  });
+  console.log(`test:changed: the whole suite, ${all.length} test files, in ${seconds()} s.`);
+  process.exit(run.status ?? 1);
+}
+// The files chosen run recording what they use: the run answers and keeps the map current. Every file that
+// could use what changed since the map's commit is among them; the others did not touch it, so their entries
+// hold at this state too, and the map moves to it.
+const { code } = record(selection.tests, { at: now });
+console.log(
+  `test:changed: ${selection.tests.length} of ${all.length} test files in ${seconds()} s; the map now stands at ${describeState(now)}.`,
 );
-console.log(`test:changed: ${selection.tests.length} of ${all.length} test files in ${seconds()} s.`);
-process.exit(run.status ?? 1);
+process.exit(code);
+
+function describeState(commit: string): string {
+  return commit === commitOf('HEAD') ? `HEAD (${commit.slice(0, 7)})` : `this working tree (snapshot ${commit.slice(0, 7)} on HEAD)`;
+}

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
 import { repoRoot } from '#lib/paths';
 import { sameCode } from './comments.ts';
 
@@ -34,6 +35,40 @@ export function changedSince(since: string): string[] {
   const tracked = lines(git('diff', '--name-only', '--no-renames', since));
   const untracked = lines(git('ls-files', '--others', '--exclude-standard'));
   return [...new Set([...tracked, ...untracked])].sort();
+}
+
+/**
+ * A commit of the working tree as it is (uncommitted and new files in, ignored ones out), on top of HEAD;
+ * HEAD itself when nothing differs. It is kept from git's garbage collection under a ref of this worktree
+ * (refs/worktree/test-map), so the map recorded at it can be compared with later states.
+ */
+export function snapshotCommit(root = repoRoot): string {
+  const run = (args: string[], env?: NodeJS.ProcessEnv) =>
+    execFileSync('git', args, {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: env && { ...process.env, ...env },
+    }).trim();
+  const index = join(tmpdir(), `test-map-index-${process.pid}`);
+  try {
+    // A copy of the real index: its file stats spare hashing every unchanged file again.
+    copyFileSync(resolve(root, run(['rev-parse', '--git-path', 'index'])), index);
+    run(['add', '--all'], { GIT_INDEX_FILE: index });
+    const tree = run(['write-tree'], { GIT_INDEX_FILE: index });
+    if (tree === run(['rev-parse', 'HEAD^{tree}'])) return run(['rev-parse', 'HEAD']);
+    // Signed by the tool (a clone may have no identity set): the commit is this worktree's alone, never pushed.
+    const who = { GIT_AUTHOR_NAME: 'test:changed', GIT_AUTHOR_EMAIL: 'test-changed@localhost' };
+    const commit = run(['commit-tree', tree, '-p', 'HEAD', '-m', 'test:changed: the working tree its map was recorded at'], {
+      ...who,
+      GIT_COMMITTER_NAME: who.GIT_AUTHOR_NAME,
+      GIT_COMMITTER_EMAIL: who.GIT_AUTHOR_EMAIL,
+    });
+    run(['update-ref', 'refs/worktree/test-map', commit]);
+    return commit;
+  } finally {
+    rmSync(index, { force: true });
+  }
 }
 
 /** Where HEAD left `base`: their merge base. */

@@ -3,22 +3,25 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '#lib/paths';
 import { commitOf } from './changes.ts';
-import { MAP_DIR, readMap, summarize, type TestMap, writeMap } from './map.ts';
+import { MAP_DIR, readMap, summarize, type TestMap, type Used, writeMap } from './map.ts';
 
 /**
  * Runs test files (all, when `tests` is empty) recording what each executes and reads: each file in a
  * process of its own with a local API of its own, its tools run from their sources (vitest.config.ts,
  * test/support/env.ts and tools.ts), every process's V8 coverage (NODE_V8_COVERAGE) and reads
  * (test/support/read-trace.mjs) kept per file (test/support/coverage-record.ts). A full recording
- * replaces the map; a partial one adds to each file's entry (what a file used at either commit). A file
- * that failed is recorded as it ran. Returns vitest's exit code.
+ * replaces the map; a partial one adds to each file's entry (what a file used at either commit), and
+ * moves the map to `at` (a commit or working-tree snapshot) when given: sound when the files it records are
+ * every file the changes since the map's commit can reach (bin/test-changed.ts). A file that failed is
+ * recorded as it ran. Returns vitest's exit code.
  */
 export function record(
   tests: string[],
-  { dir = MAP_DIR, vitestArgs = [] as string[], quiet = false } = {},
+  { dir = MAP_DIR, vitestArgs = [] as string[], quiet = false, at = undefined as string | undefined } = {},
 ): { code: number; map: TestMap } {
   const recording = join(dir, 'recording');
-  const commit = commitOf('HEAD')!; // what the run starts on (a commit made while it runs is not what it saw)
+  const head = commitOf('HEAD')!; // what the run starts on (a commit made while it runs is not what it saw)
+  const commit = at ?? head;
   rmSync(recording, { recursive: true, force: true });
   mkdirSync(join(recording, 'workers'), { recursive: true });
   const preload = join(repoRoot, 'test', 'support', 'read-trace.mjs');
@@ -33,19 +36,29 @@ export function record(
       NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${preload}`.trim(),
     },
   });
-  const recorded = summarize(recording);
-  const before = readMap(dir);
-  const files = tests.length === 0 || !before ? recorded : { ...before.files };
-  const union = (a: string[] = [], b: string[]) => [...new Set([...a, ...b])].sort();
-  if (files !== recorded)
-    for (const [test, used] of Object.entries(recorded))
-      files[test] = { ran: union(files[test]?.ran, used.ran), read: union(files[test]?.read, used.read) };
-  const map: TestMap = {
-    commit: tests.length === 0 || !before ? commit : before.commit,
-    recordedAt: new Date().toISOString(),
-    files,
-  };
+  const map = merged(readMap(dir), summarize(recording), { partial: tests.length > 0, commit, head, moved: at !== undefined });
   writeMap(map, dir);
   rmSync(recording, { recursive: true, force: true });
   return { code: run.status ?? 1, map };
+}
+
+/**
+ * The map after a recording: a whole one replaces it; a partial one adds to each recorded file's entry
+ * (what it used at either state) and, when `moved`, stands at the recording's state (`commit` on `head`),
+ * else stays at the map's own.
+ */
+export function merged(
+  before: TestMap | undefined,
+  recorded: Record<string, Used>,
+  { partial, commit, head, moved }: { partial: boolean; commit: string; head: string; moved: boolean },
+): TestMap {
+  const union = (a: string[] = [], b: string[]) => [...new Set([...a, ...b])].sort();
+  const recordedAt = new Date().toISOString();
+  if (!partial || !before) return { commit, base: head, recordedAt, files: recorded };
+  const files = { ...before.files };
+  for (const [test, used] of Object.entries(recorded))
+    files[test] = { ran: union(files[test]?.ran, used.ran), read: union(files[test]?.read, used.read) };
+  return moved
+    ? { commit, base: head, recordedAt, files }
+    : { commit: before.commit, base: before.base ?? before.commit, recordedAt, files };
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { outboundMismatches } from './asyncapi.ts';
 import { localStack, useOwnStack } from './stack.ts';
 
@@ -10,7 +10,7 @@ import { useLocalDatabase } from '#local/database';
 // started for it (its worker's has run other files' requests: what they loaded would count as this one's).
 if (process.env.TEST_MAP_RECORD && !process.env.API_URL) {
   const { startStack } = await import('./global-setup.ts');
-  const { stack, api, dir } = await startStack(localStack().dynamodbPort, `rec${randomBytes(6).toString('hex')}`);
+  const { stack, api, dir } = await startStack(inject('dynamodbPort'), `rec${randomBytes(6).toString('hex')}`);
   useOwnStack(stack);
   // Registered first, so it runs last: after the check of what the file published.
   afterAll(async () => {

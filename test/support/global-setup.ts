@@ -66,7 +66,12 @@ export async function setup(project: TestProject) {
   process.env.WEBHOOK_SECRETS_KEY ??= throwawayWebhookSecretsKey();
   database = await startDynamoDbLocal({ port: await freePort(), sharedDb: false });
   const port = Number(new URL(database.endpoint).port);
-  const stacks = await Promise.all(Array.from({ length: workers }, (_, i) => startStack(port, i + 1)));
+  project.provide('dynamodbPort', port);
+  // A recording run starts a stack per file instead (env.ts): the workers' would run nothing.
+  const stacks =
+    process.env.TEST_MAP_RECORD && !process.env.API_URL
+      ? []
+      : await Promise.all(Array.from({ length: workers }, (_, i) => startStack(port, i + 1)));
   started.push(...stacks);
   project.provide(
     'stacks',
@@ -95,5 +100,7 @@ export async function teardown() {
 declare module 'vitest' {
   export interface ProvidedContext {
     stacks: LocalStack[];
+    /** The run's DynamoDB Local. */
+    dynamodbPort: number;
   }
 }

@@ -10,12 +10,15 @@ import { selectTests } from '#lib/testmap/select';
 
 /**
  * npm run test:changed's map, recorded for real on a small fixture: three test files written for this
- * test (one creates a label through the local API, one a project, one reads a page of docs/), recorded
+ * test (one creates a label through the local API, one a project, one, a unit test, reads a page of docs/), recorded
  * as `npm run test:changed` records the suite (a nested vitest run, each file in a process of its own
  * with a local API of its own), then the choice a change gets from it.
  */
-const fixture = `test/testmap-fixture-${randomBytes(4).toString('hex')}`;
-const files = { labels: `${fixture}/labels.test.ts`, projects: `${fixture}/projects.test.ts`, docs: `${fixture}/docs.test.ts` };
+const id = randomBytes(4).toString('hex');
+const fixture = `test/testmap-fixture-${id}`;
+// The page reader needs no stack: a unit test (vitest.config.ts), as such a file of the suite would be.
+const unitFixture = `test/unit/testmap-fixture-${id}`;
+const files = { labels: `${fixture}/labels.test.ts`, projects: `${fixture}/projects.test.ts`, docs: `${unitFixture}/docs.test.ts` };
 const creating = (path: string, body: string) => `import { expect, test } from 'vitest';
 import { call, tokenFor, uniqueWorkspace } from '#support/api';
 test('creates', async () => {
@@ -40,12 +43,12 @@ let code: number;
 const mapDir = mkdtempSync(join(tmpdir(), 'pls-testmap-'));
 
 beforeAll(() => {
-  mkdirSync(join(repoRoot, fixture));
+  for (const dir of [fixture, unitFixture]) mkdirSync(join(repoRoot, dir));
   for (const [file, source] of Object.entries(SOURCES)) writeFileSync(join(repoRoot, file), source);
   ({ map, code } = record(Object.values(files), { dir: mapDir, vitestArgs: ['--maxWorkers=1'], quiet: true }));
 }, 120_000);
 afterAll(() => {
-  rmSync(join(repoRoot, fixture), { recursive: true, force: true });
+  for (const dir of [fixture, unitFixture]) rmSync(join(repoRoot, dir), { recursive: true, force: true });
   rmSync(mapDir, { recursive: true, force: true });
 });
 
@@ -78,7 +81,7 @@ describe('the choice a change gets', () => {
     expect(chosen('functions/projects/create.ts')).toEqual([files.projects]);
     expect(chosen('docs/api.md')).toEqual([files.docs]);
     // Every file of the suite's local project starts with its stack moving to a database of its own, through the API.
-    expect(chosen('lib/local/gateway.ts').sort()).toEqual(Object.values(files).sort());
+    expect(chosen('lib/local/gateway.ts').sort()).toEqual([files.labels, files.projects].sort());
     expect(chosen('functions/webhooks/create.ts')).toEqual([]);
   });
 

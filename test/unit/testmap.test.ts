@@ -1,7 +1,13 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { snapshotCommit } from '#lib/testmap/changes';
 import { faultsIn, planted, sampleFaults, seeded } from '#lib/testmap/faults';
 import type { TestMap } from '#lib/testmap/map';
 import { sameCode } from '#lib/testmap/comments';
+import { merged } from '#lib/testmap/record';
 import { selectTests } from '#lib/testmap/select';
 
 /** npm run test:changed's choice (lib/testmap/select.ts) and its check's faults (faults.ts), on maps and sources made here. */
@@ -96,5 +102,61 @@ describe('faults', () => {
     expect(sampleFaults(5, seeded(7))).toEqual(first);
     expect(new Set(first.map((f) => f.file)).size).toBe(5);
     for (const fault of first) expect(fault.file).toMatch(/^(functions|lib|bin)\//);
+  });
+});
+
+describe('keeping the map current', () => {
+  const recorded = {
+    'test/a.test.ts': { ran: ['functions/labels/update.ts'], read: [] },
+    'test/new.test.ts': { ran: ['lib/x.ts'], read: ['docs/'] },
+  };
+
+  test('the files a call ran add what they used, and the map moves to the state they ran on; the others keep theirs', () => {
+    const after = merged(map, recorded, { partial: true, commit: 'snap1', head: 'head1', moved: true });
+    expect([after.commit, after.base]).toEqual(['snap1', 'head1']);
+    // What a file used at either state: a map that says too much chooses too many, never too few.
+    expect(after.files['test/a.test.ts']!.ran).toEqual([
+      'functions/commons/http/endpoint.ts',
+      'functions/labels/create.ts',
+      'functions/labels/update.ts',
+    ]);
+    expect(after.files['test/new.test.ts']).toEqual(recorded['test/new.test.ts']);
+    expect(after.files['test/b.test.ts']).toEqual(map.files['test/b.test.ts']);
+  });
+
+  test('a partial recording that does not move keeps the commit; a whole one replaces the map', () => {
+    const kept = merged(map, recorded, { partial: true, commit: 'head1', head: 'head1', moved: false });
+    expect([kept.commit, kept.base]).toEqual(['c0ffee', 'c0ffee']);
+    const whole = merged(map, recorded, { partial: false, commit: 'head2', head: 'head2', moved: false });
+    expect(whole).toMatchObject({ commit: 'head2', base: 'head2', files: recorded });
+  });
+
+  test('a snapshot holds the working tree (changed, staged, new files; not ignored ones) and leaves its index alone', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pls-snapshot-'));
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, encoding: 'utf8' }).trim();
+    try {
+      git('init', '-q');
+      git('config', 'user.email', 'dev@example.com');
+      git('config', 'user.name', 'Dev');
+      writeFileSync(join(dir, '.gitignore'), 'ignored.txt\n');
+      writeFileSync(join(dir, 'a.ts'), 'export const a = 1;\n');
+      git('add', '-A');
+      git('commit', '-qm', 'first');
+      const head = git('rev-parse', 'HEAD');
+      expect(snapshotCommit(dir)).toBe(head); // nothing differs
+      writeFileSync(join(dir, 'a.ts'), 'export const a = 2;\n');
+      writeFileSync(join(dir, 'new.ts'), 'export const n = 0;\n');
+      writeFileSync(join(dir, 'ignored.txt'), 'x');
+      const status = git('status', '--porcelain');
+      const snap = snapshotCommit(dir);
+      expect(git('rev-parse', `${snap}^`)).toBe(head);
+      expect(git('show', `${snap}:a.ts`)).toBe('export const a = 2;');
+      expect(git('ls-tree', '--name-only', snap).split('\n').sort()).toEqual(['.gitignore', 'a.ts', 'new.ts']);
+      expect(git('rev-parse', 'refs/worktree/test-map')).toBe(snap); // kept from garbage collection
+      expect(git('status', '--porcelain')).toBe(status); // nothing staged or committed for the user
+      expect(git('rev-parse', 'HEAD')).toBe(head);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
