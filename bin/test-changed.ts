@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { cliArguments, cliError } from '#lib/cli';
 import { repoRoot } from '#lib/paths';
-import { changedSince, commitOf, forkPoint, isAncestor, sameAs, snapshotCommit, testFiles } from '#lib/testmap/changes';
+import { changedBetween, commitOf, forkPoint, keepSnapshot, sameAs, snapshotCommit, testFiles } from '#lib/testmap/changes';
 import { readMap, type TestMap } from '#lib/testmap/map';
 import { record } from '#lib/testmap/record';
 import { selectTests } from '#lib/testmap/select';
@@ -19,10 +19,10 @@ const usage = `usage: npm run test:changed [-- --base <ref>] [--record] [--list]
   tools), each changed test file, each test file the map does not know; the whole suite when the run's
   setup changed (package.json, the lockfile, vitest.config.ts, tsconfig.json, test/support/).
   The first call, and --record, records the map first: the whole suite, each file in a process of its own
-  (docs/testing.md says what it costs). The files chosen run recording what they use, so the map follows
-  each call's state.
+  (docs/testing.md says what it costs). A call that runs files it chose runs them recording what they use:
+  when all pass, the map moves to the state they ran on (the whole suite and --list leave it as it is).
   --base     the ref to compare with (default main)
-  --record   record the whole map again first (it is by itself after a rebase or on another branch)
+  --record   record the whole map again first
   --list     print the choice and stop`;
 const { values } = await cliArguments({ usage, options: { base: 'string', record: 'boolean', list: 'boolean' } });
 const base = values.base ?? 'main';
@@ -30,18 +30,18 @@ if (!commitOf(base)) cliError(`--base ${base} names no commit here: give a branc
 
 const started = performance.now();
 const seconds = () => ((performance.now() - started) / 1000).toFixed(1);
+// The state this call runs on, taken before anything is chosen: the choice and the run are of it.
+const now = snapshotCommit();
 let map: TestMap | undefined = readMap();
-const stale = map && !isAncestor(map.base ?? map.commit);
+// A map whose commit is gone (its ref removed, the repository collected) cannot be compared with.
+const stale = map && !commitOf(map.commit);
 if (values.record || !map || stale) {
-  const why = values.record
-    ? 'asked (--record)'
-    : !map
-      ? 'no map yet (.test-map/)'
-      : `its commit ${(map!.base ?? map!.commit).slice(0, 7)} is not in HEAD's history`;
+  const why = values.record ? 'asked (--record)' : !map ? 'no map yet (.test-map/)' : `its commit ${map!.commit.slice(0, 7)} is gone`;
   console.log(`Recording the map: ${why}. The whole suite runs, each file in a process of its own.`);
-  const recorded = record([]);
+  const recorded = record([], { at: now });
   map = recorded.map;
-  console.log(`Recorded ${Object.keys(map.files).length} test files at ${map.commit.slice(0, 7)} in ${seconds()} s.`);
+  keepSnapshot(map.commit);
+  console.log(`Recorded ${Object.keys(map.files).length} test files at ${describeState(map.commit)} in ${seconds()} s.`);
   if (recorded.code !== 0)
     cliError('The recording run had failures (above): the map holds what each file did; fix them, then run npm run test:changed.');
   process.exit(0);
@@ -49,11 +49,10 @@ if (values.record || !map || stale) {
 
 // Against the base, and against the map's commit (what changed since it was recorded counts as well).
 const fork = forkPoint(base);
-const now = snapshotCommit(); // the state this call runs on, before anything is run
-const changed = [...new Set([...changedSince(fork), ...changedSince(map.commit)])].sort();
+const changed = [...new Set([...changedBetween(fork, now), ...changedBetween(map.commit, now)])].sort();
 const all = testFiles();
 // A script changed in its comments and layout alone since the map's commit (and since the base) runs nothing new.
-const commentsOnly = (path: string) => isScript(path) && [map!.commit, fork].every((since) => sameAs(since, path));
+const commentsOnly = (path: string) => isScript(path) && [map!.commit, fork].every((since) => sameAs(since, path, now));
 const selection = selectTests(changed, map, all, commentsOnly);
 console.log(`${changed.length} file(s) changed against ${base} and the map (${map.commit.slice(0, 7)}, ${map.recordedAt.slice(0, 16)}).`);
 if (selection.whole) console.log(`The whole suite: ${selection.whole}.`);
@@ -67,18 +66,18 @@ if (selection.whole) {
     cwd: repoRoot,
     stdio: 'inherit',
   });
-  console.log(`test:changed: the whole suite, ${all.length} test files, in ${seconds()} s.`);
+  console.log(`test:changed: the whole suite, ${all.length} test files, in ${seconds()} s; the map stays where it was.`);
   process.exit(run.status ?? 1);
 }
 // The files chosen run recording what they use: the run answers and keeps the map current. Every file that
 // could use what changed since the map's commit is among them; the others did not touch it, so their entries
-// hold at this state too, and the map moves to it.
-const { code } = record(selection.tests, { at: now });
-console.log(
-  `test:changed: ${selection.tests.length} of ${all.length} test files in ${seconds()} s; the map now stands at ${describeState(now)}.`,
-);
+// hold at this state too, and the map moves to it (record.ts: when every file passed and nothing changed meanwhile).
+const { code, map: after } = record(selection.tests, { at: now });
+keepSnapshot(after.commit);
+const where = after.commit === now ? `now stands at ${describeState(now)}` : `stays at ${describeState(after.commit)}`;
+console.log(`test:changed: ${selection.tests.length} of ${all.length} test files in ${seconds()} s; the map ${where}.`);
 process.exit(code);
 
 function describeState(commit: string): string {
-  return commit === commitOf('HEAD') ? `HEAD (${commit.slice(0, 7)})` : `this working tree (snapshot ${commit.slice(0, 7)} on HEAD)`;
+  return commit === commitOf('HEAD') ? `HEAD (${commit.slice(0, 7)})` : `a snapshot of the working tree (${commit.slice(0, 7)})`;
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { repoRoot } from '#lib/paths';
@@ -17,30 +17,21 @@ export function commitOf(ref: string): string | undefined {
   }
 }
 
-/** Whether `commit` is HEAD or one of its ancestors. */
-export function isAncestor(commit: string): boolean {
-  try {
-    git('merge-base', '--is-ancestor', commit, 'HEAD');
-    return true;
-  } catch {
-    return false;
-  }
+/**
+ * The files that differ between two commits (a snapshot of the working tree among them, so its uncommitted
+ * and new files too): modified, added, deleted, renamed (both names).
+ */
+export function changedBetween(since: string, to: string): string[] {
+  return lines(git('diff', '--name-only', '--no-renames', since, to)).sort();
 }
 
-/**
- * The files changed since `since` (a commit), the working tree's changes included: modified, staged,
- * added, deleted, renamed (both names), and new files git does not ignore.
- */
-export function changedSince(since: string): string[] {
-  const tracked = lines(git('diff', '--name-only', '--no-renames', since));
-  const untracked = lines(git('ls-files', '--others', '--exclude-standard'));
-  return [...new Set([...tracked, ...untracked])].sort();
-}
+/** The tree a commit holds. */
+export const treeOf = (commit: string) => git('rev-parse', `${commit}^{tree}`);
 
 /**
  * A commit of the working tree as it is (uncommitted and new files in, ignored ones out), on top of HEAD;
- * HEAD itself when nothing differs. It is kept from git's garbage collection under a ref of this worktree
- * (refs/worktree/test-map), so the map recorded at it can be compared with later states.
+ * HEAD itself when nothing differs. Made with an index of its own: the real one and the branch are
+ * untouched. Nothing keeps it from git's garbage collection: keepSnapshot does, for the map's.
  */
 export function snapshotCommit(root = repoRoot): string {
   const run = (args: string[], env?: NodeJS.ProcessEnv) =>
@@ -50,25 +41,33 @@ export function snapshotCommit(root = repoRoot): string {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: env && { ...process.env, ...env },
     }).trim();
-  const index = join(tmpdir(), `test-map-index-${process.pid}`);
+  const dir = mkdtempSync(join(tmpdir(), 'test-map-index-'));
+  const index = join(dir, 'index');
   try {
-    // A copy of the real index: its file stats spare hashing every unchanged file again.
-    copyFileSync(resolve(root, run(['rev-parse', '--git-path', 'index'])), index);
+    // A copy of the real index, its times kept: git trusts an entry's stats only when they are older than
+    // the index itself, so a copy dated now would hide an edit of the same size made in the same second.
+    const real = resolve(root, run(['rev-parse', '--git-path', 'index']));
+    copyFileSync(real, index);
+    const { atime, mtime } = statSync(real);
+    utimesSync(index, atime, mtime);
     run(['add', '--all'], { GIT_INDEX_FILE: index });
     const tree = run(['write-tree'], { GIT_INDEX_FILE: index });
     if (tree === run(['rev-parse', 'HEAD^{tree}'])) return run(['rev-parse', 'HEAD']);
     // Signed by the tool (a clone may have no identity set): the commit is this worktree's alone, never pushed.
     const who = { GIT_AUTHOR_NAME: 'test:changed', GIT_AUTHOR_EMAIL: 'test-changed@localhost' };
-    const commit = run(['commit-tree', tree, '-p', 'HEAD', '-m', 'test:changed: the working tree its map was recorded at'], {
+    return run(['commit-tree', tree, '-p', 'HEAD', '-m', 'test:changed: the working tree its map was recorded at'], {
       ...who,
       GIT_COMMITTER_NAME: who.GIT_AUTHOR_NAME,
       GIT_COMMITTER_EMAIL: who.GIT_AUTHOR_EMAIL,
     });
-    run(['update-ref', 'refs/worktree/test-map', commit]);
-    return commit;
   } finally {
-    rmSync(index, { force: true });
+    rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Keeps the map's commit from git's garbage collection, under a ref of this worktree (refs/worktree/test-map). */
+export function keepSnapshot(commit: string, root = repoRoot): void {
+  execFileSync('git', ['update-ref', 'refs/worktree/test-map', commit], { cwd: root, stdio: 'ignore' });
 }
 
 /** Where HEAD left `base`: their merge base. */
@@ -87,20 +86,21 @@ export function testFiles(dir = join(repoRoot, 'test')): string[] {
     .sort();
 }
 
-/** Whether `path` in the working tree is the same program as at `commit` (its comments and layout aside); false when it is new or gone. */
-export function sameAs(commit: string, path: string): boolean {
-  const file = join(repoRoot, path);
-  if (!existsSync(file)) return false;
-  let before: string;
-  try {
-    before = execFileSync('git', ['show', `${commit}:${path}`], {
-      cwd: repoRoot,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-      maxBuffer: 1 << 26,
-    });
-  } catch {
-    return false;
-  }
-  return sameCode(before, readFileSync(file, 'utf8'), path);
+/** Whether `path` is the same program at `to` as at `commit` (its comments and layout aside); false when it is new or gone. */
+export function sameAs(commit: string, path: string, to: string): boolean {
+  const at = (ref: string) => {
+    try {
+      return execFileSync('git', ['show', `${ref}:${path}`], {
+        cwd: repoRoot,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+        maxBuffer: 1 << 26,
+      });
+    } catch {
+      return undefined;
+    }
+  };
+  const before = at(commit);
+  const after = at(to);
+  return before !== undefined && after !== undefined && sameCode(before, after, path);
 }

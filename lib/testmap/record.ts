@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '#lib/paths';
-import { commitOf } from './changes.ts';
+import { commitOf, snapshotCommit, treeOf } from './changes.ts';
 import { MAP_DIR, readMap, summarize, type TestMap, type Used, writeMap } from './map.ts';
 
 /**
@@ -11,9 +11,10 @@ import { MAP_DIR, readMap, summarize, type TestMap, type Used, writeMap } from '
  * test/support/env.ts and tools.ts), every process's V8 coverage (NODE_V8_COVERAGE) and reads
  * (test/support/read-trace.mjs) kept per file (test/support/coverage-record.ts). A full recording
  * replaces the map; a partial one adds to each file's entry (what a file used at either commit), and
- * moves the map to `at` (a commit or working-tree snapshot) when given: sound when the files it records are
- * every file the changes since the map's commit can reach (bin/test-changed.ts). A file that failed is
- * recorded as it ran. Returns vitest's exit code.
+ * moves the map to `at` (a commit or working-tree snapshot) when given, every file passed and nothing
+ * changed while they ran: sound when the files it records are every file the changes since the map's
+ * commit can reach (bin/test-changed.ts). A whole recording stands at `at` (HEAD when not given). A file
+ * that failed is recorded as it ran. Returns vitest's exit code.
  */
 export function record(
   tests: string[],
@@ -36,7 +37,18 @@ export function record(
       NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${preload}`.trim(),
     },
   });
-  const map = merged(readMap(dir), summarize(recording), { partial: tests.length > 0, commit, head, moved: at !== undefined });
+  // The state it ran on: `at`, if nothing changed while it ran (else what ran was some other state).
+  const held = at === undefined || treeOf(snapshotCommit()) === treeOf(at);
+  if (!held)
+    console.warn(
+      tests.length
+        ? 'test:changed: files changed while the tests ran; the map stays where it was (the next call chooses by them).'
+        : 'test:changed: files changed while the map was recorded: it stands at the state the recording began on, and may miss what those edits made the tests run. Record it again (--record) when nothing is being edited.',
+    );
+  // A partial recording moves the map only when every file it ran passed (a file that failed may not have
+  // run to its end, nor saved what it ran) and on the state it began on.
+  const moved = at !== undefined && run.status === 0 && held;
+  const map = merged(readMap(dir), summarize(recording), { partial: tests.length > 0, commit, head, moved });
   writeMap(map, dir);
   rmSync(recording, { recursive: true, force: true });
   return { code: run.status ?? 1, map };

@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { snapshotCommit } from '#lib/testmap/changes';
+import { keepSnapshot, snapshotCommit } from '#lib/testmap/changes';
 import { faultsIn, planted, sampleFaults, seeded } from '#lib/testmap/faults';
 import type { TestMap } from '#lib/testmap/map';
 import { sameCode } from '#lib/testmap/comments';
@@ -152,9 +152,23 @@ describe('keeping the map current', () => {
       expect(git('rev-parse', `${snap}^`)).toBe(head);
       expect(git('show', `${snap}:a.ts`)).toBe('export const a = 2;');
       expect(git('ls-tree', '--name-only', snap).split('\n').sort()).toEqual(['.gitignore', 'a.ts', 'new.ts']);
-      expect(git('rev-parse', 'refs/worktree/test-map')).toBe(snap); // kept from garbage collection
       expect(git('status', '--porcelain')).toBe(status); // nothing staged or committed for the user
       expect(git('rev-parse', 'HEAD')).toBe(head);
+      expect(git('for-each-ref')).not.toContain('test-map'); // a snapshot alone keeps no ref
+      keepSnapshot(snap, dir);
+      expect(git('rev-parse', 'refs/worktree/test-map')).toBe(snap); // the map's, kept from garbage collection
+      // An edit of the same size made within the same tick of the clock as the index was written is seen:
+      // git trusts an entry's stats only when they are older than its index (a copy dated now would hide
+      // it). The tick made exact: the file's and the index's times set equal, the change time not trusted.
+      git('config', 'core.trustctime', 'false');
+      const tick = new Date('2026-01-01T00:00:00Z');
+      utimesSync(join(dir, 'a.ts'), tick, tick); // older than the index about to be written: not smudged
+      git('add', '-A');
+      writeFileSync(join(dir, 'a.ts'), 'export const a = 3;\n');
+      utimesSync(join(dir, 'a.ts'), tick, tick);
+      utimesSync(join(dir, '.git', 'index'), tick, tick);
+      expect(git('diff', '--name-only')).toBe('a.ts'); // git itself sees it (a diff, which writes no index)
+      expect(git('show', `${snapshotCommit(dir)}:a.ts`)).toBe('export const a = 3;');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
