@@ -5,7 +5,15 @@ import { join, relative, resolve } from 'node:path';
 import { repoRoot } from '#lib/paths';
 import { sameCode } from './comments.ts';
 
-const git = (...args: string[]) => execFileSync('git', args, { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+/** git in `root`, with `env` added to this process's environment; its output trimmed. */
+const gitIn = (root: string, args: string[], env?: NodeJS.ProcessEnv) =>
+  execFileSync('git', args, {
+    cwd: root,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: env && { ...process.env, ...env },
+  }).trim();
+const git = (...args: string[]) => gitIn(repoRoot, args);
 const lines = (text: string) => text.split('\n').filter(Boolean);
 
 /** The commit `ref` names, or undefined when there is none. */
@@ -29,45 +37,45 @@ export function changedBetween(since: string, to: string): string[] {
 export const treeOf = (commit: string) => git('rev-parse', `${commit}^{tree}`);
 
 /**
- * A commit of the working tree as it is (uncommitted and new files in, ignored ones out), on top of HEAD;
- * HEAD itself when nothing differs. Made with an index of its own: the real one and the branch are
- * untouched. Nothing keeps it from git's garbage collection: keepSnapshot does, for the map's.
+ * The tree of the working tree as it is (uncommitted and new files in, ignored ones out), written with an
+ * index of its own: the real one is untouched.
  */
-export function snapshotCommit(root = repoRoot): string {
-  const run = (args: string[], env?: NodeJS.ProcessEnv) =>
-    execFileSync('git', args, {
-      cwd: root,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: env && { ...process.env, ...env },
-    }).trim();
+export function workingTree(root = repoRoot): string {
   const dir = mkdtempSync(join(tmpdir(), 'test-map-index-'));
-  const index = join(dir, 'index');
+  const index = { GIT_INDEX_FILE: join(dir, 'index') };
   try {
     // A copy of the real index, its times kept: git trusts an entry's stats only when they are older than
     // the index itself, so a copy dated now would hide an edit of the same size made in the same second.
-    const real = resolve(root, run(['rev-parse', '--git-path', 'index']));
-    copyFileSync(real, index);
+    const real = resolve(root, gitIn(root, ['rev-parse', '--git-path', 'index']));
+    copyFileSync(real, index.GIT_INDEX_FILE);
     const { atime, mtime } = statSync(real);
-    utimesSync(index, atime, mtime);
-    run(['add', '--all'], { GIT_INDEX_FILE: index });
-    const tree = run(['write-tree'], { GIT_INDEX_FILE: index });
-    if (tree === run(['rev-parse', 'HEAD^{tree}'])) return run(['rev-parse', 'HEAD']);
-    // Signed by the tool (a clone may have no identity set): the commit is this worktree's alone, never pushed.
-    const who = { GIT_AUTHOR_NAME: 'test:changed', GIT_AUTHOR_EMAIL: 'test-changed@localhost' };
-    return run(['commit-tree', tree, '-p', 'HEAD', '-m', 'test:changed: the working tree its map was recorded at'], {
-      ...who,
-      GIT_COMMITTER_NAME: who.GIT_AUTHOR_NAME,
-      GIT_COMMITTER_EMAIL: who.GIT_AUTHOR_EMAIL,
-    });
+    utimesSync(index.GIT_INDEX_FILE, atime, mtime);
+    gitIn(root, ['add', '--all'], index);
+    return gitIn(root, ['write-tree'], index);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
+/**
+ * A commit of the working tree (workingTree) on top of HEAD; HEAD itself when nothing differs. The branch
+ * is untouched. Nothing keeps it from git's garbage collection: keepSnapshot does, for the map's.
+ */
+export function snapshotCommit(root = repoRoot): string {
+  const tree = workingTree(root);
+  if (tree === gitIn(root, ['rev-parse', 'HEAD^{tree}'])) return gitIn(root, ['rev-parse', 'HEAD']);
+  // Signed by the tool (a clone may have no identity set): the commit is this worktree's alone, never pushed.
+  const who = { GIT_AUTHOR_NAME: 'test:changed', GIT_AUTHOR_EMAIL: 'test-changed@localhost' };
+  return gitIn(root, ['commit-tree', tree, '-p', 'HEAD', '-m', 'test:changed: the working tree its map was recorded at'], {
+    ...who,
+    GIT_COMMITTER_NAME: who.GIT_AUTHOR_NAME,
+    GIT_COMMITTER_EMAIL: who.GIT_AUTHOR_EMAIL,
+  });
+}
+
 /** Keeps the map's commit from git's garbage collection, under a ref of this worktree (refs/worktree/test-map). */
 export function keepSnapshot(commit: string, root = repoRoot): void {
-  execFileSync('git', ['update-ref', 'refs/worktree/test-map', commit], { cwd: root, stdio: 'ignore' });
+  gitIn(root, ['update-ref', 'refs/worktree/test-map', commit]);
 }
 
 /** Where HEAD left `base`: their merge base. */

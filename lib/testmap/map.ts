@@ -9,10 +9,8 @@ import { repoRoot } from '#lib/paths';
  * (lib/testmap/record.ts). `npm run test:changed` chooses by it (select.ts).
  */
 export interface TestMap {
-  /** The state recorded: a commit, or a snapshot of the working tree on top of `base` (changes.ts). */
+  /** The state recorded: a commit, or a snapshot of the working tree on top of the HEAD of then (changes.ts). */
   commit: string;
-  /** HEAD when it was recorded (the commit itself for a map recorded at a commit; absent in older maps). */
-  base?: string;
   recordedAt: string;
   /** Test file → what it used of the repository. */
   files: Record<string, Used>;

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '#lib/paths';
-import { commitOf, snapshotCommit, treeOf } from './changes.ts';
+import { commitOf, treeOf, workingTree } from './changes.ts';
 import { MAP_DIR, readMap, summarize, type TestMap, type Used, writeMap } from './map.ts';
 
 /**
@@ -21,8 +21,7 @@ export function record(
   { dir = MAP_DIR, vitestArgs = [] as string[], quiet = false, at = undefined as string | undefined } = {},
 ): { code: number; map: TestMap } {
   const recording = join(dir, 'recording');
-  const head = commitOf('HEAD')!; // what the run starts on (a commit made while it runs is not what it saw)
-  const commit = at ?? head;
+  const commit = at ?? commitOf('HEAD')!; // what the run starts on (a commit made while it runs is not what it saw)
   rmSync(recording, { recursive: true, force: true });
   mkdirSync(join(recording, 'workers'), { recursive: true });
   const preload = join(repoRoot, 'test', 'support', 'read-trace.mjs');
@@ -38,7 +37,7 @@ export function record(
     },
   });
   // The state it ran on: `at`, if nothing changed while it ran (else what ran was some other state).
-  const held = at === undefined || treeOf(snapshotCommit()) === treeOf(at);
+  const held = at === undefined || workingTree() === treeOf(at);
   if (!held)
     console.warn(
       tests.length
@@ -48,7 +47,7 @@ export function record(
   // A partial recording moves the map only when every file it ran passed (a file that failed may not have
   // run to its end, nor saved what it ran) and on the state it began on.
   const moved = at !== undefined && run.status === 0 && held;
-  const map = merged(readMap(dir), summarize(recording), { partial: tests.length > 0, commit, head, moved });
+  const map = merged(readMap(dir), summarize(recording), { partial: tests.length > 0, commit, moved });
   writeMap(map, dir);
   rmSync(recording, { recursive: true, force: true });
   return { code: run.status ?? 1, map };
@@ -56,21 +55,19 @@ export function record(
 
 /**
  * The map after a recording: a whole one replaces it; a partial one adds to each recorded file's entry
- * (what it used at either state) and, when `moved`, stands at the recording's state (`commit` on `head`),
- * else stays at the map's own.
+ * (what it used at either state) and, when `moved`, stands at the recording's state (`commit`), else stays
+ * at the map's own.
  */
 export function merged(
   before: TestMap | undefined,
   recorded: Record<string, Used>,
-  { partial, commit, head, moved }: { partial: boolean; commit: string; head: string; moved: boolean },
+  { partial, commit, moved }: { partial: boolean; commit: string; moved: boolean },
 ): TestMap {
   const union = (a: string[] = [], b: string[]) => [...new Set([...a, ...b])].sort();
   const recordedAt = new Date().toISOString();
-  if (!partial || !before) return { commit, base: head, recordedAt, files: recorded };
+  if (!partial || !before) return { commit, recordedAt, files: recorded };
   const files = { ...before.files };
   for (const [test, used] of Object.entries(recorded))
     files[test] = { ran: union(files[test]?.ran, used.ran), read: union(files[test]?.read, used.read) };
-  return moved
-    ? { commit, base: head, recordedAt, files }
-    : { commit: before.commit, base: before.base ?? before.commit, recordedAt, files };
+  return { commit: moved ? commit : before.commit, recordedAt, files };
 }

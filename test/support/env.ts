@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { outboundMismatches } from './asyncapi.ts';
-import { localStack, useOwnStack } from './stack.ts';
+import { localStack, stackPerFile, useOwnStack } from './stack.ts';
 
 import { useLocalDatabase } from '#local/database';
 
 // Recording what each file executes (test/support/coverage-record.ts): a local API of the file's own,
 // started for it (its worker's has run other files' requests: what they loaded would count as this one's).
-if (process.env.TEST_MAP_RECORD && !process.env.API_URL) {
+if (stackPerFile()) {
   const { startStack } = await import('./global-setup.ts');
   const { stack, api, dir } = await startStack(inject('dynamodbPort'), `rec${randomBytes(6).toString('hex')}`);
   useOwnStack(stack);

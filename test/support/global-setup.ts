@@ -6,17 +6,7 @@ import { startDynamoDbLocal, type EmbeddedDatabase } from '#local/database';
 import { throwawayWebhookSecretsKey } from '#local/secrets';
 import { startLocalApi, type LocalApi } from './local-api.ts';
 import { freePort } from './ports.ts';
-
-/** What a test worker reaches: its own local API, the run's DynamoDB Local, and the files that API writes. */
-export interface LocalStack {
-  apiUrl: string;
-  dynamodbPort: number;
-  eventsFile: string;
-  streamStatusFile: string;
-  inboundDeadLetterFile: string;
-  logFile: string;
-  metricsFile: string;
-}
+import { type LocalStack, stackPerFile } from './stack.ts';
 
 const started: { api: LocalApi; dir: string }[] = [];
 let database: EmbeddedDatabase | undefined;
@@ -68,10 +58,7 @@ export async function setup(project: TestProject) {
   const port = Number(new URL(database.endpoint).port);
   project.provide('dynamodbPort', port);
   // A recording run starts a stack per file instead (env.ts): the workers' would run nothing.
-  const stacks =
-    process.env.TEST_MAP_RECORD && !process.env.API_URL
-      ? []
-      : await Promise.all(Array.from({ length: workers }, (_, i) => startStack(port, i + 1)));
+  const stacks = stackPerFile() ? [] : await Promise.all(Array.from({ length: workers }, (_, i) => startStack(port, i + 1)));
   started.push(...stacks);
   project.provide(
     'stacks',
