@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import ts from 'typescript';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { SAMPLE_DELIVERY, SAMPLE_WEBHOOK } from '#http/webhookRoutes';
 
@@ -197,4 +198,31 @@ test('no bundle carries the local partition simulator (DYNAMODB_PARTITION_LIMITS
   for (const marker of markers) expect(bundle(SIMULATOR)).toContain(marker);
   const carrying = functions.filter((f) => markers.some((marker) => bundle(f.name).includes(marker)));
   expect(carrying.map((f) => f.name)).toEqual([]);
+});
+
+test("a webhook route's bundle holds its own input schema, not the others' (each is built by a call marked pure)", () => {
+  const bundle = (name: string) => readFileSync(join(dir, name, 'index.mjs'), 'utf8');
+  // The rotation's secret rule and the subscription's event-type rule, each said by one input schema alone.
+  const owners = { 'is not a usable secret': ['rotate-webhook-secret'], 'is not an event type': ['create-webhook', 'update-webhook'] };
+  for (const [rule, names] of Object.entries(owners)) {
+    const holding = functions.filter((f) => bundle(f.name).includes(rule)).map((f) => f.name);
+    expect(holding.sort(), rule).toEqual([...names].sort());
+  }
+});
+
+test('no route reads a regular expression literal with a Unicode property class as it loads (patterns.ts builds them at first use)', () => {
+  // A literal such as /\p{Cc}/u, wherever it sits: V8 checks it, with ICU's tables, as it reads the bundle.
+  const literals = (code: string) => {
+    const found: string[] = [];
+    const visit = (node: ts.Node): void => {
+      if (ts.isRegularExpressionLiteral(node) && node.text.includes('\\p{')) found.push(node.text);
+      ts.forEachChild(node, visit);
+    };
+    visit(ts.createSourceFile('index.mjs', code, ts.ScriptTarget.Latest, false, ts.ScriptKind.JS));
+    return found;
+  };
+  expect(literals('const a = `${b}/${c}`, d = /^[\\p{Cc}]+$/u;'), 'the probe finds a literal').toEqual(['/^[\\p{Cc}]+$/u']);
+  for (const r of routes) expect(literals(readFileSync(join(dir, r.name, 'index.mjs'), 'utf8')), r.name).toEqual([]);
+  // The classes are still there, as strings.
+  expect(readFileSync(join(dir, 'get-project', 'index.mjs'), 'utf8')).toContain('\\p{Cc}');
 });

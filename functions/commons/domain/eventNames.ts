@@ -53,8 +53,8 @@ export const OUTBOUND_DESCRIPTIONS: Record<OutboundType, string> = {
 export const dottedName = (type: string) => type.toLowerCase().replace(' ', '.');
 const byName = <T extends string>(types: readonly T[]) =>
   new Map<string, T>(types.flatMap((t) => [[t, t] as const, [dottedName(t), t] as const]));
-const OUTBOUND_BY_NAME = byName(OUTBOUND_TYPES);
-const CHANGES_BY_NAME = byName(CHANGE_TYPES);
+const OUTBOUND_BY_NAME = /* @__PURE__ */ byName(OUTBOUND_TYPES);
+const CHANGES_BY_NAME = /* @__PURE__ */ byName(CHANGE_TYPES);
 
 /** An outbound type by its bus name (`Project Created`) or its dotted form, or undefined when it is neither. */
 export const outboundTypeNamed = (value: string): OutboundType | undefined => OUTBOUND_BY_NAME.get(value);
@@ -62,7 +62,7 @@ export const outboundTypeNamed = (value: string): OutboundType | undefined => OU
 export const changeTypeNamed = (value: string): ChangeType | undefined => CHANGES_BY_NAME.get(value);
 /** Whether an outbound type is a public change (not one of the operational ones). */
 export const isChangeType = (type: OutboundType): type is ChangeType => CHANGES_BY_NAME.has(type);
-const OPERATIONAL: ReadonlySet<string> = new Set(OPERATIONAL_TYPES);
+const OPERATIONAL: ReadonlySet<string> = /* @__PURE__ */ new Set(OPERATIONAL_TYPES);
 /** Whether a type (by its bus name) is one of the operational ones: about a webhook, not a change. */
 export const isOperationalType = (type: string): type is (typeof OPERATIONAL_TYPES)[number] => OPERATIONAL.has(type);
 

@@ -1,3 +1,5 @@
+import { builtOnUse } from './patterns';
+
 /**
  * A refused value as a message names it: safe to print whatever it holds, short whatever its size.
  * Text is quoted (`"secret"`), numbers, true, false and null are written as JSON writes them, lists
@@ -18,7 +20,7 @@ export class JsonText {
 
 // Controls, unpaired surrogates, separators and spaces other than U+0020, and format characters
 // (zero-width joiners inside a character, as emoji are written with, excepted: see `escaped`).
-const UNSAFE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]|(?! )\p{Zs}/u;
+const UNSAFE = builtOnUse(String.raw`[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]|(?! )\p{Zs}`, 'u');
 const JOINER = /^[\u200c\u200d]$/;
 // Code units read at most to find QUOTED_CHARS characters: a 10 MB value costs what a short one does.
 const SCANNED = 1024;
@@ -37,7 +39,7 @@ function segmentsOf(text: string): Iterable<string> {
 
 function escaped(codePoint: string, quotes: boolean, joins: boolean): string {
   if (quotes && (codePoint === '"' || codePoint === '\\')) return `\\${codePoint}`;
-  if (!UNSAFE.test(codePoint) || (joins && JOINER.test(codePoint))) return codePoint;
+  if (!UNSAFE().test(codePoint) || (joins && JOINER.test(codePoint))) return codePoint;
   // JSON's escapes (a surrogate pair for a code point past U+FFFF): a quoted value parses back as JSON.
   let out = '';
   for (let i = 0; i < codePoint.length; i++) out += `\\u${codePoint.charCodeAt(i).toString(16).toUpperCase().padStart(4, '0')}`;

@@ -1,4 +1,5 @@
 import { sha256Url } from './digest';
+import { builtOnUse } from './patterns';
 
 /**
  * The service's text rules, in one place. Names and titles are NFC-normalised and trimmed; control
@@ -14,8 +15,8 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/u;
 // eslint-disable-next-line no-control-regex -- as above, without tab, line feed and carriage return
 const CONTROL_BUT_LINE_BREAKS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/u;
 const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/u;
-const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{White_Space}]/gu;
-const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
+const INVISIBLE = builtOnUse(String.raw`[\p{Default_Ignorable_Code_Point}\p{White_Space}]`, 'gu');
+const IGNORABLE = builtOnUse(String.raw`\p{Default_Ignorable_Code_Point}`, 'gu');
 
 /** What is wrong with a piece of user text, or undefined; `multiline` allows tabs and line breaks. */
 export function textProblem(text: string, multiline = false): string | undefined {
@@ -32,7 +33,7 @@ export function cleanText(text: string): string {
 
 /** True when nothing visible is left (only spaces and invisible characters). */
 export function isBlank(text: string): boolean {
-  return text.replace(INVISIBLE, '') === '';
+  return text.replace(INVISIBLE(), '') === '';
 }
 
 // Created on first use: building a segmenter loads ICU data (12-15 ms here), which no cold start
@@ -82,7 +83,7 @@ export function cutToChars(text: string, max: number): string {
  * and `SS` meet), default-ignorable characters removed, trimmed. `Bug`, `ｂｕｇ` and `B\u200Bug` are one.
  */
 export function foldKey(text: string): string {
-  return text.normalize('NFKC').replace(IGNORABLE, '').toUpperCase().toLowerCase().normalize('NFKC').trim();
+  return text.normalize('NFKC').replace(IGNORABLE(), '').toUpperCase().toLowerCase().normalize('NFKC').trim();
 }
 
 const encoder = new TextEncoder();

@@ -24,4 +24,4 @@ function createClient(): DynamoDBDocumentClient {
   });
 }
 
-export const db = createClient();
+export const db = /* @__PURE__ */ createClient();

@@ -3,17 +3,17 @@ import { MAX_LABEL_TITLE } from '#domain/limits';
 import { required } from './rules';
 import { name, paginationFields, pagingRules, projectSlugParam, taskUuid } from './validation';
 
-/** Field rules of labels, shared by create and update. */
-export const labelFields = {
-  title: name(1, MAX_LABEL_TITLE),
-  /** Six hex digits; a leading `#` is accepted and dropped; stored and returned uppercase. */
-  color: z.pipe(
+/** Six hex digits; a leading `#` is accepted and dropped; stored and returned uppercase. */
+const color = () =>
+  z.pipe(
     z
       .string(required('six hex digits, e.g. FF5733'))
       .check(z.regex(/^#?[0-9A-Fa-f]{6}$/, 'is not a color; use six hex digits, e.g. FF5733')),
     z.transform((c: string) => c.replace(/^#/, '').toUpperCase()),
-  ),
-};
+  );
+
+/** Field rules of labels, shared by create and update (built where a route names them). */
+export const labelFields = /* @__PURE__ */ (() => ({ title: name(1, MAX_LABEL_TITLE), color: color() }))();
 
 /**
  * The query of a label list (GET /projects-labels, and GET /task-labels, where `project_slug` is

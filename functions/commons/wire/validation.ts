@@ -96,13 +96,14 @@ export function text(min: number, max: number) {
 /** A slug in the path or the query; `what` says which, for a request that leaves it out. */
 const slugOf = (what: string) =>
   z.string(required(`${what}, e.g. website-redesign`)).check(z.regex(SLUG, `is not a slug; use ${SLUG_RULE}`));
-export const slugParam = slugOf('a slug');
-export const projectSlugParam = slugOf("the project's slug");
+export const slugParam = /* @__PURE__ */ slugOf('a slug');
+export const projectSlugParam = /* @__PURE__ */ slugOf("the project's slug");
 
 const TASK_RULE = '1 to 128 letters, digits, ".", "_", ":" or "-", starting with a letter or digit';
 /** A task id as the rest of the product makes them. */
 export const TASK_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
-export const taskUuid = z.string(required(`a task id of ${TASK_RULE}`)).check(z.regex(TASK_ID, `is not a task id; use ${TASK_RULE}`));
+const taskId = () => z.string(required(`a task id of ${TASK_RULE}`)).check(z.regex(TASK_ID, `is not a task id; use ${TASK_RULE}`));
+export const taskUuid = /* @__PURE__ */ taskId();
 
 const positiveInt = (max: number) =>
   z.optional(
