@@ -9,14 +9,15 @@ import { paginationFields, pagingRules, projectSlugParam, rfc3339Time, taskUuid 
  * the `sprint_slug` its client sends with a sprint context), the filters, the order and a cursor.
  */
 
-const TYPES = `${CHANGE_TYPES.map((t) => quoted(t)).join(', ')} (or their dotted forms, e.g. "project.updated")`;
+// Said when a type is refused, not at load: quoting each type builds the quoting rules' patterns (domain/patterns.ts).
+const typesSentence = () => `${CHANGE_TYPES.map((t) => quoted(t)).join(', ')} (or their dotted forms, e.g. "project.updated")`;
 
 const types = z.pipe(
   z.string().check(
     z.superRefine((value: string, ctx) => {
       for (const part of value.split(',')) {
         if (changeTypeNamed(part) === undefined) {
-          ctx.issues.push({ code: 'custom', input: part, message: `${quoted(part)} is not an entry type; use ${TYPES}` });
+          ctx.issues.push({ code: 'custom', input: part, message: `${quoted(part)} is not an entry type; use ${typesSentence()}` });
         }
       }
     }),
