@@ -23,15 +23,13 @@ interface CliSpec<O extends Options> {
   args?: { min: number; max: number; what: string };
   /** `npm start` says of the settings it does not use as well (warnings); the other tools only refuse. */
   settingWarnings?: true;
-  /** The arguments to read (default: the process's); a tool that hands the rest of its line to another passes its own part. */
-  argv?: string[];
 }
 
 /** The tool's options and arguments, or (for --help or a mistake) the process ends here. */
 export async function cliArguments<const O extends Options = Record<never, never>>(
   spec: CliSpec<O>,
 ): Promise<{ values: Values<O>; positionals: string[] }> {
-  const args = spec.argv ?? process.argv.slice(2);
+  const args = process.argv.slice(2);
   const beforeTerminator = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;
   const usage = async () => (typeof spec.usage === 'string' ? spec.usage : spec.usage());
   if (beforeTerminator.includes('--help') || beforeTerminator.includes('-h')) {
