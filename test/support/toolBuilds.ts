@@ -10,7 +10,7 @@ import { repoRoot } from '#lib/paths';
  * (each tool and the packages it loads, their shared code in common chunks), and started with plain
  * `node`. Under tsx, a start costs about 1 s of CPU (tsx's own start about 0.8 s of it); built, about
  * 0.25 s. A test run starts tools over a hundred times. The source is the same;
- * test/hostile/cli-arguments.test.ts holds each tool's answers under tsx (as `npm run` starts it) and
+ * test/hostile/cli-arguments-*.test.ts hold each tool's answers under tsx (as `npm run` starts it) and
  * built to be the same.
  *
  * Each source file keeps its own `import.meta.url`, so what a tool finds relative to its source (the
