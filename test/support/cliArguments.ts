@@ -50,8 +50,12 @@ export function expectUsageError(res: Ran, sentence: RegExp): void {
   expect(res.stderr).not.toMatch(/Using |\n\s+at |Error:|ERR_PARSE_ARGS/);
 }
 
-export function everyToolHonoursItsArguments(part: 1 | 2, parts = 2): void {
-  // The tools in turns, one file each: every other tool here, the rest in the other file (each file under a minute).
+/**
+ * The cases above for every other tool of package.json (`part` 1: the first, third, ...; 2: the rest):
+ * test/hostile/cli-arguments-1 and -2 take one part each, so that each file stays far under a minute.
+ */
+export function everyToolHonoursItsArguments(part: 1 | 2): void {
+  const parts = 2;
   const tools = npmTools().filter((_, i) => i % parts === part - 1);
   const dataDir = mkdtempSync(join(tmpdir(), 'pls-cli-args-'));
   describe(`every npm tool honours --help and refuses an unknown option, and then does nothing else (part ${part} of ${parts})`, () => {
