@@ -63,7 +63,7 @@ async function createCountedLabel(
 ): Promise<LabelRecord> {
   const id = await nextLabelId(ws);
   const now = new Date().toISOString();
-  const takenSlugs = async (prefix: string) => (await queryAll(labelSlugsRange(ws, prefix))).map(slugOfLabelItem);
+  const takenSlugs = async (prefix: string) => (await queryAll(labelSlugsRange(ws, prefix), { keysOnly: true })).map(slugOfLabelItem);
   return claimSlug(
     slugify(input.title, 'label'),
     takenSlugs,

@@ -49,7 +49,8 @@ export function taskPrefixFor(name: string): string {
  * overwrites the other.
  */
 function insertProject(ws: string, fields: Omit<ProjectRecord, 'slug' | 'id' | 'workspace'>): Promise<ProjectRecord> {
-  const takenSlugs = async (prefix: string) => (await queryAll(projectRanges.slugsStartingWith(ws, prefix))).map(slugOfProjectItem);
+  const takenSlugs = async (prefix: string) =>
+    (await queryAll(projectRanges.slugsStartingWith(ws, prefix), { keysOnly: true })).map(slugOfProjectItem);
   return claimSlug(
     slugify(fields.name, 'project'),
     takenSlugs,

@@ -52,7 +52,7 @@ export async function countInPart(kind: CountedKind, ws: string, max: number): P
       values: { ':one': 1, ':max': max },
     });
   }
-  const held = (await queryAll(kind.range(ws))).length;
+  const held = (await queryAll(kind.range(ws), { keysOnly: true })).length;
   if (held >= max) {
     // Kept from now on (a workspace over the limit since before the limit), so no later create counts again.
     await conditionally(
@@ -72,7 +72,7 @@ export async function countOutPart(kind: CountedKind, ws: string): Promise<Trans
   if ((await keptCount(kind, ws)) !== undefined) {
     return tx.update(kind.key(ws), 'ADD #count :minus', { names: { '#count': 'count' }, values: { ':minus': -1 } });
   }
-  return firstCount(kind, ws, (await queryAll(kind.range(ws))).length - 1);
+  return firstCount(kind, ws, (await queryAll(kind.range(ws), { keysOnly: true })).length - 1);
 }
 
 /** A count's first value, written only where no count is yet (two first counts at once: one fails, and its caller reads again). */
