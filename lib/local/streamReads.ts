@@ -8,6 +8,7 @@ import {
   type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord } from 'aws-lambda';
+import { withoutSdkLog } from '#store/client';
 
 /**
  * Reading a table's stream on DynamoDB Local: records as Lambda passes them, the stream of a table,
@@ -27,7 +28,10 @@ export function lambdaRecord(r: StreamRecord): DynamoDBRecord {
   } as DynamoDBRecord;
 }
 
-export const clientConfig = (endpoint: string) => ({ endpoint, region: process.env.AWS_REGION ?? 'us-east-1' });
+const clientConfig = (endpoint: string) => ({ endpoint, region: process.env.AWS_REGION ?? 'us-east-1' });
+
+/** A streams client for DynamoDB Local (without the SDK's logging step, which walks every record of an answer: store/client.ts). */
+export const streamsClient = (endpoint: string) => withoutSdkLog(new DynamoDBStreamsClient(clientConfig(endpoint)));
 
 /** The ARN of the table's stream (it must have one). */
 export async function streamArnOf(endpoint: string, tableName: string): Promise<string> {
@@ -66,7 +70,7 @@ export async function drainTableStream(opts: {
   checkpoints: Record<string, string>;
 }): Promise<number> {
   const streamArn = await streamArnOf(opts.endpoint, opts.tableName);
-  const streams = new DynamoDBStreamsClient(clientConfig(opts.endpoint));
+  const streams = streamsClient(opts.endpoint);
   try {
     const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
     let handled = 0;

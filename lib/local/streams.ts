@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand } from '@aws-sdk/client-dynamodb-streams';
+import { DescribeStreamCommand, GetRecordsCommand } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { localLog, type LocalLog } from './localLog';
 import { batchDelivery } from './streamDelivery.ts';
-import { clientConfig, iteratorAfter, lambdaRecord, streamArnOf } from './streamReads.ts';
+import { iteratorAfter, lambdaRecord, streamArnOf, streamsClient } from './streamReads.ts';
 
 /**
  * The local stand-in for Lambda's DynamoDB event source: reads the table's stream on DynamoDB Local
@@ -66,7 +66,7 @@ const DESCRIBE_EVERY_MS = 1_000;
 const LOCAL_BATCH = 1_000;
 export async function runTableStream(opts: StreamRunnerOptions): Promise<StreamRunner> {
   let streamArn = await streamArnOf(opts.endpoint, opts.tableName);
-  let streams = new DynamoDBStreamsClient(clientConfig(opts.endpoint));
+  let streams = streamsClient(opts.endpoint);
   const log = opts.log ?? localLog;
   const checkpoints: Record<string, string> =
     opts.checkpointFile && existsSync(opts.checkpointFile) ? JSON.parse(readFileSync(opts.checkpointFile, 'utf8')) : {};
@@ -204,7 +204,7 @@ export async function runTableStream(opts: StreamRunnerOptions): Promise<StreamR
       try {
         await move();
         streams.destroy();
-        streams = new DynamoDBStreamsClient(clientConfig(opts.endpoint));
+        streams = streamsClient(opts.endpoint);
         streamArn = await streamArnOf(opts.endpoint, opts.tableName);
         for (const shard of Object.keys(checkpoints)) delete checkpoints[shard];
         iterators.clear();

@@ -2,6 +2,17 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 /**
+ * The client without the SDK's logging step. That step filters every call's input and output for the
+ * log even when no logger is given and nothing is logged: about 80 µs of CPU a call (a Query of ten
+ * items, measured against a local answer), and it walks every record of a large answer. Nothing here
+ * reads the SDK's log: the service logs its own lines.
+ */
+export function withoutSdkLog<T extends { middlewareStack: { remove(name: string): boolean } }>(client: T): T {
+  client.middlewareStack.remove('loggerMiddleware');
+  return client;
+}
+
+/**
  * One DocumentClient per process, created at init so warm invocations reuse its connections.
  * Retries use the SDK's standard strategy (exponential backoff with jitter, throttling-aware),
  * bounded so that a request stays far inside API Gateway's 29 s limit.
@@ -19,7 +30,7 @@ function createClient(): DynamoDBDocumentClient {
     },
     ...(endpoint ? { endpoint } : {}),
   });
-  return DynamoDBDocumentClient.from(client, {
+  return DynamoDBDocumentClient.from(withoutSdkLog(client), {
     marshallOptions: { removeUndefinedValues: true },
   });
 }
