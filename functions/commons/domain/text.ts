@@ -84,17 +84,17 @@ function codePointCount(text: string): number {
 }
 
 /**
- * Whether `text` is `min` to `max` characters long: `charCount(text)` within the bounds, without
- * segmenting when bounds that cost a pass over the string settle it. Segmenting runs at about 4 µs a
- * character (40 ms for a description of 10,000 characters beyond ASCII); the bounds take microseconds.
- * At least: one per eight UTF-16 units, and one if any (every character weighs at least that). At most:
- * the code points.
+ * `charCount(text)` when it is outside `min` to `max` (for the refusal to name), undefined when it is
+ * within, without segmenting when bounds that cost a pass over the string settle it. Segmenting runs at
+ * about 4 µs a character (40 ms for a description of 10,000 characters beyond ASCII); the bounds take
+ * microseconds. At least: one per eight UTF-16 units, and one if any (every character weighs at least
+ * that). At most: the code points.
  */
-export function charCountWithin(text: string, min: number, max: number): boolean {
+export function charCountOutside(text: string, min: number, max: number): number | undefined {
   const atLeast = text.length === 0 ? 0 : Math.max(1, Math.ceil(text.length / 8));
-  if (atLeast >= min && (text.length <= max || codePointCount(text) <= max)) return true;
+  if (atLeast >= min && (text.length <= max || codePointCount(text) <= max)) return undefined;
   const n = charCount(text);
-  return n >= min && n <= max;
+  return n >= min && n <= max ? undefined : n;
 }
 
 /** The longest start of `text` of at most `max` characters, cut between characters (never inside one). */

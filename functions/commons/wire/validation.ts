@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { ValidationFailed, type Refusal } from '#domain/errors';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_DEPTH, MAX_PAGE_SIZE } from '#domain/limits';
 import { SLUG } from '#domain/slugs';
-import { charCount, charCountWithin, cleanText, isBlank, textProblem } from '#domain/text';
+import { charCountOutside, cleanText, isBlank, textProblem } from '#domain/text';
 import { quoted } from '#domain/quoted';
 import { plainRule, required } from './rules';
 
@@ -71,7 +71,8 @@ function userText(min: number, max: number, multiline: boolean) {
     z.pipe(z.string(required(`text of ${range}`)), z.transform(cleanText)),
     z.string().check(
       z.superRefine((s: string, ctx) => {
-        const length = charCountWithin(s, min, max) ? undefined : charCount(s);
+        // Counted only as far as needed: undefined when within the bounds.
+        const length = charCountOutside(s, min, max);
         const problem =
           textProblem(s, multiline) ??
           (min > 0 && isBlank(s) ? `must not be empty or invisible characters only; use ${range}` : undefined) ??
