@@ -12,16 +12,20 @@ import { localLog, type LocalLog } from './localLog';
 /**
  * The local stand-in for the deployed webhook path (EventBridge rule -> SQS deliveries queue ->
  * deliverer Lambda), in-process, behind the interfaces the Lambda handler uses: every event the local
- * bus publishes is queued, each message handed to `consumeWebhookMessages` on its own as soon as it is
- * visible (timers, no polling), many at once, so one slow endpoint holds up no other. Two lanes, as
+ * bus publishes is queued, and the messages visible at one moment (timers, no polling) are handed to
+ * `consumeWebhookMessages` in batches of up to ten, as the deployed event sources hand them, many
+ * batches at once, so one slow endpoint holds up no other batch. Two lanes, as
  * deployed: the bus's events on the fresh lane, the deliverer's own messages (retries, hops, sweeps) on
  * the retry lane, each with its own cap on messages handled at once (none unless given: the bench gives
- * the deployed caps, scaled, to see one lane's load held off the other). A message
+ * the deployed caps, scaled, to see one lane's load held off the other; a batch takes a place for each
+ * of its messages, and holds them until its last is done). A message
  * reported failed comes again after a short wait, at most MAX_RECEIVES times, then goes to the
  * dead-letter file, where the deliverer's own dead letters (malformed messages, deliveries a sweep found
  * lost a fourth time) go too. Every few minutes it queues a sweep, as the deployed schedule does.
  */
 const MAX_RECEIVES = 5;
+/** The deployed event sources' batchSize (lib/cdk/webhooks.ts). */
+const BATCH_SIZE = 10;
 
 export interface LocalWebhooks {
   /** The rule's side of the bus: every published event onto the queue. */
@@ -32,6 +36,8 @@ export interface LocalWebhooks {
 
 /** The deployed lanes: the bus rule's queue of fresh events, and the deliverer's retry lane. */
 type Lane = 'fresh' | 'retry';
+/** A message visible on its lane, and how many times it will have been received once handed on. */
+type Visible = { body: string; receives: number };
 
 export function startLocalWebhooks(opts: {
   consume: typeof consumeWebhookMessages;
@@ -45,7 +51,8 @@ export function startLocalWebhooks(opts: {
   const timers = new Set<NodeJS.Timeout>();
   const running = new Set<Promise<void>>();
   const caps = opts.caps ?? { fresh: Number.POSITIVE_INFINITY, retry: Number.POSITIVE_INFINITY };
-  const lanes = { fresh: { busy: 0, waiting: [] as (() => void)[] }, retry: { busy: 0, waiting: [] as (() => void)[] } };
+  const newLane = () => ({ busy: 0, visible: [] as Visible[], drainQueued: false });
+  const lanes = { fresh: newLane(), retry: newLane() };
   let stopped = false;
 
   const deadLetter = async (body: string, reason: string) => {
@@ -67,42 +74,63 @@ export function startLocalWebhooks(opts: {
   function enqueue(lane: Lane, body: string, delayMs: number, receives: number): void {
     if (stopped) return;
     stats.queued++;
+    const visible = () => {
+      lanes[lane].visible.push({ body, receives: receives + 1 });
+      drainSoon(lane);
+    };
+    if (delayMs <= 0) return visible();
     const timer = setTimeout(() => {
       timers.delete(timer);
-      const run = inTurn(lane, () => receive(lane, body, receives + 1)).finally(() => running.delete(run));
-      running.add(run);
+      visible();
     }, delayMs);
     timers.add(timer);
   }
 
-  /** Runs `handle` once its lane has room (visible messages wait their turn, oldest first). */
-  async function inTurn(name: Lane, handle: () => Promise<void>): Promise<void> {
+  /** Once this turn's work is done: the messages made visible in it (a publish's events, the timers due) batch together. */
+  function drainSoon(name: Lane): void {
     const lane = lanes[name];
-    if (lane.busy >= caps[name]) await new Promise<void>((go) => lane.waiting.push(go));
-    if (stopped) return; // let go by stop(): not handled
-    lane.busy++;
-    try {
-      await handle();
-    } finally {
-      lane.busy--;
-      lane.waiting.shift()?.();
+    if (lane.drainQueued) return;
+    lane.drainQueued = true;
+    setImmediate(() => {
+      lane.drainQueued = false;
+      drain(name);
+    });
+  }
+
+  /** Hands the visible messages on, oldest first, in batches, while the lane has room for them. */
+  function drain(name: Lane): void {
+    const lane = lanes[name];
+    while (!stopped && lane.visible.length > 0 && lane.busy < caps[name]) {
+      const batch = lane.visible.splice(0, Math.min(BATCH_SIZE, caps[name] - lane.busy));
+      lane.busy += batch.length;
+      const run = receive(name, batch).finally(() => {
+        lane.busy -= batch.length;
+        running.delete(run);
+        drain(name);
+      });
+      running.add(run);
     }
   }
 
-  async function receive(lane: Lane, body: string, receives: number): Promise<void> {
-    const messageId = randomUUID();
-    const record = { messageId, body, attributes: { ApproximateReceiveCount: String(receives) } } as unknown as SQSRecord;
-    let failed: boolean;
+  async function receive(lane: Lane, batch: Visible[]): Promise<void> {
+    const records = batch.map(({ body, receives }) => ({
+      messageId: randomUUID(),
+      body,
+      attributes: { ApproximateReceiveCount: String(receives) },
+    })) as unknown as SQSRecord[];
+    let failed: Set<string>;
     try {
-      failed = (await opts.consume([record], queue)).batchItemFailures.length > 0;
+      failed = new Set((await opts.consume(records, queue)).batchItemFailures.map((f) => f.itemIdentifier));
     } catch (error) {
-      log('warn', 'batch returned to the queue', { source: 'webhook-queue', size: 1, error });
-      failed = true;
+      log('warn', 'batch returned to the queue', { source: 'webhook-queue', size: batch.length, error });
+      failed = new Set(records.map((r) => r.messageId));
     }
-    stats.handled++;
-    if (!failed) return;
-    if (receives >= MAX_RECEIVES) await deadLetter(body, `failed ${receives} deliveries`);
-    else enqueue(lane, body, 200 * receives, receives);
+    stats.handled += batch.length;
+    for (const [i, { body, receives }] of batch.entries()) {
+      if (!failed.has(records[i]!.messageId)) continue;
+      if (receives >= MAX_RECEIVES) await deadLetter(body, `failed ${receives} deliveries`);
+      else enqueue(lane, body, 200 * receives, receives);
+    }
   }
 
   return {
@@ -117,7 +145,7 @@ export function startLocalWebhooks(opts: {
       clearInterval(sweeps);
       useLocalRetryLane(undefined);
       for (const timer of timers) clearTimeout(timer);
-      for (const lane of Object.values(lanes)) for (const go of lane.waiting.splice(0)) go();
+      for (const lane of Object.values(lanes)) lane.visible.splice(0); // let go: not handled
       await Promise.allSettled([...running]);
     },
   };

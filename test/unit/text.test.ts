@@ -64,7 +64,10 @@ describe('character counts', () => {
       const n = refCount(text);
       expect(charCountOutside(text, min, max)).toBe(n >= min && n <= max ? undefined : n);
     };
-    fc.assert(fc.property(fc.oneof(mixedText, asciiText, runs), fc.nat(2), fc.nat(60), within), { numRuns: 3000 });
+    fc.assert(fc.property(fc.oneof(mixedText, asciiText, runs), fc.nat(60), fc.nat(60), within), { numRuns: 3000 });
+    // One cluster of 1,001 code points weighs one per eight UTF-16 units: 126, the lower bound itself.
+    const stack = `e${'\u0301'.repeat(1000)}`;
+    expect([refCount(stack), charCountOutside(stack, 126, 126), charCountOutside(stack, 1, 125)]).toEqual([126, undefined, 126]);
   });
 
   test('ASCII text never loads the segmenter; other text does', async () => {

@@ -61,7 +61,49 @@ const eventOf = (ws: string, eventId: string) => ({
   },
 });
 
+/** The Queries of `run` that read a workspace's webhooks (sort keys under WEBHOOK#), by workspace. */
+async function webhookReadsOf(run: () => Promise<unknown>): Promise<string[]> {
+  const reads: string[] = [];
+  const name = `countWebhookReads${Math.random()}`;
+  db.middlewareStack.add(
+    (next, context) => async (args) => {
+      const values = (args.input as { ExpressionAttributeValues?: Record<string, unknown> }).ExpressionAttributeValues;
+      if (context.commandName === 'QueryCommand' && values?.[':prefix'] === keys.webhookSkPrefix) reads.push(String(values[':pk']));
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  try {
+    await run();
+  } finally {
+    db.middlewareStack.remove(name);
+  }
+  return reads;
+}
+
 describe('the deliverer', () => {
+  test("a batch's events of one workspace share one read of its webhooks, and each is delivered", async () => {
+    const [a, b] = [await webhookTo('/batch-a'), await webhookTo('/batch-b')];
+    const { queue } = keptQueue();
+    const events = [...[1, 2, 3, 4, 5, 6].map((n) => eventOf(a.ws, `evt-a${n}`)), ...[1, 2, 3, 4].map((n) => eventOf(b.ws, `evt-b${n}`))];
+    let out: Awaited<ReturnType<typeof consumeWebhookMessages>> | undefined;
+    const reads = await webhookReadsOf(async () => {
+      out = await consumeWebhookMessages(
+        events.map((e, i) => record(e, i)),
+        queue,
+      );
+    });
+    expect(reads.sort()).toEqual([keys.workspace(a.ws), keys.workspace(b.ws)].sort());
+    expect(out!.tally).toMatchObject({ delivered: 10, errors: 0 });
+    expect(receiver.received('/batch-a')).toHaveLength(6);
+    expect(receiver.received('/batch-b')).toHaveLength(4);
+    // Batches apart read apart: a webhook made between them gets the second batch's event.
+    const c = await webhookTo('/batch-c');
+    const more = await webhookReadsOf(() => consumeWebhookMessages([record(eventOf(c.ws, 'evt-c1'))], queue));
+    expect(more).toEqual([keys.workspace(c.ws)]);
+    expect(receiver.received('/batch-c')).toHaveLength(1);
+  });
+
   test('an event delivered twice at once (at-least-once queues do that) makes one delivery and one send', async () => {
     const { ws, id } = await webhookTo('/twice');
     const { queue } = keptQueue();

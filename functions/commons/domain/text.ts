@@ -55,7 +55,7 @@ function* characters(text: string): Generator<{ segment: string; weight: number 
     return;
   }
   graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-  // A character of more than four code points (stacked combining marks) counts as several.
+  // A character longer than eight UTF-16 units (stacked combining marks) counts as one per eight, rounded up.
   for (const { segment } of graphemes.segment(text)) yield { segment, weight: Math.max(1, Math.ceil(segment.length / 8)) };
 }
 

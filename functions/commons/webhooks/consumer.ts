@@ -5,6 +5,8 @@ import { MAX_JSON_DEPTH } from '#domain/limits';
 import { observeBatch } from '#events/observeBatch';
 import { logger } from '#observability/log';
 import { sourceMapped } from '#observability/stacks';
+import { readWebhooks } from '#store/webhooks';
+import type { WebhookRecord } from './entities';
 import { continueDelivery, deliverEvent, type Outcome, PartlyDelivered, type PublishedEvent } from './deliveries';
 import { probeEndpoint, releaseWaiting } from './probes';
 import type { AttemptMessage, ProbeMessage, ReleaseMessage, WebhookQueue } from './queue';
@@ -15,7 +17,8 @@ import { sweepDeliveries } from './sweeper';
  * as the bus rule delivers them, the attempts it scheduled itself, a failing endpoint's probes and releases (probes.ts),
  * and the schedule's sweeps (sweeper.ts). Every message of a batch is
  * handled at once, so one slow endpoint delays no other; a message that fails (the database busy,
- * say) is reported for redelivery alone; one that is neither is dead-lettered with its reason.
+ * say) is reported for redelivery alone; one that is neither is dead-lettered with its reason. A
+ * batch's events of one workspace share one read of its webhooks (`sharedReads`).
  */
 const OUTBOUND: ReadonlySet<string> = new Set(OUTBOUND_TYPES);
 
@@ -63,6 +66,23 @@ function parseMessage(body: string): Message | string {
   return { kind: 'event', event: { type, detail } };
 }
 
+type WebhooksOf = (workspace: string) => Promise<WebhookRecord[]>;
+
+/**
+ * One read of each workspace's webhooks for a whole batch (up to ten events of a burst, a cascade's say, where
+ * each made its own): sound, since every event of the batch was received, so had occurred, before the
+ * read began; a webhook it does not see was made after all of them. A read that fails fails each event
+ * that shares it (each comes again).
+ */
+function sharedReads(read: WebhooksOf): WebhooksOf {
+  const reads = new Map<string, Promise<WebhookRecord[]>>();
+  return (workspace) => {
+    let webhooks = reads.get(workspace);
+    if (webhooks === undefined) reads.set(workspace, (webhooks = read(workspace)));
+    return webhooks;
+  };
+}
+
 type Tally = Record<Outcome | 'malformed' | 'errors' | 'requeued' | 'released', number>;
 
 export function consumeWebhookMessages(records: SQSRecord[], queue: WebhookQueue): Promise<SQSBatchResponse & { tally: Tally }> {
@@ -82,7 +102,8 @@ export function consumeWebhookMessages(records: SQSRecord[], queue: WebhookQueue
         requeued: 0,
         released: 0,
       };
-      const failures = await Promise.all(records.map((record) => consumeOne(record, queue, tally)));
+      const webhooksOf = sharedReads(readWebhooks);
+      const failures = await Promise.all(records.map((record) => consumeOne(record, queue, tally, webhooksOf)));
       return { batchItemFailures: failures.filter((f) => f !== undefined).map((itemIdentifier) => ({ itemIdentifier })), tally };
     },
     ({ tally }) => ({
@@ -100,7 +121,7 @@ export function consumeWebhookMessages(records: SQSRecord[], queue: WebhookQueue
 }
 
 /** One message; its id when it must come again. */
-async function consumeOne(record: SQSRecord, queue: WebhookQueue, tally: Tally): Promise<string | undefined> {
+async function consumeOne(record: SQSRecord, queue: WebhookQueue, tally: Tally, webhooksOf: WebhooksOf): Promise<string | undefined> {
   try {
     const message = parseMessage(record.body);
     if (typeof message === 'string') {
@@ -121,7 +142,7 @@ async function consumeOne(record: SQSRecord, queue: WebhookQueue, tally: Tally):
     }
     const outcomes =
       message.kind === 'event'
-        ? await deliverEvent(message.event, queue)
+        ? await deliverEvent(message.event, queue, webhooksOf)
         : [message.kind === 'probe' ? await probeEndpoint(message.probe, queue) : await continueDelivery(message.attempt, queue)];
     for (const outcome of outcomes) tally[outcome]++;
     return undefined;

@@ -77,11 +77,16 @@ const later = (ms: number) => new Date(Date.now() + ms).toISOString();
  * no other, and one that fails cuts no other short. The first attempt is made at once, held by the delivery's creation (a duplicate of the
  * event finds the delivery made and sends nothing), except to an endpoint already failing: its
  * delivery goes to the retry lane at once, so the fresh lane serves healthy endpoints only, or, once
- * its breaker is open, parks behind the breaker's probe (breaker.ts) with no message at all.
+ * its breaker is open, parks behind the breaker's probe (breaker.ts) with no message at all. The
+ * workspace's webhooks are read after the event was received (`webhooksOf`: the consumer shares one read among a batch's events).
  */
-export async function deliverEvent(event: PublishedEvent, queue: WebhookQueue): Promise<Outcome[]> {
+export async function deliverEvent(
+  event: PublishedEvent,
+  queue: WebhookQueue,
+  webhooksOf: (workspace: string) => Promise<WebhookRecord[]> = readWebhooks,
+): Promise<Outcome[]> {
   const { detail } = event;
-  const webhooks = (await readWebhooks(detail.company_slug)).filter((w) => wants(w, event));
+  const webhooks = (await webhooksOf(detail.company_slug)).filter((w) => wants(w, event));
   const at = Date.parse(detail.occurred_at);
   const payload = { type: event.type, timestamp: detail.occurred_at, data: detail };
   const settled = await Promise.allSettled(
