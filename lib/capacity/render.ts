@@ -197,7 +197,8 @@ free tiers. 100,000 requests per second needs every account quota above raised.
 
 \`npm run capacity\` starts its own DynamoDB Local, seeds the workspace through the handlers, and runs, one at a time and in
 process, each route's sample request, the stream processor on the records it wrote, the authorizer on an uncached token,
-each inbound event type through the inbound consumer, and one event through the webhook deliverer. A middleware on the
+each inbound event type through the inbound consumer, and one event through the webhook deliverer (alone in its batch:
+a batch's events of one workspace share one Query of its webhooks, so a burst of events reads less than its row says). A middleware on the
 shared DynamoDB client (where the local partition simulator sits, with the same rules of what a call consumes) records
 every call's partitions, items and units; the model and this page follow from them. Nothing here is a hand-kept list of
 calls: a change to a code path changes this page, and the test that compares it.
