@@ -43,23 +43,30 @@ export function startLocalWebhooks(opts: {
   consume: typeof consumeWebhookMessages;
   deadLetterFile: string;
   log?: LocalLog;
-  /** Messages each lane handles at once at most (as the deployed event sources' maximum concurrency caps them). */
+  /**
+   * Messages each lane has in hand at once at most. Deployed, an event source's maximum concurrency counts
+   * invocations of up to ten messages each: the bench gives caps scaled with that in mind. Whole numbers (rounded down).
+   */
   caps?: Record<Lane, number>;
 }): LocalWebhooks {
   const stats = { queued: 0, handled: 0, deadLettered: 0 };
   const log = opts.log ?? localLog;
   const timers = new Set<NodeJS.Timeout>();
   const running = new Set<Promise<void>>();
-  const caps = opts.caps ?? { fresh: Number.POSITIVE_INFINITY, retry: Number.POSITIVE_INFINITY };
+  const whole = (cap: number) => Math.max(1, Math.floor(cap));
+  const caps = opts.caps
+    ? { fresh: whole(opts.caps.fresh), retry: whole(opts.caps.retry) }
+    : { fresh: Number.POSITIVE_INFINITY, retry: Number.POSITIVE_INFINITY };
   const newLane = () => ({ busy: 0, visible: [] as Visible[], drainQueued: false });
   const lanes = { fresh: newLane(), retry: newLane() };
   let stopped = false;
 
+  // Counted once written: whoever waits on the count finds the line in the file.
   const deadLetter = async (body: string, reason: string) => {
-    stats.deadLettered++;
-    log('warn', 'message dead-lettered', { source: 'webhook-queue', reason });
     await mkdir(dirname(opts.deadLetterFile), { recursive: true });
     await appendFile(opts.deadLetterFile, `${JSON.stringify({ reason, at: new Date().toISOString(), body })}\n`);
+    stats.deadLettered++;
+    log('warn', 'message dead-lettered', { source: 'webhook-queue', reason });
   };
 
   const queue: WebhookQueue = {
@@ -126,11 +133,14 @@ export function startLocalWebhooks(opts: {
       failed = new Set(records.map((r) => r.messageId));
     }
     stats.handled += batch.length;
-    for (const [i, { body, receives }] of batch.entries()) {
-      if (!failed.has(records[i]!.messageId)) continue;
-      if (receives >= MAX_RECEIVES) await deadLetter(body, `failed ${receives} deliveries`);
-      else enqueue(lane, body, 200 * receives, receives);
-    }
+    const again = batch.filter((_, i) => failed.has(records[i]!.messageId));
+    // Every failed message queued again first; a dead letter that cannot be written costs only its own message.
+    for (const { body, receives } of again) if (receives < MAX_RECEIVES) enqueue(lane, body, 200 * receives, receives);
+    const last = again.filter(({ receives }) => receives >= MAX_RECEIVES);
+    const written = await Promise.allSettled(last.map(({ body, receives }) => deadLetter(body, `failed ${receives} deliveries`)));
+    for (const [i, w] of written.entries())
+      if (w.status === 'rejected')
+        log('error', 'dead letter not written: the message is lost', { source: 'webhook-queue', error: w.reason, body: last[i]!.body });
   }
 
   return {

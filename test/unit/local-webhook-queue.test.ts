@@ -1,9 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import { afterEach, describe, expect, test } from 'vitest';
 import type { OutboundEvent } from '#events/outbound';
+import type { LocalLog } from '#local/localLog';
 import { type LocalWebhooks, startLocalWebhooks } from '#local/webhookQueue';
 import type { consumeWebhookMessages } from '#webhooks/consumer';
 
@@ -32,7 +33,7 @@ const eventIdOf = (record: SQSRecord) => (JSON.parse(record.body) as { detail: {
 type Consumer = (records: SQSRecord[]) => Promise<SQSBatchResponse> | SQSBatchResponse;
 
 /** The stand-in with `consumer`, and every batch it was handed (event ids and receive counts), with how many messages were in hand at most. */
-function startWith(consumer: Consumer, caps?: { fresh: number; retry: number }) {
+function startWith(consumer: Consumer, caps?: { fresh: number; retry: number }, deadLetters = deadLetterFile, log: LocalLog = () => {}) {
   const batches: { ids: string[]; receives: string[] }[] = [];
   let inHand = 0;
   let mostInHand = 0;
@@ -46,7 +47,7 @@ function startWith(consumer: Consumer, caps?: { fresh: number; retry: number }) 
       inHand -= records.length;
     }
   }) as unknown as typeof consumeWebhookMessages;
-  running = startLocalWebhooks({ consume, deadLetterFile, log: () => {}, ...(caps ? { caps } : {}) });
+  running = startLocalWebhooks({ consume, deadLetterFile: deadLetters, log, ...(caps ? { caps } : {}) });
   return { queue: running, batches, mostInHand: () => mostInHand };
 }
 
@@ -85,6 +86,14 @@ describe('the local deliveries queue', () => {
     expect(mostInHand()).toBe(4);
   });
 
+  test('a cap that is not a whole number is rounded down, and every message is still handed on', async () => {
+    const { queue, batches, mostInHand } = startWith(() => ({ batchItemFailures: [] }), { fresh: 2.5, retry: 1 });
+    await queue.bus.publish(Array.from({ length: 5 }, (_, i) => eventNumbered(i)));
+    await handled(queue, 5);
+    expect(batches.map((b) => b.ids.length)).toEqual([2, 2, 1]);
+    expect(mostInHand()).toBe(2);
+  });
+
   test('only the failed messages of a batch come again, with their receive count; the fifth failure is dead-lettered', async () => {
     const { queue, batches } = startWith((records) => ({
       batchItemFailures: records.filter((r) => eventIdOf(r) === 'evt-1').map((r) => ({ itemIdentifier: r.messageId })),
@@ -98,6 +107,25 @@ describe('the local deliveries queue', () => {
     const [line] = readFileSync(deadLetterFile, 'utf8').trim().split('\n');
     expect(JSON.parse(line!)).toMatchObject({ reason: 'failed 5 deliveries' });
     expect(eventIdOf({ body: JSON.parse(line!).body } as SQSRecord)).toBe('evt-1');
+  });
+
+  test('a dead letter that cannot be written is logged with its message, and nothing is left unhandled', async () => {
+    const notAFolder = join(dir, 'a-file');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(notAFolder, '');
+    const lines: { level: string; message: string; fields: Record<string, unknown> }[] = [];
+    const { queue } = startWith(
+      (records) => ({ batchItemFailures: records.map((r) => ({ itemIdentifier: r.messageId })) }),
+      undefined,
+      join(notAFolder, 'dead-letters.jsonl'),
+      (level, message, fields) => void lines.push({ level, message, fields }),
+    );
+    await queue.bus.publish([eventNumbered(7)]);
+    while (!lines.some((l) => l.level === 'error')) await new Promise((go) => setTimeout(go, 20));
+    const lost = lines.find((l) => l.level === 'error')!;
+    expect(lost.message).toBe('dead letter not written: the message is lost');
+    expect(eventIdOf({ body: lost.fields.body } as SQSRecord)).toBe('evt-7');
+    expect(queue.stats).toMatchObject({ handled: 5, deadLettered: 0 });
   });
 
   test('a consumer that throws returns its whole batch to the queue', async () => {
