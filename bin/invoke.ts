@@ -114,15 +114,11 @@ if (name === samples.STREAM_EVENT) {
 if (name === samples.INBOUND_EVENT) {
   // The Lambda handler's code with the local dead-letter file in place of the SQS dead-letter queue.
   const { consumeInbound } = await import('#events/inbound');
-  const { appendFile, mkdir } = await import('node:fs/promises');
-  const { dirname } = await import('node:path');
+  const { writeDeadLetter } = await import('#local/deadLetterFile');
   const deadLetterFile = run.file('dead-letters.jsonl');
   const event = samples.prepareEvent(sample as SQSEvent, { workspace });
   const outcome = await consumeInbound(event.Records, {
-    put: async (body, reason) => {
-      await mkdir(dirname(deadLetterFile), { recursive: true });
-      await appendFile(deadLetterFile, `${JSON.stringify({ reason, at: new Date().toISOString(), body })}\n`);
-    },
+    put: (body, reason) => writeDeadLetter(deadLetterFile, body, reason),
   });
   tell(`${name} handled ${event.Records.length} messages`);
   run.show('dead-letters.jsonl', 'dead-lettered');

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { appendFile, mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SQSRecord } from 'aws-lambda';
 import { EVENT_SOURCE, INBOUND_TYPES } from '#domain/eventNames';
 import type { InboundOutcome } from '#domain/inbound';
 import type { consumeInbound } from '#events/inbound';
+import { writeDeadLetter } from './deadLetterFile.ts';
 import { localLog, type LocalLog } from './localLog';
 
 /**
@@ -99,11 +98,11 @@ export function startLocalInbound(opts: {
   const stats = { queued: 0, delivered: 0, deadLettered: 0 };
   const log = opts.log ?? localLog;
   // Every message that reaches the dead-letter file, the consumer's own (malformed events) included.
+  // Counted once written: whoever waits on the count finds the line in the file.
   const deadLetter = async (body: string, reason: string) => {
+    await writeDeadLetter(opts.deadLetterFile, body, reason);
     stats.deadLettered++;
     log('warn', 'message dead-lettered', { source: 'inbound-queue', reason });
-    await mkdir(dirname(opts.deadLetterFile), { recursive: true });
-    await appendFile(opts.deadLetterFile, `${JSON.stringify({ reason, at: new Date().toISOString(), body })}\n`);
   };
   let stopping = false;
   const pump = (async () => {

@@ -6,6 +6,7 @@ import type { EventBus } from '#events/bus';
 import type { consumeWebhookMessages } from '#webhooks/consumer';
 import { useLocalRetryLane, type WebhookQueue } from '#webhooks/queue';
 import { SWEEP_EVERY_MS } from '#webhooks/settings';
+import { writeDeadLetter } from './deadLetterFile.ts';
 import { busEnvelope } from './eventFile.ts';
 import { localLog, type LocalLog } from './localLog';
 
@@ -63,8 +64,7 @@ export function startLocalWebhooks(opts: {
 
   // Counted once written: whoever waits on the count finds the line in the file.
   const deadLetter = async (body: string, reason: string) => {
-    await mkdir(dirname(opts.deadLetterFile), { recursive: true });
-    await appendFile(opts.deadLetterFile, `${JSON.stringify({ reason, at: new Date().toISOString(), body })}\n`);
+    await writeDeadLetter(opts.deadLetterFile, body, reason);
     stats.deadLettered++;
     log('warn', 'message dead-lettered', { source: 'webhook-queue', reason });
   };

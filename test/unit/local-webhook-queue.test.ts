@@ -136,9 +136,9 @@ describe('the local deliveries queue', () => {
     });
     await queue.bus.publish([0, 1].map(eventNumbered));
     await handled(queue, 4);
-    expect(batches).toEqual([
-      { ids: ['evt-0', 'evt-1'], receives: ['1', '1'] },
-      { ids: ['evt-0', 'evt-1'], receives: ['2', '2'] },
-    ]);
+    expect(batches[0]).toEqual({ ids: ['evt-0', 'evt-1'], receives: ['1', '1'] });
+    // Each comes again once, received a second time (their two retry timers may fire in one turn or two).
+    const again = batches.slice(1).flatMap((b) => b.ids.map((id, i) => `${id} ${b.receives[i]}`));
+    expect(again.sort()).toEqual(['evt-0 2', 'evt-1 2']);
   });
 });

@@ -7,7 +7,7 @@ import { logger } from '#observability/log';
 import { sourceMapped } from '#observability/stacks';
 import { readWebhooks } from '#store/webhooks';
 import type { WebhookRecord } from './entities';
-import { continueDelivery, deliverEvent, type Outcome, PartlyDelivered, type PublishedEvent } from './deliveries';
+import { continueDelivery, deliverEvent, type Outcome, PartlyDelivered, type PublishedEvent, type WebhooksOf } from './deliveries';
 import { probeEndpoint, releaseWaiting } from './probes';
 import type { AttemptMessage, ProbeMessage, ReleaseMessage, WebhookQueue } from './queue';
 import { sweepDeliveries } from './sweeper';
@@ -65,8 +65,6 @@ function parseMessage(body: string): Message | string {
   if (Number.isNaN(Date.parse(detail.occurred_at))) return `detail.occurred_at ${JSON.stringify(detail.occurred_at)} is not a date-time`;
   return { kind: 'event', event: { type, detail } };
 }
-
-type WebhooksOf = (workspace: string) => Promise<WebhookRecord[]>;
 
 /**
  * One read of each workspace's webhooks for a whole batch (up to ten events of a burst, a cascade's say, where

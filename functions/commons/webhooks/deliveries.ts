@@ -27,6 +27,9 @@ export interface PublishedEvent {
   detail: { event_id: string; company_slug: string; occurred_at: string } & Record<string, unknown>;
 }
 
+/** How a delivery finds the webhooks of a workspace (readWebhooks, or the consumer's read shared by a batch). */
+export type WebhooksOf = (workspace: string) => Promise<WebhookRecord[]>;
+
 /** What became of a delivery's turn: sent (and how it went), parked behind an open breaker (breaker.ts), or nothing to do. */
 export type Outcome = 'delivered' | 'retrying' | 'failed' | 'parked' | 'skipped';
 
@@ -80,11 +83,7 @@ const later = (ms: number) => new Date(Date.now() + ms).toISOString();
  * its breaker is open, parks behind the breaker's probe (breaker.ts) with no message at all. The
  * workspace's webhooks are read after the event was received (`webhooksOf`: the consumer shares one read among a batch's events).
  */
-export async function deliverEvent(
-  event: PublishedEvent,
-  queue: WebhookQueue,
-  webhooksOf: (workspace: string) => Promise<WebhookRecord[]> = readWebhooks,
-): Promise<Outcome[]> {
+export async function deliverEvent(event: PublishedEvent, queue: WebhookQueue, webhooksOf: WebhooksOf = readWebhooks): Promise<Outcome[]> {
   const { detail } = event;
   const webhooks = (await webhooksOf(detail.company_slug)).filter((w) => wants(w, event));
   const at = Date.parse(detail.occurred_at);
