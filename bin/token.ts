@@ -1,5 +1,5 @@
 /**
- * npm run token -- create --workspace <slug> --name <name> --username <username> [--scopes a,b] [--expires-in 30d] [--rate 100] [--burst 200]
+ * npm run token -- create --workspace <slug> --name <name> --username <username> (--scopes a,b | --all-scopes) (--expires-in 30d | --no-expiry) [--rate 100] [--burst 200]
  * npm run token -- list --workspace <slug>
  * npm run token -- limits <id> --rate <n> --burst <n>
  * npm run token -- revoke <id>
@@ -16,7 +16,7 @@ import { localTarget, useLocalStack } from '#local/stackDiscovery';
 /** The command's usage, with the scopes and default limits it offers. */
 function usageOf(scopes: readonly string[], limit: { rate: number; burst: number }): string {
   return `usage:
-  npm run token -- create --workspace <slug>[,<slug>...] --name <name> --username <username> [--scopes ${scopes.join(',')} | --all-scopes] [--expires-in 30d|12h|90m | --no-expiry] [--rate ${limit.rate}] [--burst ${limit.burst}]
+  npm run token -- create --workspace <slug>[,<slug>...] --name <name> --username <username> (--scopes ${scopes.join(',')} | --all-scopes) (--expires-in 30d|12h|90m | --no-expiry) [--rate ${limit.rate}] [--burst ${limit.burst}]
   npm run token -- list --workspace <slug>
   npm run token -- limits <id> --rate <requests per second> --burst <requests>
   npm run token -- revoke <id>
@@ -127,6 +127,17 @@ if (command === 'create' && (values.workspace === undefined || values.name === u
 if (command === 'list' && !values.workspace) fail('list needs --workspace');
 if (values.scopes !== undefined && values['all-scopes']) fail('--scopes and --all-scopes: give one of them');
 if (values['expires-in'] !== undefined && values['no-expiry']) fail('--expires-in and --no-expiry: give one of them');
+if (command === 'create') {
+  // A token's reach and lifetime are the caller's choice, never a default the tool guesses.
+  const unchosen = [
+    values.scopes === undefined && !values['all-scopes'] ? 'its scopes (--scopes projects:read,labels:read, or --all-scopes)' : undefined,
+    values['expires-in'] === undefined && !values['no-expiry'] ? 'its lifetime (--expires-in 30d, or --no-expiry)' : undefined,
+  ].filter(Boolean);
+  if (unchosen.length)
+    fail(
+      `create needs you to choose ${unchosen.join(' and ')}; for example: npm run token -- create --workspace ${values.workspace} --name ${JSON.stringify(values.name)} --username ${values.username} --scopes projects:read,labels:read --expires-in 30d`,
+    );
+}
 // Given but empty is a mistake (an unset variable), never "all scopes".
 const scopes = values.scopes === undefined ? [...SCOPES] : list('scopes', values.scopes);
 const unknownScopes = scopes.filter((s) => !isScope(s));
@@ -173,12 +184,6 @@ switch (command) {
         process.exit(1);
       }
     }
-    // What was chosen for the caller, said where a person reads it (stdout may be a script's or a log's).
-    const chosen = [
-      values.scopes === undefined && !values['all-scopes'] ? `every scope (${SCOPES.join(' ')}): narrow with --scopes` : undefined,
-      values['expires-in'] === undefined && !values['no-expiry'] ? 'no expiry: set one with --expires-in' : undefined,
-    ].filter(Boolean);
-    if (chosen.length) console.error(`Not given, so chosen: ${chosen.join('; ')}.`);
     if (values.json) console.log(JSON.stringify({ token, ...record }));
     else {
       console.log(

@@ -11,7 +11,7 @@ const WORKSPACE = 'acme-corp';
 export async function greetWithFirstToken(base: string): Promise<void> {
   if ((await listTokens(WORKSPACE)).length > 0) {
     console.log(
-      `Tokens for ${WORKSPACE} exist already; create another with: npm run token -- create --workspace ${WORKSPACE} --name "Your Name" --username you`,
+      `Tokens for ${WORKSPACE} exist already; create another with: npm run token -- create --workspace ${WORKSPACE} --name "Your Name" --username you --all-scopes --expires-in 30d`,
     );
     return;
   }

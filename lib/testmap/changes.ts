@@ -1,20 +1,21 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { repoRoot } from '#lib/paths';
 import { sameCode } from './comments.ts';
 
-/** git in `root`, with `env` added to this process's environment; its output trimmed. */
-const gitIn = (root: string, args: string[], env?: NodeJS.ProcessEnv) =>
+/** git in `root`, with `env` added to this process's environment; its output as written. */
+const gitOutput = (root: string, args: string[], env?: NodeJS.ProcessEnv) =>
   execFileSync('git', args, {
     cwd: root,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
     env: env && { ...process.env, ...env },
-  }).trim();
+  });
+/** git in `root`; its output trimmed. */
+const gitIn = (root: string, args: string[], env?: NodeJS.ProcessEnv) => gitOutput(root, args, env).trim();
 const git = (...args: string[]) => gitIn(repoRoot, args);
-const lines = (text: string) => text.split('\n').filter(Boolean);
 
 /** The commit `ref` names, or undefined when there is none. */
 export function commitOf(ref: string): string | undefined {
@@ -29,16 +30,23 @@ export function commitOf(ref: string): string | undefined {
  * The files that differ between two commits (a snapshot of the working tree among them, so its uncommitted
  * and new files too): modified, added, deleted, renamed (both names).
  */
-export function changedBetween(since: string, to: string): string[] {
-  return lines(git('diff', '--name-only', '--no-renames', since, to)).sort();
+export function changedBetween(since: string, to: string, root = repoRoot): string[] {
+  // NUL-separated: a name git would quote (non-ASCII, a newline, a quote) comes back as the file's own name.
+  return gitOutput(root, ['diff', '--name-only', '-z', '--no-renames', since, to]).split('\0').filter(Boolean).sort();
 }
+
+/**
+ * Where a new, untracked file is part of the project: its own source folders. Anything else untracked
+ * (a stray `.env`, a scratch file at the root) stays out of a snapshot, which a ref keeps.
+ */
+const SOURCE_FOLDERS = ['bin', 'docs', 'events', 'functions', 'lib', 'test'] as const;
 
 /** The tree a commit holds. */
 export const treeOf = (commit: string) => git('rev-parse', `${commit}^{tree}`);
 
 /**
- * The tree of the working tree as it is (uncommitted and new files in, ignored ones out), written with an
- * index of its own: the real one is untouched.
+ * The tree of the working tree as it is (tracked files as they are now; new files under SOURCE_FOLDERS;
+ * ignored ones out), written with an index of its own: the real one is untouched.
  */
 export function workingTree(root = repoRoot): string {
   const dir = mkdtempSync(join(tmpdir(), 'test-map-index-'));
@@ -50,7 +58,9 @@ export function workingTree(root = repoRoot): string {
     copyFileSync(real, index.GIT_INDEX_FILE);
     const { atime, mtime } = statSync(real);
     utimesSync(index.GIT_INDEX_FILE, atime, mtime);
-    gitIn(root, ['add', '--all'], index);
+    gitIn(root, ['add', '--update'], index);
+    const folders = SOURCE_FOLDERS.filter((folder) => existsSync(join(root, folder)));
+    if (folders.length) gitIn(root, ['add', '--', ...folders], index);
     return gitIn(root, ['write-tree'], index);
   } finally {
     rmSync(dir, { recursive: true, force: true });

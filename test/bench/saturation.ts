@@ -87,6 +87,8 @@ async function prepare(url: string, dataDir: string): Promise<SaturationStack> {
       owner.name,
       '--username',
       owner.username,
+      '--all-scopes',
+      '--no-expiry',
       '--rate',
       '10000',
       '--burst',

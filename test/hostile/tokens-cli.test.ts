@@ -11,6 +11,14 @@ function tokenCli(args: string[]): Promise<Ran> {
 
 const who = ['--name', 'Ada', '--username', 'ada'];
 
+/** The scope and lifetime choices every create must make, for those of them `args` leaves out. */
+function choicesMissingFrom(args: string[]): string[] {
+  return [
+    ...(args.includes('--scopes') ? [] : ['--all-scopes']),
+    ...(args.includes('--expires-in') ? [] : ['--no-expiry']),
+  ];
+}
+
 describe('the token CLI refuses every bad argument, writes nothing and exits non-zero', () => {
   const ws = uniqueWorkspace('cli');
   // Side by side (five at a time): each case is a process of its own that mostly waits for its start-up.
@@ -30,6 +38,8 @@ describe('the token CLI refuses every bad argument, writes nothing and exits non
     ['an empty name', ['--workspace', ws, '--name', ' ', '--username', 'ada']],
     ['an empty username', ['--workspace', ws, '--name', 'Ada', '--username', '']],
     ['a username with a newline', ['--workspace', ws, '--name', 'Ada', '--username', 'ada\nroot']],
+    ['a username spelled as a key owner', ['--workspace', ws, '--name', 'Ada', '--username', 'token:abcdefghijklmnop']],
+    ['a username spelled as a key owner in full width', ['--workspace', ws, '--name', 'Ada', '--username', 'ＴＯＫＥＮ：ada']],
     ['an unknown option', ['--workspace', ws, ...who, '--admin']],
     ['a zero rate', ['--workspace', ws, ...who, '--rate', '0']],
     ['a rate in exponent notation', ['--workspace', ws, ...who, '--rate', '1e3']],
@@ -39,10 +49,25 @@ describe('the token CLI refuses every bad argument, writes nothing and exits non
     ['a fractional burst', ['--workspace', ws, ...who, '--burst', '1.5']],
     ['an empty burst', ['--workspace', ws, ...who, '--burst', '']],
   ])('%s', async (_case, args) => {
-    const res = await tokenCli(['create', ...args]);
+    const res = await tokenCli(['create', ...args, ...choicesMissingFrom(args)]);
     expect(res.code, res.stdout).not.toBe(0);
     expect(res.stderr).toMatch(/\S/);
+    // Refused for the mistake named, not for a choice left out.
+    expect(res.stderr).not.toMatch(/needs you to choose/);
     expect(res.stderr).not.toMatch(/\n\s+at /);
+    expect(res.stdout).not.toMatch(/pls_/);
+    expect(await listTokens(ws)).toEqual([]);
+  });
+
+  test.concurrent.each([
+    ['neither choice', [], /its scopes \(--scopes .*--all-scopes\) and its lifetime \(--expires-in 30d, or --no-expiry\)/],
+    ['no scopes chosen', ['--expires-in', '30d'], /choose its scopes \(--scopes projects:read,labels:read, or --all-scopes\); for example/],
+    ['no lifetime chosen', ['--scopes', 'labels:read'], /choose its lifetime \(--expires-in 30d, or --no-expiry\); for example/],
+  ])('create with %s exits 2, names both ways to choose with an example, and writes nothing', async (_case, args, said) => {
+    const res = await tokenCli(['create', '--workspace', ws, ...who, ...(args as string[])]);
+    expect(res.code, res.stdout).toBe(2);
+    expect(res.stderr).toMatch(said as RegExp);
+    expect(res.stderr).toMatch(/for example: npm run token -- create --workspace \S+ --name "Ada" --username ada --scopes projects:read,labels:read --expires-in 30d/);
     expect(res.stdout).not.toMatch(/pls_/);
     expect(await listTokens(ws)).toEqual([]);
   });
@@ -58,9 +83,9 @@ describe('the token CLI refuses every bad argument, writes nothing and exits non
 
   test('rate and burst: the defaults, set at creation, changed with `limits`, shown by `list`', async () => {
     const lws = uniqueWorkspace('cli');
-    const plain = JSON.parse((await tokenCli(['create', '--workspace', lws, ...who, '--json'])).stdout);
+    const plain = JSON.parse((await tokenCli(['create', '--workspace', lws, ...who, '--all-scopes', '--no-expiry', '--json'])).stdout);
     expect(plain.rate_limit).toEqual({ rate: 100, burst: 200 });
-    const slow = JSON.parse((await tokenCli(['create', '--workspace', lws, ...who, '--rate', '2.5', '--burst', '5', '--json'])).stdout);
+    const slow = JSON.parse((await tokenCli(['create', '--workspace', lws, ...who, '--all-scopes', '--no-expiry', '--rate', '2.5', '--burst', '5', '--json'])).stdout);
     expect(slow.rate_limit).toEqual({ rate: 2.5, burst: 5 });
     const changed = await tokenCli(['limits', slow.id, '--rate', '20', '--burst', '40']);
     expect(changed.code, changed.stderr).toBe(0);

@@ -39,7 +39,7 @@ beforeAll(async () => {
   // acme-corp's token is the one npm start made (100 requests a second, 200 of burst: more than this
   // file sends, so what refuses a request here is the database, never the gateway); the neighbour's its own.
   tokens[HOT] = /TOKEN=(\S+)/.exec(api.output())![1]!;
-  const created = await runTool('bin/token.ts', ['create', '--workspace', NEIGHBOUR, '--name', 'Calm', '--username', 'calm', '--json'], {
+  const created = await runTool('bin/token.ts', ['create', '--workspace', NEIGHBOUR, '--name', 'Calm', '--username', 'calm', '--all-scopes', '--no-expiry', '--json'], {
     DATA_DIR: dataDir,
     ...api.cliEnv,
   });

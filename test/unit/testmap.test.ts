@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { keepSnapshot, snapshotCommit } from '#lib/testmap/changes';
+import { changedBetween, keepSnapshot, snapshotCommit } from '#lib/testmap/changes';
 import { faultsIn, planted, sampleFaults, seeded } from '#lib/testmap/faults';
 import type { TestMap } from '#lib/testmap/map';
 import { sameCode } from '#lib/testmap/comments';
@@ -131,7 +131,7 @@ describe('keeping the map current', () => {
     expect(whole).toMatchObject({ commit: 'head2', files: recorded });
   });
 
-  test('a snapshot holds the working tree (changed, staged, new files; not ignored ones) and leaves its index alone', () => {
+  test('a snapshot holds the working tree (changed, staged, new files of the source folders; not ignored or stray ones) and leaves its index alone', () => {
     const dir = mkdtempSync(join(tmpdir(), 'pls-snapshot-'));
     const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, encoding: 'utf8' }).trim();
     try {
@@ -145,13 +145,21 @@ describe('keeping the map current', () => {
       const head = git('rev-parse', 'HEAD');
       expect(snapshotCommit(dir)).toBe(head); // nothing differs
       writeFileSync(join(dir, 'a.ts'), 'export const a = 2;\n');
-      writeFileSync(join(dir, 'new.ts'), 'export const n = 0;\n');
+      mkdirSync(join(dir, 'functions'));
+      writeFileSync(join(dir, 'functions', 'new.ts'), 'export const n = 0;\n');
+      writeFileSync(join(dir, 'functions', 'é ü.ts'), 'export const u = 0;\n');
+      writeFileSync(join(dir, '.env'), 'SECRET=1\n'); // new, but no source folder's: never in a snapshot a ref keeps
+      writeFileSync(join(dir, 'scratch.ts'), 'x');
       writeFileSync(join(dir, 'ignored.txt'), 'x');
       const status = git('status', '--porcelain');
       const snap = snapshotCommit(dir);
       expect(git('rev-parse', `${snap}^`)).toBe(head);
       expect(git('show', `${snap}:a.ts`)).toBe('export const a = 2;');
-      expect(git('ls-tree', '--name-only', snap).split('\n').sort()).toEqual(['.gitignore', 'a.ts', 'new.ts']);
+      expect(git('ls-tree', '-r', '--name-only', '-z', snap).split('\0').filter(Boolean).sort()).toEqual(
+        ['.gitignore', 'a.ts', 'functions/new.ts', 'functions/é ü.ts'].sort(),
+      );
+      // A name git would quote is named as it is.
+      expect(changedBetween(head, snap, dir)).toEqual(['a.ts', 'functions/new.ts', 'functions/é ü.ts'].sort());
       expect(git('status', '--porcelain')).toBe(status); // nothing staged or committed for the user
       expect(git('rev-parse', 'HEAD')).toBe(head);
       expect(git('for-each-ref')).not.toContain('test-map'); // a snapshot alone keeps no ref

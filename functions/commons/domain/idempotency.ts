@@ -1,4 +1,4 @@
-import { claimKey, completeKey, readClaim, releaseKey, type Claim, type KeyRef, type StoredAnswer } from '#store/idempotency';
+import { claimKey, completeKey, releaseKey, type Claim, type KeyRef, type StoredAnswer } from '#store/idempotency';
 import { isSealed, secretsAtRest, storedText } from '#store/sealing';
 import { count } from '#observability/counts';
 import { logger } from '#observability/log';
@@ -17,11 +17,6 @@ export interface KeyedRequest {
   ws: string;
   /** Whose keys these are: the token's id. */
   owner: string;
-  /**
-   * Whose keys were kept before keys belonged to tokens: the token owner's username, shared by every
-   * token of that username. A key kept under it still answers (for the day it lives) to any of them.
-   */
-  legacyOwner?: string | undefined;
   key: string;
   /** What makes two requests the same (http/idempotency.ts). */
   fingerprint: string;
@@ -62,11 +57,7 @@ function keyInUse(): Conflict {
  * a 409 while that request still runs.
  */
 export async function claimIdempotencyKey(r: KeyedRequest): Promise<KeptAnswer | undefined> {
-  // A key kept before keys belonged to tokens answers as it did; none is kept that way any more.
-  const legacy = r.legacyOwner === undefined ? undefined : await readClaim(refOf({ ...r, owner: r.legacyOwner }));
-  const claim = legacy ?? (await claimKey(refOf(r), r.fingerprint, LEASE_SECONDS, TTL_SECONDS));
-  const kept = settled(claim, r);
-  // Keys kept before keys belonged to tokens predate sealing: only this request's own ref seals.
+  const kept = settled(await claimKey(refOf(r), r.fingerprint, LEASE_SECONDS, TTL_SECONDS), r);
   return kept && isSealed(kept.body) ? { ...kept, body: await secretsAtRest().open(kept.body, answerContext(refOf(r))) } : kept;
 }
 

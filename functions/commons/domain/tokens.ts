@@ -91,6 +91,14 @@ function limitProblems({ rate, burst }: RateLimit): FieldError[] {
   return errors;
 }
 
+/**
+ * Idempotency-Keys belong to `token:<id>`: a username spelled so (in any width or case) could be
+ * mistaken for a token by anything that reads owners, so none is given out.
+ */
+function mistakableForKeyOwner(username: string): boolean {
+  return username.normalize('NFKC').trim().toLowerCase().startsWith('token:');
+}
+
 function tokenProblems(input: NewToken, now: number): FieldError[] {
   const errors: FieldError[] = limitProblems(input.limits ?? DEFAULT_RATE_LIMIT);
   if (input.workspaces.length === 0) errors.push({ field: 'workspaces', message: 'must name at least one workspace' });
@@ -110,6 +118,8 @@ function tokenProblems(input: NewToken, now: number): FieldError[] {
         : (textProblem(value) ?? (value.length > 255 ? 'must have at most 255 characters' : undefined));
     if (problem) errors.push({ field, message: problem });
   }
+  if (mistakableForKeyOwner(input.owner.username))
+    errors.push({ field: 'username', message: 'must not begin with "token:" (the spelling of a token as the owner of its Idempotency-Keys)' });
   if (input.expiresAt !== undefined) {
     const at = input.expiresAt.getTime();
     if (!Number.isFinite(at)) errors.push({ field: 'expires_at', message: 'must be a date' });

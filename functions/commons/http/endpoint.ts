@@ -191,15 +191,12 @@ export function endpoint<S extends z.ZodMiniType>(spec: EndpointSpec<S>) {
           event.httpMethod === 'GET' ? event.headers['if-none-match'] : undefined,
         );
       // Keys belong to the token: two tokens never replay each other's answers, whatever their usernames.
-      // Keys kept before that were their username's: still found (legacyOwner) until they expire.
-      // Spelled apart from any username, so a username that happens to be a token's id reads none of its keys.
       const owner = `token:${principal.tokenId}`;
-      const legacyOwner = principal.owner.username && principal.owner.username !== owner ? principal.owner.username : undefined;
       // A kept answer holds its Location from the API's root: a replay resolves it against the URL it was sent to.
       return located(
         key === undefined || spec.idempotency === undefined
           ? await answer()
-          : await spec.idempotency.run({ ws: workspace, owner, legacyOwner, key, requestId, event, body: body ?? null }, answer),
+          : await spec.idempotency.run({ ws: workspace, owner, key, requestId, event, body: body ?? null }, answer),
         event,
       );
     });

@@ -21,8 +21,6 @@ export interface IdempotentRequest {
   ws: string;
   /** Whose keys these are: the token's (its id). */
   owner: string;
-  /** Whose they were before keys belonged to tokens (the token owner's username), while such keys last. */
-  legacyOwner?: string | undefined;
   key: string;
   requestId: string;
   event: Pick<APIGatewayProxyEvent, 'httpMethod' | 'resource' | 'pathParameters' | 'queryStringParameters'>;
@@ -71,7 +69,6 @@ export async function idempotent(r: IdempotentRequest, answer: () => Promise<API
   const keyed: KeyedRequest = {
     ws: r.ws,
     owner: r.owner,
-    legacyOwner: r.legacyOwner,
     key: r.key,
     requestId: r.requestId,
     fingerprint: fingerprintOf(r),

@@ -86,13 +86,6 @@ export async function claimKey(ref: KeyRef, fingerprint: string, leaseSeconds: n
   }
 }
 
-/** The record under a key, as a claim would find it; undefined when there is none (or it expired). */
-export async function readClaim(ref: KeyRef): Promise<Exclude<Claim, { state: 'claimed' }> | undefined> {
-  const item = await readKey(keys.idempotencyKey(ref.ws, ref.hash));
-  if (!item || num(item, 'ttl') <= now()) return undefined;
-  return decodeClaim(item) as Exclude<Claim, { state: 'claimed' }>;
-}
-
 async function readKey(key: Key): Promise<Item | undefined> {
   const { Item: item } = await db.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
   return item;
