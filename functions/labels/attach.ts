@@ -11,6 +11,7 @@ import { labelChangeView } from '#wire/labelViews';
  */
 export const handler = endpoint({
   scope: 'labels:write',
+  reads: 'labels:read',
   idempotency: idempotencyKeys,
   input: linkInput,
   run: async (input, { workspace, actor }) =>

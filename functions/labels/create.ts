@@ -10,6 +10,7 @@ const input = z.object({ body: z.object({ title: labelFields.title, color: label
 /** POST /projects-labels: a new label. 201; 409 when the title is taken (case-insensitively). */
 export const handler = endpoint({
   scope: 'labels:write',
+  reads: 'labels:read',
   idempotency: idempotencyKeys,
   input,
   run: async ({ body }, { workspace, actor }) => {

@@ -12,6 +12,7 @@ import { labelChangeView, labelView } from '#wire/labelViews';
  */
 export const handler = endpoint({
   scope: 'labels:write',
+  reads: 'labels:read',
   input: linkInput,
   run: async (input, { workspace, actor, ifMatch }) =>
     ok(

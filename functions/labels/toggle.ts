@@ -28,6 +28,7 @@ const input = z
 /** POST /task-labels/{slug}/toggle: attaches the label to the task when absent, detaches it when present; 200 with the task's labels. */
 export const handler = endpoint({
   scope: 'labels:write',
+  reads: 'labels:read',
   idempotency: idempotencyKeys,
   input,
   run: async ({ path, query, body }, { workspace, actor }) =>

@@ -14,6 +14,7 @@ const input = z.object({
 /** PUT /projects-labels/{slug}: new title and/or color; id and slug unchanged. Answers its ETag; If-Match: 412 when stale. */
 export const handler = endpoint({
   scope: 'labels:write',
+  reads: 'labels:read',
   input,
   run: async ({ path, body }, { workspace, actor, ifMatch }) =>
     resource(labelView(await updateLabel(workspace, path.slug, body, actor, ifMatchCheck(ifMatch, labelView)))),

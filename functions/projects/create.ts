@@ -18,6 +18,7 @@ const input = z.object({
 /** POST /projects: a new project; its slug is derived from the name. */
 export const handler = endpoint({
   scope: 'projects:write',
+  reads: 'projects:read',
   idempotency: idempotencyKeys,
   input,
   run: async ({ body }, { workspace, principal, actor }) => {

@@ -10,6 +10,7 @@ const input = z.object({ path: z.object({ slug: slugParam }) });
 /** POST /projects/{slug}/duplicate: a copy named "<name> (copy)", owned by the caller. 201, full shape. */
 export const handler = endpoint({
   scope: 'projects:write',
+  reads: 'projects:read',
   idempotency: idempotencyKeys,
   input,
   run: async ({ path }, { workspace, actor }) => {

@@ -20,6 +20,7 @@ const input = z.object({
 /** PUT /projects/{slug}: partial update; the slug never changes. 200 with the full shape and its ETag; If-Match: 412 when stale. */
 export const handler = endpoint({
   scope: 'projects:write',
+  reads: 'projects:read',
   input,
   run: async ({ path, body }, { workspace, actor, ifMatch }) =>
     resource(projectFullView(await updateProject(workspace, path.slug, body, actor, ifMatchCheck(ifMatch, projectFullView)))),

@@ -6,9 +6,10 @@ import { webhookView } from '#webhooks/views';
 
 const input = z.object({ path: webhookPath });
 
-/** GET /webhooks/{id}: one webhook (no secret), with its ETag (If-None-Match: 304). */
+/** GET /webhooks/{id}: one webhook (no secret; its whole URL to a token that may change it), with its ETag (If-None-Match: 304). */
 export const handler = endpoint({
   scope: 'webhooks:read',
   input,
-  run: async ({ path }, { workspace }) => resource(webhookView(await getWebhook(workspace, path.id))),
+  run: async ({ path }, { workspace, principal }) =>
+    resource(webhookView(await getWebhook(workspace, path.id), { wholeUrl: principal.scopes.includes('webhooks:write') })),
 });

@@ -4,13 +4,17 @@ import { listWebhooksInput } from '#webhooks/inputs';
 import { listWebhooks } from '#webhooks/subscriptions';
 import { webhookView } from '#webhooks/views';
 
-/** GET /webhooks: the workspace's webhooks, a page at a time (never their secrets). */
+/** GET /webhooks: the workspace's webhooks, a page at a time (never their secrets; their whole URLs to a token that may change them). */
 export const handler = endpoint({
   scope: 'webhooks:read',
   input: listWebhooksInput(),
-  run: async ({ query }, { workspace }) => {
+  run: async ({ query }, { workspace, principal }) => {
     const req = pageRequest(query);
     const page = await listWebhooks(workspace, req);
-    return ok(page.items.map(webhookView), pageMeta(req, page.nextCursor));
+    const wholeUrl = principal.scopes.includes('webhooks:write');
+    return ok(
+      page.items.map((w) => webhookView(w, { wholeUrl })),
+      pageMeta(req, page.nextCursor),
+    );
   },
 });

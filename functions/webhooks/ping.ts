@@ -10,6 +10,7 @@ const input = z.object({ path: webhookPath });
 /** POST /webhooks/{id}/ping: a `Webhook Ping` delivered now; the answer says whether the endpoint answered 2xx. */
 export const handler = endpoint({
   scope: 'webhooks:write',
+  reads: 'webhooks:read',
   idempotency: idempotencyKeys,
   input,
   run: async ({ path }, { workspace }) => {

@@ -1,5 +1,6 @@
 import { endpoint, ok } from '#http/endpoint';
 import { idempotencyKeys } from '#http/idempotency';
+import { mayCarry } from '#http/principal';
 import { recoverInput } from '#webhooks/inputs';
 import { recoverDeliveries } from '#webhooks/recovery';
 
@@ -8,5 +9,6 @@ export const handler = endpoint({
   scope: 'webhooks:write',
   idempotency: idempotencyKeys,
   input: recoverInput,
-  run: async ({ path, body }, { workspace }) => ok(await recoverDeliveries(workspace, path.id, Date.parse(body.since))),
+  run: async ({ path, body }, { workspace, principal }) =>
+    ok(await recoverDeliveries(workspace, path.id, Date.parse(body.since), mayCarry(principal))),
 });

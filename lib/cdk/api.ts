@@ -164,6 +164,7 @@ export function addRoute(stack: ServiceParts, route: Route, stage: StageConfig, 
     description: `${route.method} ${route.path}`,
     stage,
     table: stack.table,
+    namedRole: route.secrets !== undefined,
   });
   // The handlers answer browsers with the same allowed origins as the preflight.
   fn.addEnvironment('CORS_ORIGINS', corsOrigins.join(','));

@@ -3,6 +3,7 @@ import { Duration } from 'aws-cdk-lib';
 import { ApplicationLogLevel, Architecture, LoggingFormat, RecursiveLoop, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import { lambdaBundling } from './bundling.ts';
@@ -20,6 +21,11 @@ export interface ServiceFunctionProps {
   timeout?: Duration;
   /** Whether Lambda may let a loop through SQS, SNS or S3 back to this function run on (default: it stops one). */
   recursiveLoop?: RecursiveLoop;
+  /**
+   * Its role is named as the function is (`roleName`), so that a policy in another stack can name it without
+   * a reference back to this one (the secrets key's policy names the roles that may use the key).
+   */
+  namedRole?: boolean;
 }
 
 /**
@@ -28,10 +34,21 @@ export interface ServiceFunctionProps {
  * Table permissions are granted by the caller: they differ per function.
  */
 export class ServiceFunction extends NodejsFunction {
+  /** Its role's name, when it has one of its own (`namedRole`). */
+  readonly roleName: string | undefined;
+
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     const functionName = `${props.stage.prefix}-${props.name}`;
+    const role = props.namedRole
+      ? new Role(scope, `${id}Role`, {
+          roleName: functionName,
+          assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+          managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaBasicExecutionRole')],
+        })
+      : undefined;
     super(scope, id, {
       functionName,
+      ...(role ? { role } : {}),
       description: props.description,
       entry: join(repoRoot, props.handler),
       handler: 'handler',
@@ -66,5 +83,6 @@ export class ServiceFunction extends NodejsFunction {
         POWERTOOLS_LOGGER_SAMPLE_RATE: String(props.stage.logSampleRate),
       },
     });
+    this.roleName = role ? functionName : undefined;
   }
 }

@@ -72,6 +72,7 @@ export function createWebhooks(stack: ServiceParts, stage: StageConfig): [Queue,
   });
   const fn = new ServiceFunction(stack, 'WebhookDeliverer', {
     name: 'webhook-deliverer',
+    namedRole: true,
     handler: webhookDelivererHandler,
     description: 'Webhook deliveries: every event to the webhooks that want it, signed, retried for a day',
     stage,

@@ -174,6 +174,8 @@ export async function buildOpenApi(): Promise<Json> {
       description: docs.operation(route.method, route.path),
       security: [{ bearer: [] }],
       'x-scope': route.scope,
+      // The read scope of what it answers, needed beside x-scope (a write answers what it wrote).
+      ...(route.reads ? { 'x-reads': route.reads } : {}),
       parameters: [...parametersOf(input, workspace), ...headerParams],
       ...(body
         ? {

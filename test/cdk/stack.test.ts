@@ -555,19 +555,52 @@ describe('secrets at rest', () => {
         expect(env.WEBHOOK_SECRETS_KMS_KEY_ID).toBeUndefined();
         return;
       }
-      expect(kms.map((k) => ({ ...k, Action: [k.Action].flat().sort() }))).toEqual([
-        {
-          Effect: 'Allow',
-          Action: use === 'seal' ? ['kms:Decrypt', 'kms:GenerateDataKey'] : ['kms:Decrypt'],
-          Resource: { 'Fn::GetAtt': [keyId, 'Arn'] },
-          Condition: {
-            StringEquals: { 'kms:EncryptionContext:service': 'project-label-service', 'kms:EncryptionContext:purpose': 'secrets-at-rest' },
-          },
-        },
-      ]);
+      expect(kms).toEqual(
+        [
+          ...(use === 'seal' ? [{ Action: 'kms:GenerateDataKey', Condition: { ...SERVICE_CONTEXT, ...NAMES_A_WORKSPACE } }] : []),
+          { Action: 'kms:Decrypt', Condition: SERVICE_CONTEXT },
+        ].map((s) => ({ Effect: 'Allow', Resource: { 'Fn::GetAtt': [keyId, 'Arn'] }, ...s })),
+      );
       expect(env.WEBHOOK_SECRETS_KMS_KEY_ID).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
     },
   );
+
+  /** The service's encryption context, and no context key but its own and the workspace's. */
+  const SERVICE_CONTEXT = {
+    StringEquals: { 'kms:EncryptionContext:service': 'project-label-service', 'kms:EncryptionContext:purpose': 'secrets-at-rest' },
+    'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['service', 'purpose', 'workspace'] },
+  };
+  /** A new data key names its workspace (the key's log then says whose secret each use was for). */
+  const NAMES_A_WORKSPACE = { Null: { 'kms:EncryptionContext:workspace': 'false' } };
+
+  test("the key's policy is explicit: the account administers it and may not use it; each function that seals or opens is named, by its role, for what it does and nothing more", () => {
+    const policy = resources[secretsKeyId(resources)]!.Properties.KeyPolicy as { Statement: Record<string, any>[] };
+    const root = { AWS: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::', { Ref: 'AWS::AccountId' }, ':root']] } };
+    const [admin, ...uses] = policy.Statement;
+    expect(admin).toMatchObject({ Sid: 'KeyAdministratorsManageButDoNotUse', Effect: 'Allow', Principal: root, Resource: '*' });
+    const adminActions = [admin!.Action].flat() as string[];
+    for (const use of ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey', 'kms:ReEncryptFrom', 'kms:ReEncryptTo', 'kms:*'])
+      expect(adminActions.some((a) => a === use || (a.endsWith('*') && use.startsWith(a.slice(0, -1)))), use).toBe(false);
+    expect(adminActions).toEqual(expect.arrayContaining(['kms:Put*', 'kms:ScheduleKeyDeletion', 'kms:Disable*']));
+    // Every other statement names one role (by name: its room refers to the key) for one use; the users are exactly those of the table above.
+    const byRole = new Map<string, string[]>();
+    for (const u of uses) {
+      expect(u.Principal).toEqual(root);
+      const role = JSON.stringify(u.Condition.ArnEquals['aws:PrincipalArn']);
+      const name = /role\/project-label-service-dev-([a-z-]+)/.exec(role)![1]!;
+      const { ArnEquals: _role, ...rest } = u.Condition;
+      expect(rest).toEqual(u.Action === 'kms:GenerateDataKey' ? { ...SERVICE_CONTEXT, ...NAMES_A_WORKSPACE } : SERVICE_CONTEXT);
+      byRole.set(name, [...(byRole.get(name) ?? []), u.Action]);
+    }
+    expect(Object.fromEntries([...byRole].map(([n, a]) => [n, a.sort()]))).toEqual(
+      Object.fromEntries([...users].map(([n, use]) => [n, use === 'seal' ? ['kms:Decrypt', 'kms:GenerateDataKey'] : ['kms:Decrypt']])),
+    );
+    // And each of those roles is the function's own, by that name.
+    for (const name of users.keys()) {
+      const role = resources[ref(resources[functionLogicalId(name)]!.Properties.Role)!]!;
+      expect(role.Properties.RoleName, name).toBe(`project-label-service-dev-${name}`);
+    }
+  });
 });
 
 describe('webhooks', () => {

@@ -32,6 +32,7 @@ describe('openapi.json', () => {
       expect(op, `${r.method} ${r.path}`).toBeDefined();
       expect(op.operationId).toBe(r.name);
       expect(op['x-scope']).toBe(r.scope);
+      expect(op['x-reads']).toBe(r.reads);
       expect(op.security).toEqual([{ bearer: [] }]);
       expect(op.responses['401'].content['application/problem+json']).toBeDefined();
     }

@@ -18,6 +18,9 @@ import { recoverDeliveries } from '#webhooks/recovery';
 import { uniqueWorkspace } from '#support/api';
 import { useInProcessReceiver } from './receiver.ts';
 
+/** The recoveries here are the engine's: the caller's scopes are the routes' concern (test/hostile/scope-matrix.test.ts). */
+const anyCarried = () => undefined;
+
 /**
  * The circuit breaker (functions/commons/webhooks/breaker.ts, probes.ts), in process against the suite's
  * DynamoDB Local with the lanes in the test's hands: an endpoint failing for longer than the breaker
@@ -281,9 +284,9 @@ describe('a failing endpoint behind its breaker', () => {
     const [probe] = take('probe');
     useLocalRetryLane(lane);
     try {
-      await expect(recoverDeliveries(ws, id, Date.now() - 3_600_000)).rejects.toThrow(/circuit breaker is open.*due/);
+      await expect(recoverDeliveries(ws, id, Date.now() - 3_600_000, anyCarried)).rejects.toThrow(/circuit breaker is open.*due/);
       await webhookHealth.healthy(ws, id, new Date().toISOString()); // what a ping's 2xx does
-      expect(await recoverDeliveries(ws, id, Date.now() - 3_600_000)).toEqual({ queued: 1, more: false });
+      expect(await recoverDeliveries(ws, id, Date.now() - 3_600_000, anyCarried)).toEqual({ queued: 1, more: false });
     } finally {
       useLocalRetryLane(undefined);
     }

@@ -13,9 +13,15 @@ import { writeWebhook } from '#local/sampleWebhooks';
 import { consumeWebhookMessages } from '#webhooks/consumer';
 import { type AttemptMessage, useLocalRetryLane, type WebhookQueue } from '#webhooks/queue';
 import { recoverDeliveries } from '#webhooks/recovery';
+import { redeliver } from '#webhooks/onRequest';
+import { updateWebhook } from '#webhooks/registration';
+import { listDeliveries } from '#webhooks/subscriptions';
 import { Busy, Conflict, NotFound } from '#domain/errors';
 import { uniqueWorkspace } from '#support/api';
 import { useInProcessReceiver } from './receiver.ts';
+
+/** The recoveries here are the engine's: the caller's scopes are the routes' concern (test/hostile/scope-matrix.test.ts). */
+const anyCarried = () => undefined;
 
 /**
  * The deliverer's own rules, in process against the suite's DynamoDB Local, with the queue in the
@@ -205,6 +211,40 @@ describe('the deliverer', () => {
   });
 });
 
+/** The webhook's deliveries, newest first (its log's first page). */
+const deliveriesOf = async (ws: string, id: string) => (await listDeliveries(ws, id, { limit: 100 })).items;
+
+describe('sends made for one URL never go to another', () => {
+  test('a delivery made before the URL changed is neither redelivered nor recovered; one made since is; a guard that refuses stops both', async () => {
+    receiver.answer('/before-move', () => 503);
+    const { ws, id } = await webhookTo('/before-move');
+    const { queue } = keptQueue();
+    await consumeWebhookMessages([record(eventOf(ws, 'evt-before-move'))], queue);
+    const made = (await deliveriesOf(ws, id))[0]!;
+    await updateWebhook(ws, id, { url: receiver.url('/after-move') }, anyCarried);
+    await expect(redeliver(ws, id, made.id, anyCarried)).rejects.toThrow(/made for an earlier URL/);
+    expect(receiver.received('/after-move')).toEqual([]);
+    useLocalRetryLane(queue);
+    try {
+      expect(await recoverDeliveries(ws, id, 0, anyCarried)).toEqual({ queued: 0, more: false });
+    } finally {
+      useLocalRetryLane(undefined);
+    }
+    // Made since the move: sent there on request.
+    await consumeWebhookMessages([record(eventOf(ws, 'evt-after-move'))], queue);
+    const newer = (await deliveriesOf(ws, id)).find((d) => d.id !== made.id)!;
+    expect((await redeliver(ws, id, newer.id, anyCarried)).status).toBe('delivered');
+    const refusing = () => {
+      throw new Conflict('refused by the guard');
+    };
+    await expect(redeliver(ws, id, newer.id, refusing)).rejects.toThrow('refused by the guard');
+    await expect(recoverDeliveries(ws, id, 0, refusing)).rejects.toThrow('refused by the guard');
+    await expect(updateWebhook(ws, id, { url: receiver.url('/third') }, refusing)).rejects.toThrow('refused by the guard');
+    // A change that points it nowhere new (its description) asks no guard.
+    expect((await updateWebhook(ws, id, { description: 'moved' }, refusing)).description).toBe('moved');
+  });
+});
+
 describe('a recovery', () => {
   test('queues every delivery since then that failed or waits for a retry, once; the waiting one’s old message then sends nothing', async () => {
     receiver.answer('/outage', (n) => (n <= 1 ? 503 : 200));
@@ -220,11 +260,11 @@ describe('a recovery', () => {
     retries.length = 0;
     useLocalRetryLane(queue);
     try {
-      expect(await recoverDeliveries(ws, id, since)).toEqual({ queued: 2, more: false });
+      expect(await recoverDeliveries(ws, id, since, anyCarried)).toEqual({ queued: 2, more: false });
       // Both are due now and queued: a second recovery finds nothing left to queue.
-      expect(await recoverDeliveries(ws, id, since)).toEqual({ queued: 0, more: false });
+      expect(await recoverDeliveries(ws, id, since, anyCarried)).toEqual({ queued: 0, more: false });
       // Deliveries before `since` are not its concern.
-      expect(await recoverDeliveries(ws, id, Date.now() + 60_000)).toEqual({ queued: 0, more: false });
+      expect(await recoverDeliveries(ws, id, Date.now() + 60_000, anyCarried)).toEqual({ queued: 0, more: false });
     } finally {
       useLocalRetryLane(undefined);
     }
@@ -260,9 +300,9 @@ describe('a recovery', () => {
     try {
       retries.length = 0;
       await recordAttempt(at, { next_attempt_at: due(1000) }, [], 'none');
-      expect(await recoverDeliveries(ws, id, 0)).toEqual({ queued: 0, more: false });
+      expect(await recoverDeliveries(ws, id, 0, anyCarried)).toEqual({ queued: 0, more: false });
       await recordAttempt(at, { next_attempt_at: due(2 * 3600_000) }, [], 'none');
-      expect(await recoverDeliveries(ws, id, 0)).toEqual({ queued: 1, more: false });
+      expect(await recoverDeliveries(ws, id, 0, anyCarried)).toEqual({ queued: 1, more: false });
       expect(retries).toEqual([{ message: expect.objectContaining({ delivery_id: lost.delivery_id }), delayMs: 0 }]);
     } finally {
       useLocalRetryLane(undefined);
@@ -272,12 +312,12 @@ describe('a recovery', () => {
   test('of a webhook turned off is refused until it is on again; of none, a 404; without a retry lane, a 503', async () => {
     const ws = uniqueWorkspace('engine');
     await writeWebhook({ id: 'wh_turnedoff000000000000000', workspace: ws, url: receiver.url('/off'), active: false });
-    await expect(recoverDeliveries(ws, 'wh_missing', 0)).rejects.toBeInstanceOf(NotFound);
-    await expect(recoverDeliveries(ws, 'wh_turnedoff000000000000000', 0)).rejects.toBeInstanceOf(Conflict);
+    await expect(recoverDeliveries(ws, 'wh_missing', 0, anyCarried)).rejects.toBeInstanceOf(NotFound);
+    await expect(recoverDeliveries(ws, 'wh_turnedoff000000000000000', 0, anyCarried)).rejects.toBeInstanceOf(Conflict);
     receiver.answer('/lane', () => 503);
     const other = await webhookTo('/lane');
     const { queue } = keptQueue();
     await consumeWebhookMessages([record(eventOf(other.ws, 'evt-lane'))], queue);
-    await expect(recoverDeliveries(other.ws, other.id, 0)).rejects.toBeInstanceOf(Busy);
+    await expect(recoverDeliveries(other.ws, other.id, 0, anyCarried)).rejects.toBeInstanceOf(Busy);
   });
 });

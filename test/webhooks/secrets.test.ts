@@ -1,4 +1,5 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '#store/keys';
 import { expect, test } from 'vitest';
 import { checkTable } from '#checker/invariants';
 import { rekeyTable } from '#checker/rekey';
@@ -58,7 +59,7 @@ test('a secret is shown at its create and rotation, replayed by their keys, and 
     expect(stored).not.toContain(secret.slice('whsec_'.length, 30));
   }
   expect(stored).not.toContain('whsec_');
-  expect(stored).toContain('sealed:v1:');
+  expect(stored).toContain('sealed:v2:');
   // The sealed secrets still open where they are used: the first two sign beside the newest, so neither may be given again.
   for (const secret of [first, own, second]) {
     const again = await post(c, `/webhooks/${id}/rotate-secret`, { secret }, `reuse-${secret.slice(-12)}`);
@@ -110,4 +111,32 @@ test('a webhook whose secret no longer opens (sealed under a main key since repl
   expect(rotated.status, rotated.text).toBe(200);
   expect((await post(c, `/webhooks/${id}/rotate-secret`, { secret: own }, 'own-again')).status).toBe(422);
   expect((await post(c, `/webhooks/${id}/rotate-secret`, {}, 'generated')).status).toBe(200);
+});
+
+test('a sealed secret copied onto another webhook, of its workspace or of another, does not open there', async () => {
+  const [x, y] = [await workspaceClient('copied'), await workspaceClient('copied')];
+  const create = async (c: WorkspaceClient, key: string) => (await post(c, '/webhooks', { url: URL_OK, events: ['*'] }, key)).body.data;
+  const a = await create(x, `a-${x.ws}`);
+  const [b, c] = [await create(x, `b-${x.ws}`), await create(y, `c-${y.ws}`)];
+  const itemOf = async (ws: string, id: string) =>
+    (await db.send(new GetCommand({ TableName: tableName(), Key: keys.webhook(ws, id), ConsistentRead: true }))).Item!;
+  const sealedA = (await itemOf(x.ws, a.id)).secret as string;
+  for (const [ws, id] of [
+    [x.ws, b.id],
+    [y.ws, c.id],
+  ] as const) {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.webhook(ws, id),
+        UpdateExpression: 'SET secret = :s',
+        ExpressionAttributeValues: { ':s': sealedA },
+      }),
+    );
+  }
+  // A rotation refuses a secret the webhook signs with now (422): so it is, where the sealed value opens.
+  expect((await post(x, `/webhooks/${a.id}/rotate-secret`, { secret: a.secret }, 'a-again')).status).toBe(422);
+  // Copied, it opens to nothing: B's and C's secrets are unreadable, so A's is not theirs and may be given.
+  expect((await post(x, `/webhooks/${b.id}/rotate-secret`, { secret: a.secret }, 'b-takes-a')).status).toBe(200);
+  expect((await post(y, `/webhooks/${c.id}/rotate-secret`, { secret: a.secret }, 'c-takes-a')).status).toBe(200);
 });

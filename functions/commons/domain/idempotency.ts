@@ -1,5 +1,5 @@
 import { claimKey, completeKey, releaseKey, type Claim, type KeyRef, type StoredAnswer } from '#store/idempotency';
-import { isSealed, secretsAtRest, storedText } from '#store/sealing';
+import { isSealed, type SealContext, secretsAtRest, storedText } from '#store/sealing';
 import { count } from '#observability/counts';
 import { logger } from '#observability/log';
 import { sourceMapped } from '#observability/stacks';
@@ -62,7 +62,7 @@ export async function claimIdempotencyKey(r: KeyedRequest): Promise<KeptAnswer |
 }
 
 /** What a sealed answer is bound to: its key's record (copied under another key, it does not open). */
-const answerContext = (ref: KeyRef) => `idempotency-answer ${ref.ws} ${ref.hash}`;
+const answerContext = (ref: KeyRef): SealContext => ({ workspace: ref.ws, item: `idempotency-answer ${ref.ws} ${ref.hash}` });
 
 function settled(claim: Claim, r: KeyedRequest): KeptAnswer | undefined {
   if (claim.state === 'claimed') return undefined;

@@ -18,7 +18,7 @@ import type { IdempotencyKeys } from './idempotency';
 import { recordedKeyOf } from './idempotencyKeys';
 import { locationFor } from './location';
 import { noteProblem, noteWorkspace, observe } from './observe';
-import { principalOf, requireScope, requireWorkspace, type Principal } from './principal';
+import { principalOf, requireScope, requireScopes, requireWorkspace, type Principal } from './principal';
 import { problemOf, problemResponse } from './problem';
 import { queryOf } from './query';
 import { parseInput, workspaceSlug } from '#wire/validation';
@@ -66,10 +66,15 @@ const problemErrors = (): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayPr
   },
 });
 
-/** The route's scope, before anything else is looked at: a caller without it learns nothing more. */
-const authorize = (scope: Scope): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> => ({
+/**
+ * The route's scope, and the read scope of what its answer carries, before anything else is looked at:
+ * a caller without them learns nothing more.
+ */
+const authorize = (scope: Scope, reads: Scope | undefined): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> => ({
   before: async (request: Request) => {
-    requireScope(principalOf(request.event), scope);
+    const principal = principalOf(request.event);
+    requireScope(principal, scope);
+    if (reads !== undefined) requireScopes(principal, [reads], "which this route's answer carries");
   },
 });
 
@@ -127,6 +132,8 @@ const jsonBody = (): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyRe
 
 export interface EndpointSpec<S extends z.ZodMiniType> {
   scope: Scope;
+  /** The read scope of the data its answer carries, where `scope` does not grant it (a write answers what it wrote). */
+  reads?: Scope;
   /** Validates `{ path, query, body }`; its output is what `run` receives. */
   input: S;
   /** `company_slug` may be left out: the request then reads every workspace the token is granted. */
@@ -159,7 +166,7 @@ export function endpoint<S extends z.ZodMiniType>(spec: EndpointSpec<S>) {
     )
     .use(problemErrors())
     .use(httpHeaderNormalizer())
-    .use(authorize(spec.scope))
+    .use(authorize(spec.scope, spec.reads))
     .use(jsonBody())
     .handler(async (event, context) => {
       const principal = principalOf(event);
@@ -202,6 +209,7 @@ export function endpoint<S extends z.ZodMiniType>(spec: EndpointSpec<S>) {
     });
   return Object.assign(handler, {
     inputSchema: spec.input,
+    scopes: spec.reads === undefined ? [spec.scope] : [spec.scope, spec.reads],
     takesIdempotencyKeys: spec.idempotency !== undefined,
     anyWorkspace: spec.anyWorkspace === true,
   });

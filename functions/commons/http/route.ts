@@ -44,6 +44,11 @@ export interface Route {
   /** Handler module, relative to the repository root; it exports `handler`. */
   handler: string;
   scope: Scope;
+  /**
+   * The read scope of the data its answer carries, where `scope` does not grant it: a write answers the
+   * resource it wrote, so it needs the kind's read scope too (no route hands data to a token that may not read it).
+   */
+  reads?: Scope;
   /** Read routes get read-only table grants; `none`, a route that never touches the table, gets none at all. */
   access: 'read' | 'write' | 'none';
   /** What it answers on success (the OpenAPI document's schema, the sample's expected status). */

@@ -28,7 +28,16 @@ export async function recoverableSince(
   ws: string,
   webhookId: string,
   sinceMs: number,
-  opts: { limit: number; now: number; overdueMs: number; ping: string; waitingOnly?: boolean; after?: string },
+  opts: {
+    limit: number;
+    now: number;
+    overdueMs: number;
+    ping: string;
+    waitingOnly?: boolean;
+    after?: string;
+    /** Only deliveries made (`created_at`) at or after this time. */
+    madeSince?: string;
+  },
 ): Promise<{ deliveries: Recoverable[]; more: boolean; next?: string }> {
   const deliveries: Recoverable[] = [];
   const now = new Date(opts.now).toISOString();
@@ -44,7 +53,7 @@ export async function recoverableSince(
       new QueryCommand({
         TableName: tableName(),
         KeyConditionExpression: 'PK = :pk AND SK BETWEEN :lo AND :hi',
-        FilterExpression: `event_type <> :ping AND ${filter}`,
+        FilterExpression: `event_type <> :ping AND ${filter}${opts.madeSince === undefined ? '' : ' AND created_at >= :madeSince'}`,
         ProjectionExpression: 'id, workspace, webhook_id, #status, next_attempt_at',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
@@ -54,6 +63,7 @@ export async function recoverableSince(
           ':ping': opts.ping,
           ...(opts.waitingOnly ? {} : { ':failed': 'failed' }),
           ':pending': 'pending',
+          ...(opts.madeSince === undefined ? {} : { ':madeSince': opts.madeSince }),
           ':now': now,
           ':overdue': new Date(opts.now - opts.overdueMs).toISOString(),
         },

@@ -33,6 +33,7 @@ export function decodeWebhook(item: Item): WebhookRecord {
     failing_since: optStr(item, 'failing_since'),
     last_failure_at: optStr(item, 'last_failure_at'),
     deactivated_reason: optStr(item, 'deactivated_reason'),
+    url_set_at: optStr(item, 'url_set_at'),
   };
   return {
     id: str(item, 'id'),

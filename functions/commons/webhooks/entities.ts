@@ -28,9 +28,23 @@ export interface WebhookRecord {
   deactivated_reason?: string;
   created_at: string;
   updated_at: string;
+  /** When its URL was set (at creation or by the last change of `url`): deliveries made before were made for another URL. */
+  url_set_at?: string;
   /** How many times a user changed it: what If-Match writes are conditional on. */
   rev: number;
 }
+
+/**
+ * Since when the webhook's URL has been the one it has: its `url_set_at`, or for a webhook saved before
+ * that was kept, its last change (the URL may have changed then, so nothing older counts as made for it).
+ */
+export const urlSetAt = (w: WebhookRecord): string => w.url_set_at ?? w.updated_at;
+
+/** Whether a delivery was made for the webhook's URL as it is now (redeliveries and recoveries send no other). */
+export const madeForCurrentUrl = (d: Pick<DeliveryRecord, 'created_at'>, w: WebhookRecord): boolean => d.created_at >= urlSetAt(w);
+
+/** Throws when the webhook, carrying `events`, may not be pointed at by the caller (the read scopes of what they carry). */
+export type CarryGuard = (events: readonly string[]) => void;
 
 /** A secret a rotation replaced, still signing until `expires_at`. */
 export interface PreviousSecret {

@@ -6,7 +6,7 @@ import { putNewDelivery, readDelivery } from '#store/webhookDeliveries';
 import type { WebhookPingData } from './answers';
 import { attemptNow } from './attempts';
 import { deliveryId, newDelivery } from './deliveries';
-import type { DeliveryRecord, WebhookRecord } from './entities';
+import { type CarryGuard, type DeliveryRecord, madeForCurrentUrl, urlSetAt, type WebhookRecord } from './entities';
 import { PING_TYPE } from './eventTypes';
 import { SEND_SLOT_LEASE_SECONDS, SENDS_ON_REQUEST_PER_WORKSPACE } from './limits';
 import { deliveryNotFound, getWebhook } from './subscriptions';
@@ -55,10 +55,19 @@ async function pingNow(ws: string, webhook: WebhookRecord) {
   return { attempt, delivery: after };
 }
 
-/** A delivery sent again now, whatever became of it (same `webhook-id`: it is the same event). */
-export async function redeliver(ws: string, id: string, deliveryIdGiven: string): Promise<DeliveryRecord> {
+/**
+ * A delivery sent again now, whatever became of it (same `webhook-id`: it is the same event), if it was
+ * made for the webhook's URL as it is (one made for an earlier URL is not sent to a new one) and the
+ * caller may read what the webhook carries.
+ */
+export async function redeliver(ws: string, id: string, deliveryIdGiven: string, mayCarry: CarryGuard): Promise<DeliveryRecord> {
   const webhook = await getWebhook(ws, id);
+  mayCarry(webhook.events);
   const delivery = await readDelivery(ws, id, deliveryIdGiven);
   if (!delivery) throw deliveryNotFound(deliveryIdGiven);
+  if (!madeForCurrentUrl(delivery, webhook))
+    throw new Conflict(
+      `This delivery was made for an earlier URL of the webhook (its URL changed at ${urlSetAt(webhook)}): it is not sent to another receiver than the one it was made for.`,
+    );
   return inSendSlot(ws, async () => (await attemptNow(delivery, webhook)).delivery);
 }

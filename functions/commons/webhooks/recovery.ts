@@ -5,6 +5,7 @@ import { type Recoverable, recoverableSince, rescheduleDelivery } from '#store/d
 import { PING_TYPE } from './eventTypes';
 import { attemptMessage, retryLane, type WebhookQueue } from './queue';
 import { LOST_AFTER_MS } from './settings';
+import { type CarryGuard, urlSetAt } from './entities';
 import { getWebhook } from './subscriptions';
 
 /** Deliveries one recovery takes at most: a longer outage is recovered in calls (each answers whether more are left). */
@@ -21,9 +22,17 @@ const BUDGET_MS = 8_000;
  * schedule is marked superseded so its message, when it comes, sends nothing. Pings, deliveries due
  * already (queued) and those an attempt holds right now are left as they are, so a second recovery
  * queues nothing twice; a call that takes 500, or runs out of its time, says `more`: call again.
+ * Only deliveries made since the webhook's URL was set are taken, and only for a caller who may read
+ * what the webhook carries (`mayCarry`).
  */
-export async function recoverDeliveries(ws: string, id: string, sinceMs: number): Promise<{ queued: number; more: boolean }> {
+export async function recoverDeliveries(
+  ws: string,
+  id: string,
+  sinceMs: number,
+  mayCarry: CarryGuard,
+): Promise<{ queued: number; more: boolean }> {
   const webhook = await getWebhook(ws, id);
+  mayCarry(webhook.events);
   if (!webhook.active)
     throw new Conflict('The webhook is turned off: turn it on (PUT with "active": true) before recovering its deliveries.');
   const breaker = await webhookBreaker.read(ws, id);
@@ -34,7 +43,14 @@ export async function recoverDeliveries(ws: string, id: string, sinceMs: number)
   const lane = retryLane();
   if (!lane) throw new Busy('No retry lane is configured for this function (WEBHOOK_RETRY_QUEUE_URL).', 60);
   const started = Date.now();
-  const found = await recoverableSince(ws, id, sinceMs, { limit: MAX_RECOVERED, now: started, overdueMs: LOST_AFTER_MS, ping: PING_TYPE });
+  const found = await recoverableSince(ws, id, sinceMs, {
+    limit: MAX_RECOVERED,
+    now: started,
+    overdueMs: LOST_AFTER_MS,
+    ping: PING_TYPE,
+    // Only deliveries made for the URL as it is now: none made for an earlier receiver goes to this one.
+    madeSince: urlSetAt(webhook),
+  });
   const due = new Date(started).toISOString();
   let queued = 0;
   let left = false;

@@ -6,7 +6,7 @@ import { putNewWebhook, rewriteWebhook } from '#store/webhooks';
 import { type TransactItem, withOptimisticRetry } from '#store/transactions';
 import { countedKinds, countInPart } from '#store/workspaceCounts';
 import { resolutionProblem, targetPolicy, urlProblem } from './addresses';
-import type { WebhookRecord } from './entities';
+import type { CarryGuard, WebhookRecord } from './entities';
 import { MAX_WEBHOOKS_PER_WORKSPACE } from './limits';
 import { newSecret } from './signing';
 import { getWebhook, sealSecret } from './subscriptions';
@@ -63,6 +63,7 @@ async function putWebhook(ws: string, fields: WebhookFields, count: TransactItem
     secret: await sealSecret({ workspace: ws, id }, secret),
     created_at: now,
     updated_at: now,
+    url_set_at: now,
     rev: 0,
   };
   await putNewWebhook(record, count);
@@ -72,10 +73,10 @@ async function putWebhook(ws: string, fields: WebhookFields, count: TransactItem
 export type WebhookPatch = Partial<WebhookFields> & { active?: boolean | undefined };
 
 /** What a patch changes of `current`: the attributes to set and those to remove (nothing when it changes nothing). */
-function changesOf(current: WebhookRecord, patch: WebhookPatch) {
+function changesOf(current: WebhookRecord, patch: WebhookPatch, now: string) {
   const set: Partial<WebhookRecord> = {};
   const remove: (keyof WebhookRecord)[] = [];
-  if (patch.url !== undefined && patch.url !== current.url) set.url = patch.url;
+  if (patch.url !== undefined && patch.url !== current.url) Object.assign(set, { url: patch.url, url_set_at: now });
   if (patch.events !== undefined && patch.events.join('\n') !== current.events.join('\n')) set.events = patch.events;
   if (patch.description !== undefined && patch.description !== current.description) set.description = patch.description;
   if (patch.project_slug === null && current.project_slug !== undefined) remove.push('project_slug');
@@ -89,20 +90,35 @@ function changesOf(current: WebhookRecord, patch: WebhookPatch) {
   return { set, remove };
 }
 
+/** Whether a change points the webhook at other data or another receiver: its URL, its events or its project filter. */
+const redirects = ({ set, remove }: ReturnType<typeof changesOf>) =>
+  set.url !== undefined || set.events !== undefined || set.project_slug !== undefined || remove.includes('project_slug');
+
 /**
  * A partial update. Only what changes is written, conditional on the revision read, so concurrent
  * changes never lose each other's fields (a lost race reads again); with If-Match, a change in
- * between is a 412. A patch that changes nothing writes nothing.
+ * between is a 412. A patch that changes nothing writes nothing. A change of URL, events or project
+ * filter passes `mayCarry` with every type the webhook carries before and after it: deliveries
+ * already waiting go to the new URL, and the caller may read what both sets carry.
  */
-export async function updateWebhook(ws: string, id: string, patch: WebhookPatch, precondition?: Precondition<WebhookRecord>) {
+export async function updateWebhook(
+  ws: string,
+  id: string,
+  patch: WebhookPatch,
+  mayCarry: CarryGuard,
+  precondition?: Precondition<WebhookRecord>,
+) {
   if (patch.url !== undefined) await checkTarget(patch.url);
   if (patch.project_slug) await checkProject(ws, patch.project_slug);
   return withRetries<WebhookRecord>(RETRY.conflicts, 'The webhook is being changed by other requests; retry shortly.', async () => {
     const current = await getWebhook(ws, id);
     await precondition?.(current);
-    const { set, remove } = changesOf(current, patch);
+    const now = new Date().toISOString();
+    const changes = changesOf(current, patch, now);
+    const { set, remove } = changes;
     if (Object.keys(set).length === 0 && remove.length === 0) return current;
-    const updated = await rewriteWebhook(current, { ...set, updated_at: new Date().toISOString() }, remove);
+    if (redirects(changes)) mayCarry([...current.events, ...(set.events ?? [])]);
+    const updated = await rewriteWebhook(current, { ...set, updated_at: now }, remove);
     if (updated) return updated;
     if (!precondition) return AGAIN;
     await getWebhook(ws, id);

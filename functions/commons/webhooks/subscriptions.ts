@@ -4,7 +4,7 @@ import { decodeDelivery, decodeWebhook, deliveriesRange, webhooksRange } from '#
 import { AGAIN, RETRY, withRetries } from '#store/retry';
 import { deleteWebhookItem, readWebhook, replaceWebhookSecret } from '#store/webhooks';
 import { readDelivery } from '#store/webhookDeliveries';
-import { isSealed, SealError, secretsAtRest, storedText, type Sealed } from '#store/sealing';
+import { isSealed, type SealContext, SealError, secretsAtRest, storedText, type Sealed } from '#store/sealing';
 import type { DeliveryRecord, PreviousSecret, WebhookRecord } from './entities';
 import { PREVIOUS_SECRET_MS } from './settings';
 import { newSecret } from './signing';
@@ -87,7 +87,10 @@ export async function signingSecrets(webhook: WebhookRecord, now = Date.now()): 
 }
 
 /** What a webhook's sealed secrets are bound to: its workspace and id (a secret copied to another webhook does not open). */
-export const secretContext = (webhook: Pick<WebhookRecord, 'workspace' | 'id'>) => `webhook-secret ${webhook.workspace} ${webhook.id}`;
+export const secretContext = (webhook: Pick<WebhookRecord, 'workspace' | 'id'>): SealContext => ({
+  workspace: webhook.workspace,
+  item: `webhook-secret ${webhook.workspace} ${webhook.id}`,
+});
 
 /** `secret` (in clear) sealed for the webhook, as its item keeps it. */
 export const sealSecret = (webhook: Pick<WebhookRecord, 'workspace' | 'id'>, secret: string): Promise<Sealed> =>

@@ -2,11 +2,23 @@ import type * as z from 'zod';
 import type { Webhook, WebhookCreated, WebhookSummary, WebhookDelivery, WebhookDeliveryDetail } from './answers';
 import type { DeliveryRecord, WebhookRecord } from './entities';
 
-/** What the API returns for a webhook (never its secret) and for a delivery; typed by answers.ts. */
-export function webhookView(w: WebhookRecord): z.infer<typeof Webhook> {
+/**
+ * A URL as a reader who may not change it sees it: scheme, host and path. Its query and userinfo (where
+ * receivers put their own credentials, `?token=...`) and fragment are left out.
+ */
+export function urlForReaders(url: string): string {
+  const { protocol, host, pathname } = new URL(url);
+  return `${protocol}//${host}${pathname}`;
+}
+
+/**
+ * What the API returns for a webhook (never its secret) and for a delivery; typed by answers.ts. The
+ * whole URL for a caller who may change the webhook (`wholeUrl`), its public part for one who may only read it.
+ */
+export function webhookView(w: WebhookRecord, { wholeUrl = true }: { wholeUrl?: boolean } = {}): z.infer<typeof Webhook> {
   return {
     id: w.id,
-    url: w.url,
+    url: wholeUrl ? w.url : urlForReaders(w.url),
     events: w.events,
     description: w.description,
     project_slug: w.project_slug ?? null,
