@@ -10,7 +10,7 @@ import type { StageConfig } from './stage.ts';
  * What the key's administrators (the account, through IAM) may do with it: manage it, never use it
  * (AWS's separation of key administrators from key users). Its policy, not IAM, names who may use it.
  */
-export const KEY_ADMINISTRATION = [
+const KEY_ADMINISTRATION = [
   'kms:Create*',
   'kms:Describe*',
   'kms:Enable*',
@@ -34,7 +34,7 @@ export const KEY_ADMINISTRATION = [
  * values, none), and, where it seals, make new ones, which must name their workspace. No context key but
  * the service's and `workspace` is accepted.
  */
-export function secretsKeyUses(use: 'seal' | 'open') {
+function secretsKeyUses(use: 'seal' | 'open') {
   const context = {
     StringEquals: Object.fromEntries(Object.entries(SECRETS_KMS_CONTEXT).map(([k, v]) => [`kms:EncryptionContext:${k}`, v])),
     'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': [...Object.keys(SECRETS_KMS_CONTEXT), 'workspace'] },

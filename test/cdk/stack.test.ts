@@ -580,7 +580,10 @@ describe('secrets at rest', () => {
     expect(admin).toMatchObject({ Sid: 'KeyAdministratorsManageButDoNotUse', Effect: 'Allow', Principal: root, Resource: '*' });
     const adminActions = [admin!.Action].flat() as string[];
     for (const use of ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey', 'kms:ReEncryptFrom', 'kms:ReEncryptTo', 'kms:*'])
-      expect(adminActions.some((a) => a === use || (a.endsWith('*') && use.startsWith(a.slice(0, -1)))), use).toBe(false);
+      expect(
+        adminActions.some((a) => a === use || (a.endsWith('*') && use.startsWith(a.slice(0, -1)))),
+        use,
+      ).toBe(false);
     expect(adminActions).toEqual(expect.arrayContaining(['kms:Put*', 'kms:ScheduleKeyDeletion', 'kms:Disable*']));
     // Every other statement names one role (by name: its room refers to the key) for one use; the users are exactly those of the table above.
     const byRole = new Map<string, string[]>();

@@ -98,7 +98,8 @@ describe('the matrix: every route, for a token of each single scope and each pai
   test(`${GRANTS.length} grants x ${routes.length} routes: answered or refused as the row says, and no answer holds data of a kind the token may not read`, async () => {
     // The deletes aim at nothing (404): every grant finds the fixture as it was.
     const targets = { ...fixture, doomedProject: 'nothing-here', doomedLabel: 'nothing-here' } as Fixture;
-    const aimed = (route: Route) => sampleRequest(route, route.name === 'delete-webhook' ? { ...targets, webhook: 'wh_nothing_here' } : targets);
+    const aimed = (route: Route) =>
+      sampleRequest(route, route.name === 'delete-webhook' ? { ...targets, webhook: 'wh_nothing_here' } : targets);
     const outcomes: string[] = [];
     const wrong: string[] = [];
     const queue = [...GRANTS];

@@ -13,10 +13,7 @@ const who = ['--name', 'Ada', '--username', 'ada'];
 
 /** The scope and lifetime choices every create must make, for those of them `args` leaves out. */
 function choicesMissingFrom(args: string[]): string[] {
-  return [
-    ...(args.includes('--scopes') ? [] : ['--all-scopes']),
-    ...(args.includes('--expires-in') ? [] : ['--no-expiry']),
-  ];
+  return [...(args.includes('--scopes') ? [] : ['--all-scopes']), ...(args.includes('--expires-in') ? [] : ['--no-expiry'])];
 }
 
 describe('the token CLI refuses every bad argument, writes nothing and exits non-zero', () => {
@@ -67,7 +64,9 @@ describe('the token CLI refuses every bad argument, writes nothing and exits non
     const res = await tokenCli(['create', '--workspace', ws, ...who, ...(args as string[])]);
     expect(res.code, res.stdout).toBe(2);
     expect(res.stderr).toMatch(said as RegExp);
-    expect(res.stderr).toMatch(/for example: npm run token -- create --workspace \S+ --name "Ada" --username ada --scopes projects:read,labels:read --expires-in 30d/);
+    expect(res.stderr).toMatch(
+      /for example: npm run token -- create --workspace \S+ --name "Ada" --username ada --scopes projects:read,labels:read --expires-in 30d/,
+    );
     expect(res.stdout).not.toMatch(/pls_/);
     expect(await listTokens(ws)).toEqual([]);
   });
@@ -85,7 +84,10 @@ describe('the token CLI refuses every bad argument, writes nothing and exits non
     const lws = uniqueWorkspace('cli');
     const plain = JSON.parse((await tokenCli(['create', '--workspace', lws, ...who, '--all-scopes', '--no-expiry', '--json'])).stdout);
     expect(plain.rate_limit).toEqual({ rate: 100, burst: 200 });
-    const slow = JSON.parse((await tokenCli(['create', '--workspace', lws, ...who, '--all-scopes', '--no-expiry', '--rate', '2.5', '--burst', '5', '--json'])).stdout);
+    const slow = JSON.parse(
+      (await tokenCli(['create', '--workspace', lws, ...who, '--all-scopes', '--no-expiry', '--rate', '2.5', '--burst', '5', '--json']))
+        .stdout,
+    );
     expect(slow.rate_limit).toEqual({ rate: 2.5, burst: 5 });
     const changed = await tokenCli(['limits', slow.id, '--rate', '20', '--burst', '40']);
     expect(changed.code, changed.stderr).toBe(0);

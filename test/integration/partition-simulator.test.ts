@@ -39,10 +39,14 @@ beforeAll(async () => {
   // acme-corp's token is the one npm start made (100 requests a second, 200 of burst: more than this
   // file sends, so what refuses a request here is the database, never the gateway); the neighbour's its own.
   tokens[HOT] = /TOKEN=(\S+)/.exec(api.output())![1]!;
-  const created = await runTool('bin/token.ts', ['create', '--workspace', NEIGHBOUR, '--name', 'Calm', '--username', 'calm', '--all-scopes', '--no-expiry', '--json'], {
-    DATA_DIR: dataDir,
-    ...api.cliEnv,
-  });
+  const created = await runTool(
+    'bin/token.ts',
+    ['create', '--workspace', NEIGHBOUR, '--name', 'Calm', '--username', 'calm', '--all-scopes', '--no-expiry', '--json'],
+    {
+      DATA_DIR: dataDir,
+      ...api.cliEnv,
+    },
+  );
   tokens[NEIGHBOUR] = (JSON.parse(created.stdout) as { token: string }).token;
 });
 

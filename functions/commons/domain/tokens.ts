@@ -119,7 +119,10 @@ function tokenProblems(input: NewToken, now: number): FieldError[] {
     if (problem) errors.push({ field, message: problem });
   }
   if (mistakableForKeyOwner(input.owner.username))
-    errors.push({ field: 'username', message: 'must not begin with "token:" (the spelling of a token as the owner of its Idempotency-Keys)' });
+    errors.push({
+      field: 'username',
+      message: 'must not begin with "token:" (the spelling of a token as the owner of its Idempotency-Keys)',
+    });
   if (input.expiresAt !== undefined) {
     const at = input.expiresAt.getTime();
     if (!Number.isFinite(at)) errors.push({ field: 'expires_at', message: 'must be a date' });

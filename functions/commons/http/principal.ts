@@ -69,7 +69,9 @@ export function readableHistory(p: Principal, asked: readonly ChangeType[] | und
   if (asked?.length) requireScopes(p, [...new Set(asked.map((t) => READ_SCOPE_OF_CHANGE[t]))], `which entries of the types asked for need`);
   const readable = readableChanges(p.scopes);
   if (readable.length === 0)
-    throw forbidden('This token lacks the projects:read and labels:read scopes: the history shows each entry only to a token that may read its subject.');
+    throw forbidden(
+      'This token lacks the projects:read and labels:read scopes: the history shows each entry only to a token that may read its subject.',
+    );
   return readable.length === CHANGE_TYPES.length ? undefined : readable;
 }
 

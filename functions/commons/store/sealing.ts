@@ -53,7 +53,7 @@ export interface KeyVault {
 export const SECRETS_KMS_CONTEXT = { service: 'project-label-service', purpose: 'secrets-at-rest' };
 
 /** The encryption context of a workspace's data keys: the service's, and the workspace (v1 keys had none). */
-export const kmsContextOf = (workspace: string | undefined): Record<string, string> =>
+const kmsContextOf = (workspace: string | undefined): Record<string, string> =>
   workspace === undefined ? SECRETS_KMS_CONTEXT : { ...SECRETS_KMS_CONTEXT, workspace };
 
 /**

@@ -6,7 +6,7 @@ import type { DeliveryRecord, WebhookRecord } from './entities';
  * A URL as a reader who may not change it sees it: scheme, host and path. Its query and userinfo (where
  * receivers put their own credentials, `?token=...`) and fragment are left out.
  */
-export function urlForReaders(url: string): string {
+function urlForReaders(url: string): string {
   const { protocol, host, pathname } = new URL(url);
   return `${protocol}//${host}${pathname}`;
 }
