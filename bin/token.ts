@@ -64,42 +64,18 @@ const {
   listTokens,
   usable,
   usableIn,
-  MAX_TOKEN_LIFETIME_MS,
   revokeToken,
   setTokenLimits,
 } = await import('#domain/tokens');
 const { ValidationFailed } = await import('#domain/errors');
-const { SCOPES, isScope } = await import('#domain/scopes');
+const { SCOPES } = await import('#domain/scopes');
+const { ArgumentMistake, tokenArguments } = await import('#lib/tokenArguments');
 const { addTokenKey, deployedApi, placeTokenKey, removeTokenKey, sweepTokenKeys } = await import('#lib/aws/usagePlans');
 
 const usage = usageOf(SCOPES, DEFAULT_RATE_LIMIT);
 
 function fail(message: string): never {
   usageError(message, usage);
-}
-
-/** `30d`, `12h` or `90m`: a positive whole number of days, hours or minutes, at most ten years. */
-function parseDuration(text: string): number {
-  const m = /^(\d{1,7})([dhm])$/.exec(text);
-  if (!m) fail(`--expires-in must look like 30d, 12h or 90m, not "${text}"`);
-  const ms = Number(m[1]) * { d: 86_400_000, h: 3_600_000, m: 60_000 }[m[2] as 'd' | 'h' | 'm'];
-  if (ms <= 0) fail(`--expires-in must be more than zero, not "${text}" (leave it out for a token that does not expire)`);
-  if (ms > MAX_TOKEN_LIFETIME_MS) fail(`--expires-in must be at most 3650d, not "${text}"`);
-  return ms;
-}
-
-/** A comma-separated list: every entry trimmed and present (`a,,b` and `""` are mistakes, not lists). */
-function list(option: string, text: string): string[] {
-  const entries = text.split(',').map((e) => e.trim());
-  if (entries.some((e) => e === '')) fail(`--${option} has an empty entry: "${text}"`);
-  return entries;
-}
-
-/** A plain decimal number as typed (`1e3`, `0x10`, `Infinity` and empty text are mistakes). */
-function number(option: string, text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  if (!/^\d{1,9}(\.\d{1,3})?$/.test(text)) fail(`--${option} must be a number like 100 or 2.5, not "${text}"`);
-  return Number(text);
 }
 
 function describeErrors(error: InstanceType<typeof ValidationFailed>): string {
@@ -125,33 +101,20 @@ if (!COMMANDS[command as keyof typeof COMMANDS] && arg) fail(`${command} takes n
 if (command === 'create' && (values.workspace === undefined || values.name === undefined || values.username === undefined))
   fail('create needs --workspace, --name and --username');
 if (command === 'list' && !values.workspace) fail('list needs --workspace');
-if (values.scopes !== undefined && values['all-scopes']) fail('--scopes and --all-scopes: give one of them');
-if (values['expires-in'] !== undefined && values['no-expiry']) fail('--expires-in and --no-expiry: give one of them');
-if (command === 'create') {
-  // A token's reach and lifetime are the caller's choice, never a default the tool guesses.
-  const unchosen = [
-    values.scopes === undefined && !values['all-scopes'] ? 'its scopes (--scopes projects:read,labels:read, or --all-scopes)' : undefined,
-    values['expires-in'] === undefined && !values['no-expiry'] ? 'its lifetime (--expires-in 30d, or --no-expiry)' : undefined,
-  ].filter(Boolean);
-  if (unchosen.length)
-    fail(
-      `create needs you to choose ${unchosen.join(' and ')}; for example: npm run token -- create --workspace ${values.workspace} --name ${JSON.stringify(values.name)} --username ${values.username} --scopes projects:read,labels:read --expires-in 30d`,
-    );
-}
-// Given but empty is a mistake (an unset variable), never "all scopes".
-const scopes = values.scopes === undefined ? [...SCOPES] : list('scopes', values.scopes);
-const unknownScopes = scopes.filter((s) => !isScope(s));
-if (unknownScopes.length) fail(`unknown scopes: ${unknownScopes.join(', ')} (known: ${SCOPES.join(', ')})`);
-const workspaces = values.workspace === undefined ? [] : list('workspace', values.workspace);
-const expiresIn = values['expires-in'] === undefined ? undefined : parseDuration(values['expires-in']);
-const rate = number('rate', values.rate);
-const burst = number('burst', values.burst);
+const { scopes, workspaces, expiresIn, rate, burst } = (() => {
+  try {
+    return tokenArguments(command, values);
+  } catch (error) {
+    if (error instanceof ArgumentMistake) fail(error.message);
+    throw error;
+  }
+})();
 if (command === 'limits' && (rate === undefined || burst === undefined)) fail('limits needs --rate and --burst');
 const limits = { rate: rate ?? DEFAULT_RATE_LIMIT.rate, burst: burst ?? DEFAULT_RATE_LIMIT.burst };
 const newToken = {
   workspaces,
   owner: { name: values.name ?? '', username: values.username ?? '' },
-  scopes: scopes.filter(isScope),
+  scopes,
   limits,
   ...(expiresIn ? { expiresAt: new Date(Date.now() + expiresIn) } : {}),
 };

@@ -57,6 +57,7 @@ export async function writeWebhook(fields: Pick<WebhookRecord, 'id' | 'workspace
       secret: await sealSecret(fields, newSecret()),
       created_at: now,
       updated_at: now,
+      url_set_at: fields.created_at ?? now,
       rev: 0,
       ...fields,
     },

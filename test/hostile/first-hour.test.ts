@@ -116,7 +116,11 @@ describe('a stack on ports of the user’s choosing', () => {
   });
 
   test('revoking a token says the authorizer may accept it for its cache time', async () => {
-    const created = await cli('token', ['create', '--workspace', 'acme-corp', '--name', 'Temp', '--username', 'temp', '--json'], env);
+    const created = await cli(
+      'token',
+      ['create', '--workspace', 'acme-corp', '--name', 'Temp', '--username', 'temp', '--all-scopes', '--no-expiry', '--json'],
+      env,
+    );
     expect(created.code, created.stderr).toBe(0);
     const id = (JSON.parse(created.stdout) as { id: string }).id;
     const revoked = await cli('token', ['revoke', id], env);

@@ -118,7 +118,9 @@ export async function updateWebhook(
     const { set, remove } = changes;
     if (Object.keys(set).length === 0 && remove.length === 0) return current;
     if (redirects(changes)) mayCarry([...current.events, ...(set.events ?? [])]);
-    const updated = await rewriteWebhook(current, { ...set, updated_at: now }, remove);
+    // Saved before the URL's time was kept: its last change is when the URL may last have changed, kept as that from now on.
+    const since = current.url_set_at === undefined && set.url === undefined ? { url_set_at: current.updated_at } : {};
+    const updated = await rewriteWebhook(current, { ...set, ...since, updated_at: now }, remove);
     if (updated) return updated;
     if (!precondition) return AGAIN;
     await getWebhook(ws, id);

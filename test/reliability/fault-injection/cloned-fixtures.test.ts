@@ -32,7 +32,7 @@ async function itemsOf(fixture: Fixture): Promise<string[]> {
       .map((i) => names.reduce((t, [from, to]) => t.replaceAll(from, to), JSON.stringify(i)))
       .map((t) => t.replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, '<time>'))
       .map((t) =>
-        t.replace(/"ttl":\d+/, '"ttl":"<expiry>"').replace(/"sealed:v1:[a-z]+:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+"/, '"<sealed secret>"'),
+        t.replace(/"ttl":\d+/, '"ttl":"<expiry>"').replace(/"sealed:v[12]:[a-z]+:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+"/, '"<sealed secret>"'),
       )
       // A history entry's event (the stream record's id), and what derives from it: the entry's id and its shard.
       .map((t) =>
