@@ -10,6 +10,8 @@
  *   functions/commons/webhooks/ subscriptions, deliveries, signing, address rules: may use domain, store, the
  *                             stream side's batch report; reached by handlers, the route rows (answers), the store (entities)
  *                             and its operational events (the event schemas: answers; the stream side: views)
+ *   functions/commons/webhooks/store/ the room's own storage (its partitions, HOOKS# and WEBHOOK#): the store's shared
+ *                             pieces (client, keys, codec, ...) and the room's entities, nothing else of the room
  *   functions/                never lib/, bin/ or test/
  *   lib/cdk/                  never the local emulator or the checker
  * `npm test` runs `depcruise` with this file; any violation fails it.
@@ -24,14 +26,14 @@ module.exports = {
       severity: 'error',
       comment: 'A handler validates, makes one domain call and shapes the answer: no storage, no AWS SDK.',
       from: { path: HANDLERS },
-      to: { path: ['^functions/commons/store/', '^node_modules/@aws-sdk/', '^functions/(?!commons/)[^/]+/'] },
+      to: { path: ['^functions/commons/(webhooks/)?store/', '^node_modules/@aws-sdk/', '^functions/(?!commons/)[^/]+/'] },
     },
     {
       name: 'http-never-reaches-store',
       severity: 'error',
       comment: 'The HTTP layer speaks to the domain; only the domain touches the store.',
       from: { path: '^functions/commons/http/' },
-      to: { path: ['^functions/commons/store/', '^node_modules/@aws-sdk/'] },
+      to: { path: ['^functions/commons/(webhooks/)?store/', '^node_modules/@aws-sdk/'] },
     },
     {
       name: 'wire-speaks-only-of-the-boundary',
@@ -69,6 +71,30 @@ module.exports = {
           '^node_modules/(@middy|zod)/',
         ],
       },
+    },
+    {
+      name: 'webhooks-store-is-its-rooms-bottom',
+      severity: 'error',
+      comment:
+        "The webhooks room's storage depends on the store's shared pieces and the room's entities alone: the room's use cases use it, never the other way.",
+      from: { path: '^functions/commons/webhooks/store/' },
+      to: {
+        path: [
+          '^functions/commons/(http|wire|events)/',
+          '^functions/commons/domain/(?!entities\\.ts$)',
+          '^functions/commons/webhooks/(?!store/|entities\\.ts$)',
+          '^functions/(?!commons/)[^/]+/',
+          '^node_modules/(@middy|zod)/',
+        ],
+      },
+    },
+    {
+      name: 'only-the-webhooks-room-keeps-webhooks',
+      severity: 'error',
+      comment:
+        "The webhooks room's storage is its own: the rest of the house meets the room through its use cases, not its items (but the stream side, which decodes a webhook's stream images for its health events).",
+      from: { path: '^functions/commons/(http|wire|domain|store|events)/', pathNot: SEAMS_OF_WEBHOOK_EVENTS },
+      to: { path: '^functions/commons/webhooks/store/' },
     },
     {
       name: 'entities-are-pure-declarations',
@@ -120,9 +146,9 @@ module.exports = {
       name: 'webhook-events-read-its-view-only',
       severity: 'error',
       comment:
-        'The operational events (Webhook Failing, ...) carry the webhook as the API shows it: their schemas read its answer schema, the stream side its view, nothing else of the room.',
+        'The operational events (Webhook Failing, ...) carry the webhook as the API shows it: their schemas read its answer schema, the stream side its view and the decoder of its items, nothing else of the room.',
       from: { path: SEAMS_OF_WEBHOOK_EVENTS },
-      to: { path: '^functions/commons/webhooks/', pathNot: '^functions/commons/webhooks/(answers|views)\\.ts$' },
+      to: { path: '^functions/commons/webhooks/', pathNot: '^functions/commons/webhooks/(answers|views|store/webhookItem)\\.ts$' },
     },
     {
       name: 'functions-are-self-contained',

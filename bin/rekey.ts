@@ -1,7 +1,8 @@
 /**
  * npm run rekey [-- --dry-run]: brings keys up to the current design, for tables written before it
  * changed: the keys built from user text (project name index, label title guards) to the current
- * folding, stream receipts to partitions of their own; and seals webhook secrets kept in clear (a
+ * folding, stream receipts and the webhooks room's items (webhooks, send slots, their count) to partitions
+ * of their own; and seals webhook secrets kept in clear (a
  * deployed table: with WEBHOOK_SECRETS_KMS_KEY_ID, the stack's key). Prints what it changed and any
  * label whose folded title another label already holds (rename one of them).
  * Local database unless TABLE_NAME names a deployed table.
@@ -12,16 +13,16 @@ import { useLocalStack } from '#local/stackDiscovery';
 
 const { values } = await cliArguments({
   usage:
-    'usage: npm run rekey [-- --dry-run]   (brings keys up to the current design: text keys to the current folding, stream receipts to their own partitions, webhook secrets sealed)',
+    "usage: npm run rekey [-- --dry-run]   (brings keys up to the current design: text keys to the current folding, stream receipts and the webhooks room's items to their own partitions, webhook secrets sealed)",
   options: { 'dry-run': 'boolean' },
 });
 exitPlainlyOnError();
 if (isLocalDatabase()) await useLocalStack();
 const { rekeyTable } = await import('#checker/rekey');
 const dryRun = values['dry-run'] === true;
-const { projects, labels, receipts, secrets, conflicts } = await rekeyTable({ dryRun });
+const { projects, labels, receipts, webhooks, secrets, conflicts } = await rekeyTable({ dryRun });
 console.log(
-  `${dryRun ? 'would rekey' : 'rekeyed'} ${projects} projects, ${labels} labels and ${receipts} stream receipts; ${dryRun ? 'would seal' : 'sealed'} the secrets of ${secrets} webhooks`,
+  `${dryRun ? 'would rekey' : 'rekeyed'} ${projects} projects, ${labels} labels and ${receipts} stream receipts; ${dryRun ? 'would move' : 'moved'} ${webhooks} webhooks to the webhooks room's partitions; ${dryRun ? 'would seal' : 'sealed'} the secrets of ${secrets} webhooks`,
 );
 for (const c of conflicts) console.log(`CONFLICT ${c}`);
 process.exit(conflicts.length ? 1 : 0);

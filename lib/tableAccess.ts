@@ -4,37 +4,51 @@ import type { IndexName } from '#store/table';
 
 /**
  * What each function may do to the table, declared once: the deployed IAM policies are written from it
- * (lib/cdk: `dynamodb:LeadingKeys` conditions on the partitions it names) and the local stack holds every
- * function to it (lib/local/tableAccess.ts), so the whole test suite runs under the deployed policies.
- * No function may Scan; none but the authorizer reads token items (`TOKEN#`); only the routes that take
- * an Idempotency-Key reach the key partitions.
+ * (lib/cdk: `dynamodb:LeadingKeys` conditions on the partitions it names, and on the partitions of each
+ * index it queries) and the local stack holds every function to it (lib/local/tableAccess.ts), so the
+ * whole test suite runs under the deployed policies; docs/architecture.md shows it as a table (a test
+ * holds that table to this file). No function may Scan; none but the authorizer reads token items
+ * (`TOKEN#`); only the routes that take an Idempotency-Key reach the key partitions; the webhooks room's
+ * partitions (`HOOKS#`, `WEBHOOK#`) are reached by its own functions alone.
  */
 type PartitionKind = keyof typeof keys.partitionPrefixes;
 
 export interface TableAccess {
-  /** The collections whose partitions it may reach. */
+  /** The collections whose partitions it may reach (write them too, where `write`). */
   partitions: readonly PartitionKind[];
-  /** Whether it may write (put, update, delete) as well as read. */
+  /** Whether it may write (put, update, delete) as well as read its `partitions`. */
   write: boolean;
+  /** Collections it may only read, beside `partitions`. */
+  reads?: readonly PartitionKind[];
   /** The indexes it may query (by their names in store/table.ts), none where empty. */
   indexes: readonly IndexName[];
   /** The only DynamoDB operations it makes, where fewer than every read (and write) operation. */
   operations?: readonly string[];
 }
 
-/** A route's access: a webhook route's collections, or the projects and labels'; the key partitions for a POST. */
-export function routeTableAccess(route: Pick<Route, 'method' | 'path' | 'access'>): TableAccess {
+/** The webhook routes that check a project filter against the workspace's projects: they read its collection. */
+const READS_PROJECTS = new Set(['create-webhook', 'update-webhook']);
+/** The routes that query an index (a workspace's projects by status, by name); no other route may query one. */
+const QUERIES: Readonly<Record<string, readonly IndexName[]>> = {
+  'list-projects': ['byStatus', 'byName'],
+  search: ['byName'],
+  // The taken copy names of a project's name, to number its copy.
+  'duplicate-project': ['byName'],
+};
+
+/** A route's access: its room's collections (the webhooks', the history's, or the projects and labels'); the key partitions for a POST. */
+export function routeTableAccess(route: Pick<Route, 'name' | 'method' | 'path' | 'access'>): TableAccess {
   if (route.access === 'none') return { partitions: [], write: false, indexes: [] };
   const room: PartitionKind[] = route.path.startsWith('/webhook')
-    ? ['workspace', 'webhook']
+    ? ['webhooks', 'webhook']
     : route.path.startsWith('/activities')
       ? ['workspace', 'activity']
       : ['workspace', 'project', 'label'];
   return {
     partitions: route.method === 'POST' ? [...room, 'idempotency'] : room,
     write: route.access === 'write',
-    // The projects' indexes (a workspace's projects by status and by name): only the room that keeps projects queries them.
-    indexes: room.includes('project') ? ['byStatus', 'byName'] : [],
+    ...(READS_PROJECTS.has(route.name) ? { reads: ['workspace'] } : {}),
+    indexes: QUERIES[route.name] ?? [],
   };
 }
 
@@ -44,7 +58,7 @@ export const CONSUMER_TABLE_ACCESS = {
   'stream-processor': { partitions: ['workspace', 'project', 'label', 'receipt', 'activity'], write: true, indexes: [] },
   'inbound-consumer': { partitions: ['workspace', 'project', 'label', 'receipt'], write: true, indexes: [] },
   'webhook-deliverer': {
-    partitions: ['workspace', 'webhook'],
+    partitions: ['webhooks', 'webhook'],
     write: true,
     // The due index, which its sweep reads (every workspace's overdue deliveries, by their names only).
     indexes: ['byDue'],
@@ -52,12 +66,25 @@ export const CONSUMER_TABLE_ACCESS = {
   },
 } as const satisfies Record<string, TableAccess>;
 
-/** The partition key patterns `dynamodb:LeadingKeys` takes for these partitions. */
+const patterns = (kinds: readonly PartitionKind[]) => kinds.map((p) => `${keys.partitionPrefixes[p]}*`);
+
+/** The partition key patterns `dynamodb:LeadingKeys` takes for the partitions it may write (and read). */
 export function leadingKeyPatterns(access: TableAccess): string[] {
-  return access.partitions.map((p) => `${keys.partitionPrefixes[p]}*`);
+  return patterns(access.partitions);
 }
 
-/** Whether `partitionKey` is one of the partitions the access reaches. */
-export function reaches(access: TableAccess, partitionKey: string): boolean {
-  return access.partitions.some((p) => partitionKey.startsWith(keys.partitionPrefixes[p]));
+/** The patterns of the partitions it may only read. */
+export function readOnlyPatterns(access: TableAccess): string[] {
+  return patterns(access.reads ?? []);
+}
+
+/** The patterns of the index partitions its index queries reach (an index's partition key is the leading key of its query). */
+export function indexKeyPatterns(access: TableAccess): string[] {
+  return [...new Set(access.indexes.map((i) => `${keys.indexPartitionPrefixes[i]}*`))];
+}
+
+/** Whether `partitionKey` is one of the partitions the access reaches: to read (its read-only ones too) or to write. */
+export function reaches(access: TableAccess, partitionKey: string, to: 'read' | 'write' = 'read'): boolean {
+  const kinds = to === 'write' ? access.partitions : [...access.partitions, ...(access.reads ?? [])];
+  return kinds.some((p) => partitionKey.startsWith(keys.partitionPrefixes[p]));
 }

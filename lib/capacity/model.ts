@@ -28,6 +28,7 @@ export const KEY_KINDS = [
   'project',
   'label',
   'token',
+  'webhooks',
   'webhook',
   'history',
   'due index',
@@ -48,6 +49,7 @@ const KIND_OF_PREFIX: [prefix: string, kind: KeyKind][] = [
   ['PROJECT#', 'project'],
   ['LABEL#', 'label'],
   ['TOKEN#', 'token'],
+  ['HOOKS#', 'webhooks'],
   ['WEBHOOK#', 'webhook'],
   ['ACTIVITY#', 'history'],
 ];

@@ -1,8 +1,8 @@
 import { ItemType } from '#store/keys';
 import type { Item } from '#store/query';
 import { isSealed } from '#store/sealing';
-import { decodeWebhook } from '#store/webhookItem';
-import { replaceWebhookSecret } from '#store/webhooks';
+import { decodeWebhook } from '#webhooks/store/webhookItem';
+import { replaceWebhookSecret } from '#webhooks/store/webhooks';
 import { keptSealed } from '#webhooks/subscriptions';
 
 /** Webhook secrets kept in clear, from before they were sealed (store/sealing.ts): `check:table` names them, `rekey` seals them. */
@@ -14,7 +14,7 @@ export const holdsClearSecret = (i: Item): boolean =>
     typeof i.previous_secret === 'string');
 
 /**
- * Seals the webhook's secrets with the write a rotation makes (store/webhooks.ts), its time of change left as
+ * Seals the webhook's secrets with the write a rotation makes (webhooks/store/webhooks.ts), its time of change left as
  * it was (not a user's change): conditional on the secret read, so a rotation meanwhile wins. False when it lost.
  */
 export async function sealSecrets(item: Item): Promise<boolean> {

@@ -1,5 +1,6 @@
 import { holdsClearSecret } from './clearSecrets.ts';
 import { countViolations } from './counts.ts';
+import { legacyViolations } from './legacy.ts';
 import { ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { db } from '#store/client';
 import { ItemType, keys } from '#store/keys';
@@ -11,9 +12,6 @@ type Item = Record<string, any>;
 
 /** A deletion job older than this has stalled. */
 const STALLED_MS = 3_600_000;
-
-/** A stream receipt still in its project's collection (before receipts had partitions of their own). */
-export const isLegacyReceipt = (i: Item) => i.type === ItemType.streamReceipt && String(i.SK).startsWith(keys.legacyReceiptSkPrefix);
 
 /**
  * Every item of the table (a Scan: this is an offline tool, never a request path), or, given
@@ -85,10 +83,7 @@ function findViolations(items: Item[]): string[] {
 
   const known = new Set<string>(Object.values(ItemType));
   for (const i of items) if (!known.has(i.type)) v.push(`item ${i.PK} / ${i.SK} has unknown type ${i.type}`);
-  for (const i of items.filter(isLegacyReceipt))
-    v.push(
-      `stream receipt ${i.PK} / ${i.SK} is in its project's collection, where a record delivered again misses it; npm run rekey moves it`,
-    );
+  v.push(...legacyViolations(items));
   for (const i of items.filter(holdsClearSecret))
     v.push(`webhook ${i.workspace}/${i.id} keeps a signing secret in clear (from before secrets were sealed); npm run rekey seals it`);
 

@@ -7,7 +7,8 @@ import { tableName } from '#store/table';
 import { transact, tx } from '#store/transactions';
 import type { Item } from '#store/query';
 import { holdsClearSecret, sealSecrets } from './clearSecrets.ts';
-import { isLegacyReceipt, scanTable } from './invariants';
+import { scanTable } from './invariants';
+import { isLegacyReceipt, isLegacyWebhookItem } from './legacy.ts';
 
 /**
  * Brings keys up to the current design. Keys built from user text, to the current folding
@@ -16,15 +17,26 @@ import { isLegacyReceipt, scanTable } from './invariants';
  * find-by-name misses such names. And stream receipts kept in their project's collection (before they
  * had partitions of their own, RECEIPT#<event id>), so a record the stream delivers again still finds
  * its receipt. `npm run check:table` reports both until they are rekeyed. And webhook secrets kept in
- * clear, from before they were sealed (store/sealing.ts): sealed. Idempotent; every write is
+ * clear, from before they were sealed (store/sealing.ts): sealed. And the webhooks room's items kept in the
+ * workspace's collection before the room had partitions of its own (store/keys.ts): moved. Idempotent; every write is
  * conditional on what was read, so it is safe beside a running service. `workspaces` limits it
  * (tests share one table).
  */
-export async function rekeyTable(
-  opts: { dryRun?: boolean; workspaces?: string[] } = {},
-): Promise<{ projects: number; labels: number; receipts: number; secrets: number; conflicts: string[] }> {
-  const items = (await scanTable(opts.workspaces)).filter((i) => !opts.workspaces || opts.workspaces.includes(i.workspace));
-  const result = { projects: 0, labels: 0, receipts: 0, secrets: 0, conflicts: [] as string[] };
+export async function rekeyTable(opts: { dryRun?: boolean; workspaces?: string[] } = {}): Promise<{
+  projects: number;
+  labels: number;
+  receipts: number;
+  webhooks: number;
+  secrets: number;
+  conflicts: string[];
+}> {
+  const scanned = (await scanTable(opts.workspaces)).filter((i) => !opts.workspaces || opts.workspaces.includes(i.workspace));
+  const result = { projects: 0, labels: 0, receipts: 0, webhooks: 0, secrets: 0, conflicts: [] as string[] };
+  // The webhooks room's items first, to its partitions: the secrets sealed below are sealed where they now are.
+  const legacy = scanned.filter(isLegacyWebhookItem);
+  result.webhooks = legacy.filter((i) => i.type === ItemType.webhook).length;
+  if (!opts.dryRun) await moveWebhookItems(legacy, result.conflicts);
+  const items = scanned.map((i) => (isLegacyWebhookItem(i) && !opts.dryRun ? { ...i, PK: keys.webhookCollection(i.workspace) } : i));
   for (const w of items.filter(holdsClearSecret)) {
     result.secrets++;
     if (!opts.dryRun && !(await sealSecrets(w))) result.conflicts.push(`webhook ${w.workspace}/${w.id}: changed while sealing; run again`);
@@ -97,4 +109,29 @@ async function moveReceipt(r: Item): Promise<void> {
     if (!(error instanceof TransactionCancelled)) throw error;
     if (error.conditionFailed('new')) await transact([['old', tx.delete(old)]]);
   }
+}
+
+/**
+ * Webhooks to their workspace's collection of webhooks (HOOKS#), each in one transaction conditional on
+ * the revision read (one changed meanwhile is named: run again). A send slot is a lease of seconds: the
+ * old ones are only deleted. The counts of webhooks, the old and any new one, are deleted: the next create
+ * or delete counts the workspace's webhooks afresh where they now are (store/workspaceCounts.ts).
+ */
+async function moveWebhookItems(legacy: Item[], conflicts: string[]): Promise<void> {
+  const old = (i: Item) => ({ PK: String(i.PK), SK: String(i.SK) });
+  for (const w of legacy.filter((i) => i.type === ItemType.webhook)) {
+    try {
+      await transact([
+        ['new', tx.put({ ...w, ...keys.webhook(String(w.workspace), String(w.id)) }, { condition: 'attribute_not_exists(PK)' })],
+        ['old', tx.delete(old(w), { condition: 'rev = :rev', values: { ':rev': w.rev } })],
+      ]);
+    } catch (error) {
+      if (!(error instanceof TransactionCancelled)) throw error;
+      if (error.conditionFailed('old')) conflicts.push(`webhook ${w.workspace}/${w.id}: changed while moving; run again`);
+      // Moved already (an earlier run stopped between): the old copy only goes.
+      else await transact([['old', tx.delete(old(w), { condition: 'rev = :rev', values: { ':rev': w.rev } })]]);
+    }
+  }
+  for (const i of legacy.filter((i) => i.type !== ItemType.webhook)) await transact([['old', tx.delete(old(i))]]);
+  for (const ws of new Set(legacy.map((i) => String(i.workspace)))) await transact([['count', tx.delete(keys.webhookCount(ws))]]);
 }

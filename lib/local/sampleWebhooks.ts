@@ -1,7 +1,7 @@
 import { sealSecret } from '#webhooks/subscriptions';
 import { SAMPLE_DELIVERY, SAMPLE_DOOMED_WEBHOOK, SAMPLE_WEBHOOK } from '#http/webhookRoutes';
-import { putNewDelivery } from '#store/webhookDeliveries';
-import { putNewWebhook, readWebhook } from '#store/webhooks';
+import { putNewDelivery } from '#webhooks/store/webhookDeliveries';
+import { putNewWebhook, readWebhook } from '#webhooks/store/webhooks';
 import { countedKinds, countInPart } from '#store/workspaceCounts';
 import type { WebhookRecord } from '#webhooks/entities';
 import { newSecret } from '#webhooks/signing';

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { HttpRequest } from '@smithy/types';
 import { db } from '#store/client';
-import { CONSUMER_TABLE_ACCESS, reaches, type TableAccess } from '#lib/tableAccess';
+import { CONSUMER_TABLE_ACCESS, indexKeyPatterns, reaches, type TableAccess } from '#lib/tableAccess';
 import { TABLE } from '#store/table';
 import { batchOf } from './partitions/batches';
 import { bodyText, operationOf } from './partitions/simulator';
@@ -39,18 +39,22 @@ export function refusal(access: TableAccess, operation: string, input: Wire): st
   if (!READS.has(operation) && !WRITES.has(operation)) return `dynamodb:${operation} is not allowed`;
   if (WRITES.has(operation) && !access.write) return `dynamodb:${operation} is not allowed (read-only)`;
   if (access.operations && !access.operations.includes(operation)) return `dynamodb:${operation} is not among its operations`;
-  if (operation === 'Query' && input.IndexName !== undefined)
-    return access.indexes.some((i) => TABLE.indexes[i].name === input.IndexName)
-      ? undefined
-      : `a query of index ${String(input.IndexName)}`;
   const batch = batchOf(operation, input);
   const draws = batch ? batch.entries.flatMap((e) => e.draws) : (consumption(operation, input) ?? []);
+  if (operation === 'Query' && input.IndexName !== undefined) {
+    if (!access.indexes.some((i) => TABLE.indexes[i].name === input.IndexName)) return `a query of index ${String(input.IndexName)}`;
+    // The index's partition key is the query's leading key: one of the index partitions it keeps.
+    const key = draws[0]?.key;
+    const kept = indexKeyPatterns(access).some((p) => key?.startsWith(p.slice(0, -1)));
+    return kept ? undefined : `index partition ${String(key)} is outside its dynamodb:LeadingKeys`;
+  }
   // What DynamoDB writes to an index on its own (an item's index keys) is not the caller's to be allowed.
   const onTable = draws.filter((d) => d.index === undefined);
   // A call whose partition cannot be told from it is refused, not let through: IAM would judge it.
   if (onTable.length === 0) return `its partition key could not be told (dynamodb:LeadingKeys would judge it)`;
-  const outside = onTable.filter((d) => !reaches(access, d.key));
-  return outside.length ? `partition ${outside[0]!.key} is outside its dynamodb:LeadingKeys` : undefined;
+  // Read-only partitions take reads alone (a transaction's condition check is a read).
+  const outside = onTable.filter((d) => !reaches(access, d.key, d.capacity));
+  return outside.length ? `partition ${outside[0]!.key} is outside its dynamodb:LeadingKeys for a ${outside[0]!.capacity}` : undefined;
 }
 
 function accessDenied(name: string, operation: string, why: string): Error {

@@ -1,10 +1,20 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { repoRoot } from '#lib/paths';
 import { TOKEN_VALIDATION_REGEX } from '#cdk/api';
 import { buildApp } from '#cdk/app';
 import { REQUESTS_PER_ADDRESS_PER_MINUTE } from '#cdk/web-acl';
 import { newToken } from '#domain/tokens';
 import { routes } from '#http/routes';
-import { CONSUMER_TABLE_ACCESS, leadingKeyPatterns, routeTableAccess } from '#lib/tableAccess';
+import {
+  CONSUMER_TABLE_ACCESS,
+  indexKeyPatterns,
+  leadingKeyPatterns,
+  readOnlyPatterns,
+  routeTableAccess,
+  type TableAccess,
+} from '#lib/tableAccess';
 import { synthesize } from './synth.ts';
 
 // A synthesized template is untyped JSON; the assertions below walk it freely.
@@ -89,38 +99,67 @@ describe('least privilege over data', () => {
   };
   const functionIdOf = (name: string) => name.replace(/(^|-)([a-z0-9])/g, (_, _d: string, c: string) => c.toUpperCase());
 
-  test.each(routes.map((r) => [r.name, r] as const))(
-    '%s reaches only its own collections: never token items or stream receipts, never a Scan',
-    (_name, route) => {
-      const statements = policyStatements(functionIdOf(route.name));
+  /** What the template lets a function do to the table: each statement's partition patterns, whether it writes, on the table or an index. */
+  const STREAM_ACTIONS = /^dynamodb:(DescribeStream|GetRecords|GetShardIterator|ListStreams)$/;
+  const grantsOf = (name: string) =>
+    policyStatements(functionIdOf(name))
+      // The stream's own actions name the stream, not the table's items.
+      .filter((s) => [s.Action].flat().some((a) => a.startsWith('dynamodb:') && !STREAM_ACTIONS.test(a)))
+      .map((s) => ({
+        on: JSON.stringify(s.Resource).includes('/index/') ? 'index' : 'table',
+        patterns: s.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'] as string[] | undefined,
+        writes: [s.Action].flat().some((a) => /Put|Update|Delete|Write/.test(a)),
+        scans: [s.Action].flat().includes('dynamodb:Scan'),
+      }));
+  /** The same, as lib/tableAccess.ts declares it: the statements the template must hold, and no other. */
+  const declared = (access: TableAccess) => [
+    { on: 'table', patterns: leadingKeyPatterns(access), writes: access.write, scans: false },
+    ...(readOnlyPatterns(access).length ? [{ on: 'table', patterns: readOnlyPatterns(access), writes: false, scans: false }] : []),
+    ...(access.indexes.length ? [{ on: 'index', patterns: indexKeyPatterns(access), writes: false, scans: false }] : []),
+  ];
+  const functions = [
+    ...routes.map((r) => [r.name, r.access === 'none' ? undefined : routeTableAccess(r)] as const),
+    ...Object.entries(CONSUMER_TABLE_ACCESS).map(([name, access]) => [name, access as TableAccess] as const),
+  ];
+
+  test.each(functions)(
+    '%s: the template grants it exactly the partitions lib/tableAccess.ts declares (its indexes on their own partitions), never a Scan',
+    (name, access) => {
       // A route that never touches the table may do nothing to it.
-      if (route.access === 'none') return void expect(statements).toEqual([]);
-      const onItems = statements.filter((s) => JSON.stringify(s.Resource).indexOf('/index/') === -1);
-      expect(onItems).toHaveLength(1);
-      const patterns = onItems[0]!.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys'] as string[];
-      expect(patterns).toEqual(leadingKeyPatterns(routeTableAccess(route)));
-      expect(patterns).not.toContain('TOKEN#*');
-      expect(patterns).not.toContain('RECEIPT#*');
-      expect(patterns.includes('IDEMPOTENCY#*')).toBe(route.method === 'POST');
-      for (const s of statements) expect([s.Action].flat()).not.toContain('dynamodb:Scan');
-      const writes = [onItems[0]!.Action].flat().filter((a) => /Put|Update|Delete|Write/.test(a));
-      expect(writes.length > 0).toBe(route.access === 'write');
+      expect(grantsOf(name)).toEqual(access ? declared(access) : []);
     },
   );
 
-  test('the functions no request invokes reach only the collections they keep', () => {
-    for (const [name, access] of Object.entries(CONSUMER_TABLE_ACCESS)) {
-      const statements = policyStatements(functionIdOf(name));
-      for (const s of statements) expect([s.Action].flat(), name).not.toContain('dynamodb:Scan');
-      const scoped = statements.filter((s) => s.Condition?.['ForAllValues:StringLike']);
-      expect(scoped.length, name).toBeGreaterThan(0);
-      for (const s of scoped)
-        expect(s.Condition['ForAllValues:StringLike']['dynamodb:LeadingKeys'], name).toEqual(leadingKeyPatterns(access));
-      // Every item statement is scoped (the stream's own actions name the stream, not the table).
-      const unscoped = statements.filter(
-        (s) => !s.Condition && !JSON.stringify(s.Resource).includes('/index/') && !JSON.stringify(s).includes('Stream'),
-      );
-      expect(unscoped, name).toEqual([]);
+  test("docs/architecture.md's table of what each function may reach is lib/tableAccess.ts's", () => {
+    const code = (ps: string[]) => (ps.length ? ps.map((p) => `\`${p}\``).join(' ') : '-');
+    const row = ([name, a]: (typeof functions)[number]) =>
+      a
+        ? `| ${name} | ${a.write ? code(leadingKeyPatterns(a)) : '-'} | ${code([...(a.write ? [] : leadingKeyPatterns(a)), ...readOnlyPatterns(a)])} | ${
+            a.indexes.length ? a.indexes.map((i) => `${i} (${code(indexKeyPatterns({ ...a, indexes: [i] }))})`).join(', ') : '-'
+          } |`
+        : `| ${name} | - | - | - |`;
+    const page = readFileSync(join(repoRoot, 'docs', 'architecture.md'), 'utf8');
+    const header = '| function | writes and reads | reads only | indexes (their partitions) |\n|---|---|---|---|\n';
+    expect(page).toContain(`${header}${functions.map(row).join('\n')}\n\n`);
+  });
+
+  test('no token items, receipts or Idempotency-Keys but where declared; the webhooks room alone reaches its partitions, and reads the workspace alone', () => {
+    const webhooksRoom = new Set([...routes.filter((r) => r.path.startsWith('/webhook')).map((r) => r.name), 'webhook-deliverer']);
+    for (const [name] of functions) {
+      const grants = grantsOf(name);
+      const all = grants.flatMap((g) => g.patterns ?? []);
+      expect(all.includes('TOKEN#*'), name).toBe(name === 'authorizer');
+      expect(all.includes('RECEIPT#*'), name).toBe(name === 'stream-processor' || name === 'inbound-consumer');
+      expect(all.includes('IDEMPOTENCY#*'), name).toBe(routes.some((r) => r.name === name && r.method === 'POST' && r.access !== 'none'));
+      const room = all.filter((p) => p === 'HOOKS#*' || p === 'WEBHOOK#*');
+      if (!webhooksRoom.has(name)) expect(room, name).toEqual([]);
+      else if (grants.length) {
+        expect(room.sort(), name).toEqual(['HOOKS#*', 'WEBHOOK#*']);
+        // The workspace's collection (its projects, for a project filter) only to read, never to write.
+        for (const g of grants) if (g.patterns?.includes('WS#*')) expect(g.writes, name).toBe(false);
+      }
+      // Every statement on the table or an index names the partitions it reaches.
+      for (const g of grants) expect(g.patterns, `${name} ${g.on}`).toEqual(expect.any(Array));
     }
   });
 

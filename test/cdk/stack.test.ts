@@ -758,13 +758,15 @@ describe('webhooks', () => {
         Effect: 'Allow',
         Action: expect.any(Array),
         Resource: getAtt(expect.stringMatching(/^Table/)),
-        // Only items whose partition is a workspace's (webhooks) or a webhook's (deliveries).
-        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['WS#*', 'WEBHOOK#*'] } },
+        // Only items whose partition is a workspace's webhooks or a webhook's deliveries and health.
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['HOOKS#*', 'WEBHOOK#*'] } },
       },
       {
         Effect: 'Allow',
         Action: 'dynamodb:Query',
         Resource: { 'Fn::Join': ['', [getAtt(expect.stringMatching(/^Table/)), '/index/GSI3']] },
+        // The due index's own partitions.
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['DUE#*'] } },
       },
     ]);
     expect([...[dynamo[0]!.Action].flat()].sort()).toEqual([

@@ -16,7 +16,7 @@ import { repoRoot } from '#lib/paths';
 import { AUTHORIZER_EVENT, INBOUND_EVENT, STREAM_EVENT, SAMPLE_REQUESTS, WEBHOOK_EVENT, prepareEvent } from '#local/samples';
 import { uniqueWorkspace } from '#support/api';
 import { usePrivateTable } from '#support/privateTable';
-import { putNewDelivery } from '#store/webhookDeliveries';
+import { putNewDelivery } from '#webhooks/store/webhookDeliveries';
 
 const run = promisify(execFile);
 

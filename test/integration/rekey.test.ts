@@ -66,6 +66,7 @@ test('npm run rekey brings a table written under the earlier folding up to date,
     projects: 1,
     labels: 2,
     receipts: 0,
+    webhooks: 0,
     secrets: 0,
     conflicts: [],
   });
@@ -74,6 +75,7 @@ test('npm run rekey brings a table written under the earlier folding up to date,
     projects: 1,
     labels: 1,
     receipts: 0,
+    webhooks: 0,
     secrets: 0,
     conflicts: [expect.stringContaining(`${c.ws}/${twinB.slug}`)],
   });
@@ -114,10 +116,11 @@ test("npm run rekey moves stream receipts out of their project's collection, so 
     projects: 0,
     labels: 0,
     receipts: 2,
+    webhooks: 0,
     secrets: 0,
     conflicts: [],
   });
-  expect(await rekeyTable({ workspaces: [c.ws] })).toEqual({ projects: 0, labels: 0, receipts: 2, secrets: 0, conflicts: [] });
+  expect(await rekeyTable({ workspaces: [c.ws] })).toEqual({ projects: 0, labels: 0, receipts: 2, webhooks: 0, secrets: 0, conflicts: [] });
   const wanted = [legacy('e-moved'), legacy('e-twice'), keys.streamReceipt('e-moved'), keys.streamReceipt('e-twice')];
   const found = await db.send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: wanted, ConsistentRead: true } } }));
   const items = found.Responses?.[tableName()] ?? [];
@@ -128,12 +131,50 @@ test("npm run rekey moves stream receipts out of their project's collection, so 
     project_id: project.id,
   });
   expect((await checkTable([c.ws])).violations).toEqual([]);
-  expect(await rekeyTable({ workspaces: [c.ws] })).toEqual({ projects: 0, labels: 0, receipts: 0, secrets: 0, conflicts: [] });
+  expect(await rekeyTable({ workspaces: [c.ws] })).toEqual({ projects: 0, labels: 0, receipts: 0, webhooks: 0, secrets: 0, conflicts: [] });
   // The record of a moved receipt, delivered again: it finds its receipt and changes nothing; a new record counts.
   const label = await c.createLabel('Receipts');
   const ref = { id: project.id, slug: project.slug };
   expect(await applyLinkDeltas(c.ws, ref, label.id, [{ eventId: 'e-moved', delta: 1 }])).toBe(0);
   expect(await applyLinkDeltas(c.ws, ref, label.id, [{ eventId: 'e-new', delta: 1 }])).toBe(1);
+});
+
+test("npm run rekey moves webhooks, send slots and their count out of the workspace's collection: the webhook is found, counted and delivered to where it now is", async () => {
+  const c = await workspaceClient('rekey-hooks');
+  const made = await c.post('/webhooks', { url: 'https://hooks.example.com/moved', events: ['Label Created'] });
+  expect(made.status, made.text).toBe(201);
+  const id = made.body.data.id as string;
+  // As an earlier version kept them: in the workspace's collection.
+  const moved = await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.webhook(c.ws, id), ReturnValues: 'ALL_OLD' }));
+  await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.webhookCount(c.ws) }));
+  const legacy = { PK: keys.legacyWebhookPartition(c.ws) };
+  await db.send(new PutCommand({ TableName: tableName(), Item: { ...moved.Attributes, ...legacy } }));
+  await db.send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...legacy, SK: 'WEBHOOKCOUNT', type: ItemType.webhookCount, workspace: c.ws, count: 1 },
+    }),
+  );
+  await db.send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...legacy, SK: 'SENDSLOT#0', type: ItemType.sendSlot, workspace: c.ws, locked_until: 0 },
+    }),
+  );
+  expect((await c.get(`/webhooks/${id}`)).status).toBe(404);
+  expect((await checkTable([c.ws])).violations.filter((v) => v.includes('npm run rekey moves it'))).toHaveLength(3);
+  expect(await rekeyTable({ workspaces: [c.ws], dryRun: true })).toMatchObject({ webhooks: 1, conflicts: [] });
+  expect(await rekeyTable({ workspaces: [c.ws] })).toMatchObject({ webhooks: 1, conflicts: [] });
+  expect((await checkTable([c.ws])).violations).toEqual([]);
+  const found = await c.get(`/webhooks/${id}`);
+  expect(found.status, found.text).toBe(200);
+  expect(found.body.data).toMatchObject({ id, url: 'https://hooks.example.com/moved', events: ['Label Created'] });
+  // Counted afresh where it now is: its delete counts it out, and the workspace can hold new ones.
+  expect((await c.del(`/webhooks/${id}`)).status).toBe(200);
+  expect((await c.get('/webhooks')).body.data).toEqual([]);
+  expect((await checkTable([c.ws])).violations).toEqual([]);
+  // A second run finds nothing left to move.
+  expect(await rekeyTable({ workspaces: [c.ws] })).toMatchObject({ webhooks: 0, conflicts: [] });
 });
 
 test('npm run rekey says what it rekeyed, and with --dry-run what it would (its flag read the right way round)', async () => {
@@ -143,10 +184,14 @@ test('npm run rekey says what it rekeyed, and with --dry-run what it would (its 
     const env = { DATA_DIR: dataDir, ...api.cliEnv };
     const dry = await runTool('bin/rekey.ts', ['--dry-run'], env);
     expect(dry.code, dry.stderr).toBe(0);
-    expect(dry.stdout).toMatch(/^would rekey 0 projects, 0 labels and \d+ stream receipts; would seal the secrets of 0 webhooks$/m);
+    expect(dry.stdout).toMatch(
+      /^would rekey 0 projects, 0 labels and \d+ stream receipts; would move \d+ webhooks to the webhooks room's partitions; would seal the secrets of 0 webhooks$/m,
+    );
     const real = await runTool('bin/rekey.ts', [], env);
     expect(real.code, real.stderr).toBe(0);
-    expect(real.stdout).toMatch(/^rekeyed 0 projects, 0 labels and \d+ stream receipts; sealed the secrets of 0 webhooks$/m);
+    expect(real.stdout).toMatch(
+      /^rekeyed 0 projects, 0 labels and \d+ stream receipts; moved \d+ webhooks to the webhooks room's partitions; sealed the secrets of 0 webhooks$/m,
+    );
   } finally {
     await api.stop();
     rmSync(dataDir, { recursive: true, force: true });

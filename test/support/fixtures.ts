@@ -11,7 +11,7 @@ import { db } from '#store/client';
 import { ItemType, keys } from '#store/keys';
 import { AGAIN, RETRY, withRetries } from '#store/retry';
 import { tableName } from '#store/table';
-import { putNewDelivery } from '#store/webhookDeliveries';
+import { putNewDelivery } from '#webhooks/store/webhookDeliveries';
 import { writeWebhook } from '#local/sampleWebhooks';
 import { newSecret } from '#webhooks/signing';
 import { uniqueWorkspace } from './api.ts';

@@ -16,6 +16,13 @@ describe('a route', () => {
     expect(refusal(route('get-project'), 'GetItem', get('RECEIPT#e1'))).toMatch(/outside/);
     expect(refusal(route('get-project'), 'GetItem', get('WEBHOOK#acme#wh_1'))).toMatch(/outside/);
     expect(refusal(route('get-webhook'), 'GetItem', get('PROJECT#p1'))).toMatch(/outside/);
+    // The webhooks room's partitions are its own: no project, label or history route reaches them.
+    for (const name of ['get-project', 'create-label', 'list-activities'])
+      for (const pk of ['HOOKS#acme', 'WEBHOOK#acme#wh_1']) expect(refusal(route(name), 'GetItem', get(pk)), name).toMatch(/outside/);
+    // A webhook route reads the workspace's collection (a project filter's project) where it must, and never writes it.
+    expect(refusal(route('create-webhook'), 'GetItem', get('WS#acme'))).toBeUndefined();
+    expect(refusal(route('create-webhook'), 'PutItem', { TableName: 't', Item: key('WS#acme') })).toMatch(/outside .* for a write/);
+    expect(refusal(route('get-webhook'), 'GetItem', get('WS#acme'))).toMatch(/outside/);
   });
 
   test('reaches the Idempotency-Key partitions only where it is a POST', () => {
@@ -26,8 +33,17 @@ describe('a route', () => {
   test('a read route never writes; no function scans; indexes only where it queries them', () => {
     expect(refusal(route('get-project'), 'PutItem', { TableName: 't', Item: key('WS#acme') })).toMatch(/read-only/);
     expect(refusal(route('list-projects'), 'Scan', { TableName: 't' })).toMatch(/Scan is not allowed/);
-    expect(refusal(route('list-projects'), 'Query', { TableName: 't', IndexName: 'GSI1' })).toBeUndefined();
-    expect(refusal(route('list-webhooks'), 'Query', { TableName: 't', IndexName: 'GSI1' })).toMatch(/index GSI1/);
+    const byStatus = (pk: string) => ({
+      TableName: 't',
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :pk',
+      ExpressionAttributeValues: { ':pk': { S: pk } },
+    });
+    expect(refusal(route('list-projects'), 'Query', byStatus('WS#acme#STATUS#completed'))).toBeUndefined();
+    expect(refusal(route('list-projects'), 'Query', byStatus('TOKEN#abc'))).toMatch(/index partition TOKEN#abc is outside/);
+    expect(refusal(route('list-webhooks'), 'Query', byStatus('WS#acme#STATUS#completed'))).toMatch(/index GSI1/);
+    // Only the routes that query an index may: a label route, in the projects' room, may not.
+    expect(refusal(route('list-labels'), 'Query', byStatus('WS#acme#STATUS#completed'))).toMatch(/index GSI1/);
   });
 
   test('every item of a batch and of a transaction is held to it', () => {

@@ -7,9 +7,9 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '#store/client';
 import { keys } from '#store/keys';
 import { tableName } from '#store/table';
-import { claimDelivery, putNewDelivery, readDelivery } from '#store/webhookDeliveries';
-import { HEALTH_QUIET_MS, webhookHealth } from '#store/webhookHealth';
-import { readWebhook } from '#store/webhooks';
+import { claimDelivery, putNewDelivery, readDelivery } from '#webhooks/store/webhookDeliveries';
+import { HEALTH_QUIET_MS, webhookHealth } from '#webhooks/store/webhookHealth';
+import { readWebhook } from '#webhooks/store/webhooks';
 import { consumeWebhookMessages } from '#webhooks/consumer';
 import type { DeliveryRecord, WebhookRecord } from '#webhooks/entities';
 import type { AttemptMessage, ProbeMessage, WebhookQueue } from '#webhooks/queue';
@@ -265,7 +265,7 @@ describe("a failing endpoint's health", () => {
     observe = (command, input) => {
       if (!/^(Put|Update)ItemCommand$/.test(command) || !input.includes(id)) return;
       if (input.includes('"HEALTH"')) writes.push('health');
-      else if (input.includes(`WS#${workspace}`)) writes.push('webhook');
+      else if (input.includes(keys.webhookCollection(workspace))) writes.push('webhook');
     };
     const start = Date.now();
     const at = (ms: number) => new Date(start + ms).toISOString();

@@ -3,12 +3,12 @@ import { describe, expect, test } from 'vitest';
 import type { SQSRecord } from 'aws-lambda';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { EVENT_SOURCE } from '#domain/eventNames';
-import { readDelivery, recordAttempt } from '#store/webhookDeliveries';
-import { readWebhook } from '#store/webhooks';
+import { readDelivery, recordAttempt } from '#webhooks/store/webhookDeliveries';
+import { readWebhook } from '#webhooks/store/webhooks';
 import { db } from '#store/client';
 import { keys } from '#store/keys';
 import { tableName } from '#store/table';
-import { HEALTH_QUIET_MS, webhookHealth } from '#store/webhookHealth';
+import { HEALTH_QUIET_MS, webhookHealth } from '#webhooks/store/webhookHealth';
 import { writeWebhook } from '#local/sampleWebhooks';
 import { consumeWebhookMessages } from '#webhooks/consumer';
 import { type AttemptMessage, useLocalRetryLane, type WebhookQueue } from '#webhooks/queue';
@@ -99,7 +99,7 @@ describe('the deliverer', () => {
         queue,
       );
     });
-    expect(reads.sort()).toEqual([keys.workspace(a.ws), keys.workspace(b.ws)].sort());
+    expect(reads.sort()).toEqual([keys.webhookCollection(a.ws), keys.webhookCollection(b.ws)].sort());
     expect(out!.tally).toMatchObject({ delivered: 10, errors: 0 });
     expect(receiver.received('/batch-a')).toHaveLength(6);
     expect(receiver.received('/batch-b')).toHaveLength(4);
@@ -107,7 +107,7 @@ describe('the deliverer', () => {
     const id = `wh_${Math.random().toString(16).slice(2, 14).padEnd(24, '0')}`;
     await writeWebhook({ id, workspace: a.ws, url: receiver.url('/batch-a2') });
     const more = await webhookReadsOf(() => consumeWebhookMessages([record(eventOf(a.ws, 'evt-a7'))], queue));
-    expect(more).toEqual([keys.workspace(a.ws)]);
+    expect(more).toEqual([keys.webhookCollection(a.ws)]);
     expect(receiver.received('/batch-a2')).toHaveLength(1);
     expect(receiver.received('/batch-a')).toHaveLength(7);
   });

@@ -6,7 +6,7 @@ import { map, num, optActor, optStr, str } from '#store/codec';
 import { ItemType, keys } from '#store/keys';
 import { decodeLabel } from '#store/labelItem';
 import { decodeProject } from '#store/projectItem';
-import { decodeWebhook } from '#store/webhookItem';
+import { decodeWebhook } from '#webhooks/store/webhookItem';
 import { webhookSummaryView } from '#webhooks/views';
 import type { Item } from '#store/query';
 import type { Change } from '#store/streamRecords';
@@ -142,7 +142,7 @@ function linkEvent(change: Change, label: LabelLookup): OutboundEvent | undefine
 }
 
 /**
- * A webhook's health changing on its item (store/webhookHealth.ts): a run of failures beginning while it
+ * A webhook's health changing on its item (webhooks/store/webhookHealth.ts): a run of failures beginning while it
  * is active, the service turning it off, a success ending the run of an active one. A user's own changes
  * (an update, a rotation, turning it off or on again) publish nothing.
  */

@@ -11,14 +11,17 @@
  *   RECEIPT#<eventId>         a stream record applied to the counters, expires: one partition per record, so the
  *                             stream's bookkeeping never adds to a busy project's partition (docs/capacity.md)
  *   IDEMPOTENCY#<workspace>#<h> one Idempotency-Key of one owner in one workspace (h hashes both), expires
+ *   HOOKS#<workspace>         the workspace's webhooks (WEBHOOK#<id>, each with its sealed secrets), the slots
+ *                             of its outbound calls on request (SENDSLOT#<n>, leased) and their count (WEBHOOKCOUNT)
  *   WEBHOOK#<workspace>#<id>  a webhook's deliveries (newest last in key order), each expiring after 30 days,
- *                             and its health while it fails (HEALTH: its run of failures)
+ *                             and its health while it fails (HEALTH: its run of failures, its breaker)
  *   ACTIVITY#<workspace>#SHARD#<n>       the workspace's history, spread over ACTIVITY_SHARDS partitions by event
  *   ACTIVITY#<workspace>#PROJECT#<slug>  the same entries of one project (by slug), a second copy; both expire
  * Index GSI3 (the sweeper's): DUE#<n> (DUE_SHARDS of them), a delivery's shard, sorted by next_attempt_at.
- * Webhooks themselves live in their workspace's collection (WS#<workspace>, WEBHOOK#<id>), as do the
- * slots of its outbound calls on request (SENDSLOT#<n>, leased) and the counts of its labels and webhooks
- * (LABELCOUNT, WEBHOOKCOUNT: store/workspaceCounts.ts).
+ * The webhooks room keeps everything of its own on its two prefixes (HOOKS#, WEBHOOK#), which no project,
+ * label or history function may reach (lib/tableAccess.ts); earlier versions kept webhooks, send slots and
+ * their count in the workspace's collection (`npm run rekey` moves them). The count of a workspace's
+ * labels is in its collection (LABELCOUNT: store/workspaceCounts.ts).
  * Project data is keyed by the project's immutable internal id, never by its slug, so a new project
  * that reuses a deleted project's slug starts empty; its history alone is the slug's (ACTIVITY#...#PROJECT#<slug>),
  * so a deleted project's trail stays readable by its slug until it expires.
@@ -36,6 +39,7 @@ const USE = 'USE#';
 const LABELSET = 'LABELSET#';
 const DELETION = 'DELETION';
 const WEBHOOK = 'WEBHOOK#';
+const HOOKS = 'HOOKS#';
 const RECEIPT = 'RECEIPT#';
 const IDEMPOTENCY = 'IDEMPOTENCY#';
 const DELIVERY = 'DELIVERY#';
@@ -142,13 +146,19 @@ export const keys = {
     receipt: RECEIPT,
     token: TOKEN,
     activity: ACTIVITY,
+    webhooks: HOOKS,
   },
+  /** What the partition keys of each index begin with (its statements reach its partitions by these: lib/tableAccess.ts). */
+  indexPartitionPrefixes: { byStatus: WS, byName: WS, byDue: DUE },
   /** Partition keys made for one stream record or one request (a receipt, an Idempotency-Key): no two share one. */
   singleUsePkPrefixes: [RECEIPT, IDEMPOTENCY] as readonly string[],
 
-  /** A webhook (subscription) of the workspace. */
-  webhook: (ws: string, id: string): Key => ({ PK: `${WS}${ws}`, SK: `${WEBHOOK}${id}` }),
+  /** A webhook (subscription) of the workspace, in the workspace's collection of webhooks. */
+  webhook: (ws: string, id: string): Key => ({ PK: `${HOOKS}${ws}`, SK: `${WEBHOOK}${id}` }),
+  webhookCollection: (ws: string) => `${HOOKS}${ws}`,
   webhookSkPrefix: WEBHOOK,
+  /** Where a webhook, a send slot or the webhooks' count was kept before they had partitions of their own (`npm run rekey` moves them). */
+  legacyWebhookPartition: (ws: string) => `${WS}${ws}`,
   /** One event's delivery to one webhook; delivery ids begin with their event's time, so key order is time order. */
   webhookDelivery: (ws: string, webhookId: string, deliveryId: string): Key => ({
     PK: webhookDeliveries(ws, webhookId),
@@ -161,11 +171,11 @@ export const keys = {
   /** How a delivery id begins: its event's time (12 hex digits of milliseconds), so a webhook's deliveries sort by it. */
   deliveryIdPrefix: (atMs: number) => `msg_${Math.max(0, atMs).toString(16).padStart(12, '0')}`,
   /** One of a workspace's slots for outbound calls on request (pings, redeliveries). */
-  sendSlot: (ws: string, slot: number): Key => ({ PK: `${WS}${ws}`, SK: `${SEND_SLOT}${slot}` }),
+  sendSlot: (ws: string, slot: number): Key => ({ PK: `${HOOKS}${ws}`, SK: `${SEND_SLOT}${slot}` }),
   /** How many labels the workspace holds now (its limit is checked against it, in the create's transaction). */
   labelCount: (ws: string): Key => ({ PK: `${WS}${ws}`, SK: 'LABELCOUNT' }),
   /** How many webhooks the workspace holds now (its limit is checked against it, in the create's transaction). */
-  webhookCount: (ws: string): Key => ({ PK: `${WS}${ws}`, SK: 'WEBHOOKCOUNT' }),
+  webhookCount: (ws: string): Key => ({ PK: `${HOOKS}${ws}`, SK: 'WEBHOOKCOUNT' }),
   /** A delivery's partition of the due index (GSI3), from its id: spread, so no one of them is the whole service's hot key. */
   dueShard: (deliveryId: string) => `${DUE}${shardOf(deliveryId, DUE_SHARDS)}`,
   /** Every partition of the due index, for the sweeper to read. */

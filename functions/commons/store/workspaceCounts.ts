@@ -15,7 +15,7 @@ import { tx, type TransactItem } from './transactions';
  * in the transaction of its next create (two such first counts at once: one fails, the caller reads again).
  */
 export interface CountedKind {
-  /** The count item's key in the workspace's collection. */
+  /** The count item's key, beside the items it counts. */
   key: (ws: string) => Key;
   type: string;
   /** The items counted, as a range of keys (read once, for a first count). */
@@ -31,7 +31,7 @@ export const countedKinds = {
   webhooks: {
     key: keys.webhookCount,
     type: ItemType.webhookCount,
-    range: (ws: string) => ({ partition: keys.workspace(ws), sortPrefix: keys.webhookSkPrefix }),
+    range: (ws: string) => ({ partition: keys.webhookCollection(ws), sortPrefix: keys.webhookSkPrefix }),
   },
 } satisfies Record<string, CountedKind>;
 

@@ -1,6 +1,6 @@
 import { RETRY, untilWritten } from '#store/retry';
-import { recordAttempt } from '#store/webhookDeliveries';
-import { webhookHealth } from '#store/webhookHealth';
+import { recordAttempt } from '#webhooks/store/webhookDeliveries';
+import { webhookHealth } from '#webhooks/store/webhookHealth';
 import { targetPolicy } from './addresses';
 import { runFreshForMs } from './breaker';
 import type { AttemptLogEntry, DeliveryRecord, WebhookRecord } from './entities';

@@ -1,7 +1,7 @@
 import { MINUTE, SECOND } from '#domain/durations';
 import { keys } from '#store/keys';
-import { webhookBreaker } from '#store/webhookBreaker';
-import { HEALTH_QUIET_MS } from '#store/webhookHealth';
+import { webhookBreaker } from '#webhooks/store/webhookBreaker';
+import { HEALTH_QUIET_MS } from '#webhooks/store/webhookHealth';
 import { retryWait } from './decide';
 import type { WebhookRecord } from './entities';
 import { probeMessage, type WebhookQueue } from './queue';
@@ -15,7 +15,7 @@ import { deliverySettings, MAX_QUEUE_DELAY_MS } from './settings';
  * on a schedule of its own (probes.ts). A probe that fails arms the next, further off (the retry
  * schedule's waits, at most 30 minutes); one that succeeds closes the breaker (the run of failures
  * ends: webhookHealth.ts) and the waiting deliveries go out, oldest first. Its state lives on the
- * endpoint's health item (store/webhookBreaker.ts), off the workspace's partition.
+ * endpoint's health item (webhooks/store/webhookBreaker.ts), off the workspace's partition.
  */
 
 /** The longest wait between two probes: a dead endpoint costs one answer time in this long. */

@@ -5,7 +5,7 @@ import { MAX_JSON_DEPTH } from '#domain/limits';
 import { observeBatch } from '#events/observeBatch';
 import { logger } from '#observability/log';
 import { sourceMapped } from '#observability/stacks';
-import { readWebhooks } from '#store/webhooks';
+import { readWebhooks } from '#webhooks/store/webhooks';
 import type { WebhookRecord } from './entities';
 import { continueDelivery, deliverEvent, type Outcome, PartlyDelivered, type PublishedEvent, type WebhooksOf } from './deliveries';
 import { probeEndpoint, releaseWaiting } from './probes';

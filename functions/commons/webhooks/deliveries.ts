@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { isOperationalType } from '#domain/eventNames';
-import { rescheduleDelivery } from '#store/dueDeliveries';
+import { rescheduleDelivery } from '#webhooks/store/dueDeliveries';
 import { keys } from '#store/keys';
-import { claimDelivery, putNewDelivery, readDelivery, recordAttempt, releaseClaim } from '#store/webhookDeliveries';
-import { webhookBreaker } from '#store/webhookBreaker';
-import { readWebhook, readWebhooks } from '#store/webhooks';
+import { claimDelivery, putNewDelivery, readDelivery, recordAttempt, releaseClaim } from '#webhooks/store/webhookDeliveries';
+import { webhookBreaker } from '#webhooks/store/webhookBreaker';
+import { readWebhook, readWebhooks } from '#webhooks/store/webhooks';
 import { outcomeOf, sendAttempt, settleAttempt } from './attempts';
 import type { DeliveryRecord, WebhookRecord } from './entities';
 import { ALL_EVENTS } from './eventTypes';

@@ -1,6 +1,6 @@
 /**
  * What a webhook and one of its deliveries are, declared once: the use cases of this room work on
- * them, the store (store/webhooks.ts) keeps them, the views shape them. Pure declarations.
+ * them, the store (webhooks/store/webhooks.ts) keeps them, the views shape them. Pure declarations.
  */
 
 import type { Sealed } from '#store/sealing';

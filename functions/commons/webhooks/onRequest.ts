@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type * as z from 'zod';
 import { Conflict } from '#domain/errors';
-import { freeSendSlot, takeSendSlot } from '#store/sendSlots';
-import { putNewDelivery, readDelivery } from '#store/webhookDeliveries';
+import { freeSendSlot, takeSendSlot } from '#webhooks/store/sendSlots';
+import { putNewDelivery, readDelivery } from '#webhooks/store/webhookDeliveries';
 import type { WebhookPingData } from './answers';
 import { attemptNow } from './attempts';
 import { deliveryId, newDelivery } from './deliveries';

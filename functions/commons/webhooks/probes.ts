@@ -1,9 +1,9 @@
 import { MINUTE } from '#domain/durations';
 import { mapInFlight } from '#store/batches';
-import { recoverableSince, rescheduleDelivery } from '#store/dueDeliveries';
-import { claimDelivery, readDelivery } from '#store/webhookDeliveries';
-import { webhookBreaker } from '#store/webhookBreaker';
-import { readWebhook } from '#store/webhooks';
+import { recoverableSince, rescheduleDelivery } from '#webhooks/store/dueDeliveries';
+import { claimDelivery, readDelivery } from '#webhooks/store/webhookDeliveries';
+import { webhookBreaker } from '#webhooks/store/webhookBreaker';
+import { readWebhook } from '#webhooks/store/webhooks';
 import { parkedUntil, probeWait, queueProbe, retriesSpanMs } from './breaker';
 import { RECHECK_MS } from './decide';
 import { attemptScheduled, type Outcome } from './deliveries';

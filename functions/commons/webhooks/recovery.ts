@@ -1,7 +1,7 @@
 import { Busy, Conflict } from '#domain/errors';
 import { mapInFlight } from '#store/batches';
-import { webhookBreaker } from '#store/webhookBreaker';
-import { type Recoverable, recoverableSince, rescheduleDelivery } from '#store/dueDeliveries';
+import { webhookBreaker } from '#webhooks/store/webhookBreaker';
+import { type Recoverable, recoverableSince, rescheduleDelivery } from '#webhooks/store/dueDeliveries';
 import { PING_TYPE } from './eventTypes';
 import { attemptMessage, retryLane, type WebhookQueue } from './queue';
 import { LOST_AFTER_MS } from './settings';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { changedSinceRead, ValidationFailed, type Precondition } from '#domain/errors';
 import { readProject } from '#store/projects';
 import { AGAIN, RETRY, withRetries } from '#store/retry';
-import { putNewWebhook, rewriteWebhook } from '#store/webhooks';
+import { putNewWebhook, rewriteWebhook } from '#webhooks/store/webhooks';
 import { type TransactItem, withOptimisticRetry } from '#store/transactions';
 import { countedKinds, countInPart } from '#store/workspaceCounts';
 import { resolutionProblem, targetPolicy, urlProblem } from './addresses';

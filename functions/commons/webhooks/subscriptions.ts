@@ -1,9 +1,9 @@
 import { changedSinceRead, NotFound, ValidationFailed, type Precondition } from '#domain/errors';
 import { readPage, type PageRequest } from '#domain/paging';
-import { decodeDelivery, decodeWebhook, deliveriesRange, webhooksRange } from '#store/webhookItem';
+import { decodeDelivery, decodeWebhook, deliveriesRange, webhooksRange } from '#webhooks/store/webhookItem';
 import { AGAIN, RETRY, withRetries } from '#store/retry';
-import { deleteWebhookItem, readWebhook, replaceWebhookSecret } from '#store/webhooks';
-import { readDelivery } from '#store/webhookDeliveries';
+import { deleteWebhookItem, readWebhook, replaceWebhookSecret } from '#webhooks/store/webhooks';
+import { readDelivery } from '#webhooks/store/webhookDeliveries';
 import { isSealed, type SealContext, SealError, secretsAtRest, storedText, type Sealed } from '#store/sealing';
 import type { DeliveryRecord, PreviousSecret, WebhookRecord } from './entities';
 import { PREVIOUS_SECRET_MS } from './settings';

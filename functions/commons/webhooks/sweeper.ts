@@ -1,6 +1,6 @@
 import { mapInFlight } from '#store/batches';
 import { keys } from '#store/keys';
-import { type DueDelivery, dueBefore, endLostDelivery } from '#store/dueDeliveries';
+import { type DueDelivery, dueBefore, endLostDelivery } from '#webhooks/store/dueDeliveries';
 import { attemptMessage, type WebhookQueue } from './queue';
 import { requeue } from './recovery';
 import { LOST_AFTER_MS } from './settings';

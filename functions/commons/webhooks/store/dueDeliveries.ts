@@ -1,9 +1,9 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { DeliveryRecord } from '#webhooks/entities';
-import { db } from './client';
-import { conditionally } from './errors';
-import { keys } from './keys';
-import { TABLE, tableName } from './table';
+import type { DeliveryRecord } from '../entities';
+import { db } from '#store/client';
+import { conditionally } from '#store/errors';
+import { keys } from '#store/keys';
+import { TABLE, tableName } from '#store/table';
 
 /**
  * The reads and writes that bring deliveries forward again: a recovery's range of a webhook's

@@ -1,9 +1,9 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from './client';
-import { str } from './codec';
-import { conditionally } from './errors';
-import { ItemType, keys } from './keys';
-import { tableName } from './table';
+import { db } from '#store/client';
+import { str } from '#store/codec';
+import { conditionally } from '#store/errors';
+import { ItemType, keys } from '#store/keys';
+import { tableName } from '#store/table';
 
 /**
  * A webhook's health while its endpoint fails, kept off its workspace's partition (the workspace's

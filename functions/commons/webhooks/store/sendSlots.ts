@@ -1,8 +1,8 @@
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from './client';
-import { conditionally } from './errors';
-import { ItemType, keys } from './keys';
-import { tableName } from './table';
+import { db } from '#store/client';
+import { conditionally } from '#store/errors';
+import { ItemType, keys } from '#store/keys';
+import { tableName } from '#store/table';
 
 /**
  * A workspace's slots for outbound calls made on request (pings, redeliveries): one item per slot,

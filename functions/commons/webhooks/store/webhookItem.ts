@@ -1,8 +1,8 @@
-import { type AttemptLogEntry, DELIVERY_STATUSES, type DeliveryRecord, type PreviousSecret, type WebhookRecord } from '#webhooks/entities';
-import { bool, num, oneOf, optNum, optStr, str, strings } from './codec';
-import { keys } from './keys';
-import { asSealed } from './sealing';
-import type { Item, KeyRange } from './query';
+import { type AttemptLogEntry, DELIVERY_STATUSES, type DeliveryRecord, type PreviousSecret, type WebhookRecord } from '../entities';
+import { bool, num, oneOf, optNum, optStr, str, strings } from '#store/codec';
+import { keys } from '#store/keys';
+import { asSealed } from '#store/sealing';
+import type { Item, KeyRange } from '#store/query';
 
 /** The webhook and delivery items as the table keeps them, decoded back into the entities, and the ranges they are listed from. */
 
@@ -50,7 +50,7 @@ export function decodeWebhook(item: Item): WebhookRecord {
   };
 }
 
-export const webhooksRange = (ws: string): KeyRange => ({ partition: keys.workspace(ws), sortPrefix: keys.webhookSkPrefix });
+export const webhooksRange = (ws: string): KeyRange => ({ partition: keys.webhookCollection(ws), sortPrefix: keys.webhookSkPrefix });
 
 export function decodeDelivery(item: Item): DeliveryRecord {
   const optional = {

@@ -1,14 +1,14 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { PreviousSecret, WebhookRecord } from '#webhooks/entities';
-import { db } from './client';
-import { conditionally, TransactionCancelled, unlessConditionFails } from './errors';
-import { ItemType, keys } from './keys';
-import { queryAll } from './query';
-import type { Sealed } from './sealing';
+import type { PreviousSecret, WebhookRecord } from '../entities';
+import { db } from '#store/client';
+import { conditionally, TransactionCancelled, unlessConditionFails } from '#store/errors';
+import { ItemType, keys } from '#store/keys';
+import { queryAll } from '#store/query';
+import type { Sealed } from '#store/sealing';
 import { decodeWebhook, setAndRemove, webhooksRange } from './webhookItem';
-import { tableName } from './table';
-import { transact, tx, type TransactItem } from './transactions';
-import { countedKinds, countOutPart } from './workspaceCounts';
+import { tableName } from '#store/table';
+import { transact, tx, type TransactItem } from '#store/transactions';
+import { countedKinds, countOutPart } from '#store/workspaceCounts';
 
 /** Every read and write of webhook items (in their workspace's collection); their deliveries: webhookDeliveries.ts. */
 

@@ -1,9 +1,9 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { type AttemptLogEntry, type DeliveryRecord, MAX_LOGGED_ATTEMPTS } from '#webhooks/entities';
-import { db } from './client';
-import { conditionally, isConditionFailure, unlessConditionFails } from './errors';
-import { ItemType, keys } from './keys';
-import { tableName } from './table';
+import { type AttemptLogEntry, type DeliveryRecord, MAX_LOGGED_ATTEMPTS } from '../entities';
+import { db } from '#store/client';
+import { conditionally, isConditionFailure, unlessConditionFails } from '#store/errors';
+import { ItemType, keys } from '#store/keys';
+import { tableName } from '#store/table';
 import { decodeDelivery, setAndRemove } from './webhookItem';
 
 /** Every read and write of a webhook's deliveries (one collection per webhook, newest first, each kept 30 days). */

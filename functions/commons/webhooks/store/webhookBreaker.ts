@@ -1,10 +1,10 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { db } from './client';
-import { conditionally, isConditionFailure } from './errors';
-import { keys } from './keys';
-import { tableName } from './table';
+import { db } from '#store/client';
+import { conditionally, isConditionFailure } from '#store/errors';
+import { keys } from '#store/keys';
+import { tableName } from '#store/table';
 
 /**
  * A failing endpoint's circuit breaker, kept on its health item (webhookHealth.ts: a run of failures
