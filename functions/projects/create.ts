@@ -11,7 +11,7 @@ const input = z.object({
     name: projectName,
     description: z.optional(projectDescription),
     visibility: z.optional(projectVisibility),
-    client_uuid: z.optional(name(1, 128)),
+    client_uuid: z.optional(name(1, 128, 512)),
   }),
 });
 

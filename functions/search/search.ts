@@ -3,6 +3,7 @@ import { SEARCH_CATEGORIES, searchProjects } from '#domain/search';
 import { endpoint, ok } from '#http/endpoint';
 import { projectSearchItem } from '#wire/projectViews';
 import { name, paginationFields, pagingRules } from '#wire/validation';
+import { MAX_PROJECT_NAME, MAX_PROJECT_NAME_BYTES } from '#domain/limits';
 
 /**
  * Category names as GitScrum's clients send them, plural or singular (`project`, `user_story`). A Map,
@@ -33,7 +34,7 @@ const paging = paginationFields();
 const input = z.object({
   query: z
     .object({
-      q: name(1, 255),
+      q: name(1, MAX_PROJECT_NAME, MAX_PROJECT_NAME_BYTES),
       categories: z.optional(
         z.pipe(
           z.string(),

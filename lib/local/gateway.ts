@@ -40,7 +40,7 @@ export interface GatewayOptions {
 }
 
 /** How far a request got: a function answered it (it logs its own line), or a function failed to. */
-interface Reached {
+export interface Reached {
   function: boolean;
   failure?: { message: string; error: unknown };
 }
@@ -242,7 +242,22 @@ async function dispatch(
     calledPath: url.pathname,
   });
   reached.function = true;
-  return asFunction(match.route.name, routeTableAccess(match.route), async () =>
+  const result = await asFunction(match.route.name, routeTableAccess(match.route), async () =>
     (await loaded.handler(match.route))(event, lambdaContext(match.route.name)),
   );
+  return withinLambdaPayload(result, requestId, reached);
+}
+
+/** Lambda's limit on a synchronous invocation's answer (6 MB), the whole proxy result as JSON. */
+const LAMBDA_MAX_RESPONSE_BYTES = 6 * 1024 * 1024;
+
+/** The function's answer, or, over Lambda's payload limit, the 502 API Gateway answers for it (Lambda refuses to return it). */
+export function withinLambdaPayload(result: APIGatewayProxyResult, requestId: string, reached: Reached): APIGatewayProxyResult {
+  const size = Buffer.byteLength(JSON.stringify(result));
+  if (size <= LAMBDA_MAX_RESPONSE_BYTES) return result;
+  reached.failure = {
+    message: 'function answer too large',
+    error: new Error(`The answer is ${size} bytes as JSON; Lambda refuses one over ${LAMBDA_MAX_RESPONSE_BYTES} (API Gateway: 502).`),
+  };
+  return gatewayProblem('bad_gateway', 'The function failed to answer.', requestId);
 }

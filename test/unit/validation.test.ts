@@ -32,7 +32,7 @@ describe('field rules', () => {
   });
 
   test('text is trimmed, bounded and free of control characters', () => {
-    const t = text(1, 5);
+    const t = text(1, 5, 20);
     expect(t.parse('  abc ')).toBe('abc');
     expect(t.safeParse('   ').success).toBe(false);
     expect(t.safeParse('abcdef').success).toBe(false);

@@ -63,10 +63,27 @@ export async function listActivity(ws: string, q: ActivityQuery, req: PageReques
   );
   if (q.context === 'project' && page.entries.length === 0 && req.cursor === undefined)
     await projectWithHistory(ws, q.projectSlug!, partitions[0]!);
-  return {
-    items: page.entries.slice(skip),
-    nextCursor: encodeCursor(scope, page.next === undefined ? undefined : { in: partitions[0]!, after: page.next }),
-  };
+  const items = withinBytes(page.entries.slice(skip));
+  // A page cut short by its size goes on after its last entry; a whole one where the read stopped.
+  const next =
+    items.length < page.entries.length - skip ? keys.activitySortKey(items.at(-1)!.occurred_at, items.at(-1)!.event_id) : page.next;
+  return { items, nextCursor: encodeCursor(scope, next === undefined ? undefined : { in: partitions[0]!, after: next }) };
+}
+
+/**
+ * The most a page of the history answers, in bytes of its entries as JSON: an entry carries whole `from`
+ * and `to` values (a description's change, up to 80 KB), so a page stops early, before the entry that would
+ * cross this, and its cursor goes on from there (one entry is always answered).
+ */
+export const HISTORY_PAGE_BYTES = 1_000_000;
+
+function withinBytes(entries: ActivityEntry[]): ActivityEntry[] {
+  let bytes = 0;
+  for (const [i, entry] of entries.entries()) {
+    bytes += Buffer.byteLength(JSON.stringify(entry)) + 1;
+    if (bytes > HISTORY_PAGE_BYTES && i > 0) return entries.slice(0, i);
+  }
+  return entries;
 }
 
 /**

@@ -2,6 +2,16 @@
 export const MAX_PROJECT_NAME = 255;
 export const MAX_DESCRIPTION = 10_000;
 export const MAX_LABEL_TITLE = 50;
+/**
+ * Texts are bounded in bytes too, as answers carry them (UTF-8 inside a JSON string: `"`, `\\`, tabs and
+ * line breaks two bytes each): what bounds every answer at the worst input the API accepts. A page of 100
+ * projects or webhooks with the longest descriptions stays near 4.2 MB, and a bulk attach's answer (100
+ * tasks of 100 labels) near 4 MB, under Lambda's 6 MB (docs/api.md, "Answer sizes").
+ */
+export const MAX_DESCRIPTION_BYTES = 40_000;
+/** A name of 255 characters each of which normalises to three 4-byte code points (12 bytes) still fits. */
+export const MAX_PROJECT_NAME_BYTES = 4_096;
+export const MAX_LABEL_TITLE_BYTES = 256;
 export const MAX_LABELS_PER_TASK = 100;
 export const MAX_TASKS_PER_REQUEST = 100;
 export const DEFAULT_PAGE_SIZE = 50;

@@ -5,7 +5,7 @@ import { paginationFields, pagingRules, rfc3339Time, text } from '#wire/validati
 import { isOperationalType } from '#domain/eventNames';
 import { DELIVERY_STATUSES } from './entities';
 import { ALL_EVENTS, KNOWN_TYPES_SENTENCE, subscribableType } from './eventTypes';
-import { MAX_DESCRIPTION, MAX_EVENT_TYPES } from './limits';
+import { MAX_DESCRIPTION, MAX_DESCRIPTION_BYTES, MAX_EVENT_TYPES } from './limits';
 import { isUsableSecret } from './signing';
 
 /**
@@ -53,7 +53,7 @@ const createInput = () =>
     body: z.object({
       url: url(),
       events: events(),
-      description: z.optional(text(0, MAX_DESCRIPTION)),
+      description: z.optional(text(0, MAX_DESCRIPTION, MAX_DESCRIPTION_BYTES)),
       project_slug: z.optional(z.nullable(projectSlug())),
     }),
   });
@@ -65,7 +65,7 @@ const updateInput = () =>
     body: z.object({
       url: z.optional(url()),
       events: z.optional(events()),
-      description: z.optional(text(0, MAX_DESCRIPTION)),
+      description: z.optional(text(0, MAX_DESCRIPTION, MAX_DESCRIPTION_BYTES)),
       project_slug: z.optional(z.nullable(projectSlug())),
       active: z.optional(z.boolean()),
     }),

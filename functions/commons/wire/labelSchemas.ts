@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { MAX_LABEL_TITLE } from '#domain/limits';
+import { MAX_LABEL_TITLE, MAX_LABEL_TITLE_BYTES } from '#domain/limits';
 import { required } from './rules';
 import { name, paginationFields, pagingRules, projectSlugParam, taskUuid } from './validation';
 
@@ -13,7 +13,7 @@ const color = () =>
   );
 
 /** Field rules of labels, shared by create and update (built where a route names them). */
-export const labelFields = /* @__PURE__ */ (() => ({ title: name(1, MAX_LABEL_TITLE), color: color() }))();
+export const labelFields = /* @__PURE__ */ (() => ({ title: name(1, MAX_LABEL_TITLE, MAX_LABEL_TITLE_BYTES), color: color() }))();
 
 /**
  * The query of a label list (GET /projects-labels, and GET /task-labels, where `project_slug` is

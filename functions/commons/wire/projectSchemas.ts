@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { MAX_DESCRIPTION, MAX_PROJECT_NAME } from '#domain/limits';
+import { MAX_DESCRIPTION, MAX_DESCRIPTION_BYTES, MAX_PROJECT_NAME, MAX_PROJECT_NAME_BYTES } from '#domain/limits';
 
 import { name, text } from './validation';
 import { PROJECT_STATUSES, VISIBILITIES, WORKFLOWS } from '#domain/entities';
@@ -8,8 +8,8 @@ import { PROJECT_STATUSES, VISIBILITIES, WORKFLOWS } from '#domain/entities';
  * Field rules of projects, shared by create, update and the list's filters. Each is marked pure, so a
  * function's bundle builds only the rules its route uses (the list never builds the settings rule).
  */
-export const projectName = /* @__PURE__ */ name(1, MAX_PROJECT_NAME);
-export const projectDescription = /* @__PURE__ */ text(0, MAX_DESCRIPTION);
+export const projectName = /* @__PURE__ */ name(1, MAX_PROJECT_NAME, MAX_PROJECT_NAME_BYTES);
+export const projectDescription = /* @__PURE__ */ text(0, MAX_DESCRIPTION, MAX_DESCRIPTION_BYTES);
 export const projectVisibility = /* @__PURE__ */ z.enum(VISIBILITIES);
 export const projectStatus = /* @__PURE__ */ z.enum(PROJECT_STATUSES);
 // Unknown keys are stripped (z.object's default), never stored.

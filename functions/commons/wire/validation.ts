@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { ValidationFailed, type Refusal } from '#domain/errors';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_DEPTH, MAX_PAGE_SIZE } from '#domain/limits';
 import { SLUG } from '#domain/slugs';
-import { charCountOutside, cleanText, isBlank, textProblem } from '#domain/text';
+import { charCountOutside, cleanText, isBlank, jsonByteLength, textProblem } from '#domain/text';
 import { quoted } from '#domain/quoted';
 import { plainRule, required } from './rules';
 
@@ -65,7 +65,7 @@ export function workspaceSlug(fromQuery: unknown, fromBody: unknown): string {
  * characters, bidirectional controls and unpaired surrogates refused; only invisible characters
  * counts as empty; length counted in characters as a reader counts them (grapheme clusters).
  */
-function userText(min: number, max: number, multiline: boolean) {
+function userText(min: number, max: number, maxBytes: number, multiline: boolean) {
   const range = min > 0 ? `${min} to ${max} characters` : `at most ${max} characters`;
   return z.pipe(
     z.pipe(z.string(required(`text of ${range}`)), z.transform(cleanText)),
@@ -77,21 +77,32 @@ function userText(min: number, max: number, multiline: boolean) {
           textProblem(s, multiline) ??
           (min > 0 && isBlank(s) ? `must not be empty or invisible characters only; use ${range}` : undefined) ??
           (length !== undefined && length < min ? `is too short (${length} characters); use ${range}` : undefined) ??
-          (length !== undefined && length > max ? `is too long (${length} characters); use ${range}` : undefined);
+          (length !== undefined && length > max ? `is too long (${length} characters); use ${range}` : undefined) ??
+          tooManyBytes(s, maxBytes);
         if (problem) ctx.addIssue({ code: 'custom', message: problem, input: s });
       }),
     ),
   );
 }
 
+/** A text within its characters but over its bytes (long clusters of combining marks, many escapes): what is wrong, or undefined. */
+function tooManyBytes(s: string, maxBytes: number): string | undefined {
+  // Only a text that could be over is measured: a string of n UTF-16 units is at most 3n UTF-8 bytes, 6n escaped.
+  if (s.length * 6 <= maxBytes) return undefined;
+  const bytes = jsonByteLength(s);
+  return bytes > maxBytes
+    ? `is too large (${bytes} bytes as UTF-8 in JSON, where quotes, backslashes, tabs and line breaks take two); use at most ${maxBytes} bytes`
+    : undefined;
+}
+
 /** A single-line name or title: no tabs or line breaks either. */
-export function name(min: number, max: number) {
-  return userText(min, max, false);
+export function name(min: number, max: number, maxBytes: number) {
+  return userText(min, max, maxBytes, false);
 }
 
 /** Free text such as a description: tabs and line breaks allowed. */
-export function text(min: number, max: number) {
-  return userText(min, max, true);
+export function text(min: number, max: number, maxBytes: number) {
+  return userText(min, max, maxBytes, true);
 }
 
 /** A slug in the path or the query; `what` says which, for a request that leaves it out. */
