@@ -4,7 +4,6 @@ import type { Duplex } from 'node:stream';
 import { isUtf8 } from 'node:buffer';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import type { ProblemCode } from '#wire/problems';
-import { settingValue } from '#lib/settings/check';
 import { BEARER_HEADER } from '#domain/tokens';
 import { CORS_PREFLIGHT } from '#http/cors';
 import { NO_STORE_HEADERS } from '#http/headers';
@@ -26,6 +25,8 @@ import {
   type ProxyHandler,
 } from './lambdaEvents.ts';
 import { RateLimiter } from './rateLimits';
+import { cachedAuthorizer } from './authorizerCache.ts';
+import { overLambdaPayload } from './payloadLimit.ts';
 
 /**
  * A local stand-in for API Gateway (REST, proxy integration, TOKEN authorizer): routes requests by
@@ -40,7 +41,7 @@ export interface GatewayOptions {
 }
 
 /** How far a request got: a function answered it (it logs its own line), or a function failed to. */
-export interface Reached {
+interface Reached {
   function: boolean;
   failure?: { message: string; error: unknown };
 }
@@ -81,9 +82,6 @@ function send(res: ServerResponse, result: APIGatewayProxyResult, requestId: str
 function gatewayProblem(code: ProblemCode, detail: string, requestId: string, headers?: Record<string, string>) {
   return problemResponse({ code, detail, headers: { 'Access-Control-Allow-Origin': '*', ...NO_STORE_HEADERS, ...headers } }, requestId);
 }
-
-/** Seconds API Gateway caches an authorizer's policy per token (the stack's authorizerCacheTtl). */
-const AUTHORIZER_CACHE_SECONDS = settingValue('AUTHORIZER_CACHE_TTL_SECONDS') ?? 300;
 
 /** The preflight answer of API Gateway's CORS mock integration, for any path a route serves. */
 function preflight(): APIGatewayProxyResult {
@@ -151,22 +149,6 @@ export function createGateway(loaded: Functions, opts: GatewayOptions): Server {
 
 /** How long an idle kept-alive connection stays open. */
 const KEEP_ALIVE_MS = 65_000;
-
-/**
- * The authorizer as API Gateway runs it: a policy is cached per Authorization header for
- * AUTHORIZER_CACHE_SECONDS (so a revoked token works until its entry expires, as deployed);
- * refusals are not cached.
- */
-function cachedAuthorizer(authorizer: () => Promise<AuthorizerHandler>) {
-  const cache = new Map<string, { policy: APIGatewayAuthorizerResult; until: number }>();
-  return async (event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
-    const hit = cache.get(event.authorizationToken);
-    if (hit && hit.until > Date.now()) return hit.policy;
-    const policy = await (await authorizer())(event, lambdaContext('authorizer'));
-    if (AUTHORIZER_CACHE_SECONDS > 0) cache.set(event.authorizationToken, { policy, until: Date.now() + AUTHORIZER_CACHE_SECONDS * 1000 });
-    return policy;
-  };
-}
 
 async function dispatch(
   loaded: Functions,
@@ -245,19 +227,9 @@ async function dispatch(
   const result = await asFunction(match.route.name, routeTableAccess(match.route), async () =>
     (await loaded.handler(match.route))(event, lambdaContext(match.route.name)),
   );
-  return withinLambdaPayload(result, requestId, reached);
-}
-
-/** Lambda's limit on a synchronous invocation's answer (6 MB), the whole proxy result as JSON. */
-const LAMBDA_MAX_RESPONSE_BYTES = 6 * 1024 * 1024;
-
-/** The function's answer, or, over Lambda's payload limit, the 502 API Gateway answers for it (Lambda refuses to return it). */
-export function withinLambdaPayload(result: APIGatewayProxyResult, requestId: string, reached: Reached): APIGatewayProxyResult {
-  const size = Buffer.byteLength(JSON.stringify(result));
-  if (size <= LAMBDA_MAX_RESPONSE_BYTES) return result;
-  reached.failure = {
-    message: 'function answer too large',
-    error: new Error(`The answer is ${size} bytes as JSON; Lambda refuses one over ${LAMBDA_MAX_RESPONSE_BYTES} (API Gateway: 502).`),
-  };
+  // Over Lambda's payload limit, Lambda refuses the answer and API Gateway answers 502.
+  const error = overLambdaPayload(result);
+  if (!error) return result;
+  reached.failure = { message: 'function answer too large', error };
   return gatewayProblem('bad_gateway', 'The function failed to answer.', requestId);
 }

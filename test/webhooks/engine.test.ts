@@ -13,6 +13,7 @@ import { writeWebhook } from '#local/sampleWebhooks';
 import { consumeWebhookMessages } from '#webhooks/consumer';
 import { type AttemptMessage, useLocalRetryLane, type WebhookQueue } from '#webhooks/queue';
 import { recoverDeliveries } from '#webhooks/recovery';
+import { freeRecoveryLease, takeRecoveryLease } from '#webhooks/store/recoveryLease';
 import { redeliver } from '#webhooks/onRequest';
 import { updateWebhook } from '#webhooks/registration';
 import { listDeliveries } from '#webhooks/subscriptions';
@@ -246,6 +247,28 @@ describe('sends made for one URL never go to another', () => {
 });
 
 describe('a recovery', () => {
+  test('holds its webhook: a second one while the first runs is a 409 with Retry-After, and one after it runs', async () => {
+    const { ws, id } = await webhookTo('/leased');
+    const { queue } = keptQueue();
+    useLocalRetryLane(queue);
+    try {
+      expect(await takeRecoveryLease(ws, id, 30, 'a-running-recovery')).toEqual({ taken: true });
+      const refused = await recoverDeliveries(ws, id, 0, anyCarried).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(Conflict);
+      expect((refused as Conflict).retryAfterSeconds).toBeGreaterThanOrEqual(1);
+      expect((refused as Conflict).retryAfterSeconds).toBeLessThanOrEqual(10);
+      // Another webhook's recovery is not held by it.
+      const other = await webhookTo('/leased-other');
+      expect(await recoverDeliveries(other.ws, other.id, 0, anyCarried)).toEqual({ queued: 0, more: false });
+      await freeRecoveryLease(ws, id, 'a-running-recovery');
+      expect(await recoverDeliveries(ws, id, 0, anyCarried)).toEqual({ queued: 0, more: false });
+      // Each call frees its lease as it ends: the next one runs at once.
+      expect(await recoverDeliveries(ws, id, 0, anyCarried)).toEqual({ queued: 0, more: false });
+    } finally {
+      useLocalRetryLane(undefined);
+    }
+  });
+
   test('queues every delivery since then that failed or waits for a retry, once; the waiting one’s old message then sends nothing', async () => {
     receiver.answer('/outage', (n) => (n <= 1 ? 503 : 200));
     const { ws, id } = await webhookTo('/outage');

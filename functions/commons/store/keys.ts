@@ -14,14 +14,13 @@
  *   HOOKS#<workspace>         the workspace's webhooks (WEBHOOK#<id>, each with its sealed secrets), the slots
  *                             of its outbound calls on request (SENDSLOT#<n>, leased) and their count (WEBHOOKCOUNT)
  *   WEBHOOK#<workspace>#<id>  a webhook's deliveries (newest last in key order), each expiring after 30 days,
- *                             and its health while it fails (HEALTH: its run of failures, its breaker)
+ *                             its health while it fails (HEALTH: its run of failures, its breaker), and the
+ *                             lease of a recovery under way (RECOVERY)
  *   ACTIVITY#<workspace>#SHARD#<n>       the workspace's history, spread over ACTIVITY_SHARDS partitions by event
  *   ACTIVITY#<workspace>#PROJECT#<slug>  the same entries of one project (by slug), a second copy; both expire
  * Index GSI3 (the sweeper's): DUE#<n> (DUE_SHARDS of them), a delivery's shard, sorted by next_attempt_at.
- * The webhooks room keeps everything of its own on its two prefixes (HOOKS#, WEBHOOK#), which no project,
- * label or history function may reach (lib/tableAccess.ts); earlier versions kept webhooks, send slots and
- * their count in the workspace's collection (`npm run rekey` moves them). The count of a workspace's
- * labels is in its collection (LABELCOUNT: store/workspaceCounts.ts).
+ * The webhooks room's prefixes (HOOKS#, WEBHOOK#) are reached by no project, label or history function
+ * (lib/tableAccess.ts); `npm run rekey` moves what earlier versions kept in WS#. LABELCOUNT: workspaceCounts.ts.
  * Project data is keyed by the project's immutable internal id, never by its slug, so a new project
  * that reuses a deleted project's slug starts empty; its history alone is the slug's (ACTIVITY#...#PROJECT#<slug>),
  * so a deleted project's trail stays readable by its slug until it expires.
@@ -167,6 +166,8 @@ export const keys = {
   webhookDeliveries: (ws: string, webhookId: string) => webhookDeliveries(ws, webhookId),
   /** A webhook's health while it fails (its run of failures), in its deliveries' partition: off the workspace's. */
   webhookHealth: (ws: string, webhookId: string): Key => ({ PK: webhookDeliveries(ws, webhookId), SK: 'HEALTH' }),
+  /** The lease of a webhook's recovery (one at a time), in its deliveries' partition. */
+  recoveryLease: (ws: string, webhookId: string): Key => ({ PK: webhookDeliveries(ws, webhookId), SK: 'RECOVERY' }),
   webhookDeliverySkPrefix: DELIVERY,
   /** How a delivery id begins: its event's time (12 hex digits of milliseconds), so a webhook's deliveries sort by it. */
   deliveryIdPrefix: (atMs: number) => `msg_${Math.max(0, atMs).toString(16).padStart(12, '0')}`,
@@ -240,6 +241,7 @@ export const ItemType = {
   webhook: 'webhook',
   webhookDelivery: 'webhook_delivery',
   webhookHealth: 'webhook_health',
+  recoveryLease: 'recovery_lease',
   sendSlot: 'send_slot',
   labelCount: 'label_count',
   webhookCount: 'webhook_count',

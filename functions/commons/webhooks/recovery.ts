@@ -5,7 +5,9 @@ import { type Recoverable, recoverableSince, rescheduleDelivery } from '#webhook
 import { PING_TYPE } from './eventTypes';
 import { attemptMessage, retryLane, type WebhookQueue } from './queue';
 import { LOST_AFTER_MS } from './settings';
-import { type CarryGuard, urlSetAt } from './entities';
+import { randomUUID } from 'node:crypto';
+import { freeRecoveryLease, takeRecoveryLease } from './store/recoveryLease';
+import { type CarryGuard, urlSetAt, type WebhookRecord } from './entities';
 import { getWebhook } from './subscriptions';
 
 /** Deliveries one recovery takes at most: a longer outage is recovered in calls (each answers whether more are left). */
@@ -14,6 +16,8 @@ const MAX_RECOVERED = 500;
 const IN_FLIGHT = 16;
 /** How long one call spends queueing, well inside the function's 20 s and API Gateway's 29 s: what is left waits for the next call. */
 const BUDGET_MS = 8_000;
+/** A recovery's lease: longer than a call can run (its budget, and its reads before it), so a second call waits for the first. */
+const LEASE_SECONDS = 30;
 
 /**
  * A recovery after an outage (as Svix's): every delivery of the webhook's events since `since` that
@@ -33,6 +37,24 @@ export async function recoverDeliveries(
 ): Promise<{ queued: number; more: boolean }> {
   const webhook = await getWebhook(ws, id);
   mayCarry(webhook.events);
+  const holder = randomUUID();
+  const lease = await takeRecoveryLease(ws, id, LEASE_SECONDS, holder);
+  if (!lease.taken)
+    throw new Conflict(
+      'A recovery of this webhook is under way; call again once it ends (it answers `more` when deliveries are left).',
+      // When the call holding it should have ended (its budget), or its lease, whichever comes first.
+      Math.max(1, Math.min(lease.until - Math.floor(Date.now() / 1000), Math.ceil(BUDGET_MS / 1000) + 1)),
+    );
+  try {
+    return await recoverUnderLease(webhook, sinceMs);
+  } finally {
+    // Should freeing fail, the lease ends by itself: the answer stands.
+    await freeRecoveryLease(ws, id, holder).catch(() => undefined);
+  }
+}
+
+async function recoverUnderLease(webhook: WebhookRecord, sinceMs: number): Promise<{ queued: number; more: boolean }> {
+  const { workspace: ws, id } = webhook;
   if (!webhook.active)
     throw new Conflict('The webhook is turned off: turn it on (PUT with "active": true) before recovering its deliveries.');
   const breaker = await webhookBreaker.read(ws, id);
@@ -50,6 +72,9 @@ export async function recoverDeliveries(
     ping: PING_TYPE,
     // Only deliveries made for the URL as it is now: none made for an earlier receiver goes to this one.
     madeSince: urlSetAt(webhook),
+    // Eventually consistent: a delivery that changed in the last second is left or queued as it was read, and
+    // queueing is conditional on its schedule (rescheduleDelivery): it is never queued twice.
+    eventually: true,
   });
   const due = new Date(started).toISOString();
   let queued = 0;

@@ -37,6 +37,8 @@ export async function recoverableSince(
     after?: string;
     /** Only deliveries made (`created_at`) at or after this time. */
     madeSince?: string;
+    /** Read eventually consistent (half the read units): where a delivery changed in the last second may be read as it was. */
+    eventually?: boolean;
   },
 ): Promise<{ deliveries: Recoverable[]; more: boolean; next?: string }> {
   const deliveries: Recoverable[] = [];
@@ -67,7 +69,7 @@ export async function recoverableSince(
           ':now': now,
           ':overdue': new Date(opts.now - opts.overdueMs).toISOString(),
         },
-        ConsistentRead: true,
+        ConsistentRead: opts.eventually !== true,
         ExclusiveStartKey: start,
       }),
     );
