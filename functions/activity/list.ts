@@ -2,7 +2,7 @@ import { endpoint, ok, type Reply } from '#http/endpoint';
 import { FOREIGN_CONTEXTS } from '#domain/activity';
 import { listActivity } from '#domain/activityReads';
 import { ValidationFailed } from '#domain/errors';
-import { readableHistory } from '#http/principal';
+import { readableHistory } from '#http/readScopes';
 import { listActivitiesInput } from '#wire/activitySchemas';
 
 const PAGE_WITH_PARTIAL_SCOPES =

@@ -1,6 +1,6 @@
 import { created, endpoint } from '#http/endpoint';
 import { sealedIdempotencyKeys } from '#http/idempotency';
-import { mayCarry } from '#http/principal';
+import { mayCarry } from '#http/readScopes';
 import { createWebhookInput } from '#webhooks/inputs';
 import { createWebhook } from '#webhooks/registration';
 import { createdWebhookView, webhookLocation } from '#webhooks/views';

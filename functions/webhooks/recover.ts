@@ -1,6 +1,6 @@
 import { endpoint, ok } from '#http/endpoint';
 import { idempotencyKeys } from '#http/idempotency';
-import { mayCarry } from '#http/principal';
+import { mayCarry } from '#http/readScopes';
 import { recoverInput } from '#webhooks/inputs';
 import { recoverDeliveries } from '#webhooks/recovery';
 

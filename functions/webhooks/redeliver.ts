@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { endpoint, ok } from '#http/endpoint';
 import { idempotencyKeys } from '#http/idempotency';
-import { mayCarry } from '#http/principal';
+import { mayCarry } from '#http/readScopes';
 import { redeliver } from '#webhooks/onRequest';
 import { deliveryPath } from '#webhooks/inputs';
 import { deliveryView } from '#webhooks/views';

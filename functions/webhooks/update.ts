@@ -1,6 +1,6 @@
 import { endpoint, resource } from '#http/endpoint';
 import { ifMatchCheck } from '#http/etags';
-import { mayCarry } from '#http/principal';
+import { mayCarry } from '#http/readScopes';
 import { updateWebhookInput } from '#webhooks/inputs';
 import { updateWebhook } from '#webhooks/registration';
 import { webhookView } from '#webhooks/views';

@@ -1,7 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { forbidden, unauthorized } from '#wire/problems';
-import { CHANGE_TYPES, type ChangeType } from '#domain/eventNames';
-import { isScope, READ_SCOPE_OF_CHANGE, readableChanges, readScopesCarried, type Scope } from '#domain/scopes';
+import { isScope, type Scope } from '#domain/scopes';
 import type { Principal, RateLimit } from '#domain/tokens';
 
 export type { Principal };
@@ -59,30 +58,6 @@ export function requireScopes(p: Principal, scopes: readonly Scope[], because: s
   const missing = scopes.filter((scope) => !p.scopes.includes(scope));
   if (missing.length) throw forbidden(`This token lacks the ${missing.join(' and ')} scope${missing.length > 1 ? 's' : ''}, ${because}.`);
 }
-
-/**
- * The change types whose entries the token may read in the history, or undefined when it may read
- * every one (the query then needs no filter); `asked` (the types a query names) must all be among them.
- * A 403 for a token that may read none, or for a type asked whose read scope it lacks.
- */
-export function readableHistory(p: Principal, asked: readonly ChangeType[] | undefined): ChangeType[] | undefined {
-  if (asked?.length) requireScopes(p, [...new Set(asked.map((t) => READ_SCOPE_OF_CHANGE[t]))], `which entries of the types asked for need`);
-  const readable = readableChanges(p.scopes);
-  if (readable.length === 0)
-    throw forbidden(
-      'This token lacks the projects:read and labels:read scopes: the history shows each entry only to a token that may read its subject.',
-    );
-  return readable.length === CHANGE_TYPES.length ? undefined : readable;
-}
-
-/**
- * A guard for a webhook that carries `events` (its types, or `*`): the token must hold the read scope of
- * each kind of data they carry, so that no one points a webhook at data the token could not read itself.
- */
-export const mayCarry =
-  (p: Principal) =>
-  (events: readonly string[]): void =>
-    requireScopes(p, readScopesCarried(events), `which the webhook's events (${events.join(', ')}) carry`);
 
 export function requireWorkspace(p: Principal, workspace: string): void {
   if (!p.workspaces.includes(workspace)) throw forbidden('This token is not granted this workspace.');
