@@ -11,7 +11,8 @@ import type { StageConfig } from './stage.ts';
  * (AWS's separation of key administrators from key users). Its policy, not IAM, names who may use it.
  */
 const KEY_ADMINISTRATION = [
-  'kms:Create*',
+  // CreateAlias, not Create*: a grant (CreateGrant) would let its grantee use the key past this policy's conditions.
+  'kms:CreateAlias',
   'kms:Describe*',
   'kms:Enable*',
   'kms:List*',

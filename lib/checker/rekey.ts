@@ -37,10 +37,6 @@ export async function rekeyTable(opts: { dryRun?: boolean; workspaces?: string[]
   result.webhooks = legacy.filter((i) => i.type === ItemType.webhook).length;
   if (!opts.dryRun) await moveWebhookItems(legacy, result.conflicts);
   const items = scanned.map((i) => (isLegacyWebhookItem(i) && !opts.dryRun ? { ...i, PK: keys.webhookCollection(i.workspace) } : i));
-  for (const w of items.filter(holdsClearSecret)) {
-    result.secrets++;
-    if (!opts.dryRun && !(await sealSecrets(w))) result.conflicts.push(`webhook ${w.workspace}/${w.id}: changed while sealing; run again`);
-  }
   for (const r of items.filter(isLegacyReceipt)) {
     result.receipts++;
     if (!opts.dryRun) await moveReceipt(r);
@@ -92,6 +88,16 @@ export async function rekeyTable(opts: { dryRun?: boolean; workspaces?: string[]
       result.labels--;
       result.conflicts.push(`label ${l.workspace}/${l.slug} "${l.title}": ${error.message}`);
     }
+  }
+  // Last: sealing needs the secrets key, which a person may not use on a deployed stack (docs/webhooks.md).
+  for (const w of items.filter(holdsClearSecret)) {
+    result.secrets++;
+    if (opts.dryRun) continue;
+    const sealed = await sealSecrets(w).catch((error: unknown) => {
+      result.conflicts.push(`webhook ${w.workspace}/${w.id}: its secret could not be sealed (${(error as Error).message}); rotate it`);
+      return true;
+    });
+    if (!sealed) result.conflicts.push(`webhook ${w.workspace}/${w.id}: changed while sealing; run again`);
   }
   return result;
 }

@@ -44,7 +44,7 @@ const EXAMPLE_DETAILS: Record<ProblemCode, string> = {
   bad_request: 'The request could not be understood.',
   malformed_json: 'The body is not valid JSON.',
   unauthorized: 'The bearer token is missing, malformed, unknown, expired or revoked.',
-  forbidden: 'The token does not grant this workspace or this scope.',
+  forbidden: 'The token does not grant this workspace, this scope, or the read scope of the data the route answers or carries.',
   not_found: 'No project with slug "website-redesign" in this workspace.',
   conflict: 'A label titled "Bug" already exists in this workspace.',
   precondition_failed: 'The resource has changed since the ETag given in If-Match; read it again (GET) and retry with its new ETag.',

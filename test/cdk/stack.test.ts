@@ -579,7 +579,15 @@ describe('secrets at rest', () => {
     const [admin, ...uses] = policy.Statement;
     expect(admin).toMatchObject({ Sid: 'KeyAdministratorsManageButDoNotUse', Effect: 'Allow', Principal: root, Resource: '*' });
     const adminActions = [admin!.Action].flat() as string[];
-    for (const use of ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey', 'kms:ReEncryptFrom', 'kms:ReEncryptTo', 'kms:*'])
+    for (const use of [
+      'kms:Decrypt',
+      'kms:Encrypt',
+      'kms:GenerateDataKey',
+      'kms:ReEncryptFrom',
+      'kms:ReEncryptTo',
+      'kms:CreateGrant',
+      'kms:*',
+    ])
       expect(
         adminActions.some((a) => a === use || (a.endsWith('*') && use.startsWith(a.slice(0, -1)))),
         use,

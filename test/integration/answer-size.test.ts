@@ -78,5 +78,9 @@ describe('answers at the limits', () => {
     // Each entry carries a 40 KB description: a page holds about 23 of them, never all 100.
     expect(pages).toBeGreaterThan(3);
     expect(seen.sort()).toEqual([...made].sort());
+    // A numbered page would leave what it cuts to no page: refused, naming the way on.
+    const numbered = await c.get('/activities', { from_context: 'company', limit: String(MAX_PAGE_SIZE), page: '1' });
+    expect(numbered.status).toBe(422);
+    expect(numbered.body.errors).toEqual([{ field: 'page', message: expect.stringContaining('follow meta.next_cursor') }]);
   });
 });

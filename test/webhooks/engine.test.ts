@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest';
 import type { SQSRecord } from 'aws-lambda';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { EVENT_SOURCE } from '#domain/eventNames';
-import { readDelivery, recordAttempt } from '#webhooks/store/webhookDeliveries';
+import { claimDelivery, readDelivery, recordAttempt } from '#webhooks/store/webhookDeliveries';
 import { readWebhook } from '#webhooks/store/webhooks';
 import { db } from '#store/client';
 import { keys } from '#store/keys';
@@ -11,6 +11,7 @@ import { tableName } from '#store/table';
 import { HEALTH_QUIET_MS, webhookHealth } from '#webhooks/store/webhookHealth';
 import { writeWebhook } from '#local/sampleWebhooks';
 import { consumeWebhookMessages } from '#webhooks/consumer';
+import { attemptScheduled } from '#webhooks/deliveries';
 import { type AttemptMessage, useLocalRetryLane, type WebhookQueue } from '#webhooks/queue';
 import { recoverDeliveries } from '#webhooks/recovery';
 import { freeRecoveryLease, takeRecoveryLease } from '#webhooks/store/recoveryLease';
@@ -243,6 +244,30 @@ describe('sends made for one URL never go to another', () => {
     await expect(updateWebhook(ws, id, { url: receiver.url('/third') }, refusing)).rejects.toThrow('refused by the guard');
     // A change that points it nowhere new (its description) asks no guard.
     expect((await updateWebhook(ws, id, { description: 'moved' }, refusing)).description).toBe('moved');
+  });
+});
+
+describe('a webhook narrowed to fewer types', () => {
+  test('sends no delivery of a type it no longer subscribes to: neither its scheduled retry nor a redelivery', async () => {
+    receiver.answer('/narrowed', () => 503);
+    const { ws, id } = await webhookTo('/narrowed');
+    const { queue } = keptQueue();
+    await consumeWebhookMessages([record(eventOf(ws, 'evt-narrowed'))], queue);
+    const made = (await deliveriesOf(ws, id))[0]!;
+    expect(made).toMatchObject({ event_type: 'Label Created', status: 'pending' });
+    expect(receiver.received('/narrowed')).toHaveLength(1);
+    const narrowed = await updateWebhook(ws, id, { events: ['Project Created'] }, anyCarried);
+    await expect(redeliver(ws, id, made.id, anyCarried)).rejects.toThrow(/no longer subscribes to Label Created/);
+    // Its retry, when due: claimed as the retry lane claims it, then ended unsent.
+    const due = (await readDelivery(ws, id, made.id))!;
+    const until = new Date(Date.now() + 30_000).toISOString();
+    expect(await claimDelivery(due, due.next_attempt_at!, new Date().toISOString(), until)).toBeTruthy();
+    expect(await attemptScheduled(due, narrowed, queue, until)).toBe('skipped');
+    expect(await readDelivery(ws, id, made.id)).toMatchObject({
+      status: 'failed',
+      last_error: 'Not sent: the webhook no longer subscribes to Label Created.',
+    });
+    expect(receiver.received('/narrowed')).toHaveLength(1);
   });
 });
 

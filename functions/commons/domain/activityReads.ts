@@ -3,7 +3,7 @@ import { readProject } from '#store/projects';
 import { ACTIVITY_SHARDS, keys } from '#store/keys';
 import { type ActivityEntry, type ActivityQuery, retentionMs } from './activity';
 import { decodeCursor, encodeCursor, type CursorScope } from './cursors';
-import { projectNotFound } from './errors';
+import { projectNotFound, ValidationFailed } from './errors';
 import type { Page, PageRequest } from './paging';
 
 /**
@@ -64,6 +64,12 @@ export async function listActivity(ws: string, q: ActivityQuery, req: PageReques
   if (q.context === 'project' && page.entries.length === 0 && req.cursor === undefined)
     await projectWithHistory(ws, q.projectSlug!, partitions[0]!);
   const items = withinBytes(page.entries.slice(skip));
+  // A numbered page cut short would leave its rest to no page: the next one starts a whole page on.
+  if (req.page !== undefined && items.length < page.entries.length - skip)
+    throw ValidationFailed.of(
+      'page',
+      `is over ${HISTORY_PAGE_BYTES} bytes of entries (they carry long texts); follow meta.next_cursor instead, or ask a smaller limit`,
+    );
   // A page cut short by its size goes on after its last entry; a whole one where the read stopped.
   const next =
     items.length < page.entries.length - skip ? keys.activitySortKey(items.at(-1)!.occurred_at, items.at(-1)!.event_id) : page.next;

@@ -7,7 +7,7 @@ import { webhookBreaker } from '#webhooks/store/webhookBreaker';
 import { readWebhook, readWebhooks } from '#webhooks/store/webhooks';
 import { outcomeOf, sendAttempt, settleAttempt } from './attempts';
 import type { DeliveryRecord, WebhookRecord } from './entities';
-import { ALL_EVENTS } from './eventTypes';
+import { subscribesTo } from './eventTypes';
 import { type AttemptMessage, attemptMessage, type WebhookQueue } from './queue';
 import { breakerGate } from './breaker';
 import { requeue } from './recovery';
@@ -50,10 +50,7 @@ const aboutWebhook = ({ type, detail }: PublishedEvent) =>
   isOperationalType(type) ? (detail.data as { id?: unknown } | undefined)?.id : undefined;
 
 function wants(webhook: WebhookRecord, event: PublishedEvent): boolean {
-  if (!webhook.active || aboutWebhook(event) === webhook.id) return false;
-  // `*` is every change; the operational events go only to webhooks that name them.
-  const all = webhook.events.includes(ALL_EVENTS) && !isOperationalType(event.type);
-  if (!all && !webhook.events.includes(event.type)) return false;
+  if (!webhook.active || aboutWebhook(event) === webhook.id || !subscribesTo(webhook, event.type)) return false;
   return webhook.project_slug === undefined || projectsOf(event).includes(webhook.project_slug);
 }
 
@@ -185,8 +182,8 @@ export async function continueDelivery(message: AttemptMessage, queue: WebhookQu
  * An automatic attempt, held by its caller. A failure schedules the next one on the retry lane (the
  * message sent before the delivery records it: a crash in between repeats an attempt, never loses
  * one), or, for a breaker's probe (`parkUntil`), parks the delivery again with no message; the
- * last fails the delivery. A webhook deleted or turned off meanwhile ends its
- * pending deliveries unsent.
+ * last fails the delivery. A webhook deleted or turned off meanwhile, or that no longer subscribes to
+ * the delivery's type, ends its pending deliveries unsent.
  */
 export async function attemptScheduled(
   delivery: DeliveryRecord,
@@ -195,8 +192,13 @@ export async function attemptScheduled(
   until: string,
   parkUntil?: string,
 ): Promise<Outcome> {
-  if (!webhook || !webhook.active) {
-    const why = webhook ? 'the webhook is turned off' : 'the webhook was deleted';
+  const unsubscribed = webhook && !subscribesTo(webhook, delivery.event_type);
+  if (!webhook || !webhook.active || unsubscribed) {
+    const why = !webhook
+      ? 'the webhook was deleted'
+      : unsubscribed
+        ? `the webhook no longer subscribes to ${delivery.event_type}`
+        : 'the webhook is turned off';
     await recordAttempt(delivery, { status: 'failed', last_error: `Not sent: ${why}.` }, ['next_attempt_at'], 'none', { heldUntil: until });
     return 'skipped';
   }

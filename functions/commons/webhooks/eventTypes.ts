@@ -1,4 +1,11 @@
-import { dottedName, OUTBOUND_DESCRIPTIONS, OUTBOUND_TYPES, type OutboundType, outboundTypeNamed } from '#domain/eventNames';
+import {
+  dottedName,
+  isOperationalType,
+  OUTBOUND_DESCRIPTIONS,
+  OUTBOUND_TYPES,
+  type OutboundType,
+  outboundTypeNamed,
+} from '#domain/eventNames';
 
 /**
  * The event types a webhook can subscribe to: every outbound event of the service, by the name it
@@ -12,6 +19,15 @@ export const PING_TYPE = 'Webhook Ping';
 /** The bus name of a subscribable type in either spelling, `*`, or undefined when it is none. */
 export function subscribableType(value: string): OutboundType | typeof ALL_EVENTS | undefined {
   return value === ALL_EVENTS ? ALL_EVENTS : outboundTypeNamed(value);
+}
+
+/**
+ * Whether the webhook subscribes to events of `type` (a bus name) now: `*` is every change, an operational
+ * event only by its name. A delivery of a type it no longer subscribes to is not sent (a token that may
+ * change its URL was checked for what it carries now, not for what it once did).
+ */
+export function subscribesTo(webhook: { events: readonly string[] }, type: string): boolean {
+  return webhook.events.includes(type) || (webhook.events.includes(ALL_EVENTS) && !isOperationalType(type));
 }
 
 /** What the refusal of an unknown type says the known ones are. */

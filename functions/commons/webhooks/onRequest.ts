@@ -7,7 +7,7 @@ import type { WebhookPingData } from './answers';
 import { attemptNow } from './attempts';
 import { deliveryId, newDelivery } from './deliveries';
 import { type CarryGuard, type DeliveryRecord, madeForCurrentUrl, urlSetAt, type WebhookRecord } from './entities';
-import { PING_TYPE } from './eventTypes';
+import { PING_TYPE, subscribesTo } from './eventTypes';
 import { SEND_SLOT_LEASE_SECONDS, SENDS_ON_REQUEST_PER_WORKSPACE } from './limits';
 import { deliveryNotFound, getWebhook } from './subscriptions';
 
@@ -65,6 +65,8 @@ export async function redeliver(ws: string, id: string, deliveryIdGiven: string,
   mayCarry(webhook.events);
   const delivery = await readDelivery(ws, id, deliveryIdGiven);
   if (!delivery) throw deliveryNotFound(deliveryIdGiven);
+  if (delivery.event_type !== PING_TYPE && !subscribesTo(webhook, delivery.event_type))
+    throw new Conflict(`The webhook no longer subscribes to ${delivery.event_type}: its deliveries of that type are not sent again.`);
   if (!madeForCurrentUrl(delivery, webhook))
     throw new Conflict(
       `This delivery was made for an earlier URL of the webhook (its URL changed at ${urlSetAt(webhook)}): it is not sent to another receiver than the one it was made for.`,
