@@ -4,10 +4,10 @@ import { listActivity } from '#domain/activityReads';
 import { ValidationFailed } from '#domain/errors';
 import { readableHistory } from '#http/readScopes';
 import { listActivitiesInput } from '#wire/activitySchemas';
+import { pageMeta, pageRequest } from '#wire/validation';
 
 const PAGE_WITH_PARTIAL_SCOPES =
   'cannot be used by a token that reads only some kinds of entries (projects:read or labels:read alone): its pages are filtered and may stop short; follow meta.next_cursor';
-import { pageMeta, pageRequest } from '#wire/validation';
 
 /**
  * GET /activities: the workspace's history (from_context=company) or a project's (from_context=project

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { seesWholeUrls } from '#http/readScopes';
 import { endpoint, resource } from '#http/endpoint';
 import { webhookPath } from '#webhooks/inputs';
 import { getWebhook } from '#webhooks/subscriptions';
@@ -11,5 +12,5 @@ export const handler = endpoint({
   scope: 'webhooks:read',
   input,
   run: async ({ path }, { workspace, principal }) =>
-    resource(webhookView(await getWebhook(workspace, path.id), { wholeUrl: principal.scopes.includes('webhooks:write') })),
+    resource(webhookView(await getWebhook(workspace, path.id), { wholeUrl: seesWholeUrls(principal) })),
 });

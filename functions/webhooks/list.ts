@@ -1,3 +1,4 @@
+import { seesWholeUrls } from '#http/readScopes';
 import { endpoint, ok } from '#http/endpoint';
 import { pageMeta, pageRequest } from '#wire/validation';
 import { listWebhooksInput } from '#webhooks/inputs';
@@ -11,7 +12,7 @@ export const handler = endpoint({
   run: async ({ query }, { workspace, principal }) => {
     const req = pageRequest(query);
     const page = await listWebhooks(workspace, req);
-    const wholeUrl = principal.scopes.includes('webhooks:write');
+    const wholeUrl = seesWholeUrls(principal);
     return ok(
       page.items.map((w) => webhookView(w, { wholeUrl })),
       pageMeta(req, page.nextCursor),

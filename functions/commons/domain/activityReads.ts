@@ -64,15 +64,15 @@ export async function listActivity(ws: string, q: ActivityQuery, req: PageReques
   if (q.context === 'project' && page.entries.length === 0 && req.cursor === undefined)
     await projectWithHistory(ws, q.projectSlug!, partitions[0]!);
   const items = withinBytes(page.entries.slice(skip));
+  const cut = items.length < page.entries.length - skip;
   // A numbered page cut short would leave its rest to no page: the next one starts a whole page on.
-  if (req.page !== undefined && items.length < page.entries.length - skip)
+  if (req.page !== undefined && cut)
     throw ValidationFailed.of(
       'page',
       `is over ${HISTORY_PAGE_BYTES} bytes of entries (they carry long texts); follow meta.next_cursor instead, or ask a smaller limit`,
     );
   // A page cut short by its size goes on after its last entry; a whole one where the read stopped.
-  const next =
-    items.length < page.entries.length - skip ? keys.activitySortKey(items.at(-1)!.occurred_at, items.at(-1)!.event_id) : page.next;
+  const next = cut ? keys.activitySortKey(items.at(-1)!.occurred_at, items.at(-1)!.event_id) : page.next;
   return { items, nextCursor: encodeCursor(scope, next === undefined ? undefined : { in: partitions[0]!, after: next }) };
 }
 

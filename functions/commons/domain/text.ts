@@ -18,12 +18,12 @@ const BIDI_CONTROL = /[\u202a-\u202e\u2066-\u2069]/u;
 const INVISIBLE = builtOnUse(String.raw`[\p{Default_Ignorable_Code_Point}\p{White_Space}]`, 'gu');
 const IGNORABLE = builtOnUse(String.raw`\p{Default_Ignorable_Code_Point}`, 'gu');
 
-/** What is wrong with a piece of user text, or undefined; `multiline` allows tabs and line breaks. */
 /** The bytes `text` takes in an answer: UTF-8, inside a JSON string (its escapes counted, not its quotes). */
 export function jsonByteLength(text: string): number {
   return Buffer.byteLength(JSON.stringify(text)) - 2;
 }
 
+/** What is wrong with a piece of user text, or undefined; `multiline` allows tabs and line breaks. */
 export function textProblem(text: string, multiline = false): string | undefined {
   if (!text.isWellFormed()) return 'must not contain unpaired surrogates';
   if ((multiline ? CONTROL_BUT_LINE_BREAKS : CONTROL).test(text)) return 'must not contain control characters';

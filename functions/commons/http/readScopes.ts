@@ -24,6 +24,9 @@ export function readableHistory(p: Principal, asked: readonly ChangeType[] | und
   return readable.length === CHANGE_TYPES.length ? undefined : readable;
 }
 
+/** Whether the token sees webhooks' URLs whole (it may change them, so set them); else without query or credentials. */
+export const seesWholeUrls = (p: Principal): boolean => p.scopes.includes('webhooks:write');
+
 /**
  * A guard for a webhook that carries `events` (its types, or `*`): the token must hold the read scope of
  * each kind of data they carry, so that no one points a webhook at data the token could not read itself.

@@ -1,11 +1,11 @@
 import { Busy, Conflict } from '#domain/errors';
 import { mapInFlight } from '#store/batches';
+import { randomUUID } from 'node:crypto';
 import { webhookBreaker } from '#webhooks/store/webhookBreaker';
 import { type Recoverable, recoverableSince, rescheduleDelivery } from '#webhooks/store/dueDeliveries';
 import { PING_TYPE } from './eventTypes';
 import { attemptMessage, retryLane, type WebhookQueue } from './queue';
 import { LOST_AFTER_MS } from './settings';
-import { randomUUID } from 'node:crypto';
 import { freeRecoveryLease, takeRecoveryLease } from './store/recoveryLease';
 import { type CarryGuard, urlSetAt, type WebhookRecord } from './entities';
 import { getWebhook } from './subscriptions';
