@@ -1,4 +1,15 @@
-import { addTo, atSaturation, boundBy, byName, type Load, onSharedItem, partitionName, saturation, spreadOf } from './model.ts';
+import {
+  addTo,
+  atSaturation,
+  boundBy,
+  byName,
+  type Load,
+  oncePerBatch,
+  onSharedItem,
+  partitionName,
+  saturation,
+  spreadOf,
+} from './model.ts';
 import { patternOf } from './patterns.ts';
 import type { Measured } from './scenarios.ts';
 
@@ -46,10 +57,20 @@ export const MIX_MESSAGES: readonly [row: string, per100: number][] = [
 /** Webhooks subscribed to every event of the workspace: each event becomes one delivery per webhook. */
 export const MIX_WEBHOOKS = 1;
 
+/**
+ * Batches a second the stream processor gets of a shard that is behind: Lambda polls each shard of a
+ * DynamoDB stream four times a second. A key's once-per-batch work (a use counter, a project's label
+ * count) is done at most that often, whatever the request rate: a load of units a second, taken off
+ * its partition's limit before the requests share the rest.
+ */
+export const STREAM_BATCHES_PER_SECOND = 4;
+
 interface MixPartition {
   name: string;
   /** Units per request of the mix. */
   load: Load;
+  /** Units a second the stream's once-per-batch work spends on it, whatever the rate. */
+  perSecond: Load;
   /** Requests of the mix per second at which this partition saturates. */
   rate: number;
   bound: 'read' | 'write';
@@ -74,9 +95,18 @@ export function modelMix(measured: Measured[]): MixModel {
 
   const partitions = new Map<string, Load>();
   const items = new Map<string, Load>();
+  // Once per batch and item: a batch writes an item once, whichever rows' records it holds (the largest of them).
+  const batchWork = new Map<string, Load & { partition: string }>();
   const perRequest = { read: 0, write: 0, calls: 0, records: 0, events, deliveries: events * MIX_WEBHOOKS, inbound: 0, authorizer: 0 };
   for (const [m, share] of shares) {
     for (const t of [...m.request, ...m.stream].flatMap((c) => c.touches)) perRequest[t.capacity] += t.units * share;
+    if (share > 0)
+      for (const t of oncePerBatch(m)) {
+        const id = JSON.stringify([partitionName(t), t.item]);
+        const work = batchWork.get(id) ?? { partition: partitionName(t), read: 0, write: 0 };
+        work[t.capacity] = Math.max(work[t.capacity], t.units * STREAM_BATCHES_PER_SECOND);
+        batchWork.set(id, work);
+      }
     for (const t of atSaturation(m)) {
       const partition = partitionName(t);
       addTo(partitions, partition, t, share * spreadOf(t));
@@ -87,12 +117,17 @@ export function modelMix(measured: Measured[]): MixModel {
     if (m.row.startsWith('inbound:')) perRequest.inbound += share;
     if (m.row === 'authorizer') perRequest.authorizer += share;
   }
+  const perSecond = (name: string) =>
+    [...batchWork.values()]
+      .filter((w) => w.partition === name)
+      .reduce((sum, w) => ({ read: sum.read + w.read, write: sum.write + w.write }), { read: 0, write: 0 });
   const found = [...partitions].map(([name, load]): MixPartition => {
     const own = [...items].filter(([id]) => JSON.parse(id)[0] === name);
     const hottest = own
       .map(([id, l]) => ({ name: JSON.parse(id)[1] as string, rate: saturation(l) }))
       .sort((a, b) => a.rate - b.rate || byName(a.name, b.name))[0];
-    return { name, load, rate: saturation(load), bound: boundBy(load), ...(hottest ? { item: hottest } : {}) };
+    const fixed = perSecond(name);
+    return { name, load, perSecond: fixed, rate: saturation(load, fixed), bound: boundBy(load), ...(hottest ? { item: hottest } : {}) };
   });
   return { perRequest, partitions: found.sort((a, b) => a.rate - b.rate || byName(a.name, b.name)) };
 }

@@ -67,12 +67,13 @@ function kindOf(t: Touch): KeyKind {
 /** Names in code-unit order: the same on every machine, whatever its locale. */
 export const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** Requests per second at which `load` per request uses up a partition (Infinity for none). */
-export function saturation(load: Load): number {
-  return Math.min(
-    load.read > 0 ? PARTITION_LIMITS.read / load.read : Number.POSITIVE_INFINITY,
-    load.write > 0 ? PARTITION_LIMITS.write / load.write : Number.POSITIVE_INFINITY,
-  );
+/**
+ * Requests per second at which `load` per request uses up a partition (Infinity for none), beside
+ * `fixed` units a second it spends whatever the request rate (the stream's once-per-batch work).
+ */
+export function saturation(load: Load, fixed: Load = { read: 0, write: 0 }): number {
+  const rate = (c: 'read' | 'write') => (load[c] > 0 ? Math.max(0, PARTITION_LIMITS[c] - fixed[c]) / load[c] : Number.POSITIVE_INFINITY);
+  return Math.min(rate('read'), rate('write'));
 }
 
 /** Which of the two limits `load` reaches first. */
@@ -100,6 +101,9 @@ const ownKey = (t: Touch) => keys.singleUsePkPrefixes.some((prefix) => t.key.sta
  */
 export const atSaturation = (m: { request: Call[]; stream: Call[] }): Touch[] =>
   [...touchesOf(m.request), ...touchesOf(m.stream).filter((t) => !onSharedItem(t))].filter((t) => !ownKey(t));
+
+/** The stream work done once per batch and key: what atSaturation leaves out (the mix counts it per second, mix.ts). */
+export const oncePerBatch = (m: { stream: Call[] }): Touch[] => touchesOf(m.stream).filter((t) => onSharedItem(t) && !ownKey(t));
 
 /**
  * The share of a touch's load one partition of its kind takes when many requests are summed by key

@@ -3,6 +3,7 @@ import { db } from '#store/client';
 import { TABLE } from '#store/table';
 import { batchOf } from '#local/partitions/batches';
 import type { Draw } from '#local/partitions/buckets';
+import { imagesOf, sideReader, writtenBy, type Images } from '#local/partitions/images';
 import { answerOf, bodyText, operationOf } from '#local/partitions/simulator';
 import { consumption, doubled, readDraw, transactPartDraws, type Wire, type WireItem } from '#local/partitions/units';
 
@@ -12,7 +13,8 @@ import { consumption, doubled, readDraw, transactPartDraws, type Wire, type Wire
  * it), reading the request and its answer with the simulator's own rules of what a call consumes
  * (lib/local/partitions/units.ts), so the model and the simulator cannot disagree. Each draw on the
  * table is tagged with the one item it reads or writes (its sort key), which is what split for heat
- * cannot divide; a Query's draw reads a range and has none.
+ * cannot divide; a Query's draw reads a range and has none. A write is counted from its items' images
+ * before and after (read around it, images.ts), as DynamoDB bills it: index entries rewritten included.
  */
 export interface Touch extends Draw {
   /** The sort key of the one item drawn on (absent for a Query and for index entries). */
@@ -46,33 +48,23 @@ export function installRecorder(): void {
 }
 
 function recorder<I extends object, O extends object>(): DeserializeMiddleware<I, O> {
+  const readImages = sideReader();
   return (next) => async (args) => {
+    if (!recording) return next(args);
+    const request = args.request as HttpRequest;
+    const operation = operationOf(request);
+    const input = JSON.parse(bodyText(request.body)) as Wire;
+    const written = writtenBy(operation, input);
+    const read = written && readImages(request);
+    const before = read && (await read(written));
     const result = await next(args);
     const calls = recording;
     if (!calls) return result;
-    const request = args.request as HttpRequest;
-    const operation = operationOf(request);
     const output = await answerOf(result.response as HttpResponse);
-    calls.push(callOf(operation, typicalNumbers(JSON.parse(bodyText(request.body))) as Wire, typicalNumbers(output) as Wire | undefined));
+    const images = read && before ? imagesOf(written, before, await read(written)) : undefined;
+    calls.push(callOf(operation, input, output, images));
     return result;
   };
-}
-
-/**
- * The call as the model counts it: every whole number with its trailing zeros made ones. DynamoDB sizes a
- * number by its significant digits, so a timestamp or an expiry ending in zeros (one time in ten, by the
- * clock) is a byte or so smaller, and an item near a unit's edge would cost a unit less on some runs. The
- * model is of the typical call, the same on every run: numbers as long as their digits.
- */
-function typicalNumbers(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(typicalNumbers);
-  if (!value || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [
-      k,
-      k === 'N' && typeof v === 'string' && /^-?\d+$/.test(v) ? v.replace(/0+$/, (zeros) => '1'.repeat(zeros.length)) : typicalNumbers(v),
-    ]),
-  );
 }
 
 const sortKey = (key: WireItem | undefined) => key?.[TABLE.sortKey]?.S as string | undefined;
@@ -83,7 +75,7 @@ function onItem(draws: Draw[], key: WireItem | undefined): Touch[] {
   return draws.map((d) => (d.index === undefined && item !== undefined ? { ...d, item } : d));
 }
 
-function callOf(operation: string, input: Wire, output: Wire | undefined): Call {
+function callOf(operation: string, input: Wire, output: Wire | undefined, images: Images | undefined): Call {
   const table = String(input.TableName);
   switch (operation) {
     case 'GetItem':
@@ -91,13 +83,13 @@ function callOf(operation: string, input: Wire, output: Wire | undefined): Call 
     case 'UpdateItem':
     case 'DeleteItem': {
       const key = (input.Key ?? input.Item) as WireItem;
-      return { operation, items: 1, touches: onItem(consumption(operation, input, output) ?? [], key) };
+      return { operation, items: 1, touches: onItem(consumption(operation, input, output, images) ?? [], key) };
     }
     case 'TransactWriteItems': {
       const parts = input.TransactItems as Wire[];
       const touches = parts.flatMap((part) => {
         const body = Object.values(part)[0] as Wire;
-        return onItem(doubled(transactPartDraws(part)), (body.Key ?? body.Item) as WireItem);
+        return onItem(doubled(transactPartDraws(part, images)), (body.Key ?? body.Item) as WireItem);
       });
       return { operation, items: parts.length, touches };
     }
@@ -116,7 +108,7 @@ function callOf(operation: string, input: Wire, output: Wire | undefined): Call 
       const touches = batch.entries.flatMap((entry) => {
         const request = entry.request as { PutRequest?: { Item: WireItem }; DeleteRequest?: { Key: WireItem } } & WireItem;
         const key = request.PutRequest?.Item ?? request.DeleteRequest?.Key ?? (request as WireItem);
-        return onItem(batch.consumed([entry], output), key);
+        return onItem(batch.consumed([entry], output, images), key);
       });
       return { operation, items: batch.entries.length, touches };
     }

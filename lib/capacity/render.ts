@@ -1,6 +1,6 @@
 import { STAGES } from '#cdk/stage';
 import { DEFAULT_RATE_LIMIT } from '#domain/tokens';
-import { MIX_MESSAGES, MIX_REQUESTS, MIX_WEBHOOKS, type MixModel } from './mix.ts';
+import { MIX_MESSAGES, MIX_REQUESTS, MIX_WEBHOOKS, type MixModel, STREAM_BATCHES_PER_SECOND } from './mix.ts';
 import { ACTIVITY_SHARDS, DUE_SHARDS } from '#store/keys';
 import { ITEM_KINDS, KEY_KINDS, PARTITION_LIMITS, type RowModel } from './model.ts';
 import { accountLimits, LAMBDA, monthlyCost, PRICES, SECONDS_PER_MONTH } from './prices.ts';
@@ -55,8 +55,10 @@ One partition of a DynamoDB table (or of an index) serves at most **${int(PARTIT
 ${int(PARTITION_LIMITS.write)} write units a second**, whatever the table's mode. Every item with the same partition key value
 lives on one partition until DynamoDB splits it, so each key below saturates at the rate given, however large the table.
 Units are counted as DynamoDB bills them: 4 KB per read unit (half for an eventually consistent read; every index read
-is), 1 KB per write unit, both doubled in a transaction, and a write also writes each index whose key it sets. A number
-is sized as long as its digits (a timestamp ending in zeros, one time in ten, is a byte shorter): each run counts the same.
+is), 1 KB per write unit, both doubled in a transaction, and a write also writes each index entry it adds, moves,
+removes or rewrites (what an index carries of the item changed: with every attribute projected, a counter's update
+rewrites the item's entry). A number is sized as long as its digits (DynamoDB leaves a whole number's trailing zeros out:
+a byte at most): each run counts the same.
 
 ## Per route
 
@@ -124,18 +126,21 @@ Every request lands on one workspace, one project, one label and one token: the 
 
 Per request of the mix, at low load (each request's stream records in a batch of their own, what the cost below counts):
 ${units(p.read)} read units, ${units(p.write)} write units, ${units(p.calls)} DynamoDB calls, ${units(p.records)} stream records,
-${units(p.events)} outbound events. The partitions below count what they draw at saturation, as the route table does.
+${units(p.events)} outbound events. The partitions below count what they draw at saturation, as the route table does,
+and beside it the stream's once-per-batch work (a use counter, the project's label count, with their index entries): at
+most ${STREAM_BATCHES_PER_SECOND} batches a second of a shard that is behind (Lambda's polling), so that many writes a second of each item it
+keeps, taken off the partition's limit whatever the request rate.
 
 **The first key to saturate is ${code(first.name)}, at ${rate(first.rate)} requests per second of the mix** (its ${first.bound}s).
 ${below.length ? `Keys that cap this ordinary workload below ${int(GOAL)} requests per second: ${below.map((x) => `${code(x.name)} (${rate(x.rate)})`).join(', ')}.` : `No key caps it below ${int(GOAL)} requests per second.`}
 
-| partition | read units per request | write units per request | saturates at req/s | busiest single item | after split for heat, req/s |
-| --- | --- | --- | --- | --- | --- |
+| partition | read units per request | write units per request | stream batches, write units/s | saturates at req/s | busiest single item | after split for heat, req/s |
+| --- | --- | --- | --- | --- | --- | --- |
 ${mix.partitions
   .slice(0, 12)
   .map(
     (x) =>
-      `| ${code(x.name)} | ${units(x.load.read)} | ${units(x.load.write)} | **${rate(x.rate)}** | ${x.item ? code(x.item.name) : '-'} | ${x.item ? rate(x.item.rate) : 'no single item caps it'} |`,
+      `| ${code(x.name)} | ${units(x.load.read)} | ${units(x.load.write)} | ${x.perSecond.write ? units(x.perSecond.write) : '-'} | **${rate(x.rate)}** | ${x.item ? code(x.item.name) : '-'} | ${x.item ? rate(x.item.rate) : 'no single item caps it'} |`,
   )
   .join('\n')}
 
@@ -151,7 +156,8 @@ found, and what changed (the "before" figures were measured with this model on t
 The first version of this page counted the stream's once-per-batch work (a label's use counter, the project's label
 count) for every record, and put the same key at 670 requests per second. Measured with the partition simulator
 (BENCHMARKS.md, section 6), a saturated stream shares that work among the records of a batch: Lambda reads a shard a few
-times a second, so it costs a key a few units a second whatever the request rate, and the model leaves it out since.
+times a second, so it costs a key a few units a second whatever the request rate, and the model counts it so since
+(the stream batches column).
 That took the key from 670 to 855 on the same code; moving the receipts, from 855 to the figure above.
 
 Left as they are: the workspace's collection (above the goal), and the routes whose own rate is lower than the mix's

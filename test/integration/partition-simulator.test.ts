@@ -2,11 +2,21 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { ensureTable } from '#local/database';
 import { PartitionBuckets } from '#local/partitions/buckets';
+import { sideReader } from '#local/partitions/images';
 import { partitionSimulator, SIMULATOR_MIDDLEWARE } from '#local/partitions/simulator';
+import { keys } from '#store/keys';
 import { call, honouringRetryAfter, type Response } from '#support/api';
 import { startLocalApi, type LocalApi } from '#support/local-api';
 import { localStack } from '#support/stack';
@@ -182,6 +192,87 @@ test('on DynamoDB Local, a batch partly on an empty partition is written in part
   );
   expect(sorted(again.Responses?.[T])).toEqual(['COOL#1']);
   expect(again.UnprocessedKeys).toEqual({ [T]: { Keys: keysOf(['HOT', '1']), ConsistentRead: true } });
+  plain.destroy();
+  simulated.destroy();
+});
+
+test('on DynamoDB Local, a write is charged as DynamoDB bills it: a counter of an indexed item rewrites its index entries, and a hot index refuses it', async () => {
+  // The items' images are read beside each write (lib/local/partitions/images.ts), in the database of the write's own access key.
+  const T = 'partition-simulator-images';
+  const client = () =>
+    new DynamoDBClient({
+      endpoint: `http://127.0.0.1:${api.dynamodbPort}`,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'partitionImages', secretAccessKey: 'local' },
+      maxAttempts: 1,
+    });
+  const plainClient = client();
+  await ensureTable(plainClient, T);
+  const plain = DynamoDBDocumentClient.from(plainClient);
+  const buckets = new PartitionBuckets({ rcu: 100, wcu: 20, burstSeconds: 1 }, () => 0);
+  const simulated = DynamoDBDocumentClient.from(client());
+  simulated.middlewareStack.add(partitionSimulator(buckets, sideReader()), SIMULATOR_MIDDLEWARE);
+  const ws = 'images-corp';
+  const project = {
+    ...keys.project(ws, 'big'),
+    ...keys.projectStatusIndex(ws, 'active', 'big'),
+    ...keys.projectNameIndex(ws, 'big'),
+    type: 'project',
+    description: 'd'.repeat(2500),
+    tasks_count: 0,
+  };
+  await plain.send(new PutCommand({ TableName: T, Item: project }));
+  const left = (key: string, index?: string) => buckets.available({ table: T, key, ...(index ? { index } : {}) }, 'write');
+  const status = keys.projectStatusPartition(ws, 'active');
+  const names = keys.projectNamePartition(ws);
+
+  // A counter: the request names no index key, yet the item's entry in both indexes carries it (3 units each, as the item).
+  const count = () =>
+    simulated.send(
+      new UpdateCommand({
+        TableName: T,
+        Key: keys.project(ws, 'big'),
+        UpdateExpression: 'ADD tasks_count :one',
+        ExpressionAttributeValues: { ':one': 1 },
+      }),
+    );
+  await count();
+  expect([left(keys.workspace(ws)), left(status, 'GSI1'), left(names, 'GSI2')]).toEqual([17, 17, 17]);
+  // What no index carries differently writes none: the same value again rewrites the item alone.
+  await simulated.send(
+    new UpdateCommand({
+      TableName: T,
+      Key: keys.project(ws, 'big'),
+      UpdateExpression: 'SET #t = :t',
+      ExpressionAttributeNames: { '#t': 'type' },
+      ExpressionAttributeValues: { ':t': 'project' },
+    }),
+  );
+  expect([left(keys.workspace(ws)), left(status, 'GSI1'), left(names, 'GSI2')]).toEqual([14, 17, 17]);
+  // A move of its status: the old entry removed, the new one written, each on its own partition.
+  const archived = keys.projectStatusPartition(ws, 'archived');
+  await simulated.send(
+    new UpdateCommand({
+      TableName: T,
+      Key: keys.project(ws, 'big'),
+      UpdateExpression: 'SET GSI1PK = :p',
+      ExpressionAttributeValues: { ':p': archived },
+    }),
+  );
+  expect([left(status, 'GSI1'), left(archived, 'GSI1'), left(names, 'GSI2')]).toEqual([14, 17, 14]);
+
+  // The name index's partition in debt: the next counter is refused there, though its request names no index.
+  buckets.charge([{ table: T, index: 'GSI2', key: names, capacity: 'write', units: 20 }]);
+  await expect(count()).rejects.toMatchObject({
+    name: 'ProvisionedThroughputExceededException',
+    message: expect.stringContaining('of index GSI2'),
+  });
+  const { Item } = await plain.send(new GetCommand({ TableName: T, Key: keys.project(ws, 'big'), ConsistentRead: true }));
+  expect(Item?.tasks_count).toBe(1);
+  // So is its delete, which would remove its entry there.
+  await expect(simulated.send(new DeleteCommand({ TableName: T, Key: keys.project(ws, 'big') }))).rejects.toMatchObject({
+    name: 'ProvisionedThroughputExceededException',
+  });
   plain.destroy();
   simulated.destroy();
 });

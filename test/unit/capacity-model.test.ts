@@ -126,13 +126,14 @@ describe('the mix', () => {
 
   test('each row weighs its share; events become webhook deliveries; the first key to saturate comes first', () => {
     const mix = modelMix(withAttach([call('UpdateItem', write(PROJECT, 4, 'DETACHED#5a3c1e8e'), write(PROJECT, 4, 'USE#3'))]));
-    // attach: 8 per 100 requests, 10 units on the project at saturation (the use counter's 4 are the batch's);
-    // 0.08 deliveries of 2 units each; the project's item in the workspace, 1 unit.
+    // attach: 8 per 100 requests, 10 units on the project at saturation (the use counter's 4 are the batch's:
+    // 4 batches a second, 16 units a second off its 1,000); 0.08 deliveries of 2 units each; the project's item in the workspace, 1 unit.
     expect(mix.partitions.map((p) => [p.name, p.rate])).toEqual([
-      ['PROJECT#<project>', 1_250],
+      ['PROJECT#<project>', (1_000 - 16) / 0.8],
       ['WEBHOOK#<ws>#<webhook>', 6_250],
       ['WS#<ws>', 12_500],
     ]);
+    expect(mix.partitions[0]!.perSecond).toEqual({ read: 0, write: 16 });
     // The cost counts everything, the batch's work too.
     expect(mix.perRequest.write).toBeCloseTo(0.08 * 15 + 0.08 * 2);
     expect(mix.perRequest.deliveries).toBeCloseTo(0.08);

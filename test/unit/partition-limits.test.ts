@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   BatchWriteCommand,
+  DeleteCommand,
   DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -16,6 +17,7 @@ import { Busy } from '#domain/errors';
 import { inDomainTerms } from '#domain/failures';
 import { batchOf } from '#local/partitions/batches';
 import { PartitionBuckets, type Draw } from '#local/partitions/buckets';
+import { imageId } from '#local/partitions/images';
 import { partitionLimitsRule } from '#local/partitions/limits';
 import { partitionSimulator, SIMULATOR_MIDDLEWARE } from '#local/partitions/simulator';
 import { consumption, itemSize, type Wire, type WireItem } from '#local/partitions/units';
@@ -272,6 +274,65 @@ describe('what a request draws, from what the SDK sends', () => {
       write('WS#acme-corp', 2),
       write('WS#acme-corp', 2),
       write('LABEL#acme-corp#7', 2),
+    ]);
+  });
+
+  test('with the images of what it writes, a write is billed as DynamoDB bills it: the larger image, and every index entry it adds, moves, rewrites or removes', async () => {
+    const big = (await wireOf((db) => db.send(new PutCommand({ TableName: T, Item: { ...project('web', 2500), tasks_count: 1 } }))))
+      .Item as WireItem;
+    const key = { PK: big.PK!, SK: big.SK! };
+    const imagesOfWeb = (before?: WireItem, after?: WireItem) => new Map([[imageId(T, key), { before, after }]]);
+    const remove = await wireOf((db) => db.send(new DeleteCommand({ TableName: T, Key: keys.project(WS, 'web') })));
+    // A delete: the item removed (3 KB), and its entry in each index.
+    expect(consumption('DeleteItem', remove, undefined, imagesOfWeb(big, undefined))).toEqual([
+      write('WS#acme-corp', 3),
+      write('WS#acme-corp#STATUS#active', 3, 'GSI1'),
+      write('WS#acme-corp#NAME', 3, 'GSI2'),
+    ]);
+    // A put replacing it with a small item out of the indexes: the larger image, and both entries removed.
+    const small = await wireOf((db) => db.send(new PutCommand({ TableName: T, Item: keys.project(WS, 'web') })));
+    expect(consumption('PutItem', small, undefined, imagesOfWeb(big, small.Item as WireItem))).toEqual([
+      write('WS#acme-corp', 3),
+      write('WS#acme-corp#STATUS#active', 3, 'GSI1'),
+      write('WS#acme-corp#NAME', 3, 'GSI2'),
+    ]);
+    // An index carrying a few attributes (GSI3) is written only when they change: a delivery's attempt count is not among them.
+    const delivery = (attempts: number) => ({
+      PK: { S: 'WEBHOOK#acme-corp#w1' },
+      SK: { S: 'DELIVERY#d1' },
+      due_shard: { S: 'DUE#3' },
+      next_attempt_at: { S: '2026-12-02T00:00:00.000Z' },
+      workspace: { S: WS },
+      attempts: { N: String(attempts) },
+    });
+    const attempted = await wireOf((db) =>
+      db.send(
+        new UpdateCommand({
+          TableName: T,
+          Key: { PK: 'WEBHOOK#acme-corp#w1', SK: 'DELIVERY#d1' },
+          UpdateExpression: 'ADD attempts :one',
+          ExpressionAttributeValues: { ':one': 1 },
+        }),
+      ),
+    );
+    const deliveryImages = (before: WireItem, after: WireItem) => new Map([[imageId(T, attempted.Key as WireItem), { before, after }]]);
+    expect(consumption('UpdateItem', attempted, undefined, deliveryImages(delivery(1), delivery(2)))).toEqual([
+      write('WEBHOOK#acme-corp#w1', 1),
+    ]);
+    const rescheduled = { ...delivery(2), next_attempt_at: { S: '2026-12-02T00:05:00.000Z' } };
+    expect(consumption('UpdateItem', attempted, undefined, deliveryImages(delivery(1), rescheduled))).toEqual([
+      write('WEBHOOK#acme-corp#w1', 1),
+      write('DUE#3', 1, 'GSI3'),
+      write('DUE#3', 1, 'GSI3'),
+    ]);
+    // In a transaction, each part's images, doubled.
+    const inTransaction = await wireOf((db) =>
+      db.send(new TransactWriteCommand({ TransactItems: [{ Delete: { TableName: T, Key: keys.project(WS, 'web') } }] })),
+    );
+    expect(consumption('TransactWriteItems', inTransaction, undefined, imagesOfWeb(big, undefined))).toEqual([
+      write('WS#acme-corp', 6),
+      write('WS#acme-corp#STATUS#active', 6, 'GSI1'),
+      write('WS#acme-corp#NAME', 6, 'GSI2'),
     ]);
   });
 

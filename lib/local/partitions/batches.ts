@@ -1,5 +1,7 @@
 import type { Draw } from './buckets';
-import { deleteDraws, putDraws, readDraw, type Wire, type WireItem } from './units';
+import type { Images } from './images';
+import { deleteDraws, putDraws, readDraw, writeOf } from './units';
+import { keyOf, type Wire, type WireItem } from './wire';
 
 /**
  * BatchWriteItem and BatchGetItem as DynamoDB throttles them: each request of the batch on its own. The
@@ -12,8 +14,8 @@ export interface Batch {
   withOnly(kept: readonly BatchEntry[]): Wire;
   /** The batch's answer with `left` added to what it left unprocessed. */
   withUnprocessed(output: Wire, left: readonly BatchEntry[]): Wire;
-  /** What `kept` consumed, once the answer is known (a read by the size of the item it found). */
-  consumed(kept: readonly BatchEntry[], output: Wire | undefined): Draw[];
+  /** What `kept` consumed, once the answer is known (a read by the size of the item it found; a write by its images, when given). */
+  consumed(kept: readonly BatchEntry[], output: Wire | undefined, images?: Images): Draw[];
 }
 
 /** One request of a batch: its table, its wire form (a write request, or a key to get) and what it draws. */
@@ -21,6 +23,8 @@ interface BatchEntry {
   table: string;
   request: Wire;
   draws: Draw[];
+  /** A write's item key. */
+  key?: WireItem;
 }
 
 function byTable(entries: readonly BatchEntry[]): Map<string, Wire[]> {
@@ -37,8 +41,8 @@ function batchWrite(input: Wire): Batch {
   const entries = Object.entries(requestItems).flatMap(([table, requests]) =>
     requests.map((request) => {
       const put = request.PutRequest as { Item: WireItem } | undefined;
-      const draws = put ? putDraws(table, put.Item) : deleteDraws(table, (request.DeleteRequest as { Key: WireItem }).Key);
-      return { table, request, draws };
+      const key = put ? keyOf(put.Item) : (request.DeleteRequest as { Key: WireItem }).Key;
+      return { table, request, key, draws: put ? putDraws(table, put.Item) : deleteDraws(table, key) };
     }),
   );
   return {
@@ -49,7 +53,7 @@ function batchWrite(input: Wire): Batch {
       for (const [table, requests] of byTable(left)) unprocessed[table] = [...(unprocessed[table] ?? []), ...requests];
       return { ...output, UnprocessedItems: unprocessed };
     },
-    consumed: (kept) => kept.flatMap((e) => e.draws),
+    consumed: (kept, _output, images) => kept.flatMap((e) => writeOf(e.table, e.key!, images, () => e.draws)),
   };
 }
 

@@ -1,6 +1,7 @@
 import { settingValue } from '#lib/settings/check';
 import { db } from '#store/client';
 import { PartitionBuckets } from './buckets';
+import { sideReader } from './images';
 import { partitionSimulator, SIMULATOR_MIDDLEWARE } from './simulator';
 
 /**
@@ -19,7 +20,7 @@ export function simulatePartitions(opts: { embedded: boolean }): void {
     );
     return;
   }
-  db.middlewareStack.add(partitionSimulator(new PartitionBuckets(limits)), SIMULATOR_MIDDLEWARE);
+  db.middlewareStack.add(partitionSimulator(new PartitionBuckets(limits), sideReader()), SIMULATOR_MIDDLEWARE);
   console.log(
     `Partition simulator on (DYNAMODB_PARTITION_LIMITS): ${limits.rcu} read and ${limits.wcu} write units per second per partition key value, ${limits.burstSeconds} s of burst`,
   );

@@ -9,7 +9,8 @@ import type {
 } from '@smithy/types';
 import { batchOf, type Batch } from './batches';
 import type { Draw, PartitionBuckets } from './buckets';
-import { consumption, type Wire } from './units';
+import { imageId, imagesOf, writtenBy, type Images, type ReadImages } from './images';
+import { consumption, indexPartitions, type Wire, type WireItem } from './units';
 
 /**
  * The local partition simulator: a middleware on the DynamoDB client `npm start` runs every function
@@ -18,6 +19,9 @@ import { consumption, type Wire } from './units';
  * as DynamoDB does: HTTP 400 with the throttling error's JSON, which the SDK turns into its own
  * exception and retries with backoff, and the store maps to Busy (503, Retry-After) when it persists.
  * Nothing in functions/ knows of it: it is added by lib/local only (install.ts), never bundled for Lambda.
+ * Given `readImages` (images.ts), a write is charged as DynamoDB bills it, from its items before and
+ * after, and refused while any index its items are in has no units left; without it (tests of the
+ * simulator's own parts), as the request alone tells.
  */
 export const SIMULATOR_MIDDLEWARE: DeserializeHandlerOptions & AbsoluteLocation & { name: string } = {
   step: 'deserialize',
@@ -98,20 +102,32 @@ function planOf(operation: string, request: HttpRequest): { input: Wire; batch?:
   }
 }
 
-export function partitionSimulator<I extends object, O extends object>(buckets: PartitionBuckets): DeserializeMiddleware<I, O> {
+export function partitionSimulator<I extends object, O extends object>(
+  buckets: PartitionBuckets,
+  readImages?: (request: HttpRequest) => ReadImages,
+): DeserializeMiddleware<I, O> {
   return (next) => async (args) => {
     const request = args.request as HttpRequest;
     const operation = operationOf(request);
     const plan = planOf(operation, request);
     if (!plan) return next(args);
     const { input, batch, draws } = plan;
-    if (batch) return sendBatch(batch, operation, request, (r) => next({ ...args, request: r }), buckets);
-    const hot = buckets.emptyAmong(draws);
+    const written = readImages && writtenBy(operation, input);
+    const read = written && readImages!(request);
+    const before = read && (await read(written));
+    const images = async () => (read && before ? imagesOf(written, before, await read(written)) : undefined);
+    const entriesOf = (table: string, key: WireItem | undefined) =>
+      before && key ? indexPartitions(table, before.get(imageId(table, key))) : [];
+    if (batch) {
+      for (const e of batch.entries) e.draws = [...e.draws, ...entriesOf(e.table, e.key)];
+      return sendBatch(batch, operation, request, (r) => next({ ...args, request: r }), buckets, images);
+    }
+    const hot = buckets.emptyAmong([...draws, ...(written ?? []).flatMap((w) => entriesOf(w.table, w.key))]);
     if (hot) return { response: throttledResponse(operation, hot) };
     const result = await next(args);
     const output = MEASURED.has(operation) ? await answerOf(result.response as HttpResponse) : undefined;
-    // Charged whatever the answer: DynamoDB charges a write whose condition failed too.
-    buckets.charge(consumption(operation, input, output) ?? draws);
+    // Charged whatever the answer: DynamoDB charges a write whose condition failed too (its images are the same: no index entry).
+    buckets.charge(consumption(operation, input, output, await images()) ?? draws);
     return result;
   };
 }
@@ -123,6 +139,7 @@ async function sendBatch<O extends object>(
   request: HttpRequest,
   send: (request: HttpRequest) => Promise<DeserializeHandlerOutput<O>>,
   buckets: PartitionBuckets,
+  images: () => Promise<Images | undefined>,
 ): Promise<DeserializeHandlerOutput<O>> {
   const kept = batch.entries.filter((e) => !buckets.emptyAmong(e.draws));
   const left = batch.entries.filter((e) => !kept.includes(e));
@@ -130,7 +147,7 @@ async function sendBatch<O extends object>(
   const result = await send(left.length ? withBody(request, batch.withOnly(kept)) : request);
   const response = result.response as HttpResponse;
   const output = MEASURED.has(operation) || left.length ? await answerOf(response) : undefined;
-  buckets.charge(batch.consumed(kept, output));
+  buckets.charge(batch.consumed(kept, output, await images()));
   if (!output || !left.length) return result;
   const headers = Object.fromEntries(Object.entries(response.headers).filter(([name]) => !/^(content-length|x-amz-crc32)$/i.test(name)));
   return { ...result, response: jsonResponse(response.statusCode, batch.withUnprocessed(output, left), headers) };

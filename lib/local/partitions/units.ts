@@ -1,5 +1,7 @@
 import { TABLE, type TableIndex } from '#store/table';
 import type { Capacity, Draw } from './buckets';
+import { imageId, type Images } from './images';
+import { keyOf, type Value, type Wire, type WireItem } from './wire';
 
 /**
  * What a DynamoDB request consumes, partition by partition, read from the request as the SDK sends it
@@ -14,15 +16,15 @@ import type { Capacity, Draw } from './buckets';
  *     those attributes: a key set moves the entry (two writes: the old one is taken to exist), a key
  *     removed deletes it (one).
  * Every table is read with the single table's key schema (TABLE): the sandbox and test tables share it.
- * What a request does not tell is left out: the index entries a put replaces or a delete removes.
+ * That is the estimate from the request alone: it leaves out what the request does not tell (the index
+ * entries a put replaces, a delete removes or an update of an indexed item's other attributes rewrites).
+ * Given the written items' images before and after (images.ts), a write is counted as DynamoDB bills it:
+ *   - the item: the larger of its two images (a delete: the item removed; a ConditionCheck: the item checked)
+ *   - each index: an entry added or removed, one write of its size; moved (a key changed), two; rewritten
+ *     (what the index carries of the item changed), one of the larger; nothing when what it carries is the same
  */
 
-/** A request or an answer as JSON: the wire's own shapes. */
-export type Wire = Record<string, unknown>;
-/** An AttributeValue: { S: "..." }, { N: "1" }, { M: {...} }, ... */
-type Value = Record<string, unknown>;
-/** An item (or a key) as the wire carries it. */
-export type WireItem = Record<string, Value>;
+export type { Wire, WireItem } from './wire';
 
 const READ_UNIT_BYTES = 4096;
 const WRITE_UNIT_BYTES = 1024;
@@ -32,9 +34,17 @@ const INDEXES: readonly TableIndex[] = Object.values(TABLE.indexes);
 const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
 const total = (sizes: number[]) => sizes.reduce((a, b) => a + b, 0);
 const strings = (list: unknown) => (Array.isArray(list) ? (list as string[]) : []);
-const numberSize = (n: string) => Math.ceil(n.replace(/[-.]|e.*$/gi, '').replace(/^0+|0+$/g, '').length / 2) + 1;
+/**
+ * DynamoDB sizes a number by its significant digits; a whole number's trailing zeros are counted here as
+ * digits too (a byte more at most): a timestamp ending in zeros, one time in ten by the clock, would
+ * otherwise make an item near a unit's edge cost a unit less on some runs, and the model differ.
+ */
+const numberSize = (n: string) => {
+  const digits = n.replace(/^-/, '').replace(/e.*$/i, '');
+  return Math.ceil((digits.includes('.') ? digits.replace('.', '').replace(/^0+|0+$/g, '') : digits.replace(/^0+/, '')).length / 2) + 1;
+};
 
-/** An attribute value's size as DynamoDB counts it (names in UTF-8, numbers by their significant digits). */
+/** An attribute value's size as DynamoDB counts it (names in UTF-8, numbers by their digits: numberSize). */
 function valueSize(v: Value): number {
   if (typeof v.S === 'string') return bytes(v.S);
   if (typeof v.N === 'string') return numberSize(v.N);
@@ -95,6 +105,48 @@ export function putDraws(table: string, item: WireItem): Draw[] {
 /** A delete of the item under `key`: its size and its index keys unknown, one unit of its table partition. */
 export function deleteDraws(table: string, key: WireItem): Draw[] {
   return draw('write', table, keyText(key[TABLE.partitionKey]), 1);
+}
+
+/** An item's entry in index `i`: its partition, its key and what it carries, or undefined when the item is not in it. */
+function entryOf(i: TableIndex, item: WireItem | undefined) {
+  const size = entrySize(i, item);
+  if (size === undefined || !item) return undefined;
+  const carried =
+    i.projection === 'ALL' ? Object.keys(item) : [TABLE.partitionKey, TABLE.sortKey, i.partitionKey, i.sortKey, ...i.projection];
+  const content = JSON.stringify([...new Set(carried)].sort().map((name) => [name, item[name] ?? null]));
+  return { partition: keyText(item[i.partitionKey])!, sort: JSON.stringify(item[i.sortKey]), size, content };
+}
+
+/** A write of one item as DynamoDB bills it, from its images before and after (module comment). */
+function imageDraws(table: string, key: WireItem, image: { before?: WireItem; after?: WireItem }): Draw[] {
+  const { before, after } = image;
+  return [
+    ...draw('write', table, keyText(key[TABLE.partitionKey]), writeUnits(Math.max(itemSize(before), itemSize(after)))),
+    ...INDEXES.flatMap((i) => {
+      const was = entryOf(i, before);
+      const is = entryOf(i, after);
+      if (was && is && was.partition === is.partition && was.sort === is.sort)
+        return was.content === is.content ? [] : draw('write', table, is.partition, writeUnits(Math.max(was.size, is.size)), i.name);
+      return [
+        ...(was ? draw('write', table, was.partition, writeUnits(was.size), i.name) : []),
+        ...(is ? draw('write', table, is.partition, writeUnits(is.size), i.name) : []),
+      ];
+    }),
+  ];
+}
+
+/** The partitions of the indexes an item is in (a write's admission: the entries it may change). */
+export function indexPartitions(table: string, item: WireItem | undefined): Draw[] {
+  return INDEXES.flatMap((i) => {
+    const entry = entryOf(i, item);
+    return entry ? draw('write', table, entry.partition, 1, i.name) : [];
+  });
+}
+
+/** A write of the item under `key`: as its images tell, when known; else as `estimate` does. */
+export function writeOf(table: string, key: WireItem, images: Images | undefined, estimate: () => Draw[]): Draw[] {
+  const image = images?.get(imageId(table, key));
+  return image ? imageDraws(table, key, image) : estimate();
 }
 
 /** `name = :value` pairs of an expression, names resolved (`#n`) and values looked up. */
@@ -158,22 +210,24 @@ function queryDraws(query: Wire, output: Wire | undefined): Draw[] {
 }
 
 /** One part of a TransactWriteItems: what it draws, before the transaction's doubling. */
-export function transactPartDraws(part: Wire): Draw[] {
+export function transactPartDraws(part: Wire, images?: Images): Draw[] {
   const [[kind, body]] = Object.entries(part) as [[string, Wire]];
   const table = String(body.TableName);
-  if (kind === 'Put') return putDraws(table, body.Item as WireItem);
-  if (kind === 'Update') return updateDraws(table, body);
-  return deleteDraws(table, body.Key as WireItem); // Delete, and ConditionCheck (a write of the transaction)
+  if (kind === 'Put') return writeOf(table, keyOf(body.Item as WireItem), images, () => putDraws(table, body.Item as WireItem));
+  const key = body.Key as WireItem;
+  if (kind === 'Update') return writeOf(table, key, images, () => updateDraws(table, body));
+  return writeOf(table, key, images, () => deleteDraws(table, key)); // Delete, and ConditionCheck (a write of the transaction)
 }
 
 export const doubled = (draws: Draw[]) => draws.map((d) => ({ ...d, units: d.units * TRANSACTIONAL }));
 
 /**
  * What a single-item or transactional request consumes: before it is sent (`output` absent: its
- * partitions, a read at the least it costs), or once its answer is known. Undefined for what the
- * simulator leaves alone (Scan, which reads every partition, and the table's own operations).
+ * partitions, a read at the least it costs), or once its answer is known; a write, by its items'
+ * images when they are given. Undefined for what the simulator leaves alone (Scan, which reads every
+ * partition, and the table's own operations).
  */
-export function consumption(operation: string, input: Wire, output?: Wire): Draw[] | undefined {
+export function consumption(operation: string, input: Wire, output?: Wire, images?: Images): Draw[] | undefined {
   const table = String(input.TableName);
   switch (operation) {
     case 'GetItem':
@@ -181,13 +235,13 @@ export function consumption(operation: string, input: Wire, output?: Wire): Draw
     case 'Query':
       return queryDraws(input, output);
     case 'PutItem':
-      return putDraws(table, input.Item as WireItem);
+      return writeOf(table, keyOf(input.Item as WireItem), images, () => putDraws(table, input.Item as WireItem));
     case 'UpdateItem':
-      return updateDraws(table, input, output);
+      return writeOf(table, input.Key as WireItem, images, () => updateDraws(table, input, output));
     case 'DeleteItem':
-      return deleteDraws(table, input.Key as WireItem);
+      return writeOf(table, input.Key as WireItem, images, () => deleteDraws(table, input.Key as WireItem));
     case 'TransactWriteItems':
-      return doubled((input.TransactItems as Wire[]).flatMap(transactPartDraws));
+      return doubled((input.TransactItems as Wire[]).flatMap((part) => transactPartDraws(part, images)));
     case 'TransactGetItems': {
       const found = (output?.Responses ?? []) as { Item?: WireItem }[];
       const gets = (input.TransactItems as { Get: Wire }[]).map(({ Get }) => Get);
