@@ -13,6 +13,7 @@ const NAMES: Record<string, string> = {
   USE: 'label',
   LABELSET: 'label',
   COPYNAME: 'name',
+  PAYLOAD: 'delivery',
   WS: 'ws',
 };
 

@@ -84,6 +84,11 @@ function findViolations(items: Item[]): string[] {
   const known = new Set<string>(Object.values(ItemType));
   for (const i of items) if (!known.has(i.type)) v.push(`item ${i.PK} / ${i.SK} has unknown type ${i.type}`);
   v.push(...legacyViolations(items));
+  const payloads = new Set(of(ItemType.deliveryPayload).map((i) => `${i.PK} ${i.SK}`));
+  for (const d of of(ItemType.webhookDelivery)) {
+    const payload = keys.deliveryPayload(d.workspace, d.webhook_id, d.id);
+    if (d.payload === undefined && !payloads.has(`${payload.PK} ${payload.SK}`)) v.push(`delivery ${d.PK} / ${d.SK} has no payload`);
+  }
   for (const i of items.filter(holdsClearSecret))
     v.push(`webhook ${i.workspace}/${i.id} keeps a signing secret in clear (from before secrets were sealed); npm run rekey seals it`);
 

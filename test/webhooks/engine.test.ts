@@ -1,12 +1,12 @@
 import { deliverySettings } from '#webhooks/settings';
 import { describe, expect, test } from 'vitest';
 import type { SQSRecord } from 'aws-lambda';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { EVENT_SOURCE } from '#domain/eventNames';
 import { claimDelivery, readDelivery, recordAttempt } from '#webhooks/store/webhookDeliveries';
 import { readWebhook } from '#webhooks/store/webhooks';
 import { db } from '#store/client';
-import { keys } from '#store/keys';
+import { ItemType, keys } from '#store/keys';
 import { tableName } from '#store/table';
 import { HEALTH_QUIET_MS, webhookHealth } from '#webhooks/store/webhookHealth';
 import { writeWebhook } from '#local/sampleWebhooks';
@@ -215,6 +215,62 @@ describe('the deliverer', () => {
 
 /** The webhook's deliveries, newest first (its log's first page). */
 const deliveriesOf = async (ws: string, id: string) => (await listDeliveries(ws, id, { limit: 100 })).items;
+
+describe("a delivery's payload", () => {
+  test('is kept apart: the log reads a small item whatever the body, each send carries the body byte for byte, and one kept inline (before) is sent from there', async () => {
+    const { ws, id } = await webhookTo('/apart');
+    const { queue } = keptQueue();
+    const big = eventOf(ws, 'evt-apart');
+    big.detail.data = { ...big.detail.data, title: 'L', description: '\u{1F600}'.repeat(25_000) } as typeof big.detail.data;
+    expect((await consumeWebhookMessages([record(big)], queue)).tally).toMatchObject({ delivered: 1 });
+    const [sent] = receiver.received('/apart');
+    expect(Buffer.byteLength(sent!.body)).toBeGreaterThan(100_000);
+    const collection = await db.send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': keys.webhookDeliveries(ws, id) },
+        ConsistentRead: true,
+      }),
+    );
+    const byPrefix = [keys.webhookDeliverySkPrefix, 'PAYLOAD#'].map((prefix) =>
+      collection.Items!.filter((i) => String(i.SK).startsWith(prefix)),
+    );
+    const [delivery, payload] = [byPrefix[0]!, byPrefix[1]!];
+    // The delivery's own item, what the log and a recovery read: no payload, a few hundred bytes.
+    expect(delivery).toHaveLength(1);
+    expect(delivery[0]!.payload).toBeUndefined();
+    expect(JSON.stringify(delivery[0]).length).toBeLessThan(1_000);
+    expect(payload.map((i) => i.payload)).toEqual([sent!.body]);
+    // A redelivery reads the payload from its item: the same bytes again.
+    expect((await redeliver(ws, id, delivery[0]!.id as string, anyCarried)).status).toBe('delivered');
+    expect(receiver.received('/apart').map((r) => r.body)).toEqual([sent!.body, sent!.body]);
+
+    // A delivery stored before payloads moved keeps its body on its own item, and is sent with it.
+    const legacyId = `msg_${Date.now().toString(16).padStart(12, '0')}${'1'.repeat(20)}`;
+    const inline = JSON.stringify({ type: 'Label Created', timestamp: new Date().toISOString(), data: { company_slug: ws } });
+    await db.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.webhookDelivery(ws, id, legacyId),
+          type: ItemType.webhookDelivery,
+          id: legacyId,
+          webhook_id: id,
+          workspace: ws,
+          event_type: 'Label Created',
+          event_id: 'evt-inline',
+          payload: inline,
+          status: 'failed',
+          attempts: 1,
+          created_at: new Date().toISOString(),
+        },
+      }),
+    );
+    expect((await redeliver(ws, id, legacyId, anyCarried)).status).toBe('delivered');
+    expect(receiver.received('/apart').at(-1)!.body).toBe(inline);
+  });
+});
 
 describe('sends made for one URL never go to another', () => {
   test('a delivery made before the URL changed is neither redelivered nor recovered; one made since is; a guard that refuses stops both', async () => {

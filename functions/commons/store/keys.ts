@@ -14,8 +14,9 @@
  *   HOOKS#<workspace>         the workspace's webhooks (WEBHOOK#<id>, each with its sealed secrets), the slots
  *                             of its outbound calls on request (SENDSLOT#<n>, leased) and their count (WEBHOOKCOUNT)
  *   WEBHOOK#<workspace>#<id>  a webhook's deliveries (newest last in key order), each expiring after 30 days,
- *                             its health while it fails (HEALTH: its run of failures, its breaker), and the
- *                             lease of a recovery under way (RECOVERY)
+ *                             each delivery's payload apart (PAYLOAD#<id>: the log and a recovery read small
+ *                             items; a send reads it), its health while it fails (HEALTH: its run of failures,
+ *                             its breaker), and the lease of a recovery under way (RECOVERY)
  *   ACTIVITY#<workspace>#SHARD#<n>       the workspace's history, spread over ACTIVITY_SHARDS partitions by event
  *   ACTIVITY#<workspace>#PROJECT#<slug>  the same entries of one project (by slug), a second copy; both expire
  * Index GSI3 (the sweeper's): DUE#<n> (DUE_SHARDS of them), a delivery's shard, sorted by next_attempt_at.
@@ -42,6 +43,7 @@ const HOOKS = 'HOOKS#';
 const RECEIPT = 'RECEIPT#';
 const IDEMPOTENCY = 'IDEMPOTENCY#';
 const DELIVERY = 'DELIVERY#';
+const PAYLOAD = 'PAYLOAD#';
 const SEND_SLOT = 'SENDSLOT#';
 const TOKEN = 'TOKEN#';
 const ACTIVITY = 'ACTIVITY#';
@@ -163,6 +165,11 @@ export const keys = {
     PK: webhookDeliveries(ws, webhookId),
     SK: `${DELIVERY}${deliveryId}`,
   }),
+  /** A delivery's payload, the body it sends, beside it: read by a send alone. */
+  deliveryPayload: (ws: string, webhookId: string, deliveryId: string): Key => ({
+    PK: webhookDeliveries(ws, webhookId),
+    SK: `${PAYLOAD}${deliveryId}`,
+  }),
   webhookDeliveries: (ws: string, webhookId: string) => webhookDeliveries(ws, webhookId),
   /** A webhook's health while it fails (its run of failures), in its deliveries' partition: off the workspace's. */
   webhookHealth: (ws: string, webhookId: string): Key => ({ PK: webhookDeliveries(ws, webhookId), SK: 'HEALTH' }),
@@ -191,9 +198,7 @@ export function shardOf(id: string, n: number): number {
   return createHash('sha256').update(id).digest()[0]! % n;
 }
 
-function webhookDeliveries(ws: string, webhookId: string) {
-  return `${WEBHOOK}${ws}#${webhookId}`;
-}
+const webhookDeliveries = (ws: string, webhookId: string) => `${WEBHOOK}${ws}#${webhookId}`;
 
 /**
  * How many partitions a workspace's history is spread over: every change of every project lands in it,
@@ -201,22 +206,12 @@ function webhookDeliveries(ws: string, webhookId: string) {
  */
 export const ACTIVITY_SHARDS = 4;
 
-function activityShard(ws: string, shard: number) {
-  return `${ACTIVITY}${ws}#SHARD#${shard}`;
-}
-function projectActivity(ws: string, projectSlug: string) {
-  return `${ACTIVITY}${ws}#PROJECT#${projectSlug}`;
-}
+const activityShard = (ws: string, shard: number) => `${ACTIVITY}${ws}#SHARD#${shard}`;
+const projectActivity = (ws: string, projectSlug: string) => `${ACTIVITY}${ws}#PROJECT#${projectSlug}`;
 
-function projectStatusPartition(ws: string, status: string) {
-  return `${WS}${ws}#STATUS#${status}`;
-}
-function projectNamePartition(ws: string) {
-  return `${WS}${ws}#NAME`;
-}
-function labelCollection(ws: string, labelId: number) {
-  return `${LABEL}${ws}#${labelId}`;
-}
+const projectStatusPartition = (ws: string, status: string) => `${WS}${ws}#STATUS#${status}`;
+const projectNamePartition = (ws: string) => `${WS}${ws}#NAME`;
+const labelCollection = (ws: string, labelId: number) => `${LABEL}${ws}#${labelId}`;
 
 /** Item type markers stored on every item (used by the invariant checker and for readability). */
 export const ItemType = {
@@ -240,6 +235,7 @@ export const ItemType = {
   idempotencyKey: 'idempotency_key',
   webhook: 'webhook',
   webhookDelivery: 'webhook_delivery',
+  deliveryPayload: 'delivery_payload',
   webhookHealth: 'webhook_health',
   recoveryLease: 'recovery_lease',
   sendSlot: 'send_slot',

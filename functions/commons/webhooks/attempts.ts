@@ -1,5 +1,5 @@
 import { RETRY, untilWritten } from '#store/retry';
-import { recordAttempt } from '#webhooks/store/webhookDeliveries';
+import { deliveryPayload, recordAttempt } from '#webhooks/store/webhookDeliveries';
 import { webhookHealth } from '#webhooks/store/webhookHealth';
 import { targetPolicy } from './addresses';
 import { runFreshForMs } from './breaker';
@@ -21,13 +21,14 @@ export interface Attempt {
 
 /** Sends the delivery's payload to the webhook now, signed by its secrets in effect, with a fresh timestamp. */
 export async function sendAttempt(delivery: DeliveryRecord, webhook: WebhookRecord): Promise<Attempt> {
+  const payload = await deliveryPayload(delivery);
   const now = Date.now();
   const headers = {
-    ...signedHeaders(await signingSecrets(webhook, now), delivery.id, Math.floor(now / 1000), delivery.payload),
+    ...signedHeaders(await signingSecrets(webhook, now), delivery.id, Math.floor(now / 1000), payload),
     'content-type': 'application/json',
     'user-agent': USER_AGENT,
   };
-  const result = await sendWebhook(webhook.url, headers, delivery.payload, {
+  const result = await sendWebhook(webhook.url, headers, payload, {
     policy: targetPolicy(),
     timeoutMs: deliverySettings().timeoutMs,
   });

@@ -63,8 +63,12 @@ export interface DeliveryRecord {
   event_type: string;
   /** The event's own id (`event_id` of the bus event), or the ping's. */
   event_id: string;
-  /** The body as delivered, byte for byte on every attempt (only the timestamp and signatures change). */
-  payload: string;
+  /**
+   * The body as delivered, byte for byte on every attempt (only the timestamp and signatures change).
+   * Unless small (at most 512 bytes), kept in an item of its own beside the delivery, so reading deliveries
+   * reads no large payload: absent then from a delivery read back; a send reads it (deliveryPayload).
+   */
+  payload?: string;
   status: DeliveryStatus;
   /** Every attempt, the manual ones (redeliver, ping) included. */
   attempts: number;

@@ -6,19 +6,61 @@ import { ItemType, keys } from '#store/keys';
 import { tableName } from '#store/table';
 import { decodeDelivery, setAndRemove } from './webhookItem';
 
-/** Every read and write of a webhook's deliveries (one collection per webhook, newest first, each kept 30 days). */
+/**
+ * Every read and write of a webhook's deliveries (one collection per webhook, newest first, each kept
+ * 30 days). A delivery's payload, unless small, is an item of its own beside it (keys.deliveryPayload):
+ * the log, a recovery and the attempts' records read and write the delivery's small item, a send reads
+ * the payload.
+ */
 
 const DELIVERY_KEPT_SECONDS = 30 * 24 * 3600;
+/** A payload outlives its delivery by a day: expiry removes items late and in any order, and a delivery never loses its payload. */
+const PAYLOAD_KEPT_SECONDS = DELIVERY_KEPT_SECONDS + 24 * 3600;
 
-/** Writes a new delivery unless one with its id exists (a redelivered event); the one stored either way. */
+/**
+ * Payloads up to this many bytes stay on their delivery's item: it still costs one write unit, however
+ * often its attempts rewrite it, and a log page of them reads little. A larger one goes to its own item.
+ */
+const INLINE_PAYLOAD_BYTES = 512;
+
+/**
+ * Writes a new delivery unless one with its id exists (a redelivered event); the one stored either way.
+ * A payload kept apart goes first (unless there already: the same event's, byte for byte), so no delivery
+ * is ever without one; a payload whose delivery was never written expires unread.
+ */
 export async function putNewDelivery(record: DeliveryRecord): Promise<{ created: boolean; delivery: DeliveryRecord }> {
+  const { payload, ...small } = record;
   const key = keys.webhookDelivery(record.workspace, record.webhook_id, record.id);
-  const ttl = Math.floor(Date.parse(record.created_at) / 1000) + DELIVERY_KEPT_SECONDS;
+  const made = Math.floor(Date.parse(record.created_at) / 1000);
+  if (payload === undefined) throw new Error(`delivery ${record.id} has no payload to store`);
+  const inline = Buffer.byteLength(payload) <= INLINE_PAYLOAD_BYTES;
+  const delivery = inline ? record : small;
+  if (!inline)
+    await unlessConditionFails(() =>
+      db.send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: {
+            ...keys.deliveryPayload(record.workspace, record.webhook_id, record.id),
+            type: ItemType.deliveryPayload,
+            ttl: made + PAYLOAD_KEPT_SECONDS,
+            payload,
+          },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      ),
+    );
   try {
     await db.send(
       new PutCommand({
         TableName: tableName(),
-        Item: { ...key, type: ItemType.webhookDelivery, ttl, due_shard: keys.dueShard(record.id), ...record },
+        Item: {
+          ...key,
+          type: ItemType.webhookDelivery,
+          ttl: made + DELIVERY_KEPT_SECONDS,
+          due_shard: keys.dueShard(record.id),
+          ...delivery,
+        },
         ConditionExpression: 'attribute_not_exists(PK)',
       }),
     );
@@ -36,6 +78,16 @@ export async function readDelivery(ws: string, webhookId: string, id: string): P
     new GetCommand({ TableName: tableName(), Key: keys.webhookDelivery(ws, webhookId, id), ConsistentRead: true }),
   );
   return Item ? decodeDelivery(Item) : undefined;
+}
+
+/** The body a delivery sends: on its record when just made (or stored before payloads moved), else its own item's. */
+export async function deliveryPayload(d: Pick<DeliveryRecord, 'workspace' | 'webhook_id' | 'id' | 'payload'>): Promise<string> {
+  if (d.payload !== undefined) return d.payload;
+  const { Item } = await db.send(
+    new GetCommand({ TableName: tableName(), Key: keys.deliveryPayload(d.workspace, d.webhook_id, d.id), ConsistentRead: true }),
+  );
+  if (typeof Item?.payload !== 'string') throw new Error(`delivery ${d.id} of webhook ${d.webhook_id} has no payload`);
+  return Item.payload;
 }
 
 /** How an outcome counts: an automatic attempt (the schedule moves on), one made on request, or none (ended unsent). */

@@ -65,6 +65,7 @@ export function decodeDelivery(item: Item): DeliveryRecord {
     claimed_until: optStr(item, 'claimed_until'),
     superseded: item.superseded instanceof Set ? [...(item.superseded as Set<string>)] : undefined,
     attempt_log: Array.isArray(item.attempt_log) ? (item.attempt_log as AttemptLogEntry[]) : undefined,
+    payload: optStr(item, 'payload'),
   };
   return {
     id: str(item, 'id'),
@@ -72,7 +73,6 @@ export function decodeDelivery(item: Item): DeliveryRecord {
     workspace: str(item, 'workspace'),
     event_type: str(item, 'event_type'),
     event_id: str(item, 'event_id'),
-    payload: str(item, 'payload'),
     status: oneOf(item, 'status', DELIVERY_STATUSES),
     attempts: num(item, 'attempts'),
     created_at: str(item, 'created_at'),
