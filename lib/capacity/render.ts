@@ -4,6 +4,7 @@ import { MIX_MESSAGES, MIX_REQUESTS, MIX_WEBHOOKS, type MixModel, STREAM_BATCHES
 import { ACTIVITY_SHARDS, DUE_SHARDS } from '#store/keys';
 import { ITEM_KINDS, KEY_KINDS, PARTITION_LIMITS, type RowModel } from './model.ts';
 import { accountLimits, LAMBDA, monthlyCost, PRICES, SECONDS_PER_MONTH } from './prices.ts';
+import { renderAtLimits } from './renderLimits.ts';
 import { WORKLOAD } from './scenarios.ts';
 
 /** docs/capacity.md from the model: the same input gives the same bytes (a test compares them). */
@@ -27,7 +28,7 @@ function rowLine(r: RowModel): string {
 const KINDS = [...KEY_KINDS, ...ITEM_KINDS.map((k) => `${k} item`)];
 const HEADER = `| route | request | DynamoDB calls | items | RCU | WCU | stream RCU | stream WCU | events | ${KINDS.join(' | ')} | saturates first | at req/s | busiest single item: req/s |\n|${' --- |'.repeat(12 + KINDS.length)}`;
 
-export function renderCapacity(rows: RowModel[], mix: MixModel): string {
+export function renderCapacity(rows: RowModel[], mix: MixModel, atLimits: RowModel[]): string {
   const p = mix.perRequest;
   const first = mix.partitions[0]!;
   const below = mix.partitions.filter((x) => x.rate < GOAL);
@@ -110,6 +111,7 @@ The label id counter is one item of the workspace's collection: ${code('WS#<ws> 
 request or record never gather load and are left out: a stream receipt (${code('RECEIPT#<event id>')}), and the key an
 \`Idempotency-Key\` adds to a request (${code('IDEMPOTENCY#<ws>#<hash>')}).
 
+${renderAtLimits(atLimits, rows)}
 ## Under a realistic mix
 
 Per 100 requests to one workspace (what a team's day on the board sends: the client opens a board by listing projects,
@@ -204,9 +206,10 @@ free tiers. 100,000 requests per second needs every account quota above raised.
 \`npm run capacity\` starts its own DynamoDB Local, seeds the workspace through the handlers, and runs, one at a time and in
 process, each route's sample request, the stream processor on the records it wrote, the authorizer on an uncached token,
 each inbound event type through the inbound consumer, and one event through the webhook deliverer (alone in its batch:
-a batch's events of one workspace share one Query of its webhooks, so a burst of events reads less than its row says). A middleware on the
-shared DynamoDB client (where the local partition simulator sits, with the same rules of what a call consumes) records
-every call's partitions, items and units; the model and this page follow from them. Nothing here is a hand-kept list of
+a batch's events of one workspace share one Query of its webhooks, so a burst of events reads less than its row says);
+then it seeds a second workspace at the limits (\`lib/capacity/worst.ts\`) and runs the requests of "At the limits". A
+middleware on the shared DynamoDB client (where the local partition simulator sits, with the same rules of what a call
+consumes) records every call's partitions, items and units, a write's from its items as they were before it and are after it; the model and this page follow from them. Nothing here is a hand-kept list of
 calls: a change to a code path changes this page, and the test that compares it.
 `;
 }

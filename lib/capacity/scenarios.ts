@@ -6,6 +6,7 @@ import { processStreamBatch } from '#events/processor';
 import { reachesProcessor, STREAM_BATCH_SIZE } from '#events/streamFilter';
 import { chunk } from '#store/batches';
 import { authorizerHandler, routes, type Route } from '#http/routes';
+import { routeNamed } from '#local/samples';
 import { consumeWebhookMessages } from '#webhooks/consumer';
 import { useLocalRetryLane } from '#webhooks/queue';
 import { busEnvelope } from '#local/eventFile';
@@ -15,6 +16,7 @@ import { sqsRecord } from '#local/sampleBatches';
 import { FIXTURES } from '#local/sampleFixtures';
 import { drainTableStream } from '#local/streamReads';
 import { recorded, type Call } from './recorder.ts';
+import { requestsAtLimits, seedAtLimits, WORST } from './worst.ts';
 
 /**
  * The work `npm run capacity` measures, all of it the service's own code run in this process against
@@ -36,6 +38,8 @@ export interface Measured {
   /** Stream records that reached the stream processor, and the outbound events it published for them. */
   records: number;
   events: number;
+  /** A request at the limits the API accepts (worst.ts), not the route's sample. */
+  atLimits?: boolean;
 }
 
 /** The workspace the model runs in: ordinary, not empty (list pages full, labels on tasks). */
@@ -71,11 +75,7 @@ export async function measureEverything(opts: { root: string; endpoint: string; 
       for (const batch of chunk(kept, STREAM_BATCH_SIZE)) await processStreamBatch(batch, bus);
     }
   };
-  const sent = async (name: string, path: string, query: Record<string, string>, body?: unknown) => {
-    const result: APIGatewayProxyResult = await call(name, path, query, body);
-    if (result.statusCode >= 300) throw new Error(`${name} ${path} answered ${result.statusCode}: ${result.body}`);
-    return JSON.parse(result.body || 'null') as { data: unknown };
-  };
+  const sent = sending(call);
 
   // A recovery queues attempts on the webhook retry lane: SQS, not the table, so the model keeps none of them.
   useLocalRetryLane({ later: async () => undefined, deadLetter: async () => undefined });
@@ -84,12 +84,16 @@ export async function measureEverything(opts: { root: string; endpoint: string; 
   await drain();
 
   const rows: Measured[] = [];
-  const measure = async (row: Omit<Measured, 'request' | 'stream' | 'records' | 'events'>, work: () => Promise<unknown>) => {
+  const measure = async (
+    row: Omit<Measured, 'request' | 'stream' | 'records' | 'events' | 'atLimits'>,
+    work: () => Promise<unknown>,
+    atLimits = false,
+  ) => {
     published = [];
     records = 0;
     const request = await recorded(work);
     const stream = await recorded(drain);
-    rows.push({ ...row, request, stream, records, events: published.length });
+    rows.push({ ...row, request, stream, records, events: published.length, ...(atLimits ? { atLimits } : {}) });
   };
 
   const targets = { ws, project: FIXTURES.project.slug, label: FIXTURES.label.slug, task: FIXTURES.task, newLabel: FIXTURES.newLabel };
@@ -141,10 +145,32 @@ export async function measureEverything(opts: { root: string; endpoint: string; 
       if (answer.tally.delivered !== 1) fail(`the webhook delivery did not succeed: ${JSON.stringify(answer.tally)}`);
     },
   );
+
+  // The routes at the limits, in a workspace of their own.
+  const sentAtLimits = sending(callerFor(opts.root, WORST.workspace));
+  const atLimits = await seedAtLimits(sentAtLimits, opts.webhookUrl);
+  await drain();
+  for (const r of requestsAtLimits(atLimits)) {
+    const route = routeNamed(r.name);
+    await measure(
+      { row: `${route.method} ${route.path}`, scenario: r.scenario, consumer: false },
+      () => sentAtLimits(r.name, r.path, r.query, r.body),
+      true,
+    );
+  }
   return rows;
 }
 
 type Sent = (name: string, path: string, query: Record<string, string>, body?: unknown) => Promise<{ data: unknown }>;
+
+/** A caller whose answers must succeed: the data of a 2xx, else an error naming the request. */
+const sending =
+  (call: ReturnType<typeof callerFor>): Sent =>
+  async (name, path, query, body) => {
+    const result: APIGatewayProxyResult = await call(name, path, query, body);
+    if (result.statusCode >= 300) throw new Error(`${name} ${path} answered ${result.statusCode}: ${result.body.slice(0, 500)}`);
+    return JSON.parse(result.body || 'null') as { data: unknown };
+  };
 
 /** The workspace around the samples' fixtures: projects, labels, and labelled tasks of the sample project. */
 async function seedWorkspace(sent: Sent): Promise<void> {

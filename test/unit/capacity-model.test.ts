@@ -10,6 +10,16 @@ import { monthlyCost, PRICES, tiered } from '#lib/capacity/prices';
 import type { Call, Touch } from '#lib/capacity/recorder';
 import type { Measured } from '#lib/capacity/scenarios';
 import { modelledRate } from '#bench/saturation';
+import { textAtLimits } from '#lib/capacity/worst';
+import { charCount, jsonByteLength } from '#domain/text';
+import {
+  MAX_DESCRIPTION,
+  MAX_DESCRIPTION_BYTES,
+  MAX_LABEL_TITLE,
+  MAX_LABEL_TITLE_BYTES,
+  MAX_PROJECT_NAME,
+  MAX_PROJECT_NAME_BYTES,
+} from '#domain/limits';
 import { modelledMix } from '#bench/saturationMix';
 
 /**
@@ -177,4 +187,19 @@ test('docs/operations.md quotes the capacity model as docs/capacity.md has it (t
   expect(operations).toContain(`(\`WS#<ws>\`) at ${said(partition('WS#<ws>'))}**`);
   expect(operations).toContain(`label creates at ${said(modelledRate('POST /projects-labels', page))} a second**`);
   expect(operations).toContain(`attaches at ${said(modelledRate('POST /projects-labels/{slug}/attach', page))} a second**`);
+});
+
+test('the routes at the limits are measured with texts at their bounds: neither bound passed, one of them reached', () => {
+  for (const [chars, bytes, start] of [
+    [MAX_DESCRIPTION, MAX_DESCRIPTION_BYTES, ''],
+    [MAX_PROJECT_NAME, MAX_PROJECT_NAME_BYTES, 'Limits 001 '],
+    [MAX_LABEL_TITLE, MAX_LABEL_TITLE_BYTES, 'L001 '],
+  ] as const) {
+    const text = textAtLimits(chars, bytes, start);
+    expect(text.startsWith(start)).toBe(true);
+    expect(charCount(text)).toBeLessThanOrEqual(chars);
+    expect(jsonByteLength(text)).toBeLessThanOrEqual(bytes);
+    // One bound reached: every character used, or within a cluster's bytes of the byte bound (no cluster or letter more fits).
+    expect(charCount(text) === chars || jsonByteLength(text) > bytes - 16).toBe(true);
+  }
 });

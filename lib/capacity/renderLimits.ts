@@ -1,0 +1,33 @@
+import type { RowModel } from './model.ts';
+import { WORST } from './worst.ts';
+
+/** docs/capacity.md's section of the routes at the limits (worst.ts): each beside its sample, and the most any reads and writes. */
+
+const units = (n: number) => (n >= 1_000 ? Math.round(n).toLocaleString('en-US') : n === 0 ? '0' : String(Number(n.toFixed(2))));
+const times = (worst: number, sample: number) => (sample > 0 ? `${Number((worst / sample).toFixed(1))}x` : '-');
+
+export function renderAtLimits(atLimits: RowModel[], samples: RowModel[]): string {
+  const sampleOf = (row: string) => samples.find((s) => s.row === row);
+  const most = (capacity: 'read' | 'write') =>
+    atLimits.reduce((top, r) => (r.request[capacity] > top.request[capacity] ? r : top), atLimits[0]!);
+  const [reads, writes] = [most('read'), most('write')];
+  const lines = atLimits.map((r) => {
+    const sample = sampleOf(r.row);
+    return `| ${r.row} | ${r.scenario.replaceAll('|', '\\|')} | ${r.operations} | ${r.items} | ${units(r.request.read)} | ${units(r.request.write)} | ${units(r.stream.write)} | ${sample ? `${units(sample.request.read)} / ${units(sample.request.write)}` : '-'} | ${sample ? times(r.request.read, sample.request.read) : '-'} |`;
+  });
+  return `## At the limits: each route's worst case
+
+The routes whose cost grows with their input, each asked for the largest answer it gives, in a workspace of its own
+(\`${WORST.workspace}\`) whose items are as large as the API accepts: project names, descriptions and \`client_uuid\`s and label
+titles at their byte bounds (docs/api.md, "Answer sizes"), a task with the most labels, a label on the most tasks one
+request names, a webhook's deliveries failed after full attempt logs with the longest answer a log keeps. Measured as
+the samples are; **sample** is the route's sample above (RCU / WCU), **x sample** its read units against the sample's.
+
+**No request reads more than ${units(reads.request.read)} read units** (${reads.row}, ${reads.scenario}) **nor writes more than
+${units(writes.request.write)} write units** (${writes.row}, ${writes.scenario}).
+
+| route | at the limits | DynamoDB calls | items | RCU | WCU | stream WCU | sample | x sample |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- |
+${lines.join('\n')}
+`;
+}

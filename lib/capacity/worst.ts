@@ -1,0 +1,227 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { charCount, jsonByteLength } from '#domain/text';
+import {
+  MAX_DESCRIPTION,
+  MAX_DESCRIPTION_BYTES,
+  MAX_LABEL_TITLE,
+  MAX_LABEL_TITLE_BYTES,
+  MAX_LABELS_PER_TASK,
+  MAX_PAGE_SIZE,
+  MAX_PROJECT_NAME,
+  MAX_PROJECT_NAME_BYTES,
+  MAX_TASKS_PER_REQUEST,
+} from '#domain/limits';
+import { db } from '#store/client';
+import { ItemType, keys } from '#store/keys';
+import { tableName } from '#store/table';
+import { MAX_LOGGED_ATTEMPTS } from '#webhooks/entities';
+import { MAX_DESCRIPTION as MAX_WEBHOOK_DESCRIPTION, MAX_DESCRIPTION_BYTES as MAX_WEBHOOK_DESCRIPTION_BYTES } from '#webhooks/limits';
+
+/**
+ * The routes at the limits the API accepts: a workspace of its own whose items are as large as the
+ * rules let them be (names, descriptions and titles at their byte bounds, a task with the most labels,
+ * a label on the most tasks a request names, a webhook's deliveries with full attempt logs), and each
+ * route whose cost grows with its input asked for the largest answer it gives. npm run capacity
+ * measures them as it measures the samples (docs/capacity.md, "At the limits").
+ */
+export const WORST = {
+  workspace: 'capacity-limits',
+  /** A full page of the largest projects, labels and deliveries. */
+  page: MAX_PAGE_SIZE,
+  /** Deliveries of the webhook: a log page's worth and as many again (what a recovery reads). */
+  deliveries: 2 * MAX_PAGE_SIZE,
+} as const;
+
+/** A text at its bounds: clusters of a 4-byte character and combining marks, then single letters, as long as both bounds allow. */
+export function textAtLimits(maxChars: number, maxBytes: number, start = ''): string {
+  const cluster = `\u{1F600}${'\u0301'.repeat(6)}`;
+  const room = (t: string) => ({ chars: maxChars - charCount(t), bytes: maxBytes - jsonByteLength(t) });
+  // Clusters stand apart (none joins the next): their counts add up, so the text is measured once, not per cluster.
+  const left = room(start);
+  const n = Math.max(0, Math.min(Math.floor(left.chars / charCount(cluster)), Math.floor(left.bytes / jsonByteLength(cluster))));
+  const text = start + cluster.repeat(n);
+  const rest = room(text);
+  const filled = text + 'x'.repeat(Math.max(0, Math.min(rest.chars, rest.bytes)));
+  if (rest.chars < 0 || rest.bytes < 0 || room(filled).chars < 0 || room(filled).bytes < 0)
+    throw new Error(`a text at the limits (${maxChars} characters, ${maxBytes} bytes) came out over them`);
+  return filled;
+}
+
+/** One request at its worst: the route's name, and what it is sent. */
+export interface WorstRequest {
+  name: string;
+  /** What makes it the worst, in the page's words. */
+  scenario: string;
+  path: string;
+  query: Record<string, string>;
+  body?: unknown;
+}
+
+type Sent = (name: string, path: string, query: Record<string, string>, body?: unknown) => Promise<{ data: unknown }>;
+
+/** Changes of the measured project, for its history. */
+const HISTORY_CHANGES = 10;
+
+const task = (n: number) => `limits-task-${String(n).padStart(3, '0')}`;
+
+/** The workspace at the limits, through the handlers (the deliveries' logs written as the deliverer writes them). */
+export async function seedAtLimits(sent: Sent, webhookUrl: string): Promise<{ project: string; label: string; webhook: string }> {
+  const q = { company_slug: WORST.workspace };
+  const projects: string[] = [];
+  const [description, clientUuid] = [textAtLimits(MAX_DESCRIPTION, MAX_DESCRIPTION_BYTES), textAtLimits(128, 512)];
+  for (let i = 0; i < WORST.page; i++) {
+    const name = textAtLimits(MAX_PROJECT_NAME, MAX_PROJECT_NAME_BYTES, `Limits ${String(i).padStart(3, '0')} `);
+    const made = (await sent('create-project', '/projects', {}, { ...q, name, description, client_uuid: clientUuid })) as {
+      data: { slug: string };
+    };
+    projects.push(made.data.slug);
+  }
+  const labels: string[] = [];
+  for (let i = 0; i < Math.max(WORST.page, MAX_LABELS_PER_TASK); i++) {
+    const title = textAtLimits(MAX_LABEL_TITLE, MAX_LABEL_TITLE_BYTES, `L${String(i).padStart(3, '0')} `);
+    labels.push(((await sent('create-label', '/projects-labels', q, { title, color: '0E8A16' })) as { data: { slug: string } }).data.slug);
+  }
+  const project = projects[0]!;
+  const inProject = { ...q, project_slug: project };
+  // One task with the most labels; the first label on the most tasks one request names.
+  for (const label of labels.slice(0, MAX_LABELS_PER_TASK))
+    await sent('attach-label', `/projects-labels/${label}/attach`, inProject, { task_uuid: task(0) });
+  const tasks = Array.from({ length: MAX_TASKS_PER_REQUEST }, (_, n) => task(n + 1));
+  await sent('attach-label', `/projects-labels/${labels[0]}/attach`, inProject, { task_uuids: tasks });
+  // Changes of one project for its history (its own partition: a workspace's spreads over shards by event id, and so
+  // would its read units, from run to run), each entry carrying the project as it became.
+  for (let v = 0; v < HISTORY_CHANGES; v++)
+    await sent('update-project', `/projects/${project}`, q, {
+      description: textAtLimits(MAX_DESCRIPTION, MAX_DESCRIPTION_BYTES, `v${v} `),
+    });
+  const about = textAtLimits(MAX_WEBHOOK_DESCRIPTION, MAX_WEBHOOK_DESCRIPTION_BYTES);
+  const hook = (await sent('create-webhook', '/webhooks', q, { url: webhookUrl, events: ['*'], description: about })) as {
+    data: { id: string };
+  };
+  await seedDeliveries(hook.data.id);
+  return { project, label: labels[0]!, webhook: hook.data.id };
+}
+
+/** The webhook's deliveries, failed after full attempt logs, each with the longest answer a log keeps. */
+async function seedDeliveries(webhookId: string): Promise<void> {
+  const ws = WORST.workspace;
+  const at = new Date().toISOString();
+  const error = `connection to ${'h'.repeat(63)}.${'d'.repeat(63)}.example failed: connection timed out`;
+  for (let i = 0; i < WORST.deliveries; i++) {
+    const id = `msg_${(Date.now() - 60_000 + i).toString(16).padStart(12, '0')}${String(i).padStart(20, '0')}`;
+    await db.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.webhookDelivery(ws, webhookId, id),
+          type: ItemType.webhookDelivery,
+          ttl: Math.floor(Date.now() / 1000) + 3600,
+          id,
+          webhook_id: webhookId,
+          workspace: ws,
+          event_type: 'Project Updated',
+          event_id: `evt-limits-${i}`,
+          status: 'failed',
+          attempts: MAX_LOGGED_ATTEMPTS,
+          last_status_code: 500,
+          last_error: error,
+          last_response: '\u{1F600}'.repeat(1000),
+          last_attempt_at: at,
+          created_at: at,
+          attempt_log: Array.from({ length: MAX_LOGGED_ATTEMPTS }, () => ({ at, error, duration_ms: 10_000, trigger: 'automatic' })),
+        },
+      }),
+    );
+  }
+}
+
+/** Each route whose cost grows with its input, at the largest answer it gives. */
+export function requestsAtLimits(t: { project: string; label: string; webhook: string }): WorstRequest[] {
+  const q = { company_slug: WORST.workspace };
+  const inProject = { ...q, project_slug: t.project };
+  const page = String(WORST.page);
+  const biggest = 'names and descriptions at their byte bounds';
+  return [
+    { name: 'list-projects', scenario: `limit=${page}: ${page} projects, ${biggest}`, path: '/projects', query: { ...q, limit: page } },
+    {
+      name: 'list-projects',
+      scenario: `status=in_progress&limit=${page}, the same`,
+      path: '/projects',
+      query: { ...q, status: 'in_progress', limit: page },
+    },
+    {
+      name: 'search',
+      scenario: `q=limits&limit=${page}, the same`,
+      path: '/search',
+      query: { ...q, q: 'limits', categories: 'projects', limit: page },
+    },
+    { name: 'get-project', scenario: `one project, ${biggest}`, path: `/projects/${t.project}`, query: q },
+    { name: 'project-stats', scenario: 'the same', path: `/projects/${t.project}/stats`, query: q },
+    { name: 'duplicate-project', scenario: 'the same', path: `/projects/${t.project}/duplicate`, query: q },
+    {
+      name: 'update-project',
+      scenario: 'its description replaced by another at its bound',
+      path: `/projects/${t.project}`,
+      query: q,
+      body: { description: textAtLimits(MAX_DESCRIPTION, MAX_DESCRIPTION_BYTES, 'v3 ') },
+    },
+    { name: 'list-labels', scenario: `limit=${page}: titles at their byte bound`, path: '/projects-labels', query: { ...q, limit: page } },
+    {
+      name: 'list-labels',
+      scenario: `a task's ${MAX_LABELS_PER_TASK} labels`,
+      path: '/projects-labels',
+      query: { ...inProject, task_uuid: task(0) },
+    },
+    {
+      name: 'project-labels',
+      scenario: `a project whose tasks carry ${MAX_LABELS_PER_TASK} labels`,
+      path: '/task-labels',
+      query: inProject,
+    },
+    {
+      name: 'label-tasks',
+      scenario: `a label on ${MAX_TASKS_PER_REQUEST + 1} tasks`,
+      path: `/projects-labels/${t.label}/tasks`,
+      query: inProject,
+    },
+    {
+      name: 'attach-label',
+      scenario: `task_uuids: ${MAX_TASKS_PER_REQUEST} new tasks`,
+      path: `/projects-labels/${t.label}/attach`,
+      query: inProject,
+      body: { task_uuids: Array.from({ length: MAX_TASKS_PER_REQUEST }, (_, n) => task(200 + n)) },
+    },
+    {
+      name: 'detach-label',
+      scenario: `task_uuids: the same ${MAX_TASKS_PER_REQUEST}`,
+      path: `/projects-labels/${t.label}/detach`,
+      query: inProject,
+      body: { task_uuids: Array.from({ length: MAX_TASKS_PER_REQUEST }, (_, n) => task(200 + n)) },
+    },
+    {
+      name: 'list-webhook-deliveries',
+      scenario: `limit=${page}: full attempt logs`,
+      path: `/webhooks/${t.webhook}/deliveries`,
+      query: { ...q, limit: page },
+    },
+    {
+      name: 'recover-webhook',
+      scenario: `${WORST.deliveries} failed deliveries, full attempt logs`,
+      path: `/webhooks/${t.webhook}/recover`,
+      query: q,
+      body: { since: new Date(Date.now() - 3_600_000).toISOString() },
+    },
+    {
+      name: 'list-activities',
+      scenario: `a project's history, limit=${page}: ${HISTORY_CHANGES} changes, ${biggest}`,
+      path: '/activities',
+      query: { ...inProject, from_context: 'project', limit: page },
+    },
+    {
+      name: 'list-activities',
+      scenario: 'the same, type=project.updated',
+      path: '/activities',
+      query: { ...inProject, from_context: 'project', type: 'project.updated', limit: page },
+    },
+  ];
+}
