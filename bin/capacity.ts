@@ -1,8 +1,10 @@
 /**
  * npm run capacity: the capacity model (docs/capacity.md) from the service's own code paths, measured
  * on a DynamoDB Local of its own (in memory, on a free port; with DYNAMODB_LOCAL_SHARED=1, the one on
- * DYNAMODB_PORT, in a database of DYNAMODB_LOCAL_ACCESS_KEY's). See lib/capacity/scenarios.ts.
- *   --stdout   print the page instead of writing docs/capacity.md (the test compares it with the file)
+ * DYNAMODB_PORT, in a database of DYNAMODB_LOCAL_ACCESS_KEY's). See lib/capacity/scenarios.ts. Beside
+ * the page, the routes' figures at the limits the stack derives its method throttles from
+ * (lib/aws/routesAtLimits.json, read by lib/aws/methodThrottles.ts).
+ *   --stdout   print both files, as JSON by path, instead of writing them (the test compares them with the files)
  */
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -17,11 +19,11 @@ import { routeProcessOutput } from '#local/logRouter';
 import { freePort } from '#support/ports';
 
 const { values } = await cliArguments({
-  usage: `usage: npm run capacity [-- --stdout]   (measures every route and consumer on DynamoDB Local, writes docs/capacity.md)
-  --stdout   print the page instead of writing docs/capacity.md`,
+  usage: `usage: npm run capacity [-- --stdout]   (measures every route and consumer on DynamoDB Local, writes docs/capacity.md
+                                            and lib/aws/routesAtLimits.json)
+  --stdout   print both files, as JSON by path, instead of writing them`,
   options: { stdout: 'boolean' },
 });
-const target = join(repoRoot, 'docs', 'capacity.md');
 // The deliveries it measures go to a listener of its own on loopback.
 process.env.WEBHOOKS_ALLOW_PRIVATE_TARGETS = 'true';
 // Its own database, its own main key of secrets at rest (nothing it seals outlives the run).
@@ -46,6 +48,7 @@ const { measureEverything } = await import('#lib/capacity/scenarios');
 const { modelRow } = await import('#lib/capacity/model');
 const { modelMix } = await import('#lib/capacity/mix');
 const { renderCapacity } = await import('#lib/capacity/render');
+const { routesAtLimits } = await import('#lib/capacity/renderLimits');
 
 const client = new DynamoDBClient({ endpoint: database.endpoint });
 await ensureTable(client, tableName());
@@ -55,16 +58,21 @@ const address = hook.address();
 const webhookUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/capacity`;
 const measured = await measureEverything({ root: repoRoot, endpoint: database.endpoint, tableName: tableName(), webhookUrl });
 const typical = measured.filter((m) => !m.atLimits);
-const page = renderCapacity(typical.map(modelRow), modelMix(typical), measured.filter((m) => m.atLimits).map(modelRow));
+const mix = modelMix(typical);
+const atLimits = measured.filter((m) => m.atLimits).map(modelRow);
+const files = {
+  'docs/capacity.md': renderCapacity(typical.map(modelRow), mix, atLimits),
+  'lib/aws/routesAtLimits.json': `${JSON.stringify(routesAtLimits(atLimits), null, 2)}\n`,
+};
 
 hook.close();
 await database.stop();
 await output.stop();
-if (values.stdout) process.stdout.write(page);
+if (values.stdout) process.stdout.write(JSON.stringify(files));
 else {
-  writeFileSync(target, page);
+  for (const [path, text] of Object.entries(files)) writeFileSync(join(repoRoot, path), text);
   console.log(
-    `docs/capacity.md written: ${typical.length} routes and consumers measured, ${measured.length - typical.length} requests at the limits.`,
+    `docs/capacity.md and lib/aws/routesAtLimits.json written: ${typical.length} routes and consumers measured, ${atLimits.length} requests at the limits.`,
   );
 }
 process.exit(0);

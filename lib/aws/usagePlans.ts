@@ -8,9 +8,12 @@ import {
   GetApiKeysCommand,
   GetUsagePlanKeysCommand,
   GetUsagePlansCommand,
+  type PatchOperation,
+  UpdateUsagePlanCommand,
   type UsagePlan,
 } from '@aws-sdk/client-api-gateway';
 import { usageKeyOf, type RateLimit } from '#domain/tokens';
+import { type MethodThrottle, methodThrottles, throttleMap } from './methodThrottles';
 import { apiKeyName, tokenIdOfKey, usagePlanName, usagePlanPrefix } from './usagePlanNames';
 
 /**
@@ -47,17 +50,42 @@ async function usagePlans(api: DeployedApi, keyId?: string): Promise<UsagePlan[]
 
 async function planFor(api: DeployedApi, limit: RateLimit): Promise<string> {
   const name = usagePlanName(api.restApiId, api.stage, limit);
+  const throttles = methodThrottles(limit);
   const found = (await usagePlans(api)).find((p) => p.name === name);
-  if (found?.id) return found.id;
+  if (found?.id) {
+    await keepMethodThrottles(api, found, throttles);
+    return found.id;
+  }
   const created = await api.client.send(
     new CreateUsagePlanCommand({
       name,
-      description: `Rate limit of API tokens: ${limit.rate} requests per second, burst ${limit.burst} (made by the token CLI).`,
-      apiStages: [{ apiId: api.restApiId, stage: api.stage }],
+      description: `Rate limit of API tokens: ${limit.rate} requests per second, burst ${limit.burst}, and of their heavy methods (made by the token CLI).`,
+      apiStages: [{ apiId: api.restApiId, stage: api.stage, throttle: throttleMap(throttles) }],
       throttle: { rateLimit: limit.rate, burstLimit: limit.burst },
     }),
   );
   return created.id!;
+}
+
+/**
+ * A plan of the stage whose methods' limits are not those the model now derives (one made before
+ * methods had limits of their own, or before the figures moved) is brought to them, method by method.
+ */
+async function keepMethodThrottles(api: DeployedApi, plan: UsagePlan, throttles: MethodThrottle[]): Promise<void> {
+  const stage = plan.apiStages?.find((s) => s.apiId === api.restApiId && s.stage === api.stage);
+  if (!stage) return;
+  const kept = stage.throttle ?? {};
+  const operations: PatchOperation[] = throttles.flatMap((t) => {
+    const now = kept[`${t.path}/${t.method}`];
+    if (now?.rateLimit === t.rateLimit && now?.burstLimit === t.burstLimit) return [];
+    // A JSON Pointer: the resource path's own slashes escaped (~1), as API Gateway addresses a method's throttle.
+    const at = `/apiStages/${api.restApiId}:${api.stage}/throttle/${t.path.replaceAll('~', '~0').replaceAll('/', '~1')}/${t.method}`;
+    return [
+      { op: 'replace', path: `${at}/rateLimit`, value: String(t.rateLimit) },
+      { op: 'replace', path: `${at}/burstLimit`, value: String(t.burstLimit) },
+    ];
+  });
+  if (operations.length) await api.client.send(new UpdateUsagePlanCommand({ usagePlanId: plan.id, patchOperations: operations }));
 }
 
 /** Gives the token its API key in the plan of its limits. */

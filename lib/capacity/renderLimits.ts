@@ -1,3 +1,4 @@
+import { MIX_REQUESTS } from './mix.ts';
 import type { RowModel } from './model.ts';
 import { WORST } from './worst.ts';
 
@@ -30,4 +31,18 @@ ${units(writes.request.write)} write units** (${writes.row}, ${writes.scenario})
 | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 ${lines.join('\n')}
 `;
+}
+
+/**
+ * What the stack derives each route's method throttle from (lib/aws/methodThrottles.ts): by route
+ * (`POST /webhooks/{id}/recover`), the most units a request of it read and wrote at the limits, and its
+ * share of the realistic mix (what ordinary traffic sends it).
+ */
+export function routesAtLimits(atLimits: RowModel[]): Record<string, { read: number; write: number; share: number }> {
+  const found: Record<string, { read: number; write: number; share: number }> = {};
+  for (const r of atLimits) {
+    const was = found[r.row] ?? { read: 0, write: 0, share: (MIX_REQUESTS.find(([row]) => row === r.row)?.[1] ?? 0) / 100 };
+    found[r.row] = { read: Math.max(was.read, r.request.read), write: Math.max(was.write, r.request.write), share: was.share };
+  }
+  return found;
 }

@@ -8,6 +8,7 @@ import {
   Integration,
   IntegrationType,
   LogGroupLogDestination,
+  Method,
   MethodLoggingLevel,
   RestApi,
   TokenAuthorizer,
@@ -17,6 +18,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { authorizerHandler, type Route } from '#http/routes';
 import { BEARER_HEADER, DEFAULT_RATE_LIMIT } from '#domain/tokens';
+import { methodThrottles } from '#lib/aws/methodThrottles';
 import { usagePlanName } from '#lib/aws/usagePlanNames';
 import { CORS_PREFLIGHT } from '#http/cors';
 import { NO_STORE_HEADERS } from '#http/headers';
@@ -129,14 +131,6 @@ export function createApi(stack: Stack, stage: StageConfig, authorizerFn: Servic
       templates: { 'application/json': gatewayProblemTemplate(problem) },
     });
   }
-  // The plan of tokens with the default limits; the token CLI adds each token's API key to the plan of
-  // its limits, creating plans for other limits by the same naming (lib/aws/usagePlanNames.ts).
-  api.addUsagePlan('DefaultTokenPlan', {
-    name: usagePlanName(api.restApiId, stage.name, DEFAULT_RATE_LIMIT),
-    description: 'Rate limit of API tokens created with the default limits (one API key per token).',
-    throttle: { rateLimit: DEFAULT_RATE_LIMIT.rate, burstLimit: DEFAULT_RATE_LIMIT.burst },
-    apiStages: [{ api, stage: api.deploymentStage }],
-  });
   return api;
 }
 
@@ -185,6 +179,25 @@ export function addRoute(stack: ServiceParts, route: Route, stage: StageConfig, 
   fn.addPermission('ApiInvoke', {
     principal: new ServicePrincipal('apigateway.amazonaws.com'),
     sourceArn: stack.api.arnForExecuteApi(route.method, route.path.replace(/\{[^}]+\}/g, '*'), stage.name),
+  });
+}
+
+/**
+ * The plan of tokens with the default limits, once the routes' methods exist: the token CLI adds each
+ * token's API key to the plan of its limits, creating plans for other limits by the same naming
+ * (lib/aws/usagePlanNames.ts). Beside the token's limit, the methods the capacity model finds heavy at
+ * their worst carry limits of their own (lib/aws/methodThrottles.ts).
+ */
+export function addDefaultTokenPlan(api: RestApi, stage: StageConfig): void {
+  const throttle = methodThrottles(DEFAULT_RATE_LIMIT).flatMap((t) => {
+    const method = resourceFor(api, t.path).node.tryFindChild(t.method);
+    return method instanceof Method ? [{ method, throttle: { rateLimit: t.rateLimit, burstLimit: t.burstLimit } }] : [];
+  });
+  api.addUsagePlan('DefaultTokenPlan', {
+    name: usagePlanName(api.restApiId, stage.name, DEFAULT_RATE_LIMIT),
+    description: 'Rate limit of API tokens created with the default limits (one API key per token), and of their heavy methods.',
+    throttle: { rateLimit: DEFAULT_RATE_LIMIT.rate, burstLimit: DEFAULT_RATE_LIMIT.burst },
+    apiStages: [{ api, stage: api.deploymentStage, throttle }],
   });
 }
 

@@ -25,6 +25,7 @@ import {
   type ProxyHandler,
 } from './lambdaEvents.ts';
 import { RateLimiter } from './rateLimits';
+import { methodThrottles } from '#lib/aws/methodThrottles';
 import { cachedAuthorizer } from './authorizerCache.ts';
 import { overLambdaPayload } from './payloadLimit.ts';
 
@@ -199,7 +200,12 @@ async function dispatch(
   // The usage plan's throttle, per API key, as deployed (stack: API key source AUTHORIZER).
   const limits = limitsOf(policy.context);
   if (!policy.usageIdentifierKey || !limits) return gatewayProblem('forbidden', 'The API key is not accepted.', requestId);
-  const wait = rateLimiter.take(policy.usageIdentifierKey, limits);
+  // A heavy method's own limit in the plan (lib/aws/methodThrottles.ts) first, then the token's.
+  const own = methodThrottles(limits).find((t) => t.method === method && t.path === match.route.path);
+  const waitForMethod = own
+    ? rateLimiter.take(`${policy.usageIdentifierKey} ${method} ${own.path}`, { rate: own.rateLimit, burst: own.burstLimit })
+    : 0;
+  const wait = waitForMethod || rateLimiter.take(policy.usageIdentifierKey, limits);
   if (wait > 0) {
     return gatewayProblem('rate_limited', 'Too many requests; retry after the time given in Retry-After.', requestId, {
       'Retry-After': String(wait),

@@ -1,4 +1,5 @@
 import { renderActivity, type ActivityBenchRow } from './activity.ts';
+import { renderAtLimits, type LimitRow } from './limits.ts';
 import { renderWebhooks, type WebhookBenchRow } from './webhooks.ts';
 import { type LaneBenchRow, renderLanes } from './webhookLanes.ts';
 import { type ClientSizeRow, renderClient } from './client.ts';
@@ -51,6 +52,7 @@ export interface Results {
   lanes?: LaneBenchRow;
   client?: ClientSizeRow;
   activity?: ActivityBenchRow;
+  atLimits?: LimitRow[];
   saturation?: SaturationResult;
 }
 
@@ -262,7 +264,7 @@ ${
     : 'Not measured in this run.'
 }
 
-${renderWebhooks(r.webhooks)}${renderLanes(r.lanes)}${renderActivity(r.activity)}
+${renderWebhooks(r.webhooks)}${renderLanes(r.lanes)}${renderActivity(r.activity)}${renderAtLimits(r.atLimits)}
 ### The stream processor, per change
 
 Off the request path: what the stream processor spends on the records of a change (\`test/bench/stream.ts\`, a table

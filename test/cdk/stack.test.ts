@@ -6,6 +6,8 @@ import { routes } from '#http/routes';
 import { createTableInput } from '#local/database';
 import { TOKEN_VALIDATION_REGEX } from '#cdk/api';
 import { functionId } from '#cdk/parts';
+import { methodThrottles } from '#lib/aws/methodThrottles';
+import { DEFAULT_RATE_LIMIT } from '#domain/tokens';
 import { synthesize, type Synthesized } from './synth.ts';
 
 // A synthesized template is untyped JSON; the assertions below walk it freely.
@@ -156,6 +158,28 @@ describe('routes', () => {
     expect(JSON.stringify(plan.Properties.UsagePlanName)).toMatch(/"pls-".*"-dev-100rps-200burst"/);
     // No API key in the template: the token CLI makes one per token.
     expect(ofType('AWS::ApiGateway::ApiKey')).toEqual([]);
+  });
+
+  test("the heavy methods carry limits of their own in the plan, derived from the capacity model's figures at the limits", () => {
+    const [[, plan]] = ofType('AWS::ApiGateway::UsagePlan') as [[string, Resource]];
+    const throttles = (plan.Properties.ApiStages as { Throttle?: Record<string, { RateLimit: number; BurstLimit: number }> }[])[0]!
+      .Throttle!;
+    const expected = methodThrottles(DEFAULT_RATE_LIMIT);
+    expect(Object.keys(throttles).sort()).toEqual(expected.map((t) => `${t.path}/${t.method}`).sort());
+    for (const t of expected) expect(throttles[`${t.path}/${t.method}`]).toEqual({ RateLimit: t.rateLimit, BurstLimit: t.burstLimit });
+    // The issue's heavy routes among them, each below the token's 100 a second.
+    for (const heavy of [
+      '/webhooks/{id}/recover/POST',
+      '/webhooks/{id}/deliveries/GET',
+      '/activities/GET',
+      '/search/GET',
+      '/projects/{slug}/duplicate/POST',
+      '/projects-labels/{slug}/attach/POST',
+    ])
+      expect(throttles[heavy]?.RateLimit, heavy).toBeLessThan(100);
+    // Every key names a method of the API.
+    const methods = new Set(routes.map((r) => `${r.path}/${r.method}`));
+    expect(Object.keys(throttles).filter((k) => !methods.has(k))).toEqual([]);
   });
 
   test('the authorizer is a TOKEN authorizer on the Authorization header, validated and cached', () => {

@@ -9,10 +9,10 @@ import { runTool } from '#support/tools';
 /**
  * docs/capacity.md is what `npm run capacity` writes: the command runs every route and consumer on
  * this run's DynamoDB Local (a database of its own), and its page must equal the committed file byte
- * for byte. A change to a code path that moves a call, a key or a unit fails here until the page is
+ * for byte; so must the figures at the limits the stack's method throttles come from (lib/aws/routesAtLimits.json). A change to a code path that moves a call, a key or a unit fails here until the page is
  * made again (`npm run capacity`) and committed with the change.
  */
-test('docs/capacity.md is the page npm run capacity writes from the code as it is', async () => {
+test('docs/capacity.md and lib/aws/routesAtLimits.json are what npm run capacity writes from the code as it is', async () => {
   const ran = await runTool(
     'bin/capacity.ts',
     ['--stdout'],
@@ -25,5 +25,7 @@ test('docs/capacity.md is the page npm run capacity writes from the code as it i
   );
   expect(ran.stderr).toBe('');
   expect(ran.code).toBe(0);
-  expect(ran.stdout).toBe(readFileSync(join(repoRoot, 'docs', 'capacity.md'), 'utf8'));
+  const files = JSON.parse(ran.stdout) as Record<string, string>;
+  expect(Object.keys(files).sort()).toEqual(['docs/capacity.md', 'lib/aws/routesAtLimits.json']);
+  for (const [path, text] of Object.entries(files)) expect(text, path).toBe(readFileSync(join(repoRoot, path), 'utf8'));
 }, 200_000);

@@ -4,12 +4,13 @@ import { call, tokenFor, uniqueWorkspace } from '#support/api';
 import { handler as authorizer } from '../../functions/authorizer/handler.ts';
 import { lambdaContext } from '#local/lambdaEvents';
 import { RateLimiter } from '#local/rateLimits';
+import { methodThrottles } from '#lib/aws/methodThrottles';
 
 /**
  * Per-token rate limits, locally: the gateway holds a token bucket per API key (the authorizer's
  * usageIdentifierKey) with the token's rate and burst, as a usage plan does deployed.
  */
-const list = (ws: string, token: string) => call('GET', `/projects?company_slug=${ws}`, { token });
+const list = (ws: string, token: string) => call('GET', `/projects?company_slug=${ws}`, { token, tooMany: 'answer' });
 
 describe('the local gateway throttles each token at its own limits', () => {
   test('a token over its burst gets 429 problems with Retry-After while another token is unaffected', async () => {
@@ -32,6 +33,21 @@ describe('the local gateway throttles each token at its own limits', () => {
     // After Retry-After, the throttled token is let in again.
     await new Promise((resolve) => setTimeout(resolve, Number(refused.headers.get('retry-after')) * 1000 + 100));
     expect((await list(ws, slow)).status).toBe(200);
+  });
+
+  test("a heavy method's own limit refuses that route alone: the token's other routes go on", async () => {
+    const ws = uniqueWorkspace('rate');
+    const token = await tokenFor(ws, { limits: { rate: 100, burst: 200 } });
+    const own = methodThrottles({ rate: 100, burst: 200 }).find((t) => t.path === '/webhooks/{id}/deliveries')!;
+    // The deliveries log of a webhook that does not exist: each request counts, answered 404 past the gateway.
+    const log = () => call('GET', `/webhooks/wh_${'0'.repeat(24)}/deliveries?company_slug=${ws}`, { token, tooMany: 'answer' });
+    const answers = await Promise.all(Array.from({ length: own.burstLimit + 3 }, log));
+    expect(answers.filter((a) => a.status === 404)).toHaveLength(own.burstLimit);
+    const refused = answers.filter((a) => a.status === 429);
+    expect(refused).toHaveLength(3);
+    expect(refused[0]!.body).toMatchObject({ code: 'rate_limited' });
+    // The token's own bucket took only what went through: its other routes answer at once.
+    expect((await list(ws, token)).status).toBe(200);
   });
 
   test('concurrent requests cannot slip past the burst', async () => {

@@ -23,7 +23,15 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** Another local API than the test run's (e.g. one a test started itself). */
   base?: string;
+  /**
+   * A 429 is waited out as its Retry-After says and the request sent again, as a client does ('wait', the
+   * default: a route's own limit, docs/operations.md, is met by suites that poll or page), or answered.
+   */
+  tooMany?: 'wait' | 'answer';
 }
+
+/** How often a suite's request waits out a 429 before the 429 is its answer. */
+const WAITS_FOR_LIMITS = 30;
 
 /** One HTTP request to the local API; JSON in, JSON (or problem+json) out. */
 export async function call(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
@@ -34,7 +42,12 @@ export async function call(method: string, path: string, opts: RequestOptions = 
     body = JSON.stringify(opts.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await send(method, `${opts.base ?? apiUrl()}${path}`, headers, body);
+  let res = await send(method, `${opts.base ?? apiUrl()}${path}`, headers, body);
+  for (let waits = 0; res.status === 429 && opts.tooMany !== 'answer' && waits < WAITS_FOR_LIMITS; waits++) {
+    checkAnswer(method, path, res.status, res.headers.get('content-type'), res.text, res.headers);
+    await new Promise((r) => setTimeout(r, Number(res.headers.get('retry-after') ?? 1) * 1000));
+    res = await send(method, `${opts.base ?? apiUrl()}${path}`, headers, body);
+  }
   const text = res.text;
   // Every answer a suite gets is checked against openapi.json: the document cannot drift from the code.
   checkAnswer(method, path, res.status, res.headers.get('content-type'), text, res.headers);

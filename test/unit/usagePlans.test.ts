@@ -8,10 +8,15 @@ import {
   GetApiKeysCommand,
   GetUsagePlanKeysCommand,
   GetUsagePlansCommand,
+  UpdateUsagePlanCommand,
 } from '@aws-sdk/client-api-gateway';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, test } from 'vitest';
-import { usageKeyOf } from '#domain/tokens';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DEFAULT_RATE_LIMIT, usageKeyOf } from '#domain/tokens';
+import { repoRoot } from '#lib/paths';
+import { methodThrottles, throttleMap } from '#lib/aws/methodThrottles';
 import { addTokenKey, deployedApi, placeTokenKey, removeTokenKey, sweepTokenKeys, type DeployedApi } from '#lib/aws/usagePlans';
 
 /** The token CLI's side of deployed rate limits, against a mocked API Gateway (no account needed). */
@@ -50,10 +55,36 @@ describe('a new token gets its API key in the plan of its limits', () => {
     await addTokenKey(api(), 'tokenid000000002', { rate: 2.5, burst: 5 });
     expect(gateway.commandCalls(CreateUsagePlanCommand)[0]!.args[0].input).toMatchObject({
       name: 'pls-abc123-dev-2.5rps-5burst',
-      apiStages: [{ apiId: 'abc123', stage: 'dev' }],
+      apiStages: [{ apiId: 'abc123', stage: 'dev', throttle: throttleMap(methodThrottles({ rate: 2.5, burst: 5 })) }],
       throttle: { rateLimit: 2.5, burstLimit: 5 },
     });
     expect(gateway.commandCalls(CreateUsagePlanKeyCommand)[0]!.args[0].input.usagePlanId).toBe('p-new');
+  });
+
+  test("a plan's heavy methods carry their own limits; one made before they had them is brought to them, and one that has them is left", async () => {
+    const limit = { rate: 1_000, burst: 2_000 };
+    const throttles = methodThrottles(limit);
+    // A token of these limits is far above recover's own: it is among the methods limited.
+    expect(throttles.find((t) => t.path === '/webhooks/{id}/recover')).toMatchObject({ method: 'POST', rateLimit: 1 });
+    const stage = { apiId: 'abc123', stage: 'dev' };
+    gateway.on(GetUsagePlansCommand).resolves({ items: [{ id: 'p-old', name: 'pls-abc123-dev-1000rps-2000burst', apiStages: [stage] }] });
+    gateway.on(CreateApiKeyCommand).resolves({ id: 'k-3' });
+    await addTokenKey(api(), 'tokenid000000003', limit);
+    const patched = gateway.commandCalls(UpdateUsagePlanCommand)[0]!.args[0].input;
+    expect(patched.usagePlanId).toBe('p-old');
+    expect(patched.patchOperations).toHaveLength(2 * throttles.length);
+    expect(patched.patchOperations).toContainEqual({
+      op: 'replace',
+      path: '/apiStages/abc123:dev/throttle/~1webhooks~1{id}~1recover/POST/rateLimit',
+      value: '1',
+    });
+    gateway.reset();
+    gateway.on(GetUsagePlansCommand).resolves({
+      items: [{ id: 'p-kept', name: 'pls-abc123-dev-1000rps-2000burst', apiStages: [{ ...stage, throttle: throttleMap(throttles) }] }],
+    });
+    gateway.on(CreateApiKeyCommand).resolves({ id: 'k-4' });
+    await addTokenKey(api(), 'tokenid000000004', limit);
+    expect(gateway.commandCalls(UpdateUsagePlanCommand)).toHaveLength(0);
   });
 });
 
@@ -186,4 +217,43 @@ describe("sweeping a stage's keys (API Gateway holds at most 10,000 per account 
     const looked = gateway.commandCalls(GetUsagePlanKeysCommand).map((c) => c.args[0].input.usagePlanId);
     expect([...new Set(looked)].sort()).toEqual(['p-default', 'p-slow']);
   });
+});
+
+test("a method's own limit: what a third of a partition allows at its worst, never below twice its share of ordinary traffic, at least 1 a second", () => {
+  const figures = {
+    'GET /heavy': { read: 500, write: 0, share: 0 }, // 1,000 read units a second / 500 = 2
+    'POST /writes': { read: 0, write: 3_330, share: 0 }, // 333 / 3,330 = 0.1: at least 1
+    'GET /ordinary': { read: 200, write: 0, share: 0.2 }, // 5 at its worst, but 0.2 x 100 x 2 = 40 ordinary
+    'GET /light': { read: 2, write: 0, share: 0.1 }, // 500 at its worst: the token's 100 holds it, no limit of its own
+  };
+  expect(methodThrottles({ rate: 100, burst: 200 }, figures)).toEqual([
+    { path: '/heavy', method: 'GET', rateLimit: 2, burstLimit: 4 },
+    { path: '/writes', method: 'POST', rateLimit: 1, burstLimit: 2 },
+    { path: '/ordinary', method: 'GET', rateLimit: 40, burstLimit: 80 },
+  ]);
+  // A burst never above the token's own.
+  expect(methodThrottles({ rate: 3, burst: 3 }, figures)).toEqual([
+    { path: '/heavy', method: 'GET', rateLimit: 2, burstLimit: 3 },
+    { path: '/writes', method: 'POST', rateLimit: 1, burstLimit: 2 },
+  ]);
+});
+
+test('the methods limits the docs quote are those the default limits derive', () => {
+  const rateOf = (path: string, method: string) =>
+    methodThrottles(DEFAULT_RATE_LIMIT).find((t) => t.path === path && t.method === method)?.rateLimit;
+  const operations = readFileSync(join(repoRoot, 'docs', 'operations.md'), 'utf8').replace(/\s+/g, ' ');
+  const api = readFileSync(join(repoRoot, 'docs', 'api.md'), 'utf8').replace(/\s+/g, ' ');
+  const recover = rateOf('/webhooks/{id}/recover', 'POST');
+  expect(operations).toContain(`\`POST /webhooks/{id}/recover\` ${recover}/s (burst ${2 * recover!})`);
+  for (const [quoted, path, method, name] of [
+    ['GET /webhooks/{id}/deliveries', '/webhooks/{id}/deliveries', 'GET', 'the deliveries log'],
+    ['POST /projects/{slug}/duplicate', '/projects/{slug}/duplicate', 'POST', 'duplicate'],
+    ['GET /activities', '/activities', 'GET', 'the history'],
+    ['GET /search', '/search', 'GET', 'search'],
+    ['POST .../attach', '/projects-labels/{slug}/attach', 'POST', 'attach'],
+  ] as const) {
+    expect(operations).toContain(`\`${quoted}\` ${rateOf(path, method)}/s`);
+    expect(api).toMatch(new RegExp(`${name} ${rateOf(path, method)}\\b`));
+  }
+  expect(api).toContain(`recover ${recover} per second`);
 });

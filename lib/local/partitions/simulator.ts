@@ -112,6 +112,9 @@ export function partitionSimulator<I extends object, O extends object>(
     const plan = planOf(operation, request);
     if (!plan) return next(args);
     const { input, batch, draws } = plan;
+    // What the request tells is refused at once, as DynamoDB refuses it; the index entries its items have now, once read.
+    const hot = batch ? undefined : buckets.emptyAmong(draws);
+    if (hot) return { response: throttledResponse(operation, hot) };
     const written = readImages && writtenBy(operation, input);
     const read = written && readImages!(request);
     const before = read && (await read(written));
@@ -122,8 +125,8 @@ export function partitionSimulator<I extends object, O extends object>(
       for (const e of batch.entries) e.draws = [...e.draws, ...entriesOf(e.table, e.key)];
       return sendBatch(batch, operation, request, (r) => next({ ...args, request: r }), buckets, images);
     }
-    const hot = buckets.emptyAmong([...draws, ...(written ?? []).flatMap((w) => entriesOf(w.table, w.key))]);
-    if (hot) return { response: throttledResponse(operation, hot) };
+    const hotEntry = buckets.emptyAmong((written ?? []).flatMap((w) => entriesOf(w.table, w.key)));
+    if (hotEntry) return { response: throttledResponse(operation, hotEntry) };
     const result = await next(args);
     const output = MEASURED.has(operation) ? await answerOf(result.response as HttpResponse) : undefined;
     // Charged whatever the answer: DynamoDB charges a write whose condition failed too (its images are the same: no index entry).

@@ -1,7 +1,7 @@
 import { TABLE, type TableIndex } from '#store/table';
 import type { Capacity, Draw } from './buckets';
 import { imageId, type Images } from './images';
-import { keyOf, type Value, type Wire, type WireItem } from './wire';
+import { assignments, keyOf, removals, type Value, type Wire, type WireItem } from './wire';
 
 /**
  * What a DynamoDB request consumes, partition by partition, read from the request as the SDK sends it
@@ -149,18 +149,6 @@ export function writeOf(table: string, key: WireItem, images: Images | undefined
   return image ? imageDraws(table, key, image) : estimate();
 }
 
-/** `name = :value` pairs of an expression, names resolved (`#n`) and values looked up. */
-function assignments(expression: unknown, input: Wire): Map<string, Value> {
-  const names = (input.ExpressionAttributeNames ?? {}) as Record<string, string>;
-  const values = (input.ExpressionAttributeValues ?? {}) as WireItem;
-  const found = new Map<string, Value>();
-  for (const [, name, placeholder] of String(expression ?? '').matchAll(/([#\w]+)\s*=\s*(:\w+)/g)) {
-    const value = values[placeholder!];
-    if (value) found.set(names[name!] ?? name!, value);
-  }
-  return found;
-}
-
 /**
  * An update of the item under `key`: its table partition, and the partition of each index whose key
  * the update sets. The item's size is not in the request: at least its key and the values it sets,
@@ -186,17 +174,6 @@ function updateDraws(table: string, update: Wire, output?: Wire): Draw[] {
         : [];
     }),
   ];
-}
-
-/** The attributes an update expression's REMOVE clause names, names resolved (`#n`). */
-function removals(update: Wire): string[] {
-  const names = (update.ExpressionAttributeNames ?? {}) as Record<string, string>;
-  const clause = /\bREMOVE\s+(.*?)(?=\s+(?:SET|ADD|DELETE)\s|$)/i.exec(String(update.UpdateExpression ?? ''));
-  return (clause?.[1] ?? '')
-    .split(',')
-    .map((n) => n.trim())
-    .filter(Boolean)
-    .map((n) => names[n] ?? n);
 }
 
 /** A Query's partition (from `key = :value` in its key condition) and the size of what it returned. */
