@@ -26,7 +26,7 @@ export interface MethodThrottle {
   burstLimit: number;
 }
 
-type Figures = Record<string, { read: number; write: number; share: number }>;
+type Figures = Record<string, { read: number; write: number; share: number; answer?: number }>;
 
 export function methodThrottles(limit: RateLimit, figures: Figures = atLimits): MethodThrottle[] {
   return Object.entries(figures).flatMap(([route, worst]) => {

@@ -144,6 +144,8 @@ export interface RowModel {
   first: { partition: string; rate: number; bound: 'read' | 'write' };
   /** The busiest single item: the rate split for heat cannot lift. */
   item?: { name: string; rate: number };
+  /** The answer's bytes (a request at the limits). */
+  answerBytes?: number;
 }
 
 /** What each measured row draws, and where it saturates (its request and its stream work at saturation). */
@@ -195,6 +197,7 @@ export function modelRow(m: Measured): RowModel {
     kinds,
     first,
     ...(item && all.length ? { item } : {}),
+    ...(m.answerBytes !== undefined ? { answerBytes: m.answerBytes } : {}),
   };
 }
 

@@ -38,8 +38,9 @@ export interface Measured {
   /** Stream records that reached the stream processor, and the outbound events it published for them. */
   records: number;
   events: number;
-  /** A request at the limits the API accepts (worst.ts), not the route's sample. */
+  /** A request at the limits the API accepts (worst.ts), not the route's sample; and its answer's bytes. */
   atLimits?: boolean;
+  answerBytes?: number;
 }
 
 /** The workspace the model runs in: ordinary, not empty (list pages full, labels on tasks). */
@@ -85,15 +86,19 @@ export async function measureEverything(opts: { root: string; endpoint: string; 
 
   const rows: Measured[] = [];
   const measure = async (
-    row: Omit<Measured, 'request' | 'stream' | 'records' | 'events' | 'atLimits'>,
+    row: Omit<Measured, 'request' | 'stream' | 'records' | 'events' | 'atLimits' | 'answerBytes'>,
     work: () => Promise<unknown>,
     atLimits = false,
   ) => {
     published = [];
     records = 0;
-    const request = await recorded(work);
+    let answerBytes = 0;
+    const request = await recorded(async () => {
+      const answer = await work();
+      answerBytes = Buffer.byteLength(JSON.stringify(answer ?? null));
+    });
     const stream = await recorded(drain);
-    rows.push({ ...row, request, stream, records, events: published.length, ...(atLimits ? { atLimits } : {}) });
+    rows.push({ ...row, request, stream, records, events: published.length, ...(atLimits ? { atLimits, answerBytes } : {}) });
   };
 
   const targets = { ws, project: FIXTURES.project.slug, label: FIXTURES.label.slug, task: FIXTURES.task, newLabel: FIXTURES.newLabel };

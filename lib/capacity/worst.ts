@@ -1,4 +1,3 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { charCount, jsonByteLength } from '#domain/text';
 import {
   MAX_DESCRIPTION,
@@ -11,16 +10,14 @@ import {
   MAX_PROJECT_NAME_BYTES,
   MAX_TASKS_PER_REQUEST,
 } from '#domain/limits';
-import { db } from '#store/client';
-import { ItemType, keys } from '#store/keys';
-import { tableName } from '#store/table';
 import { MAX_LOGGED_ATTEMPTS } from '#webhooks/entities';
+import { seedDeliveries } from './worstDeliveries.ts';
 import { MAX_DESCRIPTION as MAX_WEBHOOK_DESCRIPTION, MAX_DESCRIPTION_BYTES as MAX_WEBHOOK_DESCRIPTION_BYTES } from '#webhooks/limits';
 
 /**
  * The routes at the limits the API accepts: a workspace of its own whose items are as large as the
  * rules let them be (names, descriptions and titles at their byte bounds, a task with the most labels,
- * a label on the most tasks a request names, a webhook's deliveries with full attempt logs), and each
+ * a label on the most tasks a request names, a webhook's deliveries failed after 50 attempts), and each
  * route whose cost grows with its input asked for the largest answer it gives. npm run capacity
  * measures them as it measures the samples (docs/capacity.md, "At the limits").
  */
@@ -32,9 +29,10 @@ export const WORST = {
   deliveries: 2 * MAX_PAGE_SIZE,
 } as const;
 
-/** A text at its bounds: clusters of a 4-byte character and combining marks, then single letters, as long as both bounds allow. */
+/** A text at its bounds: the widest characters in bytes, then single letters, as long as both bounds allow. */
 export function textAtLimits(maxChars: number, maxBytes: number, start = ''): string {
-  const cluster = `\u{1F600}${'\u0301'.repeat(6)}`;
+  // One character (a letter and seven 3-byte marks: eight UTF-16 units, the most one counts) of 22 bytes.
+  const cluster = `e${'\u20D0'.repeat(7)}`;
   const room = (t: string) => ({ chars: maxChars - charCount(t), bytes: maxBytes - jsonByteLength(t) });
   // Clusters stand apart (none joins the next): their counts add up, so the text is measured once, not per cluster.
   const left = room(start);
@@ -57,6 +55,14 @@ export interface WorstRequest {
   body?: unknown;
 }
 
+/** What the requests at the limits are about. */
+interface Targets {
+  project: string;
+  label: string;
+  webhook: string;
+  delivery: string;
+}
+
 type Sent = (name: string, path: string, query: Record<string, string>, body?: unknown) => Promise<{ data: unknown }>;
 
 /** Changes of the measured project, for its history. */
@@ -65,7 +71,7 @@ const HISTORY_CHANGES = 10;
 const task = (n: number) => `limits-task-${String(n).padStart(3, '0')}`;
 
 /** The workspace at the limits, through the handlers (the deliveries' logs written as the deliverer writes them). */
-export async function seedAtLimits(sent: Sent, webhookUrl: string): Promise<{ project: string; label: string; webhook: string }> {
+export async function seedAtLimits(sent: Sent, webhookUrl: string): Promise<Targets> {
   const q = { company_slug: WORST.workspace };
   const projects: string[] = [];
   const [description, clientUuid] = [textAtLimits(MAX_DESCRIPTION, MAX_DESCRIPTION_BYTES), textAtLimits(128, 512)];
@@ -98,45 +104,12 @@ export async function seedAtLimits(sent: Sent, webhookUrl: string): Promise<{ pr
   const hook = (await sent('create-webhook', '/webhooks', q, { url: webhookUrl, events: ['*'], description: about })) as {
     data: { id: string };
   };
-  await seedDeliveries(hook.data.id);
-  return { project, label: labels[0]!, webhook: hook.data.id };
-}
-
-/** The webhook's deliveries, failed after full attempt logs, each with the longest answer a log keeps. */
-async function seedDeliveries(webhookId: string): Promise<void> {
-  const ws = WORST.workspace;
-  const at = new Date().toISOString();
-  const error = `connection to ${'h'.repeat(63)}.${'d'.repeat(63)}.example failed: connection timed out`;
-  for (let i = 0; i < WORST.deliveries; i++) {
-    const id = `msg_${(Date.now() - 60_000 + i).toString(16).padStart(12, '0')}${String(i).padStart(20, '0')}`;
-    await db.send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...keys.webhookDelivery(ws, webhookId, id),
-          type: ItemType.webhookDelivery,
-          ttl: Math.floor(Date.now() / 1000) + 3600,
-          id,
-          webhook_id: webhookId,
-          workspace: ws,
-          event_type: 'Project Updated',
-          event_id: `evt-limits-${i}`,
-          status: 'failed',
-          attempts: MAX_LOGGED_ATTEMPTS,
-          last_status_code: 500,
-          last_error: error,
-          last_response: '\u{1F600}'.repeat(1000),
-          last_attempt_at: at,
-          created_at: at,
-          attempt_log: Array.from({ length: MAX_LOGGED_ATTEMPTS }, () => ({ at, error, duration_ms: 10_000, trigger: 'automatic' })),
-        },
-      }),
-    );
-  }
+  const delivery = await seedDeliveries(WORST.workspace, hook.data.id, WORST.deliveries);
+  return { project, label: labels[0]!, webhook: hook.data.id, delivery };
 }
 
 /** Each route whose cost grows with its input, at the largest answer it gives. */
-export function requestsAtLimits(t: { project: string; label: string; webhook: string }): WorstRequest[] {
+export function requestsAtLimits(t: Targets): WorstRequest[] {
   const q = { company_slug: WORST.workspace };
   const inProject = { ...q, project_slug: t.project };
   const page = String(WORST.page);
@@ -200,13 +173,19 @@ export function requestsAtLimits(t: { project: string; label: string; webhook: s
     },
     {
       name: 'list-webhook-deliveries',
-      scenario: `limit=${page}: full attempt logs`,
+      scenario: `limit=${page}: the longest answers logged`,
       path: `/webhooks/${t.webhook}/deliveries`,
       query: { ...q, limit: page },
     },
     {
+      name: 'get-webhook-delivery',
+      scenario: `a delivery with ${MAX_LOGGED_ATTEMPTS} attempts logged`,
+      path: `/webhooks/${t.webhook}/deliveries/${t.delivery}`,
+      query: q,
+    },
+    {
       name: 'recover-webhook',
-      scenario: `${WORST.deliveries} failed deliveries, full attempt logs`,
+      scenario: `${WORST.deliveries} failed deliveries, the longest answers logged`,
       path: `/webhooks/${t.webhook}/recover`,
       query: q,
       body: { since: new Date(Date.now() - 3_600_000).toISOString() },

@@ -66,7 +66,7 @@ export function renderAtLimits(rows: LimitRow[] | undefined): string {
 
 The requests of docs/capacity.md's "At the limits", in a workspace of the largest items the API accepts
 (\`lib/capacity/worst.ts\`: 100 projects with names and descriptions at their byte bounds, 100 labels at theirs, a task
-with 100 labels, a label on 101 tasks, 200 deliveries failed after full attempt logs), each run in process against
+with 100 labels, a label on 101 tasks, 200 deliveries failed after 50 attempts), each run in process against
 DynamoDB Local (\`test/bench/limits.ts\`): a read ${READS} times (its median), a write once. The units are what DynamoDB
 Local reports (it counts no index copies; docs/capacity.md counts what DynamoDB bills, and each method's own limit
 in the usage plans follows from those: docs/operations.md).

@@ -17,7 +17,7 @@ import { recoverDeliveries } from '#webhooks/recovery';
 import { freeRecoveryLease, takeRecoveryLease } from '#webhooks/store/recoveryLease';
 import { redeliver } from '#webhooks/onRequest';
 import { updateWebhook } from '#webhooks/registration';
-import { listDeliveries } from '#webhooks/subscriptions';
+import { getDelivery, listDeliveries } from '#webhooks/subscriptions';
 import { Busy, Conflict, NotFound } from '#domain/errors';
 import { uniqueWorkspace } from '#support/api';
 import { useInProcessReceiver } from './receiver.ts';
@@ -217,7 +217,7 @@ describe('the deliverer', () => {
 const deliveriesOf = async (ws: string, id: string) => (await listDeliveries(ws, id, { limit: 100 })).items;
 
 describe("a delivery's payload", () => {
-  test('is kept apart: the log reads a small item whatever the body, each send carries the body byte for byte, and one kept inline (before) is sent from there', async () => {
+  test('is kept apart, as are its attempts: the log reads a small item whatever the body, each send carries the body byte for byte, and one kept inline (before) is sent from there', async () => {
     const { ws, id } = await webhookTo('/apart');
     const { queue } = keptQueue();
     const big = eventOf(ws, 'evt-apart');
@@ -245,6 +245,20 @@ describe("a delivery's payload", () => {
     // A redelivery reads the payload from its item: the same bytes again.
     expect((await redeliver(ws, id, delivery[0]!.id as string, anyCarried)).status).toBe('delivered');
     expect(receiver.received('/apart').map((r) => r.body)).toEqual([sent!.body, sent!.body]);
+    // Its attempts are items beside it too: the delivery stays as small however many it has; the detail reads them.
+    const after = await db.send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': keys.webhookDeliveries(ws, id) },
+        ConsistentRead: true,
+      }),
+    );
+    const itemOf = after.Items!.find((i) => i.SK === delivery[0]!.SK)!;
+    expect(itemOf.attempt_log).toBeUndefined();
+    expect(after.Items!.filter((i) => String(i.SK).startsWith(keys.deliveryAttemptPrefix(delivery[0]!.id)))).toHaveLength(2);
+    const detail = await getDelivery(ws, id, delivery[0]!.id as string);
+    expect(detail.attempt_log!.map((a) => a.trigger)).toEqual(['automatic', 'manual']);
 
     // A delivery stored before payloads moved keeps its body on its own item, and is sent with it.
     const legacyId = `msg_${Date.now().toString(16).padStart(12, '0')}${'1'.repeat(20)}`;
@@ -264,11 +278,18 @@ describe("a delivery's payload", () => {
           status: 'failed',
           attempts: 1,
           created_at: new Date().toISOString(),
+          attempt_log: [{ at: new Date(Date.now() - 1000).toISOString(), status_code: 500, duration_ms: 5, trigger: 'automatic' }],
         },
       }),
     );
     expect((await redeliver(ws, id, legacyId, anyCarried)).status).toBe('delivered');
     expect(receiver.received('/apart').at(-1)!.body).toBe(inline);
+    // Its log kept on itself, and the attempt made since beside it: both, oldest first.
+    const legacy = await getDelivery(ws, id, legacyId);
+    expect(legacy.attempt_log!.map((a) => [a.trigger, a.status_code])).toEqual([
+      ['automatic', 500],
+      ['manual', expect.any(Number)],
+    ]);
   });
 });
 

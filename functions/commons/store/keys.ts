@@ -14,9 +14,9 @@
  *   HOOKS#<workspace>         the workspace's webhooks (WEBHOOK#<id>, each with its sealed secrets), the slots
  *                             of its outbound calls on request (SENDSLOT#<n>, leased) and their count (WEBHOOKCOUNT)
  *   WEBHOOK#<workspace>#<id>  a webhook's deliveries (newest last in key order), each expiring after 30 days,
- *                             each delivery's payload apart (PAYLOAD#<id>: the log and a recovery read small
- *                             items; a send reads it), its health while it fails (HEALTH: its run of failures,
- *                             its breaker), and the lease of a recovery under way (RECOVERY)
+ *                             each delivery's payload and attempts apart (PAYLOAD#<id>, ATTEMPT#<id>#...: the log
+ *                             and a recovery read small items), its health while it fails (HEALTH: its run of
+ *                             failures, its breaker), and the lease of a recovery under way (RECOVERY)
  *   ACTIVITY#<workspace>#SHARD#<n>       the workspace's history, spread over ACTIVITY_SHARDS partitions by event
  *   ACTIVITY#<workspace>#PROJECT#<slug>  the same entries of one project (by slug), a second copy; both expire
  * Index GSI3 (the sweeper's): DUE#<n> (DUE_SHARDS of them), a delivery's shard, sorted by next_attempt_at.
@@ -44,6 +44,7 @@ const RECEIPT = 'RECEIPT#';
 const IDEMPOTENCY = 'IDEMPOTENCY#';
 const DELIVERY = 'DELIVERY#';
 const PAYLOAD = 'PAYLOAD#';
+const ATTEMPT = 'ATTEMPT#';
 const SEND_SLOT = 'SENDSLOT#';
 const TOKEN = 'TOKEN#';
 const ACTIVITY = 'ACTIVITY#';
@@ -165,11 +166,13 @@ export const keys = {
     PK: webhookDeliveries(ws, webhookId),
     SK: `${DELIVERY}${deliveryId}`,
   }),
-  /** A delivery's payload, the body it sends, beside it: read by a send alone. */
-  deliveryPayload: (ws: string, webhookId: string, deliveryId: string): Key => ({
+  /** Beside a delivery: its payload (over 512 bytes; read to send it) and each attempt its log keeps (read with it alone). */
+  deliveryPayload: (ws: string, webhookId: string, id: string): Key => ({ PK: webhookDeliveries(ws, webhookId), SK: `${PAYLOAD}${id}` }),
+  deliveryAttempt: (ws: string, webhookId: string, id: string, at: string, trigger: string): Key => ({
     PK: webhookDeliveries(ws, webhookId),
-    SK: `${PAYLOAD}${deliveryId}`,
+    SK: `${ATTEMPT}${id}#${at}#${trigger}`,
   }),
+  deliveryAttemptPrefix: (id: string) => `${ATTEMPT}${id}#`,
   webhookDeliveries: (ws: string, webhookId: string) => webhookDeliveries(ws, webhookId),
   /** A webhook's health while it fails (its run of failures), in its deliveries' partition: off the workspace's. */
   webhookHealth: (ws: string, webhookId: string): Key => ({ PK: webhookDeliveries(ws, webhookId), SK: 'HEALTH' }),
@@ -236,6 +239,7 @@ export const ItemType = {
   webhook: 'webhook',
   webhookDelivery: 'webhook_delivery',
   deliveryPayload: 'delivery_payload',
+  deliveryAttempt: 'delivery_attempt',
   webhookHealth: 'webhook_health',
   recoveryLease: 'recovery_lease',
   sendSlot: 'send_slot',

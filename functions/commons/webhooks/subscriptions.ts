@@ -3,7 +3,7 @@ import { readPage, type PageRequest } from '#domain/paging';
 import { decodeDelivery, decodeWebhook, deliveriesRange, webhooksRange } from '#webhooks/store/webhookItem';
 import { AGAIN, RETRY, withRetries } from '#store/retry';
 import { deleteWebhookItem, readWebhook, replaceWebhookSecret } from '#webhooks/store/webhooks';
-import { readDelivery } from '#webhooks/store/webhookDeliveries';
+import { readAttemptLog, readDelivery } from '#webhooks/store/webhookDeliveries';
 import { isSealed, type SealContext, SealError, secretsAtRest, storedText, type Sealed } from '#store/sealing';
 import type { DeliveryRecord, PreviousSecret, WebhookRecord } from './entities';
 import { PREVIOUS_SECRET_MS } from './settings';
@@ -124,7 +124,7 @@ export async function getDelivery(ws: string, id: string, deliveryId: string): P
   await getWebhook(ws, id);
   const delivery = await readDelivery(ws, id, deliveryId);
   if (!delivery) throw deliveryNotFound(deliveryId);
-  return delivery;
+  return { ...delivery, attempt_log: await readAttemptLog(delivery) };
 }
 
 export const deliveryNotFound = (id: string) => new NotFound(`No delivery "${id}" of this webhook.`, 'delivery');

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type AttemptLogEntry, type DeliveryRecord, MAX_LOGGED_ATTEMPTS } from '../entities';
 import { db } from '#store/client';
 import { conditionally, isConditionFailure, unlessConditionFails } from '#store/errors';
@@ -99,11 +99,13 @@ export type AttemptKind = 'automatic' | 'manual' | 'none';
  * ends a delivery (`next_attempt_at`, status `failed`) is written only while it is not delivered: a
  * delivery once delivered stays delivered. The delivery after the write, or undefined when that held
  * it back (or found it recorded already: the same attempt's write, repeated). `logged`, the attempt as
- * the delivery's log keeps it, is appended to the log in the same write; `heldUntil`, the hold of an
+ * the delivery's log keeps it, is an item of its own written first (keyed by its time and trigger: a
+ * repeated write is the same item; an attempt made is logged even when the record's condition holds it
+ * back), so the delivery stays small however many attempts it has; `heldUntil`, the hold of an
  * automatic attempt, is required by the write (which lets go of it).
  */
-export function recordAttempt(
-  d: Pick<DeliveryRecord, 'workspace' | 'webhook_id' | 'id'> & { attempts?: number },
+export async function recordAttempt(
+  d: Pick<DeliveryRecord, 'workspace' | 'webhook_id' | 'id'> & { attempts?: number; created_at?: string },
   set: Partial<DeliveryRecord>,
   remove: readonly (keyof DeliveryRecord)[],
   kind: AttemptKind,
@@ -113,13 +115,10 @@ export function recordAttempt(
   // An automatic attempt's record lets go of its hold, and of the sweeps' count (it was not lost).
   const sets = setAndRemove(set, kind === 'manual' ? remove : [...remove, 'claimed_until', 'requeues']);
   // The attempt joins the delivery's log, while the log has room (the attempts as read: the first MAX_LOGGED_ATTEMPTS).
-  const log = logged !== undefined && (d.attempts ?? 0) < MAX_LOGGED_ATTEMPTS;
+  if (logged !== undefined && (d.attempts ?? 0) < MAX_LOGGED_ATTEMPTS) await logAttempt(d, logged);
   // A schedule set puts the delivery in the due index (one made before the index has no shard yet).
   const due = set.next_attempt_at !== undefined;
-  const extra = [
-    ...(log ? ['#log = list_append(if_not_exists(#log, :empty), :entry)'] : []),
-    ...(due ? ['#shard = if_not_exists(#shard, :shard)'] : []),
-  ];
+  const extra = due ? ['#shard = if_not_exists(#shard, :shard)'] : [];
   const guarded = set.status === 'failed' || due;
   const add = { automatic: ' ADD attempts :one, auto_attempts :one', manual: ' ADD attempts :one', none: '' }[kind];
   // An attempt is recorded once: under its hold (the first write lets go of it), or, made on request, by
@@ -141,14 +140,12 @@ export function recordAttempt(
         ConditionExpression: conditions.join(' AND '),
         ExpressionAttributeNames: {
           ...sets.names,
-          ...(log ? { '#log': 'attempt_log' } : {}),
           ...(due ? { '#shard': 'due_shard' } : {}),
           ...(guarded ? { '#status': 'status' } : {}),
           ...(once ? { '#at': 'last_attempt_at' } : {}),
         },
         ExpressionAttributeValues: {
           ...sets.values,
-          ...(log ? { ':entry': [logged], ':empty': [] } : {}),
           ...(due ? { ':shard': keys.dueShard(d.id) } : {}),
           ...(add ? { ':one': 1 } : {}),
           ...(guarded ? { ':delivered': 'delivered' } : {}),
@@ -160,6 +157,42 @@ export function recordAttempt(
     );
     return Attributes ? decodeDelivery(Attributes) : undefined;
   });
+}
+
+/** An attempt as the delivery's log keeps it: an item beside the delivery, expiring a day after it. */
+async function logAttempt(d: Pick<DeliveryRecord, 'workspace' | 'webhook_id' | 'id'> & { created_at?: string }, entry: AttemptLogEntry) {
+  await db.send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...keys.deliveryAttempt(d.workspace, d.webhook_id, d.id, entry.at, entry.trigger),
+        type: ItemType.deliveryAttempt,
+        ttl: Math.floor((d.created_at ? Date.parse(d.created_at) : Date.now()) / 1000) + PAYLOAD_KEPT_SECONDS,
+        ...entry,
+      },
+    }),
+  );
+}
+
+/** A delivery's attempt log, oldest first: its items (and the log a delivery stored before kept on itself). */
+export async function readAttemptLog(d: DeliveryRecord): Promise<AttemptLogEntry[]> {
+  const { Items = [] } = await db.send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.webhookDeliveries(d.workspace, d.webhook_id), ':prefix': keys.deliveryAttemptPrefix(d.id) },
+      ConsistentRead: true,
+      Limit: MAX_LOGGED_ATTEMPTS,
+    }),
+  );
+  const apart = Items.map(({ at, status_code, error, duration_ms, trigger }) => ({
+    at,
+    ...(status_code !== undefined ? { status_code } : {}),
+    ...(error !== undefined ? { error } : {}),
+    duration_ms,
+    trigger,
+  })) as AttemptLogEntry[];
+  return [...(d.attempt_log ?? []), ...apart].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0)).slice(0, MAX_LOGGED_ATTEMPTS);
 }
 
 /** An update expression with more assignments in its SET clause (or a SET clause of them). */
