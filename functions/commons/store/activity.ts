@@ -48,6 +48,12 @@ interface HistoryRange {
 
 /** Reads at most this many times per page: a filter that matches little answers a short page (and a cursor) rather than read on. */
 const MAX_CALLS = 16;
+/**
+ * And at most this many read units (as DynamoDB reports them): a filter reads every entry it passes over,
+ * so a page of a rare type among large entries would otherwise read up to 16 MB for a few lines. Checked
+ * between rounds: a page reads at most this and one more round (a call per shard, 1 MB each at most).
+ */
+export const HISTORY_READ_UNITS = 256;
 /** Items a filtered read evaluates per call. */
 const FILTERED_READ = 100;
 
@@ -111,6 +117,7 @@ export async function readHistory(
   }));
   const found: Item[] = [];
   let calls = 0;
+  let units = 0;
   const read = async (r: Reader, size: number) => {
     calls++;
     const out = await db.send(
@@ -119,8 +126,10 @@ export async function readHistory(
         ExpressionAttributeValues: { ...base.ExpressionAttributeValues, ':pk': r.partition },
         Limit: size,
         ExclusiveStartKey: r.start,
+        ReturnConsumedCapacity: 'TOTAL',
       }),
     );
+    units += out.ConsumedCapacity?.CapacityUnits ?? 0;
     found.push(...(out.Items ?? []));
     r.start = out.LastEvaluatedKey;
     r.done = r.start === undefined;
@@ -139,7 +148,7 @@ export async function readHistory(
       .sort((a, b) => (nearer(sk(a), sk(b)) ? -1 : 1));
     if (known.length > limit) return { entries: known.slice(0, limit).map(entryOf), next: sk(known[limit - 1]) };
     if (boundary === undefined) return { entries: known.map(entryOf) };
-    if (calls >= MAX_CALLS) return { entries: known.map(entryOf), next: boundary };
+    if (calls >= MAX_CALLS || units >= HISTORY_READ_UNITS) return { entries: known.map(entryOf), next: boundary };
     await Promise.all(open.filter((r) => sk(r.start) === boundary).map((r) => read(r, perCall)));
   }
 }
