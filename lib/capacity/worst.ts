@@ -12,7 +12,14 @@ import {
 } from '#domain/limits';
 import { MAX_LOGGED_ATTEMPTS } from '#webhooks/entities';
 import { seedDeliveries } from './worstDeliveries.ts';
-import { MAX_DESCRIPTION as MAX_WEBHOOK_DESCRIPTION, MAX_DESCRIPTION_BYTES as MAX_WEBHOOK_DESCRIPTION_BYTES } from '#webhooks/limits';
+import {
+  MAX_DESCRIPTION as MAX_WEBHOOK_DESCRIPTION,
+  MAX_DESCRIPTION_BYTES as MAX_WEBHOOK_DESCRIPTION_BYTES,
+  MAX_EVENT_TYPES,
+  MAX_URL_LENGTH,
+  MAX_WEBHOOKS_PER_WORKSPACE,
+} from '#webhooks/limits';
+import { OUTBOUND_TYPES } from '#domain/eventNames';
 
 /**
  * The routes at the limits the API accepts: a workspace of its own whose items are as large as the
@@ -104,6 +111,13 @@ export async function seedAtLimits(sent: Sent, webhookUrl: string): Promise<Targ
   const hook = (await sent('create-webhook', '/webhooks', q, { url: webhookUrl, events: ['*'], description: about })) as {
     data: { id: string };
   };
+  // The rest of the workspace's webhooks, each as large as one gets (turned off: nothing is sent to them).
+  const events = OUTBOUND_TYPES.slice(0, MAX_EVENT_TYPES);
+  for (let i = 1; i < MAX_WEBHOOKS_PER_WORKSPACE; i++) {
+    const padded = `${webhookUrl}/${i}?${'p'.repeat(MAX_URL_LENGTH)}`.slice(0, MAX_URL_LENGTH);
+    const made = (await sent('create-webhook', '/webhooks', q, { url: padded, events, description: about })) as { data: { id: string } };
+    await sent('update-webhook', `/webhooks/${made.data.id}`, q, { active: false });
+  }
   const delivery = await seedDeliveries(WORST.workspace, hook.data.id, WORST.deliveries);
   return { project, label: labels[0]!, webhook: hook.data.id, delivery };
 }
@@ -170,6 +184,12 @@ export function requestsAtLimits(t: Targets): WorstRequest[] {
       path: `/projects-labels/${t.label}/detach`,
       query: inProject,
       body: { task_uuids: Array.from({ length: MAX_TASKS_PER_REQUEST }, (_, n) => task(200 + n)) },
+    },
+    {
+      name: 'list-webhooks',
+      scenario: `${MAX_WEBHOOKS_PER_WORKSPACE} webhooks, URLs, types and descriptions at their bounds`,
+      path: '/webhooks',
+      query: q,
     },
     {
       name: 'list-webhook-deliveries',
