@@ -42,7 +42,6 @@ const newDeliveryId = () => `msg_${Date.now().toString(16).padStart(12, '0')}${r
  * service made.
  */
 async function seedWebhook(ws: string): Promise<{ webhook: string; delivery: string }> {
-  const now = new Date().toISOString();
   const webhook = newWebhookId();
   const delivery = newDeliveryId();
   await writeWebhook({
@@ -52,6 +51,8 @@ async function seedWebhook(ws: string): Promise<{ webhook: string; delivery: str
     events: ['Project Deleted'],
     description: 'Fixture',
   });
+  // Made after the webhook was written: a delivery made before its URL was set is never redelivered (a 409).
+  const now = new Date().toISOString();
   const payload = JSON.stringify({ type: 'Webhook Ping', timestamp: now, data: { webhook_id: webhook, company_slug: ws } });
   await putNewDelivery({
     id: delivery,
