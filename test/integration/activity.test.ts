@@ -306,6 +306,26 @@ describe('reading', () => {
     expect(next.headers.get('etag')).not.toBe(page.headers.get('etag'));
   });
 
+  test("a page's tag covers its meta: the same entries with a next_cursor that appeared since are a new answer, not a 304", async () => {
+    // Oldest first, a page as long as the project's history: its last page, with no cursor on.
+    const q = { from_context: 'project', project_slug: 'p4', order: 'asc' };
+    const whole = (await c.get('/activities', { ...q, limit: '100' })).body.data.length as number;
+    const last = await c.get('/activities', { ...q, limit: String(whole) });
+    expect(last.body.meta.next_cursor).toBeNull();
+    const etag = last.headers.get('etag')!;
+    await c.put('/projects/p4', { description: 'changed again' });
+    await streamDrained();
+    const after = await call('GET', c.q('/activities', { ...q, limit: String(whole) }), {
+      token: c.token,
+      headers: { 'If-None-Match': etag },
+    });
+    // The same entries; a newer one beyond them, so a cursor now: a 304 would hide it.
+    expect(after.status).toBe(200);
+    expect(after.body.data.map((e: { id: string }) => e.id)).toEqual(last.body.data.map((e: { id: string }) => e.id));
+    expect(after.body.meta.next_cursor).toEqual(expect.any(String));
+    expect(after.headers.get('etag')).not.toBe(etag);
+  });
+
   test("other services' contexts answer an empty page", async () => {
     for (const from_context of ['sprint', 'sprints', 'user_stories']) {
       const res = await c.get('/activities', { from_context, sprint_slug: 'sprint-1' });

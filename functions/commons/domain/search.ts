@@ -24,9 +24,12 @@ export async function searchProjects(workspaces: string[], q: string, limit: num
   const searched = workspaces.slice(0, MAX_SEARCHED_WORKSPACES);
   const bySlug = SLUG.test(q) ? await Promise.all(searched.map((ws) => readProject(ws, q))) : [];
   bySlug.forEach(add);
-  for (const ws of searched) {
+  for (const [i, ws] of searched.entries()) {
     if (found.length >= limit) break;
-    (await findProjectsByName(ws, q, { limit })).items.forEach(add);
+    // Only what the answer still has room for (and the slug's match again, which its name may match too):
+    // a search of ten workspaces reads about one page of projects, not ten.
+    const room = limit - found.length + (bySlug[i] ? 1 : 0);
+    (await findProjectsByName(ws, q, { limit: room })).items.forEach(add);
   }
   return found;
 }

@@ -227,7 +227,9 @@ function located(result: APIGatewayProxyResult, event: APIGatewayProxyEvent): AP
 }
 
 function render(reply: Reply, ifNoneMatch: string | undefined): APIGatewayProxyResult {
-  const etag = reply.tagged ? etagOf(reply.data) : undefined;
+  // A resource's tag is its data's (what If-Match compares); a page's covers its meta too: a cursor that
+  // appears on the same entries is a new answer, never a 304.
+  const etag = reply.tagged ? etagOf(reply.meta ? { data: reply.data, meta: reply.meta } : reply.data) : undefined;
   if (etag !== undefined && notModified(ifNoneMatch, etag)) return { statusCode: 304, headers: { ETag: etag }, body: '' };
   return {
     statusCode: reply.status,
