@@ -115,6 +115,10 @@ export function partitionSimulator<I extends object, O extends object>(
     // What the request tells is refused at once, as DynamoDB refuses it; the index entries its items have now, once read.
     const hot = batch ? undefined : buckets.emptyAmong(draws);
     if (hot) return { response: throttledResponse(operation, hot) };
+    // Taken on arrival, as DynamoDB takes it (requests at once cannot all pass one full bucket), set right once answered.
+    const reserved = batch ? [] : draws;
+    buckets.charge(reserved);
+    const released = reserved.map((d) => ({ ...d, units: -d.units }));
     const written = readImages && writtenBy(operation, input);
     const read = written && readImages!(request);
     const before = read && (await read(written));
@@ -126,11 +130,14 @@ export function partitionSimulator<I extends object, O extends object>(
       return sendBatch(batch, operation, request, (r) => next({ ...args, request: r }), buckets, images);
     }
     const hotEntry = buckets.emptyAmong((written ?? []).flatMap((w) => entriesOf(w.table, w.key)));
-    if (hotEntry) return { response: throttledResponse(operation, hotEntry) };
+    if (hotEntry) {
+      buckets.charge(released);
+      return { response: throttledResponse(operation, hotEntry) };
+    }
     const result = await next(args);
     const output = MEASURED.has(operation) ? await answerOf(result.response as HttpResponse) : undefined;
     // Charged whatever the answer: DynamoDB charges a write whose condition failed too (its images are the same: no index entry).
-    buckets.charge(consumption(operation, input, output, await images()) ?? draws);
+    buckets.charge([...(consumption(operation, input, output, await images()) ?? draws), ...released]);
     return result;
   };
 }
