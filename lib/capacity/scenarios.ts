@@ -169,7 +169,7 @@ export async function measureEverything(opts: { root: string; endpoint: string; 
 type Sent = (name: string, path: string, query: Record<string, string>, body?: unknown) => Promise<{ data: unknown }>;
 
 /** A caller whose answers must succeed: the data of a 2xx, else an error naming the request. */
-const sending =
+export const sending =
   (call: ReturnType<typeof callerFor>): Sent =>
   async (name, path, query, body) => {
     const result: APIGatewayProxyResult = await call(name, path, query, body);

@@ -2,6 +2,7 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import { repoRoot } from '#lib/paths';
 import { callerFor } from '#local/fixtures';
 import { requestsAtLimits, seedAtLimits, WORST } from '#lib/capacity/worst';
+import { sending } from '#lib/capacity/scenarios';
 import { useLocalRetryLane } from '#webhooks/queue';
 import { routes } from '#http/routes';
 import { describeCalls, metered, type Usage } from './capacity.ts';
@@ -29,11 +30,7 @@ export async function measureAtLimits(): Promise<LimitRow[]> {
   // Its webhook points at loopback, which this process's handlers then accept (as npm run capacity's).
   process.env.WEBHOOKS_ALLOW_PRIVATE_TARGETS = 'true';
   const call = callerFor(repoRoot, WORST.workspace);
-  const sent = async (name: string, path: string, query: Record<string, string>, body?: unknown) => {
-    const result: APIGatewayProxyResult = await call(name, path, query, body);
-    if (result.statusCode >= 300) throw new Error(`${name} ${path} answered ${result.statusCode}: ${result.body.slice(0, 300)}`);
-    return JSON.parse(result.body || 'null') as { data: unknown };
-  };
+  const sent = sending(call);
   log('  seeding the workspace at the limits');
   const targets = await seedAtLimits(sent, 'http://127.0.0.1:9/limits');
   const rows: LimitRow[] = [];
