@@ -34,6 +34,8 @@ function problemStatuses(route: Route): number[] {
   const statuses = new Set([400, 401, 403, 404, 413, 415, 422, 429, 500, 502, 503, 504]);
   if (route.method !== 'GET') statuses.add(409);
   if (route.method === 'PUT' || route.method === 'DELETE') statuses.add(412);
+  // The history's sync token, kept past the retention.
+  if (route.name === 'list-activities') statuses.add(410);
   return [...statuses].sort((a, b) => a - b);
 }
 
@@ -47,6 +49,7 @@ const EXAMPLE_DETAILS: Record<ProblemCode, string> = {
   forbidden: 'The token does not grant this workspace, this scope, or the read scope of the data the route answers or carries.',
   not_found: 'No project with slug "website-redesign" in this workspace.',
   conflict: 'A label titled "Bug" already exists in this workspace.',
+  gone: 'The sync token is older than the history keeps (90 days); start again with since, from the newest time you handled.',
   precondition_failed: 'The resource has changed since the ETag given in If-Match; read it again (GET) and retry with its new ETag.',
   payload_too_large: 'The body is 70000 bytes; the limit is 65536.',
   request_header_fields_too_large: 'The request headers are too large.',

@@ -405,18 +405,16 @@ describe('followActivities', () => {
     return { c, reads, held };
   }
 
-  test('catches up oldest first, polls with If-None-Match (304s) while caught up, then yields each new entry once', async () => {
+  test('catches up oldest first by the sync token, polls with If-None-Match (304s) while caught up, then yields each new entry once', async () => {
     const { c, reads } = await following('follow');
     await c.createProject({ name: 'Followed' });
     const soon = { timeout: 10_000 };
-    // The stream writes the history a moment after the change: the follower starts once the entry is there, so
-    // its first read catches it up (a first read of an empty window would move `since` one read later).
-    await expect.poll(async () => (await c.listActivities({ from_context: 'company' })).data.length, soon).toBe(1);
-    const before = reads.length; // the wait's own reads
     const controller = new AbortController();
     const seen: { type: string; id: string }[] = [];
+    const follower = c.followActivities({ from_context: 'company' }, { signal: controller.signal, pollMs: 50 });
+    expect(follower.token).toBeUndefined();
     const done = (async () => {
-      for await (const entry of c.followActivities({ from_context: 'company' }, { signal: controller.signal, pollMs: 50 })) {
+      for await (const entry of follower) {
         seen.push({ type: entry.type, id: entry.id });
         if (seen.length === 3) controller.abort();
       }
@@ -424,11 +422,11 @@ describe('followActivities', () => {
     done.catch(() => {}); // awaited below; a failed assertion ends the follower in `finally` instead
     try {
       await expect.poll(() => seen.length, soon).toBe(1);
-      await expect.poll(() => reads.length - before, soon).toBeGreaterThanOrEqual(5);
-      // The first read moves `since` to the newest entry less the margin; the second reads that window whole, and
-      // each read after it sends the second's tag: nothing new is a 304.
-      const follows = reads.slice(before).map((r) => [r.status, Boolean(r.ifNoneMatch)]);
-      expect(follows).toEqual(follows.map((_, i) => (i < 2 ? [200, false] : [304, true])));
+      await expect.poll(() => reads.filter((r) => r.status === 304).length, soon).toBeGreaterThanOrEqual(3);
+      // Caught up, the same token is asked again with the last answer's tag: nothing new is a 304, and costs no page.
+      const last = reads.slice(-3);
+      expect(last).toEqual(last.map(() => ({ status: 304, ifNoneMatch: expect.any(String) })));
+      expect(follower.token).toMatch(/^[A-Za-z0-9_-]+\.0$/);
       // Its waits leave no listener behind on the caller's signal (one at most: the wait under way).
       expect(getEventListeners(controller.signal, 'abort').length).toBeLessThanOrEqual(1);
       await c.updateProject({ slug: 'followed', description: 'changed while followed' });
@@ -442,25 +440,67 @@ describe('followActivities', () => {
     expect(new Set(seen.map((e) => e.id)).size).toBe(3);
   });
 
-  test('a window longer than a page is read whole: an entry that lands on its second page is yielded', async () => {
-    const { c, reads } = await following('follow-pages');
-    for (const name of ['Paged A', 'Paged B', 'Paged C']) await c.createProject({ name });
+  test('a follower stopped mid-page goes on, from the token it gave, with the entries it had not yielded: none twice, none missed', async () => {
+    const { c } = await following('follow-resume');
+    for (const name of ['Resumed A', 'Resumed B', 'Resumed C', 'Resumed D', 'Resumed E']) await c.createProject({ name });
+    await expect.poll(async () => (await c.listActivities({ from_context: 'company' })).data.length, { timeout: 10_000 }).toBe(5);
+    const run = async (from: string | undefined, stopAfter: number) => {
+      const controller = new AbortController();
+      const seen: string[] = [];
+      const follower = c.followActivities(
+        { from_context: 'company' },
+        { signal: controller.signal, pollMs: 50, limit: 2, ...(from ? { from } : {}) },
+      );
+      for await (const entry of follower) {
+        seen.push(entry.project_slug!);
+        if (seen.length === stopAfter) controller.abort();
+      }
+      return { seen, token: follower.token };
+    };
+    // Three lives, each stopped after the entry its caller handled last, each started from the token it stored.
+    const first = await run(undefined, 1);
+    const second = await run(first.token, 3);
+    const third = await run(second.token, 1);
+    expect([...first.seen, ...second.seen, ...third.seen]).toEqual(['resumed-a', 'resumed-b', 'resumed-c', 'resumed-d', 'resumed-e']);
+    await expect(c.followActivities({ from_context: 'company' }, { from: 'not a token' })[Symbol.asyncIterator]().next()).rejects.toThrow(
+      /from must be a token a follower gave/,
+    );
+  });
+
+  test('an outage does not end it: failed reads are tried again after growing waits, and it goes on where it was', async () => {
+    let down = false;
+    const own = uniqueWorkspace('follow-outage');
+    const retries: number[] = [];
+    const c = lib.createClient({
+      baseUrl: apiUrl(),
+      token: await tokenFor(own),
+      workspace: own,
+      maxRetries: 0,
+      fetch: async (input: Parameters<typeof fetch>[0], init: RequestInit) => {
+        if (down && new URL(String(input)).pathname === '/activities') throw new TypeError('fetch failed');
+        return fetch(input, init);
+      },
+    });
+    await c.createProject({ name: 'Outage' });
     const controller = new AbortController();
     const seen: string[] = [];
     const done = (async () => {
-      const options = { signal: controller.signal, pollMs: 50, limit: 2, marginMs: 3_600_000 };
+      const options = { signal: controller.signal, pollMs: 20, maxBackoffMs: 100, onRetry: (_: Error, ms: number) => retries.push(ms) };
       for await (const entry of c.followActivities({ from_context: 'company' }, options)) {
-        seen.push(entry.project_slug);
-        if (seen.length === 4) controller.abort();
+        seen.push(entry.type);
+        if (seen.length === 2) controller.abort();
       }
     })();
-    await expect.poll(() => seen.length, { timeout: 10_000 }).toBe(3);
-    const caughtUp = reads.length;
-    await expect.poll(() => reads.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(caughtUp + 4); // polls of the whole window
-    await c.createProject({ name: 'Paged D' });
+    await expect.poll(() => seen.length, { timeout: 10_000 }).toBe(1);
+    down = true;
+    await expect.poll(() => retries.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(4);
+    await c.updateProject({ slug: 'outage', name: 'After the outage' });
+    down = false;
     await done;
-    expect(seen).toEqual(['paged-a', 'paged-b', 'paged-c', 'paged-d']);
-    expect(reads.filter((r) => r.status === 304)).toEqual([]); // a full first page's tag is never sent
+    expect(seen).toEqual(['Project Created', 'Project Updated']);
+    // Growing, to its cap (each wait is jittered: between half and all of its step).
+    expect(Math.max(...retries)).toBeLessThanOrEqual(100);
+    expect(retries[0]).toBeLessThanOrEqual(20);
   });
 
   test('an abort while its consumer handles an entry yields no more of the page; a limit over 100 is refused', async () => {

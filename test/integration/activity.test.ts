@@ -33,17 +33,23 @@ async function history(c: WorkspaceClient, params: Record<string, string> = {}):
   return res.body.data;
 }
 
-/** Every entry of a query, page by page along next_cursor. */
+/**
+ * Every entry of a query, page by page along next_cursor: newest first to its end (a null cursor),
+ * oldest first until caught up (an empty page: there, next_cursor is never null).
+ */
 async function walk(c: WorkspaceClient, params: Record<string, string>, between?: () => Promise<void>): Promise<Entry[]> {
   const all: Entry[] = [];
   let cursor: string | null = null;
+  let caughtUp = false;
   do {
     const res = await c.get('/activities', { from_context: 'company', ...params, ...(cursor ? { cursor } : {}) });
     expect(res.status).toBe(200);
     all.push(...res.body.data);
     cursor = res.body.meta.next_cursor;
+    if (params.order === 'asc') expect(cursor).toEqual(expect.any(String));
+    caughtUp = params.order === 'asc' && res.body.data.length === 0;
     if (between) await between();
-  } while (cursor);
+  } while (cursor && !caughtUp);
   return all;
 }
 
@@ -307,11 +313,11 @@ describe('reading', () => {
   });
 
   test("a page's tag covers its meta: the same entries with a next_cursor that appeared since are a new answer, not a 304", async () => {
-    // Oldest first, a page as long as the project's history: its last page, with no cursor on.
+    // Oldest first, a page as long as the project's history: its last page, its cursor the position reached.
     const q = { from_context: 'project', project_slug: 'p4', order: 'asc' };
     const whole = (await c.get('/activities', { ...q, limit: '100' })).body.data.length as number;
     const last = await c.get('/activities', { ...q, limit: String(whole) });
-    expect(last.body.meta.next_cursor).toBeNull();
+    expect(last.body.meta.next_cursor).toEqual(expect.any(String));
     const etag = last.headers.get('etag')!;
     await c.put('/projects/p4', { description: 'changed again' });
     await streamDrained();
@@ -323,6 +329,7 @@ describe('reading', () => {
     expect(after.status).toBe(200);
     expect(after.body.data.map((e: { id: string }) => e.id)).toEqual(last.body.data.map((e: { id: string }) => e.id));
     expect(after.body.meta.next_cursor).toEqual(expect.any(String));
+    expect(after.body.meta.next_cursor).not.toBe(last.body.meta.next_cursor);
     expect(after.headers.get('etag')).not.toBe(etag);
   });
 
@@ -400,6 +407,9 @@ describe('retention', () => {
     expect(made.status).toBe(201);
     await expect.poll(async () => (await get()).body.data.length, { timeout: 5_000, interval: 50 }).toBe(1);
     const madeAt = Date.parse((await get()).body.data[0].occurred_at);
+    // A follower's token after it, kept past the retention: a 410 that says to start again from since.
+    const sync = () => call('GET', '/activities?company_slug=acme-corp&from_context=company&order=asc', { token, base: api.url });
+    const kept = (await sync()).body.meta.next_cursor as string;
     // Gone once its three seconds are up (polled: the wait is the retention itself).
     await expect.poll(async () => (await get()).body.data.length, { timeout: 10_000, interval: 200 }).toBe(0);
     expect(Date.now()).toBeGreaterThanOrEqual(madeAt + 3_000);
@@ -407,6 +417,17 @@ describe('retention', () => {
       token,
       base: api.url,
     });
-    expect(page.body).toEqual({ data: [], meta: { limit: 50, next_cursor: null } });
+    const gone = await call('GET', `/activities?company_slug=acme-corp&from_context=company&order=asc&cursor=${kept}`, {
+      token,
+      base: api.url,
+    });
+    expect(gone.status).toBe(410);
+    expect(gone.body).toMatchObject({
+      code: 'gone',
+      error_code: 'SYNC_TOKEN_EXPIRED',
+      detail: expect.stringContaining('Start again with since'),
+    });
+    // Oldest first, a sync token even so: the place to go on from.
+    expect(page.body).toEqual({ data: [], meta: { limit: 50, next_cursor: expect.any(String) } });
   });
 });

@@ -1,5 +1,6 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { expect, test } from 'vitest';
+import { HISTORY_PAGE_BYTES, listActivity } from '#domain/activityReads';
 import { db } from '#store/client';
 import { HISTORY_READ_UNITS, readHistory } from '#store/activity';
 import { chunk } from '#store/batches';
@@ -24,7 +25,8 @@ test('a page of a type none of 7 MB of entries has reads its budget and one roun
   const items = Array.from({ length: SHARDS * PER_SHARD }, (_, i) => {
     const at = new Date(now - 3_600_000 + i).toISOString();
     return {
-      ...keys.activity(ws, i % SHARDS, keys.activitySortKey(at, `evt-${i}`)),
+      PK: keys.activityShard(ws, i % SHARDS),
+      SK: keys.activitySortKey(at, i + 1),
       expires_at: now + 86_400_000,
       entry: { id: `evt-${i}`, type: 'Project Updated', occurred_at: at, data: { description: 'd'.repeat(ENTRY_BYTES) } },
     };
@@ -70,4 +72,49 @@ test('a page of a type none of 7 MB of entries has reads its budget and one roun
   } finally {
     db.middlewareStack.remove(name);
   }
+});
+
+test('entries kept whole before texts were cut (40 KB each) page within the byte bound, and a numbered page that would cut is refused', async () => {
+  const ws = uniqueWorkspace('legacy');
+  const now = Date.now();
+  const items = Array.from({ length: 60 }, (_, i) => {
+    const at = new Date(now - 60_000 + i).toISOString();
+    const entry = {
+      id: `act_${String(i).padStart(24, '0')}`,
+      type: 'Project Updated',
+      occurred_at: at,
+      actor: null,
+      company_slug: ws,
+      project_slug: 'p',
+      project: { slug: 'p', name: 'P' },
+      label: null,
+      task_uuid: null,
+      changes: [{ field: 'description', from: '', to: 'd'.repeat(40_000) }],
+      event_id: `evt-${i}`,
+      request_id: null,
+      idempotency_key: null,
+    };
+    return { PK: keys.activityShard(ws, i % SHARDS), SK: keys.legacyActivitySortKey(at, `evt-${i}`), expires_at: now + 86_400_000, entry };
+  });
+  for (const part of chunk(items, 25))
+    await db.send(new BatchWriteCommand({ RequestItems: { [tableName()]: part.map((Item) => ({ PutRequest: { Item } })) } }));
+  const query = { context: 'company', order: 'asc' } as const;
+  const seen: string[] = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  for (;;) {
+    const page = await listActivity(ws, query, { limit: 100, cursor });
+    if (page.items.length === 0) break;
+    pages++;
+    expect(Buffer.byteLength(JSON.stringify(page.items))).toBeLessThanOrEqual(HISTORY_PAGE_BYTES);
+    // As they were kept: no place of their own, readable since they happened.
+    expect(page.items.every((e) => e.sequence === null && e.recorded_at === e.occurred_at)).toBe(true);
+    seen.push(...page.items.map((e) => e.event_id));
+    cursor = page.nextCursor!;
+  }
+  // About 24 of them fit a page: 60 take three, each read once, in order.
+  expect(pages).toBe(3);
+  expect(seen).toEqual(items.map((i) => i.entry.event_id));
+  // A numbered page would leave what it cuts to no page: refused, naming the way on.
+  await expect(listActivity(ws, { ...query, order: 'desc' }, { limit: 100, page: 1 })).rejects.toThrow(/follow meta.next_cursor/);
 });

@@ -2,6 +2,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
 import { checkTable, scanTable } from '#checker/invariants';
+import type { ActivityEntry } from '#domain/entities';
 import { createLabel, deleteLabel } from '#domain/labels';
 import { createProject, deleteProject } from '#domain/projects';
 import { changeLabels, toggleTaskLabel } from '#domain/taskLabels';
@@ -91,8 +92,13 @@ test('redelivered and reordered stream batches end with exact counters and the s
         return state / 2 ** 31;
       };
       for (const batch of schedule(records, rnd)) await processStreamBatch(batch, bus);
-      // What processing wrote (cascade rounds, counters) is itself on the stream: deliver it in order.
-      await drain((batch) => processStreamBatch(batch, bus), after);
+      // What processing wrote (cascade rounds, counters, the notes of the detaches a label's delete causes) is itself on
+      // the stream: deliver it in order.
+      const written: DynamoDBRecord[] = [];
+      await drain((batch) => {
+        written.push(...batch);
+        return processStreamBatch(batch, bus);
+      }, after);
       Object.assign(tip, after);
 
       expect((await checkTable([ws])).violations).toEqual([]);
@@ -108,16 +114,30 @@ test('redelivered and reordered stream batches end with exact counters and the s
             ),
           )
           .filter((r) => r.eventName === 'INSERT' || r.dynamodb?.NewImage?.updated_at?.S !== r.dynamodb?.OldImage?.updated_at?.S)
-          .map((r) => r.eventID),
+          .map((r) => r.eventID)
+          .concat(written.filter((r) => r.eventName === 'INSERT' && r.dynamodb?.NewImage?.type?.S === 'detach_note').map((r) => r.eventID)),
       );
       expect(new Set(published.map((e) => e.detail.event_id))).toEqual(expectedIds);
       // The history holds one entry per change, however often its record came: one item in the
-      // workspace's history and, for a project's change, one in the project's.
+      // workspace's history, one in its project's for a project's change, one in its task's for a task's.
       const entries = (await scanTable([ws])).filter((i) => i.type === 'activity');
-      const inWorkspace = entries.filter((i) => String(i.PK).includes('#SHARD#')).map((i) => (i.entry as { event_id: string }).event_id);
-      expect(inWorkspace.sort()).toEqual([...expectedIds].sort());
-      const inProjects = entries.filter((i) => String(i.PK).includes('#PROJECT#'));
-      expect(inProjects).toHaveLength(entries.filter((i) => (i.entry as { project_slug: string | null }).project_slug !== null).length / 2);
+      const inWorkspace = entries.filter((i) => String(i.PK).includes('#SHARD#')).map((i) => i.entry as ActivityEntry);
+      expect(inWorkspace.map((e) => e.event_id).sort()).toEqual([...expectedIds].sort());
+      const copies = (part: string) => entries.filter((i) => String(i.PK).includes(part)).map((i) => (i.entry as ActivityEntry).event_id);
+      expect(copies('#PROJECT#').sort()).toEqual(
+        inWorkspace
+          .filter((e) => e.project_slug !== null)
+          .map((e) => e.event_id)
+          .sort(),
+      );
+      expect(copies('#TASK#').sort()).toEqual(
+        inWorkspace
+          .filter((e) => e.task_uuid !== null)
+          .map((e) => e.event_id)
+          .sort(),
+      );
+      // And their places are 1, 2, 3...: one each, none skipped.
+      expect(inWorkspace.map((e) => e.sequence).sort((a, b) => a! - b!)).toEqual(inWorkspace.map((_, i) => i + 1));
       runs++;
     }),
     { numRuns: 6, seed: 20261122, endOnFailure: true },

@@ -28,6 +28,7 @@ const NOT_SETTINGS = new Set([
   // error codes of the API and its gateway
   'RATE_LIMIT_EXCEEDED',
   'PROJECT_NOT_FOUND',
+  'SYNC_TOKEN_EXPIRED',
   'LABEL_NOT_FOUND',
   'IDEMPOTENCY_KEY_REUSED',
   'IDEMPOTENCY_KEY_IN_USE',

@@ -47,6 +47,36 @@ export function changedFields(before: object | null, after: object | null, leftO
   });
 }
 
+/**
+ * The most of a text value an entry keeps in a change's `from` or `to`: a description can hold about
+ * 64 KB, and a page of entries holding whole ones would be megabytes. A longer text is cut to the
+ * longest run of whole characters (code points) within this many UTF-8 bytes, and the change says
+ * which side was cut (`cut`); the resource itself has the whole value.
+ */
+export const CUT_TEXT_BYTES = 1024;
+
+/** The changes with every longer text cut (CUT_TEXT_BYTES). */
+export function cutChanges(changes: FieldChange[]): FieldChange[] {
+  return changes.map((c) => {
+    const from = cutText(c.from);
+    const to = cutText(c.to);
+    const cut = [...(from === c.from ? [] : ['from' as const]), ...(to === c.to ? [] : ['to' as const])];
+    return cut.length === 0 ? c : { ...c, from, to, cut };
+  });
+}
+
+function cutText(value: unknown): unknown {
+  if (typeof value !== 'string' || Buffer.byteLength(value) <= CUT_TEXT_BYTES) return value;
+  let bytes = 0;
+  let end = 0;
+  for (const ch of value) {
+    bytes += Buffer.byteLength(ch);
+    if (bytes > CUT_TEXT_BYTES) break;
+    end += ch.length;
+  }
+  return value.slice(0, end);
+}
+
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const DEFAULT_RETENTION_MS = 90 * DAY;

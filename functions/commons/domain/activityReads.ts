@@ -1,21 +1,30 @@
-import { holdsAny, readHistory } from '#store/activity';
+import { holdsAny, type KeyedEntry, readHistory } from '#store/activity';
+import { readPosition } from '#store/activityLog';
 import { readProject } from '#store/projects';
 import { ACTIVITY_SHARDS, keys } from '#store/keys';
 import { type ActivityEntry, type ActivityQuery, retentionMs } from './activity';
 import { decodeCursor, encodeCursor, type CursorScope } from './cursors';
-import { projectNotFound, ValidationFailed } from './errors';
+import { Gone, projectNotFound, ValidationFailed } from './errors';
 import type { Page, PageRequest } from './paging';
 
 /**
- * Reading the history: the workspace's (every shard, merged) or one project's, newest or oldest
- * first, between two times, of some types, by one actor, of one task. A cursor carries the sort key
- * to go on after, bound to the workspace and the whole query.
+ * Reading the history: the workspace's (every shard, merged), one project's or one task's, in the
+ * order entries became readable (newest first, or oldest first), between two times, of some types,
+ * by one actor. A cursor carries the place to go on after, bound to the workspace and the whole query.
+ *
+ * Oldest first, the cursor is a sync token: the read goes no further than the workspace's position,
+ * read first (activityLog.ts: every entry up to it is written), and `next_cursor` is never null: the
+ * place after the last entry answered, or the position itself when everything up to it was read, so
+ * calling again with it answers what became readable since, each entry once.
  */
 export async function listActivity(ws: string, q: ActivityQuery, req: PageRequest): Promise<Page<ActivityEntry>> {
+  const ascending = q.order === 'asc';
   const partitions =
-    q.context === 'project'
-      ? [keys.projectActivityPartition(ws, q.projectSlug!)]
-      : Array.from({ length: ACTIVITY_SHARDS }, (_, n) => keys.activityShard(ws, n));
+    q.task !== undefined
+      ? [keys.taskActivityPartition(ws, q.task)]
+      : q.context === 'project'
+        ? [keys.projectActivityPartition(ws, q.projectSlug!)]
+        : Array.from({ length: ACTIVITY_SHARDS }, (_, n) => keys.activityShard(ws, n));
   const scope: CursorScope = {
     fingerprint: [
       'activities',
@@ -30,62 +39,121 @@ export async function listActivity(ws: string, q: ActivityQuery, req: PageReques
       q.order,
     ],
     keyNames: ['in', 'after'],
+    // A token given where nothing was left to read: from when it is valid (entries after it are recorded after this).
+    optionalNames: ['valid_from'],
     partition: { name: 'in', value: partitions[0]! },
   };
-  const after = decodeCursor(scope, req.cursor)?.after;
-  const skip = req.page !== undefined ? (req.page - 1) * req.limit : 0;
+  const token = (after: string | undefined, validFrom?: string) =>
+    encodeCursor(scope, after === undefined ? undefined : { in: partitions[0]!, after, ...(validFrom ? { valid_from: validFrom } : {}) });
+  const cursor = decodeCursor(scope, req.cursor);
   const now = Date.now();
   // Entries older than the retention are expired (whatever a read finds): the range starts no earlier.
   const oldest = new Date(now - retentionMs()).toISOString();
-  const lo = keys.activityTimeKey(q.since !== undefined && q.since > oldest ? q.since : oldest);
-  // An entry's key is its time and then `#<event id>`: every key of the `until` instant sorts below this.
-  const hi = keys.activityTimeKey(q.until === undefined ? '~' : `${q.until}#~`);
-  // A cursor made before its place expired: newest first, nothing is left; oldest first, the range starts after it anyway.
-  const expired = after !== undefined && after < lo;
-  if (lo > hi || (expired && q.order === 'desc')) {
-    if (q.context === 'project' && req.cursor === undefined) await projectWithHistory(ws, q.projectSlug!, partitions[0]!);
-    return { items: [], nextCursor: null };
+  if (ascending && cursor !== undefined && (cursor.valid_from ?? keys.activityKeyTime(cursor.after!)) < oldest)
+    throw new Gone(
+      `This sync token is older than the history keeps (${keptFor(retentionMs())}): entries after it may have expired. Start again with since, from the last occurred_at you handled.`,
+    );
+  const range = keyRange(q, oldest);
+  // Oldest first, no further than the position: every entry up to it is readable now.
+  const position = ascending ? await readPosition(ws) : undefined;
+  const horizon = position && keys.activitySortKey(position.at, position.sequence);
+  const hi = horizon !== undefined && horizon < range.hi ? horizon : range.hi;
+  // Entries after the position are recorded after it and after this read: from today on, the token is valid (the same all day, so a 304).
+  const unit = Math.min(DAY_MS, Math.floor(retentionMs() / 10));
+  const today = new Date(now - (now % unit)).toISOString();
+  const validFrom = position && position.at > today ? position.at : today;
+  // Where everything up to the read's end has been read: oldest first, the token to call again with.
+  const caughtUp = () =>
+    ascending ? (hi === horizon ? token(horizon, validFrom) : hi === range.hi && q.until !== undefined ? token(hi) : null) : null;
+  const after = cursor?.after;
+  // A place before the range: newest first, it expired and nothing is left; oldest first, the range starts after it anyway.
+  const start = after !== undefined && after >= range.lo ? after : undefined;
+  if (ascending && start !== undefined && start >= hi) {
+    // Nothing recorded since the token: the same token again (the same answer, so a 304), made anew each day (a tenth of the retention, if shorter) so it never ages out.
+    const stale = (cursor!.valid_from ?? keys.activityKeyTime(start)) < today;
+    return { items: [], nextCursor: stale && hi === horizon ? token(start, validFrom) : req.cursor! };
   }
+  if (range.lo > hi || (after !== undefined && after < range.lo && !ascending)) {
+    if (q.context === 'project' && req.cursor === undefined) await projectWithHistory(ws, q.projectSlug!);
+    return { items: [], nextCursor: ascending ? (caughtUp() ?? req.cursor ?? token(START, today)) : null };
+  }
+  const skip = req.page !== undefined ? (req.page - 1) * req.limit : 0;
   const page = await readHistory(
     {
       partitions,
-      lo,
+      lo: range.lo,
       hi,
-      descending: q.order === 'desc',
+      descending: !ascending,
       now,
       types: q.types,
       actor: q.actor,
-      task: q.task,
+      // A task's own partition holds its entries alone; one project's context keeps to that project's.
+      project: q.task !== undefined && q.context === 'project' ? q.projectSlug : undefined,
+      since: q.since,
+      until: q.until,
     },
     // DynamoDB has no offset: page N reads through the N-1 pages before it (MAX_PAGE_DEPTH entries at most).
     skip + req.limit,
-    expired ? undefined : after,
+    start,
   );
-  if (q.context === 'project' && page.entries.length === 0 && req.cursor === undefined)
-    await projectWithHistory(ws, q.projectSlug!, partitions[0]!);
-  const items = withinBytes(page.entries.slice(skip));
-  const cut = items.length < page.entries.length - skip;
+  if (q.context === 'project' && page.entries.length === 0 && req.cursor === undefined) await projectWithHistory(ws, q.projectSlug!);
+  const kept = withinBytes(page.entries.slice(skip));
+  const cut = kept.length < page.entries.length - skip;
   // A numbered page cut short would leave its rest to no page: the next one starts a whole page on.
   if (req.page !== undefined && cut)
     throw ValidationFailed.of(
       'page',
       `is over ${HISTORY_PAGE_BYTES} bytes of entries (they carry long texts); follow meta.next_cursor instead, or ask a smaller limit`,
     );
+  const items = kept.map((k) => k.entry);
   // A page cut short by its size goes on after its last entry; a whole one where the read stopped.
-  const next = cut ? keys.activitySortKey(items.at(-1)!.occurred_at, items.at(-1)!.event_id) : page.next;
-  return { items, nextCursor: encodeCursor(scope, next === undefined ? undefined : { in: partitions[0]!, after: next }) };
+  if (cut) return { items, nextCursor: token(kept.at(-1)!.key) };
+  if (page.next !== undefined) return { items, nextCursor: token(page.next) };
+  // Everything to the read's end was read: oldest first, the token is where it ended (or, without a position, the last entry read).
+  return {
+    items,
+    nextCursor: caughtUp() ?? (ascending ? (token(kept.at(-1)?.key) ?? req.cursor ?? token(START, today)) : null),
+  };
+}
+
+const DAY_MS = 86_400_000;
+
+const keptFor = (ms: number) => (ms >= DAY_MS ? `${Math.round(ms / DAY_MS)} days` : `${Math.round(ms / 1000)} seconds`);
+
+/** A place before every entry: the token of a workspace that has recorded none yet. */
+const START = keys.activityTimeKey('0');
+
+/**
+ * How far a writer's clock may run ahead of the recorder's: an entry is recorded no earlier than
+ * this before it happened (`occurred_at`), so a read from `since` starts this much earlier in key order.
+ */
+const CLOCK_SKEW_MS = 60_000;
+/**
+ * How long after it happened an entry may be recorded: the stream keeps a change 24 hours (a batch that
+ * fails is retried, then replayed, within them). A read to `until` goes this much further in key order.
+ */
+const RECORD_LAG_MS = 24 * 3_600_000 + CLOCK_SKEW_MS;
+
+/** The range of keys (places: recorded time, then sequence) that can hold the query's entries. */
+function keyRange(q: ActivityQuery, oldest: string): { lo: string; hi: string } {
+  const shift = (at: string, ms: number) => new Date(Date.parse(at) + ms).toISOString();
+  const from = q.since === undefined ? oldest : shift(q.since, -CLOCK_SKEW_MS);
+  return {
+    lo: keys.activityTimeKey(from > oldest ? from : oldest),
+    // A key of an instant is `AT#<time>#...`: every key of the last instant sorts below this.
+    hi: keys.activityTimeKey(q.until === undefined ? '~' : `${shift(q.until, RECORD_LAG_MS)}#~`),
+  };
 }
 
 /**
- * The most a page of the history answers, in bytes of its entries as JSON: an entry carries whole `from`
- * and `to` values (a description's change, up to 80 KB), so a page stops early, before the entry that would
- * cross this, and its cursor goes on from there (one entry is always answered).
+ * The most a page of the history answers, in bytes of its entries as JSON: a page stops early, before
+ * the entry that would cross this, and its cursor goes on from there (one entry is always answered).
  */
 export const HISTORY_PAGE_BYTES = 1_000_000;
 
-function withinBytes(entries: ActivityEntry[]): ActivityEntry[] {
+function withinBytes(entries: KeyedEntry[]): KeyedEntry[] {
   let bytes = 0;
-  for (const [i, entry] of entries.entries()) {
+  for (const [i, { entry }] of entries.entries()) {
     bytes += Buffer.byteLength(JSON.stringify(entry)) + 1;
     if (bytes > HISTORY_PAGE_BYTES && i > 0) return entries.slice(0, i);
   }
@@ -97,7 +165,7 @@ function withinBytes(entries: ActivityEntry[]): ActivityEntry[] {
  * trail, until it expires); a slug that names neither in this workspace is a 404, as on every project
  * route. Asked only when a first page comes back empty.
  */
-async function projectWithHistory(ws: string, slug: string, partition: string): Promise<void> {
-  if ((await readProject(ws, slug)) !== undefined || (await holdsAny(partition))) return;
+async function projectWithHistory(ws: string, slug: string): Promise<void> {
+  if ((await readProject(ws, slug)) !== undefined || (await holdsAny(keys.projectActivityPartition(ws, slug)))) return;
   throw projectNotFound(slug);
 }

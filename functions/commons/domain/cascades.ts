@@ -1,5 +1,5 @@
 import { count } from '#observability/counts';
-import { deleteKeys } from '#store/batches';
+import { deleteKeys, putItems } from '#store/batches';
 import {
   finishJob,
   keyOf,
@@ -9,7 +9,11 @@ import {
   readProjectCollectionPage,
   taskSidesOf,
 } from '#store/collections';
-import { keys } from '#store/keys';
+import { num, optStr, str } from '#store/codec';
+import { ItemType, keys } from '#store/keys';
+import { detachNoteItem, type LabelRef } from '#store/links';
+import type { Item } from '#store/query';
+import type { Actor } from './entities';
 
 /**
  * What a delete takes with it, outside the request. The delete removed the project or label item and
@@ -40,16 +44,29 @@ export async function projectCascadeRound(job: DeletionJob & { projectId: string
 }
 
 /**
- * One round of a deleted label's cascade: off every task and label set of every project. The use
- * counters and `labels_count` follow from the links' own stream records, like any detach.
+ * One round of a deleted label's cascade: off every task and label set of every project, each with the
+ * detach note a detach writes (its `Label Detached` event and history entry, by the delete's actor,
+ * naming the label as it was deleted), before the links go: an interrupted round that runs again finds
+ * the links and puts the same notes again (keyed by label and task), which makes no second event. The
+ * use counters and `labels_count` follow from the links' own stream records, like any detach.
  */
-export async function labelCascadeRound(job: DeletionJob & { labelId: number }): Promise<'next' | 'done'> {
+export async function labelCascadeRound(job: DeletionJob & { labelId: number; label: LabelRef; actor: Actor }): Promise<'next' | 'done'> {
   const { items, more } = await readLabelCollectionPage(job.ws, job.labelId, CASCADE_ROUND);
+  await putItems(items.flatMap((item) => cascadeNote(job, item)));
   const sides = taskSidesOf(job.labelId, items);
   await deleteKeys(sides);
   await deleteKeys(items.map(keyOf));
   count('CascadeItemsRemoved', sides.length + items.length);
   return finishRound(keys.labelDeletion(job.ws, job.labelId), job.round, more);
+}
+
+/** The note of one link or set membership a label's delete takes away (none for anything else in its collection). */
+function cascadeNote(job: { ws: string; labelId: number; label: LabelRef; actor: Actor }, item: Item): Item[] {
+  if (item.type !== ItemType.labelLink && item.type !== ItemType.labelProject) return [];
+  const project = { id: str(item, 'project_id'), slug: str(item, 'project_slug') };
+  const task = optStr(item, 'task_uuid');
+  const noteId = `label-deleted#${num(item, 'label_id')}#${task ?? 'SET'}`;
+  return [detachNoteItem(job.ws, project, job.label, task, job.actor, noteId)];
 }
 
 async function finishRound(job: ReturnType<typeof keys.projectDeletion>, round: number, more: boolean): Promise<'next' | 'done'> {

@@ -15,6 +15,8 @@ export interface CursorScope {
   fingerprint: string[];
   /** The key attributes a continuation key of this query has, and the partition value it must carry. */
   keyNames: readonly string[];
+  /** Further members a cursor of this query may carry (strings too), beside its key. */
+  optionalNames?: readonly string[];
   partition: { name: string; value: string };
   /** Where the query has a begins_with condition: a start key outside it is rejected by DynamoDB. */
   sortPrefix?: { name: string; prefix: string };
@@ -59,7 +61,9 @@ export function decodeCursor(scope: CursorScope, cursor: string | undefined): St
   // Authentic, so it came from this query; the checks below guard against a leaked key or a bug.
   const key = parsed.k;
   const names = Object.keys(key);
-  if (names.length !== scope.keyNames.length || !scope.keyNames.every((n) => typeof key[n] === 'string' && key[n] !== '')) throw invalid;
+  const allowed = [...scope.keyNames, ...(scope.optionalNames ?? [])];
+  if (!names.every((n) => allowed.includes(n) && typeof key[n] === 'string' && key[n] !== '')) throw invalid;
+  if (!scope.keyNames.every((n) => names.includes(n))) throw invalid;
   if (key[scope.partition.name] !== scope.partition.value) throw invalid;
   if (scope.sortPrefix && !(key[scope.sortPrefix.name] as string).startsWith(scope.sortPrefix.prefix)) throw invalid;
   return key as StartKey;

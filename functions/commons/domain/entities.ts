@@ -92,6 +92,8 @@ export interface FieldChange {
   field: string;
   from: unknown;
   to: unknown;
+  /** Which of `from` and `to` were cut to their first CUT_TEXT_BYTES bytes (absent: neither). */
+  cut?: ('from' | 'to')[];
 }
 
 /** One entry, as answered (and as kept: the store adds its keys and expiry around it). */
@@ -116,4 +118,8 @@ export interface ActivityEntry {
   /** The X-Request-Id answered to the request that made the change (null: made by the service, or before requests were recorded). */
   request_id: string | null;
   idempotency_key: string | null;
+  /** Its place in the workspace's order (1, 2, 3...: the order entries became readable); null for entries recorded before places existed. */
+  sequence: number | null;
+  /** When it became readable (its place's time): never before `occurred_at`'s request, often a little after. */
+  recorded_at: string;
 }

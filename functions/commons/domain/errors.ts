@@ -87,6 +87,9 @@ export class ValidationFailed extends DomainError {
 /** A limit of the model reached (a task's 100 labels): a rule of the values, said as one. */
 export class LimitReached extends ValidationFailed {}
 
+/** A position the caller kept (a sync token) that is older than what is kept: start again from a time instead. */
+export class Gone extends DomainError {}
+
 /** The database stayed busy or away through every retry: the same command later will likely work. */
 export class Busy extends DomainError {
   constructor(

@@ -18,7 +18,12 @@ export interface LinkEnds {
 /** Reads the label and the project of the workspace together; 404 when either is unknown. */
 export async function linkEnds(ws: string, labelSlug: string, projectSlug: string): Promise<LinkEnds> {
   const [label, project] = await Promise.all([getLabel(ws, labelSlug), getProject(ws, projectSlug)]);
-  return { label, project, labelRef: { id: label.id, slug: label.slug }, projectRef: { id: project.id, slug: project.slug } };
+  return {
+    label,
+    project,
+    labelRef: { id: label.id, slug: label.slug, title: label.title, color: label.color },
+    projectRef: { id: project.id, slug: project.slug },
+  };
 }
 
 /** A cancelled write whose label or project condition failed: that resource went away meanwhile. */

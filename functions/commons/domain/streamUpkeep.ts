@@ -1,10 +1,12 @@
 import { mapInFlight } from '#store/batches';
-import { num, str } from '#store/codec';
+import { map, num, optActor, str } from '#store/codec';
 import { applyLinkDeltas, type LinkDelta } from '#store/counters';
 import { ItemType } from '#store/keys';
+import { decodeLabel } from '#store/labelItem';
 import type { Item } from '#store/query';
 import type { Change } from '#store/streamRecords';
 import { labelCascadeRound, projectCascadeRound } from './cascades';
+import { SYSTEM_ACTOR } from './entities';
 
 /**
  * What the stream processor keeps besides events: the counters derived from links, and the cascades
@@ -60,7 +62,14 @@ export async function runCascades(changes: Change[]): Promise<number> {
       await projectCascadeRound({ ws: str(job, 'workspace'), projectId: str(job, 'project_id'), round: num(job, 'round') });
       rounds++;
     } else if (change.type === ItemType.labelDeletion) {
-      await labelCascadeRound({ ws: str(job, 'workspace'), labelId: num(job, 'label_id'), round: num(job, 'round') });
+      const label = decodeLabel(map(job, 'label'));
+      await labelCascadeRound({
+        ws: str(job, 'workspace'),
+        labelId: num(job, 'label_id'),
+        round: num(job, 'round'),
+        label: { id: label.id, slug: label.slug, title: label.title, color: label.color },
+        actor: optActor(job, 'actor') ?? SYSTEM_ACTOR,
+      });
       rounds++;
     }
   }

@@ -236,7 +236,12 @@ export async function tasksWithLabel(ws: string, labelSlug: string, projectSlug:
 export async function removeTaskLabels(ws: string, project: ProjectRef, task: string): Promise<void> {
   await withOptimisticRetry(async () => {
     const state = await readTask(project.id, task);
-    for (const label of state.links) await writeDetach(ws, project, label, [state], SYSTEM_ACTOR);
+    // Each label as it is now, so its detach's entry names it as it was then.
+    const now = await readLabelsBySlug(ws, state.links);
+    for (const link of state.links) {
+      const label = now.get(link.id);
+      await writeDetach(ws, project, label ? { ...link, title: label.title, color: label.color } : link, [state], SYSTEM_ACTOR);
+    }
     return undefined;
   });
   await deleteTaskVersion(project.id, task);

@@ -1,7 +1,7 @@
-import { type ActivityEntry, changedFields, retentionMs } from '#domain/activity';
+import { changedFields, cutChanges, retentionMs } from '#domain/activity';
 import { sha256Url } from '#domain/digest';
 import { type ChangeType, isChangeType } from '#domain/eventNames';
-import { putActivity } from '#store/activity';
+import { appendActivity, type NewEntry } from '#store/activityLog';
 import type { OutboundEvent } from './outbound';
 
 /**
@@ -19,7 +19,7 @@ type Of<T extends OutboundEvent['detailType']> = Extract<OutboundEvent, { detail
 type ChangeEvent = Extract<OutboundEvent, { detailType: ChangeType }>;
 const isChange = (e: OutboundEvent): e is ChangeEvent => isChangeType(e.detailType);
 
-function subjectOf(e: ChangeEvent): Pick<ActivityEntry, 'project_slug' | 'project' | 'label' | 'task_uuid' | 'changes'> {
+function subjectOf(e: ChangeEvent): Pick<NewEntry, 'project_slug' | 'project' | 'label' | 'task_uuid' | 'changes'> {
   switch (e.detailType) {
     case 'Project Created':
     case 'Project Duplicated': {
@@ -63,26 +63,27 @@ function subjectOf(e: ChangeEvent): Pick<ActivityEntry, 'project_slug' | 'projec
   }
 }
 
-/** The entry of one change's event. */
-function entryOf(e: ChangeEvent): ActivityEntry {
+/** The entry of one change's event (its place is given as it is written: store/activityLog.ts). */
+function entryOf(e: ChangeEvent): NewEntry {
   const d = e.detail;
+  const subject = subjectOf(e);
   return {
     id: `act_${sha256Url(d.event_id).slice(0, 24)}`,
     type: e.detailType,
     occurred_at: d.occurred_at,
     actor: d.actor,
     company_slug: d.company_slug,
-    ...subjectOf(e),
+    ...subject,
+    changes: cutChanges(subject.changes),
     event_id: d.event_id,
     request_id: e.origin?.request_id ?? null,
     idempotency_key: e.origin?.idempotency_key ?? null,
   };
 }
 
-/** Writes the entries of a batch's events (again, harmlessly, when the batch is delivered again). */
+/** Writes the entries of a batch's events, in stream order (none again when the batch is delivered again). */
 export async function recordActivity(events: OutboundEvent[]): Promise<number> {
   const changes = events.filter(isChange);
   if (changes.length === 0) return 0;
-  const keepMs = retentionMs();
-  return putActivity(changes.map((e) => ({ entry: entryOf(e), expiresAt: Date.parse(e.time) + keepMs })));
+  return appendActivity(changes.map(entryOf), retentionMs());
 }

@@ -137,8 +137,17 @@ function linkEvent(change: Change, label: LabelLookup): OutboundEvent | undefine
   return event(change, detached ? 'Label Detached' : 'Label Attached', ws, str(item, detached ? 'at' : 'created_at'), by, {
     project_slug: str(item, 'project_slug'),
     ...(typeof task === 'string' ? { task_uuid: task } : {}),
-    label: label(ws, num(item, 'label_id'), str(item, 'label_slug')),
+    label: keptLabel(item) ?? label(ws, num(item, 'label_id'), str(item, 'label_slug')),
   });
+}
+
+/** The label as the link's change read it, kept on its item (items written before that keep none). */
+function keptLabel(item: Item): OutboundDetail<'Label Attached'>['label'] | undefined {
+  const title = optStr(item, 'label_title');
+  const color = optStr(item, 'label_color');
+  return title === undefined || color === undefined
+    ? undefined
+    : { id: num(item, 'label_id'), slug: str(item, 'label_slug'), title, color };
 }
 
 /**
@@ -170,14 +179,15 @@ function webhookEvent(change: Change): OutboundEvent | undefined {
 const LINK_TYPES: ReadonlySet<unknown> = new Set([ItemType.taskLink, ItemType.projectLabel, ItemType.detachNote]);
 
 /**
- * The labels link events name, as they are now, or as they were deleted (from the label's deletion
- * job), or, when even the job is gone, by id and slug. One batch read for the whole stream batch.
+ * The labels of link events whose items keep none (written before they did): as they are now, or as
+ * they were deleted (from the label's deletion job), or, when even the job is gone, by id and slug.
+ * One batch read for the whole stream batch.
  */
 async function labelsOf(changes: Change[]): Promise<LabelLookup> {
   const wanted = new Map<string, { ws: string; id: number; slug: string }>();
   for (const c of changes) {
     const item = c.kind === 'INSERT' && LINK_TYPES.has(c.type) ? c.after : undefined;
-    if (!item) continue;
+    if (!item || keptLabel(item)) continue;
     const ref = { ws: str(item, 'workspace'), id: num(item, 'label_id'), slug: str(item, 'label_slug') };
     wanted.set(`${ref.ws}#${ref.id}`, ref);
   }

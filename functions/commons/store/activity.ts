@@ -1,36 +1,14 @@
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { ActivityEntry } from '#domain/entities';
-import { putItems } from './batches';
 import { db } from './client';
-import { ACTIVITY_SHARDS, ItemType, keys, shardOf } from './keys';
 import type { Item } from './query';
 import { TABLE, tableName } from './table';
 
 /**
- * The history's items (keys.ts): each entry in one of its workspace's shards (by its event), and a
- * second copy in its project's history when it belongs to a project. Both expire (`ttl`); a read
+ * Reading the history's items (activityKeys.ts; activityLog.ts writes them): a workspace's shards
+ * merged, or one project's or one task's partition, in key order. Entries expire (`ttl`); a read
  * never answers one whose time is up, whether or not the database has removed it yet.
  */
-
-export interface KeptEntry {
-  entry: ActivityEntry;
-  /** When it expires (epoch ms). */
-  expiresAt: number;
-}
-
-/** Writes the entries (both copies); writing one again writes the same item. Answers how many items it wrote. */
-export async function putActivity(kept: KeptEntry[]): Promise<number> {
-  const items = kept.flatMap(({ entry, expiresAt }) => {
-    const ws = entry.company_slug;
-    const sk = keys.activitySortKey(entry.occurred_at, entry.event_id);
-    const body = { type: ItemType.activity, workspace: ws, entry, expires_at: expiresAt, [TABLE.timeToLive]: Math.ceil(expiresAt / 1000) };
-    const copies = [{ ...keys.activity(ws, shardOf(entry.event_id, ACTIVITY_SHARDS), sk), ...body }];
-    if (entry.project_slug !== null) copies.push({ ...keys.projectActivity(ws, entry.project_slug, sk), ...body });
-    return copies;
-  });
-  await putItems(items);
-  return items.length;
-}
 
 /** Which entries a read wants: the partitions, a range of sort keys (inclusive) and what else they must match. */
 interface HistoryRange {
@@ -44,6 +22,10 @@ interface HistoryRange {
   types?: readonly string[] | undefined;
   actor?: string | undefined;
   task?: string | undefined;
+  project?: string | undefined;
+  /** Entries that happened in this range (`occurred_at`, inclusive): keys order entries by when they were recorded. */
+  since?: string | undefined;
+  until?: string | undefined;
 }
 
 /** Reads at most this many times per page: a filter that matches little answers a short page (and a cursor) rather than read on. */
@@ -71,6 +53,21 @@ function queryInput(range: HistoryRange): Omit<QueryCommandInput, 'ExclusiveStar
     values[':actor'] = range.actor;
     filters.push('#e.#actor.#username = :actor');
   }
+  if (range.project !== undefined) {
+    Object.assign(names, { '#e': 'entry', '#ps': 'project_slug' });
+    values[':ps'] = range.project;
+    filters.push('#e.#ps = :ps');
+  }
+  if (range.since !== undefined) {
+    Object.assign(names, { '#e': 'entry', '#occ': 'occurred_at' });
+    values[':since'] = range.since;
+    filters.push('#e.#occ >= :since');
+  }
+  if (range.until !== undefined) {
+    Object.assign(names, { '#e': 'entry', '#occ': 'occurred_at' });
+    values[':until'] = range.until;
+    filters.push('#e.#occ <= :until');
+  }
   if (range.task !== undefined) {
     Object.assign(names, { '#e': 'entry', '#task': 'task_uuid' });
     values[':task'] = range.task;
@@ -97,15 +94,17 @@ interface Reader {
  * One page of the history: every partition read in key order and merged, `after` the sort key a
  * cursor carries. A partition is read on only while it holds the page back (its last read key is the
  * nearest to the start), so a page of an unfiltered workspace history costs about one read per shard.
- * `next` is where the following page starts, or undefined when nothing follows.
+ * `next` is where the following page starts, or undefined when nothing follows; each entry comes with its key.
  */
-export async function readHistory(
-  range: HistoryRange,
-  limit: number,
-  after?: string,
-): Promise<{ entries: ActivityEntry[]; next?: string }> {
+export async function readHistory(range: HistoryRange, limit: number, after?: string): Promise<{ entries: KeyedEntry[]; next?: string }> {
   const base = queryInput(range);
-  const filtering = Boolean(range.types?.length) || range.actor !== undefined || range.task !== undefined;
+  const filtering =
+    Boolean(range.types?.length) ||
+    range.actor !== undefined ||
+    range.task !== undefined ||
+    range.project !== undefined ||
+    range.since !== undefined ||
+    range.until !== undefined;
   const perCall = filtering ? Math.max(limit + 1, FILTERED_READ) : limit + 1;
   // Unfiltered, each shard holds about its share of a page: read that (and a margin) first, more only where it falls short.
   const shards = range.partitions.length;
@@ -168,9 +167,18 @@ export async function holdsAny(partition: string): Promise<boolean> {
   return Items.length > 0;
 }
 
+/** An entry and its place (its sort key: where a page after it begins). */
+export interface KeyedEntry {
+  entry: ActivityEntry;
+  key: string;
+}
+
 /** An entry as kept, its members in the order docs/api.md shows them (a map keeps no order). */
-function entryOf(item: Item): ActivityEntry {
-  const e = item.entry as ActivityEntry;
+function entryOf(item: Item): KeyedEntry {
+  return { entry: viewOf(item.entry as ActivityEntry), key: item[TABLE.sortKey] as string };
+}
+
+function viewOf(e: ActivityEntry): ActivityEntry {
   return {
     id: e.id,
     type: e.type,
@@ -185,6 +193,9 @@ function entryOf(item: Item): ActivityEntry {
     event_id: e.event_id,
     request_id: e.request_id,
     idempotency_key: e.idempotency_key,
+    // Entries recorded before positions existed have none; they were readable when they happened.
+    sequence: e.sequence ?? null,
+    recorded_at: e.recorded_at ?? e.occurred_at,
   };
 }
 

@@ -17,8 +17,7 @@
  *                             each delivery's payload and attempts apart (PAYLOAD#<id>, ATTEMPT#<id>#...: the log
  *                             and a recovery read small items), its health while it fails (HEALTH: its run of
  *                             failures, its breaker), and the lease of a recovery under way (RECOVERY)
- *   ACTIVITY#<workspace>#SHARD#<n>       the workspace's history, spread over ACTIVITY_SHARDS partitions by event
- *   ACTIVITY#<workspace>#PROJECT#<slug>  the same entries of one project (by slug), a second copy; both expire
+ *   ACTIVITY#...             the history (activityKeys.ts)
  * Index GSI3 (the sweeper's): DUE#<n> (DUE_SHARDS of them), a delivery's shard, sorted by next_attempt_at.
  * The webhooks room's prefixes (HOOKS#, WEBHOOK#) are reached by no project, label or history function
  * (lib/tableAccess.ts); `npm run rekey` moves what earlier versions kept in WS#. LABELCOUNT: workspaceCounts.ts.
@@ -26,7 +25,10 @@
  * that reuses a deleted project's slug starts empty; its history alone is the slug's (ACTIVITY#...#PROJECT#<slug>),
  * so a deleted project's trail stays readable by its slug until it expires.
  */
-import { createHash } from 'node:crypto';
+import { activityKeys } from './activityKeys';
+import { shardOf } from './shards';
+
+export { ACTIVITY_SHARDS } from './activityKeys';
 
 export type Key = { PK: string; SK: string };
 
@@ -48,7 +50,6 @@ const ATTEMPT = 'ATTEMPT#';
 const SEND_SLOT = 'SENDSLOT#';
 const TOKEN = 'TOKEN#';
 const ACTIVITY = 'ACTIVITY#';
-const AT = 'AT#';
 const DUE = 'DUE#';
 const THING_PREFIX = { task: 'TASKSTATE#', member: 'MEMBER#', sprint: 'SPRINTSTATE#' } as const;
 
@@ -126,18 +127,7 @@ export const keys = {
   token: (tokenId: string): Key => ({ PK: `${TOKEN}${tokenId}`, SK: 'TOKEN' }),
   /** A POST's Idempotency-Key: `hash` digests the owner and the key, so any key fits the key limits. */
   idempotencyKey: (ws: string, hash: string): Key => ({ PK: `${IDEMPOTENCY}${ws}#${hash}`, SK: 'KEY' }),
-  /**
-   * One entry of a workspace's history, in one of its shards: the sort key begins with when it happened,
-   * so a range of time is a range of keys, and ends with its event, so two entries never share one.
-   */
-  activity: (ws: string, shard: number, sortKey: string): Key => ({ PK: activityShard(ws, shard), SK: sortKey }),
-  activityShard: (ws: string, shard: number) => activityShard(ws, shard),
-  /** The same entry in its project's history (entries of a project's changes and of its tasks' labels). */
-  projectActivity: (ws: string, projectSlug: string, sortKey: string): Key => ({ PK: projectActivity(ws, projectSlug), SK: sortKey }),
-  projectActivityPartition: (ws: string, projectSlug: string) => projectActivity(ws, projectSlug),
-  activitySortKey: (occurredAt: string, eventId: string) => `${AT}${occurredAt}#${eventId}`,
-  /** Where the entries of an instant (ISO 8601, UTC, to the millisecond) begin in key order; every key of it sorts below `${it}#~`. */
-  activityTimeKey: (at: string) => `${AT}${at}`,
+  ...activityKeys,
   /** What the partition keys of each collection begin with (IAM policies reach partitions by these: lib/tableAccess.ts). */
   partitionPrefixes: {
     workspace: WS,
@@ -196,21 +186,7 @@ export const keys = {
 /** Partitions of the due index: each takes about 1,000 writes a second, and a schedule's change writes it twice. */
 export const DUE_SHARDS = 16;
 
-/** A stable spread of ids over `n` shards (at most 256): the first byte of the id's SHA-256. */
-export function shardOf(id: string, n: number): number {
-  return createHash('sha256').update(id).digest()[0]! % n;
-}
-
 const webhookDeliveries = (ws: string, webhookId: string) => `${WEBHOOK}${ws}#${webhookId}`;
-
-/**
- * How many partitions a workspace's history is spread over: every change of every project lands in it,
- * so one partition would cap a workspace's changes at about 1,000 entries' write units a second.
- */
-export const ACTIVITY_SHARDS = 4;
-
-const activityShard = (ws: string, shard: number) => `${ACTIVITY}${ws}#SHARD#${shard}`;
-const projectActivity = (ws: string, projectSlug: string) => `${ACTIVITY}${ws}#PROJECT#${projectSlug}`;
 
 const projectStatusPartition = (ws: string, status: string) => `${WS}${ws}#STATUS#${status}`;
 const projectNamePartition = (ws: string) => `${WS}${ws}#NAME`;
@@ -246,4 +222,6 @@ export const ItemType = {
   labelCount: 'label_count',
   webhookCount: 'webhook_count',
   activity: 'activity',
+  activitySequence: 'activity_sequence',
+  activityMark: 'activity_mark',
 } as const;

@@ -1,7 +1,7 @@
 import { num } from './codec';
 import { TransactionCancelled } from './errors';
 import { ItemType, keys } from './keys';
-import { detachNoteItem, LABEL_LIVE, PROJECT_LIVE, type LabelRef, type ProjectRef } from './links';
+import { detachNoteItem, LABEL_LIVE, labelAsItWas, PROJECT_LIVE, type LabelRef, type ProjectRef } from './links';
 import { queryAll } from './query';
 import { labelStillAsRead } from './labels';
 import { transact, tx, type TransactItem } from './transactions';
@@ -34,7 +34,7 @@ export async function writeProjectLabel(ws: string, project: ProjectRef, label: 
       [
         'member',
         tx.put(
-          { ...keys.projectLabel(project.id, label.id), type: ItemType.projectLabel, ...base, created_by: actor },
+          { ...keys.projectLabel(project.id, label.id), type: ItemType.projectLabel, ...base, ...labelAsItWas(label), created_by: actor },
           { condition: 'attribute_not_exists(PK)' },
         ),
       ],

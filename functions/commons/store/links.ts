@@ -24,6 +24,14 @@ export interface ProjectRef {
 export interface LabelRef {
   id: number;
   slug: string;
+  /** The label as the change read it: kept on the items its event is made from, so its history names it as it was then. */
+  title?: string;
+  color?: string;
+}
+
+/** What a link's event item keeps of its label as it was when the link changed (labels read before that have none). */
+export function labelAsItWas(label: LabelRef): Record<string, string> {
+  return label.title === undefined || label.color === undefined ? {} : { label_title: label.title, label_color: label.color };
 }
 
 /** A task's links as read before a change, with the version that guards its label limit. */
@@ -45,6 +53,7 @@ export function taskLinkItem(ws: string, project: ProjectRef, label: LabelRef, t
     task_uuid: task,
     label_id: label.id,
     label_slug: label.slug,
+    ...labelAsItWas(label),
     created_at: createdAt,
     ...(actor ? { created_by: actor } : {}),
   };
@@ -123,16 +132,24 @@ export async function writeAttach(ws: string, project: ProjectRef, label: LabelR
 }
 
 /** The note a detach leaves for its event (`task` absent: the label left the project's label set). */
-export function detachNoteItem(ws: string, project: ProjectRef, label: LabelRef, task: string | undefined, actor: Actor): Item {
+export function detachNoteItem(
+  ws: string,
+  project: ProjectRef,
+  label: LabelRef,
+  task: string | undefined,
+  actor: Actor,
+  noteId: string = randomUUID(),
+): Item {
   const now = Date.now();
   return {
-    ...keys.detachNote(project.id, randomUUID()),
+    ...keys.detachNote(project.id, noteId),
     type: ItemType.detachNote,
     workspace: ws,
     project_id: project.id,
     project_slug: project.slug,
     label_id: label.id,
     label_slug: label.slug,
+    ...labelAsItWas(label),
     ...(task === undefined ? {} : { task_uuid: task }),
     actor,
     at: new Date(now).toISOString(),

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { CUT_TEXT_BYTES } from '#domain/activity';
 import { CHANGE_TYPES } from '#domain/eventNames';
 import { SLUG } from '#domain/slugs';
 import { Label } from './answers';
@@ -14,6 +15,12 @@ const FieldChange = z
     field: z.string().meta({ description: 'The field, nested ones by their dotted path (`settings.task_prefix`).' }),
     from: z.unknown().meta({ description: 'Its value before (null for a create).' }),
     to: z.unknown().meta({ description: 'Its value after (null for a delete).' }),
+    cut: z
+      .array(z.enum(['from', 'to']))
+      .optional()
+      .meta({
+        description: `Which of \`from\` and \`to\` were cut to their first ${CUT_TEXT_BYTES.toLocaleString('en-US')} bytes of whole characters (the resource has the whole text); absent when neither was.`,
+      }),
   })
   .meta({ id: 'FieldChange' });
 
@@ -41,5 +48,10 @@ export const ActivityEntry = z
       .nullable()
       .meta({ description: 'The X-Request-Id of the request that made the change (null: the service made it).' }),
     idempotency_key: z.string().nullable().meta({ description: "That request's Idempotency-Key, if it sent one." }),
+    sequence: z.int().min(1).nullable().meta({
+      description:
+        "Its place in the workspace's history: 1, 2, 3... in the order entries became readable (null: recorded before places existed).",
+    }),
+    recorded_at: z.iso.datetime({ offset: true }).meta({ description: 'When it became readable (the time of its place).' }),
   })
   .meta({ id: 'ActivityEntry' });

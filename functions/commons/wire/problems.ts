@@ -2,6 +2,7 @@ import {
   Busy,
   Conflict,
   DomainError,
+  Gone,
   NotFound,
   PartlyApplied,
   PreconditionFailed,
@@ -23,6 +24,7 @@ export const PROBLEMS = {
   forbidden: { status: 403, title: 'Forbidden', errorCode: 'FORBIDDEN' },
   not_found: { status: 404, title: 'Not Found', errorCode: 'NOT_FOUND' },
   conflict: { status: 409, title: 'Conflict', errorCode: 'CONFLICT' },
+  gone: { status: 410, title: 'Gone', errorCode: 'SYNC_TOKEN_EXPIRED' },
   precondition_failed: { status: 412, title: 'Precondition Failed', errorCode: 'PRECONDITION_FAILED' },
   payload_too_large: { status: 413, title: 'Payload Too Large', errorCode: 'PAYLOAD_TOO_LARGE' },
   request_header_fields_too_large: { status: 431, title: 'Request Header Fields Too Large', errorCode: 'HEADERS_TOO_LARGE' },
@@ -81,6 +83,7 @@ function problemOfDomain(error: DomainError): Problem {
   if (error instanceof NotFound) return { ...base, code: 'not_found' };
   if (error instanceof Conflict) return { ...base, code: 'conflict', headers: retryAfter(error.retryAfterSeconds) };
   if (error instanceof PreconditionFailed) return { ...base, code: 'precondition_failed' };
+  if (error instanceof Gone) return { ...base, code: 'gone' };
   if (error instanceof ValidationFailed) return { ...base, code: 'validation_failed', errors: error.errors };
   if (error instanceof Busy) return { ...base, code: 'service_unavailable', headers: retryAfter(error.retryAfterSeconds) };
   if (error instanceof PartlyApplied) {

@@ -1,15 +1,32 @@
+import { ApiError, ConnectionError, TimeoutError } from './errors.js';
 import type { ActivityEntry, Operations } from './generated.js';
 import type { Answer } from './http.js';
 
-export type FollowParams = Pick<Operations['listActivities']['params'], 'from_context' | 'project_slug' | 'company_slug' | 'since'>;
+export type FollowParams = Pick<
+  Operations['listActivities']['params'],
+  'from_context' | 'project_slug' | 'company_slug' | 'uuid' | 'type' | 'actor' | 'since'
+>;
 export interface FollowOptions {
   signal?: AbortSignal;
   /** How long to wait between polls once caught up (default 2 s). */
   pollMs?: number;
-  /** How far before the newest entry each poll reads again, for entries written late (default 60 s). */
-  marginMs?: number;
   /** Entries per read (default 100, the most a page holds). */
   limit?: number;
+  /** A token this follower gave (`follower.token`), stored by the caller: go on after the last entry it had yielded (same params). */
+  from?: string;
+  /** The longest wait between reads while the service cannot be reached or fails (default 60 s). */
+  maxBackoffMs?: number;
+  /** Told of each failed read it will try again, and how long it waits first (for logs). */
+  onRetry?: (error: Error, waitMs: number) => void;
+}
+
+/** The entries of a history, as they become readable, and where to go on from after the last one yielded. */
+export interface ActivityFollower extends AsyncIterable<ActivityEntry> {
+  /**
+   * Where to go on from after the last entry yielded (undefined before the first): store it once that entry is
+   * handled, and pass it as `from` to a new follower of the same params after a restart.
+   */
+  readonly token: string | undefined;
 }
 
 type Page = { data: ActivityEntry[]; meta: { next_cursor: string | null } };
@@ -28,61 +45,78 @@ const wait = (ms: number, signal: AbortSignal | undefined) =>
     signal?.addEventListener('abort', done, { once: true });
   });
 
+/** A failure the same read may get past later: no answer, a timeout, 408, 429 or a 5xx (the call's own retries spent). */
+const passing = (error: unknown): error is Error =>
+  error instanceof ConnectionError ||
+  error instanceof TimeoutError ||
+  (error instanceof ApiError && (error.status === 408 || error.status === 429 || error.status >= 500));
+
+/** A follower's token: the server's sync token and how many entries of the page read from it were yielded. */
+function parseToken(token: string | undefined): { cursor: string | undefined; skip: number } {
+  if (token === undefined) return { cursor: undefined, skip: 0 };
+  const match = /^([A-Za-z0-9_-]*)\.(\d{1,4})$/.exec(token);
+  if (!match) throw new TypeError('from must be a token a follower gave (follower.token), as it was given');
+  return { cursor: match[1] || undefined, skip: Number(match[2]) };
+}
+
 /**
- * The history, oldest first from `since` (or its beginning), then each new entry as it is written: it
- * reads to the end, then polls, each read starting `marginMs` before the newest entry it has seen
- * (entries are ordered by the time of their change but may be written late) and skipping the entries
- * it has yielded: each entry once; one read every `pollMs` once caught up. While the window fits on one page, a poll sends that page's ETag as
- * `If-None-Match` (a 304 costs no page); the ETag covers one page's entries, so a window of several
- * pages is read whole. Ends, without an error, when `signal` aborts.
+ * The history oldest first, by the server's sync token (docs/api.md, "Reading history"): from `since` (or
+ * its beginning), or from a stored `from`, then each entry as it becomes readable, each once, none missed,
+ * whatever the stream's lag. Caught up, it polls every `pollMs` with `If-None-Match` (a 304 while nothing is
+ * new). A read that fails for want of the service (no answer, 408, 429, 5xx) is tried again after a growing
+ * wait (to `maxBackoffMs`); any other error (a 410: the token outlived the history) ends it by throwing.
+ * Ends, without an error, when `signal` aborts, whether it was waiting or reading.
  */
-export async function* followActivities(read: Read, params: FollowParams, options: FollowOptions): AsyncGenerator<ActivityEntry> {
-  // A page with fewer entries than `limit` holds every entry of its window.
-  const { signal, pollMs = 2000, marginMs = 60_000, limit = 100 } = options;
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new TypeError(`limit must be a whole number from 1 to 100, not ${limit}`);
-  const seen = new Map<string, number>();
-  let since = params.since;
-  /** The ETag of the last read's window, when one page held all of it (and the window it was for). */
-  let etag: { since: string | undefined; tag: string } | undefined;
-  /** A read, or undefined once the caller has aborted (during the read or before it). */
-  const readOrEnd = async (query: Record<string, unknown>, ifNoneMatch?: string) => {
-    if (signal?.aborted) return undefined;
-    try {
-      return await read({ ...query, limit }, ifNoneMatch, signal);
-    } catch (error) {
-      if (signal?.aborted) return undefined;
-      throw error;
-    }
-  };
-  for (;;) {
-    const base = { ...params, order: 'asc', ...(since ? { since } : {}) };
-    const first = await readOrEnd(base, etag && etag.since === since ? etag.tag : undefined);
-    if (!first) return;
-    if (first.status !== 304) {
-      etag = undefined;
-      let newest = since ? Date.parse(since) + marginMs : 0;
-      for (let page: Page | undefined = first.body as Page; page; ) {
-        if (page === first.body && first.etag && !page.meta.next_cursor && page.data.length < limit) etag = { since, tag: first.etag };
-        for (const entry of page.data) {
-          if (signal?.aborted) return;
-          const at = Date.parse(entry.occurred_at);
-          newest = Math.max(newest, at);
-          if (seen.has(entry.id)) continue;
-          seen.set(entry.id, at);
-          yield entry;
-        }
-        if (!page.meta.next_cursor) break;
-        const next = await readOrEnd({ ...base, cursor: page.meta.next_cursor });
-        if (!next) return;
-        page = next.body as Page;
+export function followActivities(read: Read, params: FollowParams, options: FollowOptions): ActivityFollower {
+  const { signal, pollMs = 2000, limit = 100, maxBackoffMs = 60_000, onRetry } = options;
+  const state: { token: string | undefined } = { token: options.from };
+  async function* entries(): AsyncGenerator<ActivityEntry> {
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+      throw new TypeError(`limit must be a whole number from 1 to 100, not ${limit}`);
+    let { cursor, skip } = parseToken(options.from);
+    /** The tag of the last answer, and the cursor it answered. */
+    let tagged: { cursor: string | undefined; etag: string } | undefined;
+    for (let failures = 0; ; ) {
+      if (signal?.aborted) return;
+      let answer: Answer;
+      try {
+        const query = { ...params, order: 'asc', limit, ...(cursor ? { cursor } : {}) };
+        answer = await read(query, tagged && tagged.cursor === cursor ? tagged.etag : undefined, signal);
+      } catch (error) {
+        if (signal?.aborted) return;
+        if (!passing(error)) throw error;
+        const ms = Math.min(maxBackoffMs, pollMs * 2 ** failures++) * (0.5 + Math.random() / 2);
+        onRetry?.(error, ms);
+        await wait(ms, signal);
+        continue;
       }
-      if (newest > 0) {
-        const from = newest - marginMs;
-        since = new Date(from).toISOString();
-        for (const [id, at] of seen) if (at < from) seen.delete(id);
+      failures = 0;
+      if (answer.status === 304) {
+        await wait(pollMs, signal);
+        continue;
       }
+      const page = answer.body as Page;
+      tagged = answer.etag ? { cursor, etag: answer.etag } : undefined;
+      for (const [i, entry] of page.data.slice(skip).entries()) {
+        if (signal?.aborted) return;
+        state.token = `${cursor ?? ''}.${skip + i + 1}`;
+        yield entry;
+      }
+      const next = page.meta.next_cursor;
+      const moved = next !== null && next !== cursor;
+      if (moved) {
+        cursor = next;
+        skip = 0;
+        state.token = `${cursor}.0`;
+      }
+      // Caught up (an empty page): wait, then ask again with the token it gave.
+      if (!moved || page.data.length === 0) await wait(pollMs, signal);
     }
-    // Caught up (each read follows its cursors to the end): the next read after pollMs, however much this one found.
-    await wait(pollMs, signal);
   }
+  return {
+    get token() {
+      return state.token;
+    },
+    [Symbol.asyncIterator]: () => entries(),
+  };
 }

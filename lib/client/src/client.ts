@@ -1,5 +1,5 @@
-import { followActivities, type FollowOptions, type FollowParams } from './activity.js';
-import { type ActivityEntry, OPERATIONS, type Operations } from './generated.js';
+import { type ActivityFollower, followActivities, type FollowOptions, type FollowParams } from './activity.js';
+import { OPERATIONS, type Operations } from './generated.js';
 import { type Answer, type CallOptions, type Config, send } from './http.js';
 import { PagePromise } from './pages.js';
 import type { OperationSpec } from './spec.js';
@@ -32,7 +32,7 @@ type Method<K extends keyof Operations> = (
 
 /** One method per route, named after it (`listProjects`, `createProject`, ...), and `followActivities`. */
 export type Client = { [K in keyof Operations]: Method<K> } & {
-  followActivities(params: FollowParams, options?: FollowOptions): AsyncIterable<ActivityEntry>;
+  followActivities(params: FollowParams, options?: FollowOptions): ActivityFollower;
 };
 
 const shape = (spec: OperationSpec, answer: Answer) =>

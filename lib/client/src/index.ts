@@ -4,7 +4,7 @@
  */
 export { createClient, type Client, type ClientOptions, type Result } from './client.js';
 export type { CallOptions } from './http.js';
-export type { FollowOptions, FollowParams } from './activity.js';
+export type { ActivityFollower, FollowOptions, FollowParams } from './activity.js';
 export { PagePromise } from './pages.js';
 export { verifyWebhook, type WebhookHeaders } from './webhooks.js';
 export {

@@ -1,0 +1,135 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { ActivityEntry } from '#domain/entities';
+import { getItems } from './batches';
+import { db } from './client';
+import { TransactionCancelled } from './errors';
+import { ItemType, keys } from './keys';
+import { AGAIN, RETRY, withRetries } from './retry';
+import { TABLE, tableName } from './table';
+import { type TransactItem, transact, tx } from './transactions';
+
+/**
+ * Writing the history in the order entries become readable. Each workspace has a position (its
+ * SEQUENCE item: the last entry's sequence number and the time it was recorded); entries are written
+ * in one transaction with the position's move, conditioned on the position read, so a sequence number
+ * is given once, in commit order, and never without its entries. A reader that reads the position first
+ * and no further (activity.ts, readHorizon) finds every entry below it already written: no entry
+ * appears later behind one a reader has already passed. The recorded time only grows too (the later
+ * of the clock and the last entry's), so the sort key (time, then sequence) follows the sequence.
+ *
+ * A stream record delivered again finds its entry's mark (EVENT#<event id>, written in the same
+ * transaction) and writes nothing: one entry per event, whatever the retries.
+ */
+
+/** An entry before it has a place: what the stream side makes of one event. */
+export type NewEntry = Omit<ActivityEntry, 'sequence' | 'recorded_at'>;
+
+/** Items in one transaction: DynamoDB takes 100; one is the position. */
+const MAX_ITEMS = 99;
+/** Bytes of entries in one transaction: DynamoDB takes 4 MB in all. */
+const MAX_BYTES = 3_000_000;
+
+interface Position {
+  sequence: number;
+  at: string;
+}
+
+/** Records the entries, in the order given (a batch's stream order), each event once. Answers how many entries it wrote. */
+export async function appendActivity(entries: NewEntry[], retentionMs: number): Promise<number> {
+  const byWorkspace = new Map<string, NewEntry[]>();
+  for (const e of entries) byWorkspace.set(e.company_slug, [...(byWorkspace.get(e.company_slug) ?? []), e]);
+  let written = 0;
+  for (const [ws, list] of byWorkspace) {
+    for (let rest = list; rest.length > 0; ) {
+      const part = transactionOf(rest);
+      written += await appendPart(ws, part, retentionMs);
+      rest = rest.slice(part.length);
+    }
+  }
+  return written;
+}
+
+/** The copies an entry is kept in: its workspace's, its project's, its task's. */
+function copiesOf(ws: string, e: NewEntry, sortKey: string) {
+  return [
+    keys.activity(ws, e.event_id, sortKey),
+    ...(e.project_slug === null ? [] : [keys.projectActivity(ws, e.project_slug, sortKey)]),
+    ...(e.task_uuid === null ? [] : [keys.taskActivity(ws, e.task_uuid, sortKey)]),
+  ];
+}
+
+/** As many entries from the start of `list` as one transaction holds (at least one). */
+function transactionOf(list: NewEntry[]): NewEntry[] {
+  let items = 0;
+  let bytes = 0;
+  for (const [i, e] of list.entries()) {
+    const copies = copiesOf(e.company_slug, e, '').length;
+    items += copies + 1;
+    bytes += copies * Buffer.byteLength(JSON.stringify(e));
+    if (i > 0 && (items > MAX_ITEMS || bytes > MAX_BYTES)) return list.slice(0, i);
+  }
+  return list;
+}
+
+/** Writes one transaction's entries after the workspace's position, again on fresh reads while others move it first. */
+async function appendPart(ws: string, part: NewEntry[], retentionMs: number): Promise<number> {
+  let pending = part;
+  return withRetries(RETRY.counters, 'The history stayed busy; the batch is retried.', async () => {
+    if (pending.length === 0) return 0;
+    const position = await readPosition(ws);
+    const at = laterOf(new Date().toISOString(), position?.at);
+    const first = (position?.sequence ?? 0) + 1;
+    const expiresAt = Date.parse(at) + retentionMs;
+    const ttl = Math.ceil(expiresAt / 1000);
+    const parts: [string, TransactItem][] = [
+      [
+        'position',
+        tx.put(
+          { ...keys.activitySequence(ws), type: ItemType.activitySequence, workspace: ws, sequence: first + pending.length - 1, at },
+          position === undefined
+            ? { condition: 'attribute_not_exists(PK)' }
+            : { condition: '#s = :s', names: { '#s': 'sequence' }, values: { ':s': position.sequence } },
+        ),
+      ],
+    ];
+    pending.forEach((e, i) => {
+      const entry: ActivityEntry = { ...e, sequence: first + i, recorded_at: at };
+      const sortKey = keys.activitySortKey(at, first + i);
+      const body = { type: ItemType.activity, workspace: ws, entry, expires_at: expiresAt, [TABLE.timeToLive]: ttl };
+      const mark = {
+        ...keys.activityMark(ws, e.event_id),
+        type: ItemType.activityMark,
+        workspace: ws,
+        sort_key: sortKey,
+        [TABLE.timeToLive]: ttl,
+      };
+      parts.push([`mark:${i}`, tx.put(mark, { condition: 'attribute_not_exists(PK)' })]);
+      for (const [n, key] of copiesOf(ws, e, sortKey).entries()) parts.push([`copy:${i}:${n}`, tx.put({ ...key, ...body })]);
+    });
+    try {
+      await transact(parts);
+      return pending.length;
+    } catch (error) {
+      if (!(error instanceof TransactionCancelled)) throw error;
+      // An entry recorded meanwhile (the same record in another delivery): leave it out and go on with the rest.
+      if (error.conditionFailed('mark')) pending = await unrecorded(ws, pending);
+      else if (!error.conditionFailed('position') && !error.conflicted) throw error;
+      return AGAIN;
+    }
+  });
+}
+
+/** The entries whose event has no mark yet. */
+async function unrecorded(ws: string, entries: NewEntry[]): Promise<NewEntry[]> {
+  const marks = await getItems(entries.map((e) => keys.activityMark(ws, e.event_id)));
+  const recorded = new Set(marks.map((m) => m[TABLE.sortKey]));
+  return entries.filter((e) => !recorded.has(keys.activityMark(ws, e.event_id).SK));
+}
+
+/** The workspace's position, read strongly (undefined before its first entry). */
+export async function readPosition(ws: string): Promise<Position | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key: keys.activitySequence(ws), ConsistentRead: true }));
+  return Item === undefined ? undefined : { sequence: Item.sequence as number, at: Item.at as string };
+}
+
+const laterOf = (a: string, b: string | undefined) => (b !== undefined && b > a ? b : a);
