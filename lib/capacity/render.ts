@@ -74,8 +74,12 @@ its batches are full, and that work is shared by many records (it is in the stre
 are single items, not partitions: the workspace's label id counter, and a task's busiest item (a task has no partition
 of its own: its links, version and state live in its project's collection, \`PROJECT#<project>\`). The **history**
 column is the workspace's history: each entry is written to one of its ${ACTIVITY_SHARDS} shards (\`ACTIVITY#<ws>#SHARD#<shard>\`,
-chosen by its event), so a shard takes that share of a route's entries, and once more to its project's
-(\`ACTIVITY#<ws>#PROJECT#<project>\`). The **due index** column is GSI3, the sweeper's index of every delivery with an
+in turn), so a shard takes that share of a route's entries, once more to its project's
+(\`ACTIVITY#<ws>#PROJECT#<project>\`) and its task's (\`ACTIVITY#<ws>#TASK#<task>\`), with the mark of its event
+(\`ACTIVITY#<ws>#MARKS#<n>\`), all in one transaction with the move of the workspace's position
+(\`ACTIVITY#<ws>\`, once per batch): each of those items costs two write units. The rows \`GET /activities (...)\` are
+the history's read shapes beside the route's sample: the workspace's page, a sync read, a caught-up poll (what a
+\`304\` costs too), a task's page and a filtered page. The **due index** column is GSI3, the sweeper's index of every delivery with an
 attempt to come (\`DUE#<n>\`, ${DUE_SHARDS} shards chosen by the delivery, shared by every workspace of the stage): a
 delivery enters it when it is made, moves in it at each retry (two writes) and leaves it when it ends, about a unit
 each (it carries the delivery's names, not its payload); a shard takes its share of a route's deliveries, and of every

@@ -15,6 +15,7 @@ import { lambdaContext, loadHandler, methodArn, type AuthorizerHandler } from '#
 import { sqsRecord } from '#local/sampleBatches';
 import { FIXTURES } from '#local/sampleFixtures';
 import { drainTableStream } from '#local/streamReads';
+import { historyReadShapes } from './historyReads.ts';
 import { recorded, type Call } from './recorder.ts';
 import { requestsAtLimits, seedAtLimits, WORST } from './worst.ts';
 
@@ -108,6 +109,9 @@ export async function measureEverything(opts: { root: string; endpoint: string; 
       sent(route.name, sample.path, sample.query ?? {}, sample.body),
     );
   }
+
+  for (const shape of await historyReadShapes(sent, ws, FIXTURES.task))
+    await measure({ row: shape.row, scenario: shape.scenario, consumer: false }, () => sent('list-activities', '/activities', shape.query));
 
   const authorizer = await loadHandler<AuthorizerHandler>(opts.root, authorizerHandler);
   await measure({ row: 'authorizer', scenario: 'a token not in API Gateway’s authorizer cache', consumer: true }, () =>

@@ -142,8 +142,19 @@ describe('what a change records', () => {
       'Label Attached',
       'Label Detached',
       'Label Deleted',
+      // The delete takes it out of the project's label set: that detach too, by the delete.
+      'Label Detached',
     ]);
-    const [create, recolor, rename, onTask, inSet, off, del] = entries as Entry[] as [Entry, Entry, Entry, Entry, Entry, Entry, Entry];
+    const [create, recolor, rename, onTask, inSet, off, del, outOfSet] = entries as Entry[] as [
+      Entry,
+      Entry,
+      Entry,
+      Entry,
+      Entry,
+      Entry,
+      Entry,
+      Entry,
+    ];
     expect(create.changes).toEqual([
       { field: 'slug', from: null, to: 'bug' },
       { field: 'title', from: null, to: 'Bug' },
@@ -161,6 +172,12 @@ describe('what a change records', () => {
       idempotency_key: 'off-1',
     });
     expect(fields(del)).toEqual({ slug: ['bug', null], title: ['Defect', null], color: ['00FF00', null] });
+    expect(outOfSet).toMatchObject({
+      project_slug: 'board',
+      task_uuid: null,
+      label: { slug: 'bug', title: 'Defect' },
+      request_id: del.request_id,
+    });
   });
 
   test("one change is one entry: an Idempotency-Key's replay adds none", async () => {

@@ -4,8 +4,8 @@ import { shardOf } from './shards';
  * How the history's keys are spelled (keys.ts takes them in; every other module asks there):
  *
  *   ACTIVITY#<ws>                      SEQUENCE: the workspace's history position (the last entry's place and time)
- *   ACTIVITY#<ws>#SHARD#<n>            the workspace's entries, spread over ACTIVITY_SHARDS partitions by event,
- *                                      and beside each (EVENT#<event id>) the mark that its event was recorded
+ *   ACTIVITY#<ws>#SHARD#<n>            the workspace's entries, spread over ACTIVITY_SHARDS partitions in turn
+ *   ACTIVITY#<ws>#MARKS#<n>            the mark of each event recorded (EVENT#<event id>), spread by event
  *   ACTIVITY#<ws>#PROJECT#<slug>       the same entries of one project (by slug), a copy
  *   ACTIVITY#<ws>#TASK#<uuid>          the same entries of one task, a copy
  *
@@ -33,11 +33,8 @@ const projectActivity = (ws: string, projectSlug: string) => `${ACTIVITY}${ws}#P
 const taskActivity = (ws: string, task: string) => `${ACTIVITY}${ws}#TASK#${task}`;
 
 export const activityKeys = {
-  /** One entry of a workspace's history, in the shard its event falls in. */
-  activity: (ws: string, eventId: string, sortKey: string): Key => ({
-    PK: activityShard(ws, shardOf(eventId, ACTIVITY_SHARDS)),
-    SK: sortKey,
-  }),
+  /** One entry of a workspace's history, in the shard its place falls in (each in turn). */
+  activity: (ws: string, sequence: number, sortKey: string): Key => ({ PK: activityShard(ws, sequence % ACTIVITY_SHARDS), SK: sortKey }),
   activityShard: (ws: string, shard: number) => activityShard(ws, shard),
   /** The same entry in its project's history (entries of a project's changes and of its tasks' labels). */
   projectActivity: (ws: string, projectSlug: string, sortKey: string): Key => ({ PK: projectActivity(ws, projectSlug), SK: sortKey }),
@@ -49,7 +46,7 @@ export const activityKeys = {
   activitySequence: (ws: string): Key => ({ PK: `${ACTIVITY}${ws}`, SK: 'SEQUENCE' }),
   /** The mark that an event's entry was recorded (a stream record delivered again finds it and writes nothing). */
   activityMark: (ws: string, eventId: string): Key => ({
-    PK: activityShard(ws, shardOf(eventId, ACTIVITY_SHARDS)),
+    PK: `${ACTIVITY}${ws}#MARKS#${shardOf(eventId, ACTIVITY_SHARDS)}`,
     SK: `${EVENT}${eventId}`,
   }),
   /** An entry's place: when it was recorded (ISO 8601, UTC, to the millisecond), then its sequence number. */

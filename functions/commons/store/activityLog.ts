@@ -50,9 +50,9 @@ export async function appendActivity(entries: NewEntry[], retentionMs: number): 
 }
 
 /** The copies an entry is kept in: its workspace's, its project's, its task's. */
-function copiesOf(ws: string, e: NewEntry, sortKey: string) {
+function copiesOf(ws: string, e: NewEntry, sequence: number, sortKey: string) {
   return [
-    keys.activity(ws, e.event_id, sortKey),
+    keys.activity(ws, sequence, sortKey),
     ...(e.project_slug === null ? [] : [keys.projectActivity(ws, e.project_slug, sortKey)]),
     ...(e.task_uuid === null ? [] : [keys.taskActivity(ws, e.task_uuid, sortKey)]),
   ];
@@ -63,7 +63,7 @@ function transactionOf(list: NewEntry[]): NewEntry[] {
   let items = 0;
   let bytes = 0;
   for (const [i, e] of list.entries()) {
-    const copies = copiesOf(e.company_slug, e, '').length;
+    const copies = copiesOf(e.company_slug, e, 0, '').length;
     items += copies + 1;
     bytes += copies * Buffer.byteLength(JSON.stringify(e));
     if (i > 0 && (items > MAX_ITEMS || bytes > MAX_BYTES)) return list.slice(0, i);
@@ -104,7 +104,7 @@ async function appendPart(ws: string, part: NewEntry[], retentionMs: number): Pr
         [TABLE.timeToLive]: ttl,
       };
       parts.push([`mark:${i}`, tx.put(mark, { condition: 'attribute_not_exists(PK)' })]);
-      for (const [n, key] of copiesOf(ws, e, sortKey).entries()) parts.push([`copy:${i}:${n}`, tx.put({ ...key, ...body })]);
+      for (const [n, key] of copiesOf(ws, e, first + i, sortKey).entries()) parts.push([`copy:${i}:${n}`, tx.put({ ...key, ...body })]);
     });
     try {
       await transact(parts);
