@@ -95,6 +95,10 @@ export class ServiceStack extends Stack {
     new CfnOutput(this, 'RestApiId', { value: this.api.restApiId, description: 'REST_API_ID for `npm run token` (API keys of tokens)' });
     new CfnOutput(this, 'StageName', { value: this.api.deploymentStage.stageName, description: 'STAGE_NAME for `npm run token`' });
     new CfnOutput(this, 'EventBusName', { value: this.bus.eventBusName, description: 'The bus outbound change events are published on' });
+    new CfnOutput(this, 'StreamFailuresQueueUrl', {
+      value: this.streamFailures.queueUrl,
+      description: 'The stream batches given up on, for `npm run replay -- --queue-url`',
+    });
     new CfnOutput(this, 'DashboardName', { value: dashboard.dashboardName, description: 'The CloudWatch dashboard of this stage' });
   }
 }

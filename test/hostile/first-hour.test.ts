@@ -165,15 +165,25 @@ describe('mistakes at the command line', () => {
     );
   });
 
-  test.each(['start', 'token', 'invoke', 'emit', 'check-table', 'repair', 'rekey', 'follow-events', 'soak', 'bench', 'generate-events'])(
-    '%s --help prints its usage, does nothing else and exits 0',
-    async (script) => {
-      const samples = readdirSync(join(repoRoot, 'events')).map((f) => statSync(join(repoRoot, 'events', f)).mtimeMs);
-      const res = await cli(script, ['--help'], { DATA_DIR: nowhere });
-      expect(res.code, res.stderr).toBe(0);
-      expect(res.stdout).toMatch(/usage:\s+npm (start|run )/);
-      // generate-events --help writes no sample; bench --help measures nothing (it would take minutes).
-      expect(readdirSync(join(repoRoot, 'events')).map((f) => statSync(join(repoRoot, 'events', f)).mtimeMs)).toEqual(samples);
-    },
-  );
+  test.each([
+    'start',
+    'token',
+    'invoke',
+    'emit',
+    'check-table',
+    'repair',
+    'replay',
+    'rekey',
+    'follow-events',
+    'soak',
+    'bench',
+    'generate-events',
+  ])('%s --help prints its usage, does nothing else and exits 0', async (script) => {
+    const samples = readdirSync(join(repoRoot, 'events')).map((f) => statSync(join(repoRoot, 'events', f)).mtimeMs);
+    const res = await cli(script, ['--help'], { DATA_DIR: nowhere });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toMatch(/usage:\s+npm (start|run )/);
+    // generate-events --help writes no sample; bench --help measures nothing (it would take minutes).
+    expect(readdirSync(join(repoRoot, 'events')).map((f) => statSync(join(repoRoot, 'events', f)).mtimeMs)).toEqual(samples);
+  });
 });

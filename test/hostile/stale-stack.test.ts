@@ -46,6 +46,7 @@ describe('a stack file left by a stack killed with -9', () => {
       ['token', ['list', '--workspace', 'acme-corp']],
       ['check-table', []],
       ['repair', ['--dry-run']],
+      ['replay', ['--dry-run']],
       ['rekey', ['--dry-run']],
       ['invoke', ['get-project']],
       ['emit', ['Task Created', '{"company_slug":"acme-corp","project_slug":"web","task_uuid":"t-1"}']],
