@@ -31,6 +31,7 @@ export const handler = endpoint({
       {
         context: query.from_context === 'project' ? 'project' : 'company',
         projectSlug: query.project_slug,
+        projectId: query.project_id,
         task: query.uuid,
         types: query.type ?? readable,
         actor: query.actor,

@@ -14,6 +14,8 @@ const NAMES: Record<string, string> = {
   LABELSET: 'label',
   COPYNAME: 'name',
   PAYLOAD: 'delivery',
+  PROJECTID: 'project',
+  MARKS: 'shard',
   WS: 'ws',
 };
 

@@ -26,6 +26,10 @@ const QUERY: Record<string, { description: string; schema?: Json; items?: Json }
     items: { type: 'string', pattern: '^[a-z_]{1,32}$' },
   },
   project_slug: { description: "The project's slug" },
+  project_id: {
+    description:
+      "With from_context=project: the history of the project with this stable id (an entry's project_id), whatever project has its slug now",
+  },
   task_uuid: { description: 'One task: its id, as the rest of the product gives it' },
   task_uuids: {
     description: `Several tasks: repeat the parameter (task_uuids=t-1&task_uuids=t-2) or separate the ids with commas (task_uuids=t-1,t-2), ${MAX_TASKS_PER_REQUEST} at most; not with task_uuid. The body may name them instead`,

@@ -154,6 +154,36 @@ describe('a follower', () => {
     expect(all.slice(-4).map((e) => e.type)).toEqual(['Label Deleted', 'Label Detached', 'Label Detached', 'Label Detached']);
   });
 
+  test("a slug taken again answers the new project's history; the old one's stays readable by its id", async () => {
+    const c = await workspaceClient('sync');
+    await c.createProject('Phoenix');
+    await c.put('/projects/phoenix', { description: 'first life' });
+    await c.createLabel('Ash', '333333');
+    await c.post('/projects-labels/ash/attach', { task_uuid: 't-1' }, { project_slug: 'phoenix' });
+    await c.del('/projects/phoenix');
+    await c.createProject('Phoenix');
+    await c.put('/projects/phoenix', { description: 'second life' });
+    type Owned = Entry & { project_id: string | null };
+    const slugRead = (await everything(c, { from_context: 'project', project_slug: 'phoenix' })) as Owned[];
+    expect(slugRead.map((e) => e.type)).toEqual(['Project Created', 'Project Updated']);
+    const all = (await everything(c)) as Owned[];
+    const [first, second] = [...new Set(all.filter((e) => e.project_id !== null).map((e) => e.project_id))];
+    expect(slugRead.every((e) => e.project_id === second)).toBe(true);
+    expect(first).toMatch(/^[0-9a-f-]{36}$/);
+    const old = (await everything(c, { from_context: 'project', project_slug: 'phoenix', project_id: first! })) as Owned[];
+    expect(old.map((e) => e.type)).toEqual(['Project Created', 'Project Updated', 'Label Attached', 'Project Deleted']);
+    expect(old.every((e) => e.project_id === first)).toBe(true);
+    // The label's entries carry no project; an id names one project only in its own context; an unknown id is a 404.
+    expect(all.find((e) => e.type === 'Label Created')!.project_id).toBeNull();
+    expect((await c.get('/activities', { from_context: 'company', project_id: first! })).status).toBe(422);
+    const unknown = await c.get('/activities', {
+      from_context: 'project',
+      project_slug: 'phoenix',
+      project_id: '00000000-0000-4000-8000-000000000000',
+    });
+    expect(unknown.status).toBe(404);
+  });
+
   test('tails: caught up, the same token again (a 304 with If-None-Match); a new entry after it once', async () => {
     const c = await workspaceClient('sync');
     await c.createProject('Tail');

@@ -124,9 +124,9 @@ test('redelivered and reordered stream batches end with exact counters and the s
       const inWorkspace = entries.filter((i) => String(i.PK).includes('#SHARD#')).map((i) => i.entry as ActivityEntry);
       expect(inWorkspace.map((e) => e.event_id).sort()).toEqual([...expectedIds].sort());
       const copies = (part: string) => entries.filter((i) => String(i.PK).includes(part)).map((i) => (i.entry as ActivityEntry).event_id);
-      expect(copies('#PROJECT#').sort()).toEqual(
+      expect(copies('#PROJECTID#').sort()).toEqual(
         inWorkspace
-          .filter((e) => e.project_slug !== null)
+          .filter((e) => e.project_id !== null)
           .map((e) => e.event_id)
           .sort(),
       );

@@ -19,6 +19,8 @@ export const FOREIGN_CONTEXTS: ReadonlySet<ActivityContext> = new Set(['sprint',
 export interface ActivityQuery {
   context: 'company' | 'project';
   projectSlug?: string | undefined;
+  /** A project's stable id: its history, whatever project has its slug now. */
+  projectId?: string | undefined;
   task?: string | undefined;
   types?: ChangeType[] | undefined;
   actor?: string | undefined;

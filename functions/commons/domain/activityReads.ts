@@ -1,4 +1,4 @@
-import { holdsAny, type KeyedEntry, readHistory } from '#store/activity';
+import { holdsAny, type KeyedEntry, readHistory, slugsProject } from '#store/activity';
 import { readPosition } from '#store/activityLog';
 import { readProject } from '#store/projects';
 import { ACTIVITY_SHARDS, keys } from '#store/keys';
@@ -19,12 +19,7 @@ import type { Page, PageRequest } from './paging';
  */
 export async function listActivity(ws: string, q: ActivityQuery, req: PageRequest): Promise<Page<ActivityEntry>> {
   const ascending = q.order === 'asc';
-  const partitions =
-    q.task !== undefined
-      ? [keys.taskActivityPartition(ws, q.task)]
-      : q.context === 'project'
-        ? [keys.projectActivityPartition(ws, q.projectSlug!)]
-        : Array.from({ length: ACTIVITY_SHARDS }, (_, n) => keys.activityShard(ws, n));
+  const partitions = await partitionsOf(ws, q);
   const scope: CursorScope = {
     fingerprint: [
       'activities',
@@ -74,7 +69,7 @@ export async function listActivity(ws: string, q: ActivityQuery, req: PageReques
     return { items: [], nextCursor: stale && hi === horizon ? token(start, validFrom) : req.cursor! };
   }
   if (range.lo > hi || (after !== undefined && after < range.lo && !ascending)) {
-    if (q.context === 'project' && req.cursor === undefined) await projectWithHistory(ws, q.projectSlug!);
+    if (q.context === 'project' && req.cursor === undefined) await projectWithHistory(ws, q, partitions);
     return { items: [], nextCursor: ascending ? (caughtUp() ?? req.cursor ?? token(START, today)) : null };
   }
   const skip = req.page !== undefined ? (req.page - 1) * req.limit : 0;
@@ -96,7 +91,7 @@ export async function listActivity(ws: string, q: ActivityQuery, req: PageReques
     skip + req.limit,
     start,
   );
-  if (q.context === 'project' && page.entries.length === 0 && req.cursor === undefined) await projectWithHistory(ws, q.projectSlug!);
+  if (q.context === 'project' && page.entries.length === 0 && req.cursor === undefined) await projectWithHistory(ws, q, partitions);
   const kept = withinBytes(page.entries.slice(skip));
   const cut = kept.length < page.entries.length - skip;
   // A numbered page cut short would leave its rest to no page: the next one starts a whole page on.
@@ -161,11 +156,29 @@ function withinBytes(entries: KeyedEntry[]): KeyedEntry[] {
 }
 
 /**
- * A project's history answers while the project is there or its entries are (a deleted project's
- * trail, until it expires); a slug that names neither in this workspace is a 404, as on every project
- * route. Asked only when a first page comes back empty.
+ * The partitions a query reads: a task's; a project's, by its id (given, or that of the newest project
+ * that took the slug: a slug taken again after a delete answers the new project's history alone); or the
+ * workspace's shards. A project made before creates were pointed to has its entries of then under its
+ * slug, read beside those under its id.
  */
-async function projectWithHistory(ws: string, slug: string): Promise<void> {
-  if ((await readProject(ws, slug)) !== undefined || (await holdsAny(keys.projectActivityPartition(ws, slug)))) return;
-  throw projectNotFound(slug);
+async function partitionsOf(ws: string, q: ActivityQuery): Promise<string[]> {
+  if (q.task !== undefined) return [keys.taskActivityPartition(ws, q.task)];
+  if (q.context !== 'project') return Array.from({ length: ACTIVITY_SHARDS }, (_, n) => keys.activityShard(ws, n));
+  if (q.projectId !== undefined) return [keys.projectActivityPartition(ws, q.projectId)];
+  const pointed = await slugsProject(ws, q.projectSlug!);
+  if (pointed !== undefined) return [keys.projectActivityPartition(ws, pointed)];
+  const live = await readProject(ws, q.projectSlug!);
+  const legacy = keys.legacyProjectActivityPartition(ws, q.projectSlug!);
+  return live ? [keys.projectActivityPartition(ws, live.id), legacy] : [legacy];
+}
+
+/**
+ * A project's history answers while the project is there or its entries are (a deleted project's
+ * trail, until it expires); a slug (or id) that names neither in this workspace is a 404, as on every
+ * project route. Asked only when a first page comes back empty.
+ */
+async function projectWithHistory(ws: string, q: ActivityQuery, partitions: string[]): Promise<void> {
+  if (q.projectId === undefined && (await readProject(ws, q.projectSlug!)) !== undefined) return;
+  for (const partition of partitions) if (await holdsAny(partition)) return;
+  throw projectNotFound(q.projectId === undefined ? q.projectSlug! : `${q.projectSlug} (id ${q.projectId})`);
 }

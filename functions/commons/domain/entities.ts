@@ -106,6 +106,8 @@ export interface ActivityEntry {
   company_slug: string;
   /** The project the change belongs to (its own change, or a label on one of its tasks or in its set). */
   project_slug: string | null;
+  /** That project's stable id: a slug can be taken again after a delete, an id never (null: no project, or recorded before ids were). */
+  project_id: string | null;
   /** The project as it was then (project changes). */
   project: { slug: string; name: string } | null;
   /** The label as it was then (label changes, attaches and detaches). */

@@ -74,6 +74,7 @@ function entryOf(e: ChangeEvent): NewEntry {
     actor: d.actor,
     company_slug: d.company_slug,
     ...subject,
+    project_id: subject.project_slug === null ? null : (e.projectId ?? null),
     changes: cutChanges(subject.changes),
     event_id: d.event_id,
     request_id: e.origin?.request_id ?? null,

@@ -28,6 +28,8 @@ export interface OutboundEventOf<T extends OutboundType> {
   detail: OutboundDetail<T>;
   /** The request that made the change, as its actor recorded it: for the history, never published. */
   origin?: Origin;
+  /** The project's stable id (its slug can be taken again after a delete): for the history, never published. */
+  projectId?: string;
 }
 
 /** The request behind a change: its X-Request-Id and Idempotency-Key, where the item recorded them. */
@@ -58,11 +60,12 @@ function event<T extends OutboundType>(
   time: string,
   by: Actor | undefined,
   rest: Rest<T>,
+  projectId?: string,
 ): OutboundEvent {
   // The compiler checks `rest` against T's declaration; it cannot follow a spread of a generic into
   // OutboundDetail<T>, so the four members every event carries are added under a cast.
   const detail = { event_id: change.id, company_slug: ws, occurred_at: time, actor: actorView(by), ...rest } as OutboundDetail<T>;
-  return { detailType, time, detail, origin: originOf(by) } as OutboundEventOf<T> as OutboundEvent;
+  return { detailType, time, detail, origin: originOf(by), ...(projectId ? { projectId } : {}) } as OutboundEventOf<T> as OutboundEvent;
 }
 
 /** A project's public fields, its stats left out (counters are derived, not changes anyone made). */
@@ -77,8 +80,8 @@ function projectEvent(change: Change): OutboundEvent | undefined {
     const p = decodeProject(after);
     const data = { data: projectFullView(p) };
     return p.source_slug === undefined
-      ? event(change, 'Project Created', p.workspace, p.created_at, p.updated_by, data)
-      : event(change, 'Project Duplicated', p.workspace, p.created_at, p.updated_by, { ...data, source_slug: p.source_slug });
+      ? event(change, 'Project Created', p.workspace, p.created_at, p.updated_by, data, p.id)
+      : event(change, 'Project Duplicated', p.workspace, p.created_at, p.updated_by, { ...data, source_slug: p.source_slug }, p.id);
   }
   // A user's change moves updated_at or a public field (two updates within one millisecond keep
   // updated_at); the stream processor's and the inbound consumer's counter updates move neither.
@@ -86,10 +89,15 @@ function projectEvent(change: Change): OutboundEvent | undefined {
     const p = decodeProject(after);
     const was = decodeProject(before);
     if (before.updated_at === after.updated_at && JSON.stringify(projectFields(p)) === JSON.stringify(projectFields(was))) return undefined;
-    return event(change, 'Project Updated', p.workspace, p.updated_at, p.updated_by, {
-      data: projectFullView(p),
-      previous: projectFullView(was),
-    });
+    return event(
+      change,
+      'Project Updated',
+      p.workspace,
+      p.updated_at,
+      p.updated_by,
+      { data: projectFullView(p), previous: projectFullView(was) },
+      p.id,
+    );
   }
   return undefined;
 }
@@ -120,8 +128,9 @@ function deletionEvent(change: Change): OutboundEvent | undefined {
   const actor = optActor(job, 'actor');
   const time = str(job, 'deleted_at');
   if (change.type === ItemType.projectDeletion) {
-    const data = projectFullView(decodeProject(map(job, 'project')));
-    return event(change, 'Project Deleted', ws, time, actor, { data, previous: data });
+    const project = decodeProject(map(job, 'project'));
+    const data = projectFullView(project);
+    return event(change, 'Project Deleted', ws, time, actor, { data, previous: data }, project.id);
   }
   const data = labelView(decodeLabel(map(job, 'label')));
   return event(change, 'Label Deleted', ws, time, actor, { data, previous: data });
@@ -134,11 +143,19 @@ function linkEvent(change: Change, label: LabelLookup): OutboundEvent | undefine
   const detached = change.type === ItemType.detachNote;
   const task = item.task_uuid;
   const by = optActor(item, detached ? 'actor' : 'created_by');
-  return event(change, detached ? 'Label Detached' : 'Label Attached', ws, str(item, detached ? 'at' : 'created_at'), by, {
-    project_slug: str(item, 'project_slug'),
-    ...(typeof task === 'string' ? { task_uuid: task } : {}),
-    label: keptLabel(item) ?? label(ws, num(item, 'label_id'), str(item, 'label_slug')),
-  });
+  return event(
+    change,
+    detached ? 'Label Detached' : 'Label Attached',
+    ws,
+    str(item, detached ? 'at' : 'created_at'),
+    by,
+    {
+      project_slug: str(item, 'project_slug'),
+      ...(typeof task === 'string' ? { task_uuid: task } : {}),
+      label: keptLabel(item) ?? label(ws, num(item, 'label_id'), str(item, 'label_slug')),
+    },
+    str(item, 'project_id'),
+  );
 }
 
 /** The label as the link's change read it, kept on its item (items written before that keep none). */

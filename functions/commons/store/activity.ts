@@ -1,6 +1,7 @@
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { ActivityEntry } from '#domain/entities';
 import { db } from './client';
+import { keys } from './keys';
 import type { Item } from './query';
 import { TABLE, tableName } from './table';
 
@@ -167,6 +168,21 @@ export async function holdsAny(partition: string): Promise<boolean> {
   return Items.length > 0;
 }
 
+/** The id of the newest project that took `slug` in the workspace, as the history's pointers say (undefined: none recorded). */
+export async function slugsProject(ws: string, slug: string): Promise<string | undefined> {
+  const { Items = [] } = await db.send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': TABLE.partitionKey },
+      ExpressionAttributeValues: { ':pk': keys.projectSlugPointers(ws, slug) },
+      ScanIndexForward: false,
+      Limit: 1,
+    }),
+  );
+  return Items[0]?.project_id as string | undefined;
+}
+
 /** An entry and its place (its sort key: where a page after it begins). */
 export interface KeyedEntry {
   entry: ActivityEntry;
@@ -186,6 +202,7 @@ function viewOf(e: ActivityEntry): ActivityEntry {
     actor: e.actor,
     company_slug: e.company_slug,
     project_slug: e.project_slug,
+    project_id: e.project_id ?? null,
     project: e.project && { slug: e.project.slug, name: e.project.name },
     label: e.label && labelOf(e.label),
     task_uuid: e.task_uuid,

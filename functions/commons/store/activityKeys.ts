@@ -6,7 +6,9 @@ import { shardOf } from './shards';
  *   ACTIVITY#<ws>                      SEQUENCE: the workspace's history position (the last entry's place and time)
  *   ACTIVITY#<ws>#SHARD#<n>            the workspace's entries, spread over ACTIVITY_SHARDS partitions in turn
  *   ACTIVITY#<ws>#MARKS#<n>            the mark of each event recorded (EVENT#<event id>), spread by event
- *   ACTIVITY#<ws>#PROJECT#<slug>       the same entries of one project (by slug), a copy
+ *   ACTIVITY#<ws>#PROJECTID#<id>       the same entries of one project (by its stable id), a copy
+ *   ACTIVITY#<ws>#SLUG#<slug>          which projects had that slug: one pointer per create (its place), the newest last
+ *   ACTIVITY#<ws>#PROJECT#<slug>       entries of a project recorded before ids were kept (read beside its id's)
  *   ACTIVITY#<ws>#TASK#<uuid>          the same entries of one task, a copy
  *
  * An entry's sort key is its place in the workspace's order: the time it was recorded, then its
@@ -29,16 +31,22 @@ const SEQUENCE_DIGITS = 15;
 type Key = { PK: string; SK: string };
 
 const activityShard = (ws: string, shard: number) => `${ACTIVITY}${ws}#SHARD#${shard}`;
-const projectActivity = (ws: string, projectSlug: string) => `${ACTIVITY}${ws}#PROJECT#${projectSlug}`;
+const projectActivity = (ws: string, projectId: string) => `${ACTIVITY}${ws}#PROJECTID#${projectId}`;
+const slugPointers = (ws: string, slug: string) => `${ACTIVITY}${ws}#SLUG#${slug}`;
 const taskActivity = (ws: string, task: string) => `${ACTIVITY}${ws}#TASK#${task}`;
 
 export const activityKeys = {
   /** One entry of a workspace's history, in the shard its place falls in (each in turn). */
   activity: (ws: string, sequence: number, sortKey: string): Key => ({ PK: activityShard(ws, sequence % ACTIVITY_SHARDS), SK: sortKey }),
   activityShard: (ws: string, shard: number) => activityShard(ws, shard),
-  /** The same entry in its project's history (entries of a project's changes and of its tasks' labels). */
-  projectActivity: (ws: string, projectSlug: string, sortKey: string): Key => ({ PK: projectActivity(ws, projectSlug), SK: sortKey }),
-  projectActivityPartition: (ws: string, projectSlug: string) => projectActivity(ws, projectSlug),
+  /** The same entry in its project's history (entries of a project's changes and of its tasks' labels), by the project's id. */
+  projectActivity: (ws: string, projectId: string, sortKey: string): Key => ({ PK: projectActivity(ws, projectId), SK: sortKey }),
+  projectActivityPartition: (ws: string, projectId: string) => projectActivity(ws, projectId),
+  /** Where a project recorded before ids were kept has its entries (by slug: a slug's earlier projects' too). */
+  legacyProjectActivityPartition: (ws: string, slug: string) => `${ACTIVITY}${ws}#PROJECT#${slug}`,
+  /** That the project `projectId` took the slug, at the place of its create (the newest pointer is the slug's project). */
+  projectSlugPointer: (ws: string, slug: string, sortKey: string): Key => ({ PK: slugPointers(ws, slug), SK: sortKey }),
+  projectSlugPointers: (ws: string, slug: string) => slugPointers(ws, slug),
   /** The same entry in its task's history (attaches and detaches): a task's history is read from here alone. */
   taskActivity: (ws: string, task: string, sortKey: string): Key => ({ PK: taskActivity(ws, task), SK: sortKey }),
   taskActivityPartition: (ws: string, task: string) => taskActivity(ws, task),

@@ -53,17 +53,21 @@ export async function appendActivity(entries: NewEntry[], retentionMs: number): 
 function copiesOf(ws: string, e: NewEntry, sequence: number, sortKey: string) {
   return [
     keys.activity(ws, sequence, sortKey),
-    ...(e.project_slug === null ? [] : [keys.projectActivity(ws, e.project_slug, sortKey)]),
+    ...(e.project_id === null ? [] : [keys.projectActivity(ws, e.project_id, sortKey)]),
     ...(e.task_uuid === null ? [] : [keys.taskActivity(ws, e.task_uuid, sortKey)]),
   ];
 }
+
+/** A project's create points its slug at its id (the newest pointer is the slug's project: reads by slug follow it). */
+const PROJECT_CREATES: ReadonlySet<string> = new Set(['Project Created', 'Project Duplicated']);
+const pointsSlug = (e: NewEntry) => PROJECT_CREATES.has(e.type) && e.project_id !== null && e.project_slug !== null;
 
 /** As many entries from the start of `list` as one transaction holds (at least one). */
 function transactionOf(list: NewEntry[]): NewEntry[] {
   let items = 0;
   let bytes = 0;
   for (const [i, e] of list.entries()) {
-    const copies = copiesOf(e.company_slug, e, 0, '').length;
+    const copies = copiesOf(e.company_slug, e, 0, '').length + (pointsSlug(e) ? 1 : 0);
     items += copies + 1;
     bytes += copies * Buffer.byteLength(JSON.stringify(e));
     if (i > 0 && (items > MAX_ITEMS || bytes > MAX_BYTES)) return list.slice(0, i);
@@ -105,6 +109,16 @@ async function appendPart(ws: string, part: NewEntry[], retentionMs: number): Pr
       };
       parts.push([`mark:${i}`, tx.put(mark, { condition: 'attribute_not_exists(PK)' })]);
       for (const [n, key] of copiesOf(ws, e, first + i, sortKey).entries()) parts.push([`copy:${i}:${n}`, tx.put({ ...key, ...body })]);
+      if (pointsSlug(e)) {
+        const pointer = {
+          ...keys.projectSlugPointer(ws, e.project_slug!, sortKey),
+          type: ItemType.activitySlug,
+          workspace: ws,
+          project_id: e.project_id,
+          [TABLE.timeToLive]: ttl,
+        };
+        parts.push([`slug:${i}`, tx.put(pointer)]);
+      }
     });
     try {
       await transact(parts);

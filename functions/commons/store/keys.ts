@@ -224,4 +224,5 @@ export const ItemType = {
   activity: 'activity',
   activitySequence: 'activity_sequence',
   activityMark: 'activity_mark',
+  activitySlug: 'activity_slug',
 } as const;

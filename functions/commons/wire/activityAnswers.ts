@@ -32,6 +32,10 @@ export const ActivityEntry = z
     actor: z.object({ username: z.string() }).nullable(),
     company_slug: slug,
     project_slug: slug.nullable().meta({ description: 'The project the change belongs to, if any.' }),
+    project_id: z.string().nullable().meta({
+      description:
+        "That project's stable id: a slug can be taken again after a delete, an id never (`project_id` reads its history). Null: no project, or recorded before ids were kept.",
+    }),
     project: z.object({ slug, name: z.string() }).nullable().meta({ description: 'The project as it was then (project changes).' }),
     label: z
       .union([Label, z.object({ id: z.int().min(1), slug })])

@@ -31,6 +31,13 @@ export const listActivitiesInput = () =>
       .object({
         from_context: z.enum(ACTIVITY_CONTEXTS),
         project_slug: z.optional(projectSlugParam),
+        project_id: z.optional(
+          z
+            .string()
+            .check(
+              z.regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, "is not a project id; use an entry's project_id"),
+            ),
+        ),
         sprint_slug: z.optional(z.string()),
         uuid: z.optional(taskUuid),
         type: z.optional(types),
@@ -50,6 +57,14 @@ export const listActivitiesInput = () =>
           if (q.page !== undefined && (q.type !== undefined || q.actor !== undefined || q.uuid !== undefined)) {
             const message = 'cannot be combined with type, actor or uuid (a filtered page may stop short); follow meta.next_cursor';
             ctx.issues.push({ code: 'custom', input: q.page, path: ['page'], message });
+          }
+          if (q.project_id !== undefined && q.from_context !== 'project') {
+            ctx.issues.push({
+              code: 'custom',
+              input: q.project_id,
+              path: ['project_id'],
+              message: 'is only read with from_context=project',
+            });
           }
           if (q.from_context === 'project' && q.project_slug === undefined) {
             ctx.issues.push({ code: 'custom', input: undefined, path: ['project_slug'], message: 'is required with from_context=project' });
