@@ -34,11 +34,11 @@ async function itemsOf(fixture: Fixture): Promise<string[]> {
       .map((t) =>
         t.replace(/"ttl":\d+/, '"ttl":"<expiry>"').replace(/"sealed:v[12]:[a-z]+:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+"/, '"<sealed secret>"'),
       )
-      // A history entry's event (the stream record's id), and what derives from it: the entry's id and its shard.
+      // A history entry's event (the stream record's id), and what derives from it: the entry's id and its mark's shard.
       .map((t) =>
         t.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<event>').replace(/act_[A-Za-z0-9_-]{24}/g, '<entry>'),
       )
-      .map((t) => t.replace(/#SHARD#\d+/, '#SHARD#<n>').replace(/"expires_at":\d+/, '"expires_at":"<expiry>"'))
+      .map((t) => t.replace(/#(SHARD|MARKS)#\d+/, '#$1#<n>').replace(/"expires_at":\d+/, '"expires_at":"<expiry>"'))
       .sort()
   );
 }
