@@ -268,11 +268,13 @@ ${renderWebhooks(r.webhooks)}${renderLanes(r.lanes)}${renderActivity(r.activity)
 ### The stream processor, per change
 
 Off the request path: what the stream processor spends on the records of a change (\`test/bench/stream.ts\`, a table
-of its own, the records of each scenario processed as one batch). The minimum is the new design's: the label read
-for the event's \`label\`, the use counter read that decides whether \`labels_count\` moves, and one transaction
-writing the record's receipt (so a redelivered record changes nothing) with the counter and \`labels_count\` (or a
-check that the project still exists), and the history's entries of the batch, two items each (the workspace's
-shard and the project's), 25 items to a BatchWriteItem. Events are published to the bus, outside DynamoDB.
+of its own, the records of each scenario processed as one batch). The minimum is the new design's: the use counter
+read that decides whether \`labels_count\` moves, and one transaction writing the record's receipt (so a redelivered
+record changes nothing) with the counter and \`labels_count\` (or a check that the project still exists); then the
+history's entries of the batch: the workspace's position read, and one transaction of up to 24 entries with the
+position's move, each entry's mark (a redelivered record writes none again) and its copies (the workspace's shard,
+the project's, the task's), each item two write units. The label the event names is kept on the link's item: no read.
+Events are published to the bus, outside DynamoDB.
 
 ${table(
   ['scenario', 'stream records', 'events', 'calls', 'RCU', 'WCU', '$ / 1M changes', 'minimum', 'verdict'],
@@ -578,7 +580,8 @@ function renderFindings(r: Results, costAbove: CostRow[]): string {
       '(one GetItem and one transaction: the item goes, its deletion job comes). The cascade then drains from the stream in rounds of at most ' +
       `400 items, each round one stream record, so it interleaves with other changes instead of holding its shard: ` +
       `${r.deletes.map((d) => `${fmt(d.drainMs / 1000, 1)} s for ${d.links.toLocaleString('en-US')} links`).join(', ')} here, on DynamoDB Local and one shard, ` +
-      "counters included (a label delete moves every affected project's use counter through the links' own records). " +
+      "counters included (a label delete moves every affected project's use counter through the links' own records, and writes " +
+      'a detach for each link it removes: its event and its history entries). ' +
       `Correct once drained: ${r.deletes.map((d) => `${d.leftovers} leftovers${d.violationsAfter === null ? ' (not scanned for violations)' : ` and ${d.violationsAfter} violations`}`).join('; ')}.`,
   );
   const hot = r.hot.find((h) => h.parallel === 100);
