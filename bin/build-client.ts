@@ -1,7 +1,8 @@
 /**
  * npm run build:client: the client package (lib/client) from the route table and the wire schemas:
  * writes its generated module (operations and types), checks and declares its types (tsc, strict), and
- * bundles it into one ES module (esbuild), which `npm pack ./lib/client` packs. Prints the sizes.
+ * bundles it (esbuild) into an ES module and a CommonJS one with their source maps, which `npm pack ./lib/client`
+ * packs with the package's README and LICENSE. Prints the sizes.
  */
 import '#lib/sdkNotice';
 import { execFileSync } from 'node:child_process';
@@ -33,16 +34,23 @@ try {
   console.error(`The client's types do not check:\n${(error as { stdout: Buffer }).stdout.toString()}`);
   process.exit(1);
 }
-await build({
-  entryPoints: [join(dir, 'src', 'index.ts')],
-  outfile: join(out, 'index.js'),
-  bundle: true,
-  format: 'esm',
-  platform: 'neutral',
-  target: 'es2022',
-  minify: true,
-  legalComments: 'none',
-  logLevel: 'warning',
-});
+// One bundle per module system: ES (import) and CommonJS (require), each with its source map.
+for (const [format, file] of [
+  ['esm', 'index.js'],
+  ['cjs', 'index.cjs'],
+] as const) {
+  await build({
+    entryPoints: [join(dir, 'src', 'index.ts')],
+    outfile: join(out, file),
+    bundle: true,
+    format,
+    platform: 'neutral',
+    target: 'es2022',
+    minify: true,
+    sourcemap: 'linked',
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+}
 const js = readFileSync(join(out, 'index.js'));
-console.log(`${out} written: index.js ${js.length} bytes, ${gzipSync(js).length} bytes gzipped`);
+console.log(`${out} written: index.js ${js.length} bytes, ${gzipSync(js).length} bytes gzipped (and index.cjs, source maps)`);

@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { buildAsyncApi } from '#lib/asyncapi/document';
+import { repoRoot } from '#lib/paths';
 import { buildOpenApi } from '#lib/openapi/document';
 import { routes } from '#http/routes';
 import { refName, typeOf } from './schemaTypes';
@@ -41,11 +44,13 @@ function placeParameters(op: Json): Placed {
     seen.add(p.name);
     const required = p.in === 'path' || (p.required && p.name !== 'company_slug');
     const type = p.schema?.type === 'array' ? `${typeOf(p.schema.items)} | Array<${typeOf(p.schema.items)}>` : typeOf(p.schema);
-    placed.members.push(`${p.name}${required ? '' : '?'}: ${type}`);
+    placed.members.push(`${p.name}${required ? '' : '?'}: ${type}${required ? '' : ' | undefined'}`);
   }
   for (const name of inBody) {
     placed.body.push(name);
-    placed.members.push(`${name}${bodyRequired.has(name) ? '' : '?'}: ${typeOf(body!.properties[name])}`);
+    placed.members.push(
+      `${name}${bodyRequired.has(name) ? '' : '?'}: ${typeOf(body!.properties[name])}${bodyRequired.has(name) ? '' : ' | undefined'}`,
+    );
   }
   return placed;
 }
@@ -59,7 +64,15 @@ const answerSchema = (op: Json): Json => {
 export async function clientModule(): Promise<string> {
   const openapi = await buildOpenApi();
   const asyncapi = buildAsyncApi();
-  const lines: string[] = [HEADER, `import type { OperationSpec } from './spec.js';`, ''];
+  const { version } = JSON.parse(readFileSync(join(repoRoot, 'lib', 'client', 'package.json'), 'utf8')) as { version: string };
+  const lines: string[] = [
+    HEADER,
+    `import type { OperationSpec } from './spec.js';`,
+    '',
+    `/** This package's version (its User-Agent names it). */`,
+    `export const CLIENT_VERSION = ${JSON.stringify(version)};`,
+    '',
+  ];
   for (const [name, schema] of Object.entries(openapi.components.schemas as Record<string, Json>))
     lines.push(`export type ${name} = ${typeOf(schema)};`);
   const deliveries = Object.keys(asyncapi.components.schemas as Json).filter((n) => n.endsWith('DeliveryEvent'));

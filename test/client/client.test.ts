@@ -274,7 +274,7 @@ describe('retries', () => {
   });
 });
 
-type Scripted = { status: number; headers?: Record<string, string>; body?: unknown };
+type Scripted = { status: number; headers?: Record<string, string>; body?: unknown; raw?: string };
 /**
  * A server that answers from a script, one answer per request (the last repeated), recording when each came
  * and its headers: for answers the local API gives only in a race (a key still in use) or never on demand.
@@ -287,7 +287,9 @@ async function scripted(answers: Scripted[]) {
     requests.push({ at: Date.now(), headers: req.headers });
     const problem = answer.status >= 400;
     res.writeHead(answer.status, { 'content-type': problem ? 'application/problem+json' : 'application/json', ...answer.headers });
-    res.end(JSON.stringify(answer.body ?? (problem ? { status: answer.status, code: 'x', detail: 'scripted' } : { data: [] })));
+    res.end(
+      answer.raw ?? JSON.stringify(answer.body ?? (problem ? { status: answer.status, code: 'x', detail: 'scripted' } : { data: [] })),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -376,6 +378,152 @@ describe('retries, by the answer', () => {
       expect(server.requests).toHaveLength(2);
     } finally {
       server.close();
+    }
+  });
+});
+
+describe('the second pass: nothing hidden from the caller', () => {
+  test('every error of a keyed call carries its Idempotency-Key: a lost answer, a timeout, an abort; sent again with it, one project', async () => {
+    const own = uniqueWorkspace('lost-key');
+    const ownToken = await tokenFor(own);
+    // The first POST goes through and its answer is dropped; every later attempt is dropped before it leaves.
+    let posts = 0;
+    const dropping = lib.createClient({
+      baseUrl: apiUrl(),
+      token: ownToken,
+      workspace: own,
+      fetch: async (input: Parameters<typeof fetch>[0], init: RequestInit) => {
+        if (init.method !== 'POST') return fetch(input, init);
+        if (posts++ === 0) await fetch(input, init);
+        throw new TypeError('fetch failed');
+      },
+    });
+    const lost = await dropping.createProject({ name: 'Made Once Only' }).catch((e: Error) => e);
+    expect(lost).toBeInstanceOf(lib.ConnectionError);
+    expect(lost.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
+    // The recovery docs/client.md gives: the same call with the error's key answers the first attempt's answer.
+    const plain = lib.createClient({ baseUrl: apiUrl(), token: ownToken, workspace: own });
+    const again = await plain.createProject({ name: 'Made Once Only' }, { idempotencyKey: lost.idempotencyKey }).withResponse();
+    expect(again.response.replayed).toBe(true);
+    expect(again.data.data.slug).toBe('made-once-only');
+    expect((await plain.listProjects()).data.map((p: { slug: string }) => p.slug)).toEqual(['made-once-only']);
+    // A timeout and an abort carry theirs too.
+    const silent = createServer((req) => req.resume());
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const c = lib.createClient({ baseUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, token: 'pls_x', workspace: own });
+      const timedOut = await c.createLabel({ title: 'T', color: '000000' }, { timeoutMs: 50, maxRetries: 0 }).catch((e: Error) => e);
+      expect(timedOut).toBeInstanceOf(lib.TimeoutError);
+      expect(timedOut.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
+      const controller = new AbortController();
+      const pending = c
+        .createLabel({ title: 'A', color: '000000' }, { signal: controller.signal, idempotencyKey: 'mine-1' })
+        .catch((e: Error) => e);
+      setTimeout(() => controller.abort(), 20);
+      const aborted = await pending;
+      expect(aborted).toBeInstanceOf(lib.AbortError);
+      expect(aborted.idempotencyKey).toBe('mine-1');
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
+  });
+
+  test("a success that is not the API's JSON (a captive portal) is an UnexpectedResponseError, never a value; for await throws it too", async () => {
+    const portal = await scripted([
+      { status: 200, headers: { 'content-type': 'text/html', 'x-request-id': 'r-1' }, raw: '<html>Sign in</html>' },
+    ]);
+    try {
+      const c = lib.createClient({ baseUrl: portal.url, token: 'pls_x', workspace: ws, maxRetries: 0 });
+      const error = await c.getProject({ slug: 'x' }).catch((e: Error) => e);
+      expect(error).toBeInstanceOf(lib.UnexpectedResponseError);
+      expect(error).toMatchObject({ status: 200, contentType: 'text/html', requestId: 'r-1' });
+      const iterated = await (async () => {
+        for await (const _ of c.listProjects()) return 'an item';
+        return 'nothing';
+      })().catch((e: Error) => e);
+      expect(iterated).toBeInstanceOf(lib.UnexpectedResponseError);
+    } finally {
+      portal.close();
+    }
+  });
+
+  test('errors keep their headers and a parsed retryAfter; withResponse gives the request id; every attempt names the package; onRetry hears each wait', async () => {
+    const server = await scripted([
+      unavailable({ 'retry-after': '0' }),
+      { status: 200, headers: { 'x-request-id': 'r-ok' }, body: { data: { slug: 'p' } } },
+      {
+        status: 429,
+        headers: { 'retry-after': '120', 'x-request-id': 'r-429' },
+        body: { status: 429, code: 'rate_limited', detail: 'slow down' },
+      },
+    ]);
+    try {
+      const retries: { attempt: number; status?: number }[] = [];
+      const c = lib.createClient({
+        baseUrl: server.url,
+        token: 'pls_x',
+        workspace: ws,
+        onRetry: (i: { attempt: number; status?: number }) => retries.push(i),
+      });
+      const { data, response } = await c.getProject({ slug: 'p' }).withResponse();
+      expect(data.data.slug).toBe('p');
+      expect(response).toMatchObject({ status: 200, requestId: 'r-ok', replayed: false });
+      expect(retries).toEqual([expect.objectContaining({ attempt: 1, status: 503, waitMs: 0 })]);
+      const limited = await c.getProject({ slug: 'p' }).catch((e: Error) => e);
+      expect(limited).toBeInstanceOf(lib.RateLimitError);
+      expect(limited.retryAfter).toBe(120);
+      expect(limited.headers.get('x-request-id')).toBe('r-429');
+      expect(limited.code).toBe('rate_limited');
+      expect(server.requests.every((r) => /^project-label-service-client\/\d+\.\d+\.\d+$/.test(String(r.headers['user-agent'])))).toBe(
+        true,
+      );
+      // A misspelt option is refused before anything is sent (an `ifmatch` would have written unguarded).
+      await expect(c.updateProject({ slug: 'p', name: 'x' }, { ifmatch: '"x"' })).rejects.toThrow(/ifmatch: not an option of a call/);
+    } finally {
+      server.close();
+    }
+  });
+
+  test('a list is a real Promise (finally) with iterPages; a conditional read answers notModified as a value; no randomUUID needed', async () => {
+    const own = uniqueWorkspace('pages2');
+    const c = lib.createClient({ baseUrl: apiUrl(), token: await tokenFor(own), workspace: own });
+    for (const name of ['Page A', 'Page B', 'Page C']) await c.createProject({ name });
+    const listed = c.listProjects({ limit: 2 });
+    expect(listed).toBeInstanceOf(Promise);
+    let settled = false;
+    expect((await listed.finally(() => (settled = true))).data).toHaveLength(2);
+    expect(settled).toBe(true);
+    const pages: number[] = [];
+    for await (const page of c.listProjects({ limit: 2 }).iterPages()) pages.push(page.data.length);
+    expect(pages).toEqual([2, 1]);
+    const { etag } = await c.getProject({ slug: 'page-a' });
+    expect(await c.getProject({ slug: 'page-a' }, { ifNoneMatch: etag })).toEqual({ notModified: true, etag });
+    expect((await c.getProject({ slug: 'page-a' }, { ifNoneMatch: '"other"' })).data.slug).toBe('page-a');
+    // The history oldest first ends its iteration once caught up (its token never null), and a 304 ends it too.
+    await expect.poll(async () => (await c.listActivities({ from_context: 'company' })).data.length, { timeout: 10_000 }).toBe(3);
+    const seen: string[] = [];
+    for await (const entry of c.listActivities({ from_context: 'company', order: 'asc', limit: 2 })) seen.push(entry.project_slug);
+    expect(seen).toEqual(['page-a', 'page-b', 'page-c']);
+    // Where crypto.randomUUID is missing (a page on plain http), a POST still gets a key of its shape.
+    const keyedToken = await tokenFor(own);
+    const original = globalThis.crypto.randomUUID;
+    Object.defineProperty(globalThis.crypto, 'randomUUID', { value: undefined, configurable: true });
+    try {
+      const keys: string[] = [];
+      const keyed = lib.createClient({
+        baseUrl: apiUrl(),
+        token: keyedToken,
+        workspace: own,
+        fetch: (input: Parameters<typeof fetch>[0], init: RequestInit) => {
+          keys.push(new Headers(init.headers).get('idempotency-key') ?? '');
+          return fetch(input, init);
+        },
+      });
+      expect((await keyed.createLabel({ title: 'No UUID', color: '123456' })).data.slug).toBe('no-uuid');
+      expect(keys[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    } finally {
+      Object.defineProperty(globalThis.crypto, 'randomUUID', { value: original, configurable: true });
     }
   });
 });
@@ -566,6 +714,33 @@ describe('verifyWebhook', () => {
     await refused('not json', signedHeaders([secret], 'msg_1', now(), 'not json'));
   });
 
+  test('one HMAC per call: 2,000 signatures are refused before any is checked; any body type; a settable tolerance', async () => {
+    const big = JSON.stringify({
+      type: 'Project Created',
+      timestamp: '2026-01-01T00:00:00.000Z',
+      data: { event_id: 'e-1', pad: 'x'.repeat(1_000_000) },
+    });
+    const headers = signedHeaders([secret], 'msg_1', now(), big);
+    const flood = {
+      ...headers,
+      'webhook-signature': `${Array.from({ length: 2000 }, () => 'v1,AA==').join(' ')} ${headers['webhook-signature']}`,
+    };
+    const started = performance.now();
+    const error = await lib.verifyWebhook(secret, big, flood).catch((e: Error) => e);
+    const floodMs = performance.now() - started;
+    expect(error).toBeInstanceOf(lib.WebhookVerificationError);
+    expect(error.message).toMatch(/2001 signatures; at most 8/);
+    console.log(`verifyWebhook: 2,000 signatures and a 1 MB body refused in ${floodMs.toFixed(1)} ms`);
+    // Candidates of the wrong length are no signatures; the good one among them verifies.
+    const padded = { ...headers, 'webhook-signature': `v1,AA== v1,${Buffer.alloc(31).toString('base64')} ${headers['webhook-signature']}` };
+    const bytes = new TextEncoder().encode(big);
+    for (const raw of [big, bytes, Buffer.from(big), bytes.buffer])
+      expect((await lib.verifyWebhook(secret, raw, padded)).type).toBe('Project Created');
+    const old = signedHeaders([secret], 'msg_1', now() - 600, body);
+    await expect(lib.verifyWebhook(secret, body, old)).rejects.toThrow(/more than 300 seconds off/);
+    expect((await lib.verifyWebhook(secret, body, old, { toleranceSeconds: 900 })).type).toBe('Project Created');
+  });
+
   test('a verified delivery of a type newer than the client is an UnknownWebhookEventError carrying the event', async () => {
     const newer = JSON.stringify({ type: 'Sprint Started', timestamp: '2026-01-01T00:00:00.000Z', data: { event_id: 'e-9' } });
     const error = await lib.verifyWebhook(secret, newer, signedHeaders([secret], 'msg_9', now(), newer)).catch((e: Error) => e);
@@ -619,7 +794,7 @@ describe('the package', () => {
     }
   });
 
-  test('packed and installed offline into an empty folder: plain Node imports it and calls the API; under 15 kB gzipped', async () => {
+  test('packed and installed offline into an empty folder: plain Node imports and requires it and calls the API; README, LICENSE and maps in it; under 15 kB gzipped', async () => {
     expect(statSync(tarball).size).toBeGreaterThan(0);
     const js = readFileSync(join(dir, 'node_modules', '@project-label-service', 'client', 'dist', 'index.js'));
     expect(gzipSync(js).length).toBeLessThanOrEqual(15 * 1024);
@@ -630,15 +805,39 @@ console.log(data.slug);`;
     writeFileSync(join(dir, 'plain.mjs'), script);
     const out = execFileSync(process.execPath, ['plain.mjs'], { cwd: dir, env: { ...process.env, API: apiUrl(), TOKEN: token, WS: ws } });
     expect(out.toString().trim()).toBe('from-plain-node');
+    // require() finds the CommonJS build; the tarball carries the README, the LICENSE and the source maps.
+    writeFileSync(
+      join(dir, 'plain.cjs'),
+      "const { createClient, ApiError } = require('@project-label-service/client');\nconsole.log(typeof createClient, typeof ApiError);\n",
+    );
+    expect(execFileSync(process.execPath, ['plain.cjs'], { cwd: dir }).toString().trim()).toBe('function function');
+    const packed = execFileSync('tar', ['-tzf', tarball]).toString();
+    for (const file of [
+      'package/README.md',
+      'package/LICENSE',
+      'package/dist/index.cjs',
+      'package/dist/index.js.map',
+      'package/dist/index.cjs.map',
+    ])
+      expect(packed).toContain(file);
 
     // A strict TypeScript consumer checks against its declarations; a wrong field or type does not.
     const good = `import { createClient, verifyWebhook, NotFoundError, type WebhookEvent } from '@project-label-service/client';
 const client = createClient({ baseUrl: 'http://127.0.0.1:3000', token: 'pls_x', workspace: 'acme-corp' });
 export async function use(raw: string, headers: Headers): Promise<string[]> {
-  const { data, etag } = await client.getProject({ slug: 'website' });
-  await client.updateProject({ slug: data.slug, description: 'new' }, { ifMatch: etag });
-  await client.attachLabel({ slug: 'bug', project_slug: data.slug, task_uuid: 't-1' });
   const names: string[] = [];
+  const { data, etag } = await client.getProject({ slug: 'website' });
+  if (etag) await client.updateProject({ slug: data.slug, description: 'new' }, { ifMatch: etag });
+  // Optional members take undefined (absent), as a strict consumer's maybe-values are.
+  const maybe = Math.random() > 2 ? 5 : undefined;
+  await client.listProjects({ limit: maybe, cursor: undefined }, { timeoutMs: maybe });
+  const read = await client.getProject({ slug: 'website' }, { ifNoneMatch: etag ?? '*' });
+  if ('notModified' in read) names.push(String(read.etag));
+  else names.push(read.data.slug);
+  const { response } = await client.createLabel({ title: 'T', color: '000000' }).withResponse();
+  names.push(String(response.requestId), String(response.replayed));
+  for await (const page of client.listProjects({ limit: 10 }).iterPages()) names.push(String(page.data.length));
+  await client.attachLabel({ slug: 'bug', project_slug: data.slug, task_uuid: 't-1' });
   for await (const project of client.listProjects({ limit: 50 })) names.push(project.name);
   const page = await client.listWebhooks();
   names.push(...page.data.map((w) => w.url), String(page.meta.next_cursor));
@@ -656,6 +855,10 @@ export async function use(raw: string, headers: Headers): Promise<string[]> {
       'missing.ts': [`client.getProject()`, /TS2554/],
       'enum.ts': [`client.listProjects({ status: 'done' })`, /"done"/],
       'route.ts': [`client.getProjects()`, /getProjects/],
+      // A problem's code is the union of the catalogue's codes: a code that is none of them is no comparison.
+      'code.ts': [`(null as unknown as import('@project-label-service/client').ApiError).code === 'not_a_code'`, /TS2367/],
+      'option.ts': [`client.getProject({ slug: 'x' }, { ifmatch: '"x"' })`, /ifmatch/],
+      'events.ts': [`client.createWebhook({ url: 'https://hooks.example.com/x', events: ['Project Craeted'] })`, /Project Craeted/],
     };
     const prelude = `import { createClient } from '@project-label-service/client';\nconst client = createClient({ baseUrl: 'x', token: 'y' });\n`;
     const errors = typeCheck(

@@ -18,11 +18,13 @@ export function installedPackage(): { dir: string; tarball: string } {
   return { dir, tarball: join(dir, tarball) };
 }
 
-/** Type-checks `sources` (by file name; strict) as a consumer of the installed package: the compiler's errors, or '' when they check. */
+/** Type-checks `sources` (by file name; strict, exactOptionalPropertyTypes, noUncheckedIndexedAccess) as a consumer of the installed package: the compiler's errors, or '' when they check. */
 export function typeCheck(dir: string, sources: Record<string, string>): string {
   for (const [name, source] of Object.entries(sources)) writeFileSync(join(dir, name), source);
   const compilerOptions = {
     strict: true,
+    exactOptionalPropertyTypes: true,
+    noUncheckedIndexedAccess: true,
     noEmit: true,
     target: 'es2022',
     module: 'nodenext',

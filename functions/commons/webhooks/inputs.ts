@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { quoted } from '#domain/quoted';
 import { SLUG } from '#domain/slugs';
 import { paginationFields, pagingRules, rfc3339Time, text } from '#wire/validation';
-import { isOperationalType } from '#domain/eventNames';
+import { dottedName, isOperationalType, OUTBOUND_TYPES } from '#domain/eventNames';
 import { DELIVERY_STATUSES } from './entities';
 import { ALL_EVENTS, KNOWN_TYPES_SENTENCE, subscribableType } from './eventTypes';
 import { MAX_DESCRIPTION, MAX_DESCRIPTION_BYTES, MAX_EVENT_TYPES } from './limits';
@@ -22,9 +22,12 @@ export const deliveryPath = /* @__PURE__ */ z.object({ id: /* @__PURE__ */ id(),
 const url = () => z.string().check(z.minLength(1));
 
 /** Event types in either spelling, each once, as their bus names; `*` alone when listed at all. */
+/** Every name `events` takes, as the OpenAPI document (and so the client's types) lists them. */
+const EVENT_NAMES = () => [ALL_EVENTS, ...OUTBOUND_TYPES, ...OUTBOUND_TYPES.map(dottedName)];
+
 const events = () =>
   z.pipe(
-    z.array(z.string()).check(
+    z.array(z.string().register(z.globalRegistry, { enum: EVENT_NAMES() })).check(
       z.minLength(1),
       z.maxLength(MAX_EVENT_TYPES),
       z.superRefine((values: string[], ctx) => {

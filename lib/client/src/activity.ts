@@ -7,17 +7,17 @@ export type FollowParams = Pick<
   'from_context' | 'project_slug' | 'company_slug' | 'uuid' | 'type' | 'actor' | 'since'
 >;
 export interface FollowOptions {
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** How long to wait between polls once caught up (default 2 s). */
-  pollMs?: number;
+  pollMs?: number | undefined;
   /** Entries per read (default 100, the most a page holds). */
-  limit?: number;
+  limit?: number | undefined;
   /** A token this follower gave (`follower.token`), stored by the caller: go on after the last entry it had yielded (same params). */
-  from?: string;
+  from?: string | undefined;
   /** The longest wait between reads while the service cannot be reached or fails (default 60 s). */
-  maxBackoffMs?: number;
+  maxBackoffMs?: number | undefined;
   /** Told of each failed read it will try again, and how long it waits first (for logs). */
-  onRetry?: (error: Error, waitMs: number) => void;
+  onRetry?: ((error: Error, waitMs: number) => void) | undefined;
 }
 
 /** The entries of a history, as they become readable, and where to go on from after the last one yielded. */

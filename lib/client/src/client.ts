@@ -1,7 +1,8 @@
 import { type ActivityFollower, followActivities, type FollowOptions, type FollowParams } from './activity.js';
-import { OPERATIONS, type Operations } from './generated.js';
-import { type Answer, type CallOptions, type Config, send } from './http.js';
+import { CLIENT_VERSION, OPERATIONS, type Operations } from './generated.js';
+import { type Answer, type CallOptions, type Config, type RetryInfo, send } from './http.js';
 import { PagePromise } from './pages.js';
+import { ApiPromise, responseOf } from './response.js';
 import type { OperationSpec } from './spec.js';
 
 export interface ClientOptions {
@@ -10,25 +11,40 @@ export interface ClientOptions {
   /** A bearer token (`pls_...`). */
   token: string;
   /** The `company_slug` of every call that does not give its own. */
-  workspace?: string;
+  workspace?: string | undefined;
   /** Each attempt's time limit (default 60 s). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Retries after a network failure, a timeout, 408, 429, 500, 502, 503 or 504 (default 2; 0: none); a POST only under its Idempotency-Key. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** The fetch to use (default: the platform's). */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
+  /** Told of each wait before a retry: the attempt, why, how long (for logs and metrics). */
+  onRetry?: ((info: RetryInfo) => void) | undefined;
 }
 
 type Params<K extends keyof Operations> = Operations[K]['params'];
 /** What a call resolves to: the answer's body, and its entity tag where the route answers one. */
 export type Result<K extends keyof Operations> = Operations[K]['answer'] &
   (Operations[K]['tagged'] extends true ? { etag: string | undefined } : unknown);
+/** What a conditional read (`ifNoneMatch`) answers when nothing changed (a 304): no body, the tag still current. */
+export interface NotModified {
+  notModified: true;
+  etag: string | undefined;
+}
+/** A tagged read given `ifNoneMatch` may answer NotModified; nothing else can. */
+type Conditional<K extends keyof Operations, O> = Operations[K]['tagged'] extends true
+  ? O extends { ifNoneMatch: string }
+    ? NotModified
+    : never
+  : never;
 /** An operation whose parameters are all optional may be called without any. */
-type Args<K extends keyof Operations> =
-  Record<never, never> extends Params<K> ? [params?: Params<K>, options?: CallOptions] : [params: Params<K>, options?: CallOptions];
-type Method<K extends keyof Operations> = (
-  ...args: Args<K>
-) => [Operations[K]['item']] extends [never] ? Promise<Result<K>> : PagePromise<Result<K>, Operations[K]['item']>;
+type Args<K extends keyof Operations, O> =
+  Record<never, never> extends Params<K> ? [params?: Params<K>, options?: O] : [params: Params<K>, options?: O];
+type Method<K extends keyof Operations> = <O extends CallOptions = CallOptions>(
+  ...args: Args<K, O>
+) => [Operations[K]['item']] extends [never]
+  ? ApiPromise<Result<K> | Conditional<K, O>>
+  : PagePromise<Result<K> | Conditional<K, O>, Operations[K]['item']>;
 
 /** One method per route, named after it (`listProjects`, `createProject`, ...), and `followActivities`. */
 export type Client = { [K in keyof Operations]: Method<K> } & {
@@ -36,7 +52,11 @@ export type Client = { [K in keyof Operations]: Method<K> } & {
 };
 
 const shape = (spec: OperationSpec, answer: Answer) =>
-  spec.tagged ? { ...(answer.body as object), etag: answer.etag } : (answer.body as object);
+  answer.status === 304
+    ? { notModified: true, etag: answer.etag }
+    : spec.tagged
+      ? { ...(answer.body as object), etag: answer.etag }
+      : (answer.body as object);
 
 /** A client of the API: see the package's README. */
 export function createClient(options: ClientOptions): Client {
@@ -48,13 +68,16 @@ export function createClient(options: ClientOptions): Client {
     timeoutMs: options.timeoutMs ?? 60_000,
     maxRetries: options.maxRetries ?? 2,
     fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
+    onRetry: options.onRetry,
+    userAgent: `project-label-service-client/${CLIENT_VERSION}`,
   };
   const client: Record<string, unknown> = {};
   for (const [name, spec] of Object.entries(OPERATIONS) as [string, OperationSpec][]) {
     client[name] = (params: Record<string, unknown> = {}, callOptions: CallOptions = {}) => {
-      const call = (extra: Record<string, unknown>) => send(config, spec, { ...params, ...extra }, callOptions).then((a) => shape(spec, a));
+      const call = (extra: Record<string, unknown>) =>
+        send(config, spec, { ...params, ...extra }, callOptions).then((a) => ({ data: shape(spec, a), response: responseOf(a) }));
       // The pages after the first follow its cursor (a page number would contradict it).
-      return spec.pages ? new PagePromise((cursor) => call(cursor ? { cursor, page: undefined } : {})) : call({});
+      return spec.pages ? new PagePromise((cursor) => call(cursor ? { cursor, page: undefined } : {})) : new ApiPromise(call({}));
     };
   }
   client.followActivities = (params: FollowParams, followOptions: FollowOptions = {}) =>

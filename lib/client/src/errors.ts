@@ -9,8 +9,8 @@ export class ApiError extends Error {
   override name = 'ApiError';
   /** The HTTP status. */
   readonly status: number;
-  /** The problem's `code` (`not_found`, `validation_failed`, ...). */
-  readonly code: string;
+  /** The problem's `code` (`not_found`, `validation_failed`, ...; `unknown` when the answer was no problem document). */
+  readonly code: Problem['code'] | 'unknown';
   readonly detail: string;
   /** The request's `X-Request-Id`: what support asks for. */
   readonly requestId: string | undefined;
@@ -18,8 +18,10 @@ export class ApiError extends Error {
   readonly problem: Problem | undefined;
   /** The call's Idempotency-Key (a POST's): send it again (`idempotencyKey`) to get the first attempt's answer, never a second create. */
   readonly idempotencyKey: string | undefined;
+  /** The answer's headers (empty when the error was made without an answer). */
+  readonly headers: Headers;
 
-  constructor(status: number, problem: Problem | undefined, requestId: string | undefined, idempotencyKey?: string) {
+  constructor(status: number, problem: Problem | undefined, requestId: string | undefined, idempotencyKey?: string, headers?: Headers) {
     const detail = problem?.detail ?? `HTTP ${status}`;
     super(`${status} ${problem?.code ?? 'error'}: ${detail}`);
     this.status = status;
@@ -28,6 +30,15 @@ export class ApiError extends Error {
     this.requestId = problem?.request_id ?? requestId;
     this.problem = problem;
     this.idempotencyKey = idempotencyKey;
+    this.headers = headers ?? new Headers();
+  }
+
+  /** How long the answer asked to wait before trying again (`Retry-After`, in seconds or as a date), in seconds; undefined without one. */
+  get retryAfter(): number | undefined {
+    const value = this.headers.get('retry-after')?.trim();
+    if (!value) return undefined;
+    const seconds = /^\d+$/.test(value) ? Number(value) : (Date.parse(value) - Date.now()) / 1000;
+    return Number.isNaN(seconds) ? undefined : Math.max(0, Math.ceil(seconds));
   }
 }
 
@@ -72,22 +83,51 @@ const BY_STATUS: Record<number, typeof ApiError> = {
 };
 
 /** The error of an answered problem. */
-export function apiErrorOf(status: number, problem: Problem | undefined, requestId: string | undefined, idempotencyKey?: string): ApiError {
+export function apiErrorOf(
+  status: number,
+  problem: Problem | undefined,
+  requestId: string | undefined,
+  idempotencyKey?: string,
+  headers?: Headers,
+): ApiError {
   const Kind = problem?.code === 'validation_failed' ? ValidationError : (BY_STATUS[status] ?? ApiError);
-  return new Kind(status, problem, requestId, idempotencyKey);
+  return new Kind(status, problem, requestId, idempotencyKey, headers);
 }
 
+/**
+ * A call that got no answer it can trust. A POST's carries the `Idempotency-Key` it sent: the request may
+ * have gone through (its answer lost), so call again with that key (`idempotencyKey`) to get the first
+ * attempt's answer, never a second create.
+ */
+export class NoAnswerError extends Error {
+  /** The call's Idempotency-Key (a POST's). */
+  idempotencyKey: string | undefined;
+}
 /** No answer came: the network failed (after the retries). */
-export class ConnectionError extends Error {
+export class ConnectionError extends NoAnswerError {
   override name = 'ConnectionError';
 }
 /** No answer came within `timeoutMs` (after the retries). */
-export class TimeoutError extends Error {
+export class TimeoutError extends NoAnswerError {
   override name = 'TimeoutError';
 }
 /** The caller's `signal` aborted the call. */
-export class AbortError extends Error {
+export class AbortError extends NoAnswerError {
   override name = 'AbortError';
+}
+/**
+ * A success whose body is not the JSON its route answers (a captive portal's page, a proxy's): never a
+ * resolved value of the wrong shape.
+ */
+export class UnexpectedResponseError extends NoAnswerError {
+  override name = 'UnexpectedResponseError';
+  constructor(
+    readonly status: number,
+    readonly contentType: string | undefined,
+    readonly requestId: string | undefined,
+  ) {
+    super(`HTTP ${status} answered ${contentType ?? 'no content type'}, not the API's JSON: something between you and the API answered.`);
+  }
 }
 /** A webhook delivery that does not verify: a bad or missing signature, a timestamp too far off, a body that is not an event. */
 export class WebhookVerificationError extends Error {

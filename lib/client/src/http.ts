@@ -1,6 +1,19 @@
-import { AbortError, apiErrorOf, ConnectionError, TimeoutError } from './errors.js';
+import { AbortError, apiErrorOf, ConnectionError, NoAnswerError, TimeoutError, UnexpectedResponseError } from './errors.js';
 import type { Problem } from './generated.js';
 import type { OperationSpec } from './spec.js';
+
+/** What a hook is told of one wait before a retry. */
+export interface RetryInfo {
+  method: string;
+  url: string;
+  /** The attempt that failed (1 the first). */
+  attempt: number;
+  /** How long the call waits before the next (milliseconds). */
+  waitMs: number;
+  /** Why: the status answered, or the error that stood for no answer. */
+  status?: number;
+  error?: Error;
+}
 
 /** How a client reaches the API (createClient's options, defaults filled in). */
 export interface Config {
@@ -10,26 +23,34 @@ export interface Config {
   timeoutMs: number;
   maxRetries: number;
   fetch: typeof fetch;
+  onRetry: ((info: RetryInfo) => void) | undefined;
+  userAgent: string;
 }
+
+/** The options a call takes: anything else is a mistake said at once (a misspelt `ifMatch` would write unguarded). */
+const CALL_OPTIONS: ReadonlySet<string> = new Set(['ifMatch', 'idempotencyKey', 'signal', 'timeoutMs', 'maxRetries', 'ifNoneMatch']);
 
 /** What one call may add: preconditions, its own idempotency key, a signal, its own timeout and retries. */
 export interface CallOptions {
   /** Sent as `If-Match`: the write happens only on the version with this entity tag (else a PreconditionFailedError). */
   ifMatch?: string;
   /** The `Idempotency-Key` of a POST (default: one made for the call, the same on each of its attempts). */
-  idempotencyKey?: string;
-  signal?: AbortSignal;
+  idempotencyKey?: string | undefined;
+  signal?: AbortSignal | undefined;
   /** Each attempt's time limit (default: the client's). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Retries of this call (default: the client's). */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
+  /** Sent as `If-None-Match` on a tagged read: nothing changed since that tag answers `{ notModified: true, etag }`, not an error. */
+  ifNoneMatch?: string | undefined;
 }
 
-/** An answer: its status, its body (none on a 304), its entity tag. */
+/** An answer: its status, its body (none on a 304), its entity tag and its headers. */
 export interface Answer {
   status: number;
   body: unknown;
   etag: string | undefined;
+  headers: Headers;
 }
 
 /** Statuses worth another attempt: the request timed out, was throttled, or met a server or gateway failure. */
@@ -108,14 +129,18 @@ export async function send(
   config: Config,
   spec: OperationSpec,
   params: Record<string, unknown>,
-  options: CallOptions & { ifNoneMatch?: string } = {},
+  options: CallOptions = {},
 ): Promise<Answer> {
   checkNames(spec, params);
+  const unknown = Object.keys(options).filter((name) => !CALL_OPTIONS.has(name));
+  if (unknown.length) throw new TypeError(`${unknown.join(', ')}: not an option of a call (${[...CALL_OPTIONS].join(', ')})`);
   const url = urlOf(config, spec, params);
   const body = bodyOf(spec, params);
   const headers: Record<string, string> = { authorization: `Bearer ${config.token}`, accept: 'application/json' };
+  // Off the browser only: a page's fetch keeps its own User-Agent (and would make the header a CORS preflight's).
+  if (!inBrowser()) headers['user-agent'] = config.userAgent;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const idempotencyKey = spec.idempotent ? (options.idempotencyKey ?? globalThis.crypto.randomUUID()) : undefined;
+  const idempotencyKey = spec.idempotent ? (options.idempotencyKey ?? randomKey()) : undefined;
   if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
   // An `ifMatch` given as undefined (an answer that lost its ETag on the way) would send the write unguarded.
   if ('ifMatch' in options && typeof options.ifMatch !== 'string')
@@ -123,19 +148,62 @@ export async function send(
   if (options.ifMatch !== undefined) headers['if-match'] = options.ifMatch;
   if (options.ifNoneMatch !== undefined) headers['if-none-match'] = options.ifNoneMatch;
   const retries = spec.method === 'POST' && !spec.idempotent ? 0 : (options.maxRetries ?? config.maxRetries);
+  try {
+    return await attempts(config, url, { method: spec.method, headers, body }, retries, idempotencyKey, options);
+  } catch (error) {
+    // Whatever stopped the call, its key goes with it: the caller can recover a lost create by sending it again.
+    if (error instanceof NoAnswerError) error.idempotencyKey = idempotencyKey;
+    throw error;
+  }
+}
+
+const inBrowser = () =>
+  typeof (globalThis as { document?: unknown }).document !== 'undefined' ||
+  typeof (globalThis as { importScripts?: unknown }).importScripts === 'function';
+
+/** A fresh Idempotency-Key: a UUID, or (where `crypto.randomUUID` is missing: a page served over plain http) one of its shape from random bytes. */
+function randomKey(): string {
+  const crypto = globalThis.crypto;
+  if (typeof crypto?.randomUUID === 'function') return crypto.randomUUID();
+  const bytes = new Uint8Array(16);
+  if (typeof crypto?.getRandomValues === 'function') crypto.getRandomValues(bytes);
+  else for (let i = 0; i < 16; i++) bytes[i] = Math.floor(Math.random() * 256);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+async function attempts(
+  config: Config,
+  url: string,
+  init: { method: string; headers: Record<string, string>; body: string | undefined },
+  retries: number,
+  idempotencyKey: string | undefined,
+  options: CallOptions,
+): Promise<Answer> {
   const timeoutMs = options.timeoutMs ?? config.timeoutMs;
   let inUseSince: number | undefined;
   for (let attempt = 0; ; attempt++) {
     const last = attempt >= retries;
-    const outcome = await attemptOnce(config, url, { method: spec.method, headers, body }, timeoutMs, options.signal);
+    const outcome = await attemptOnce(config, url, init, timeoutMs, options.signal);
     if (outcome instanceof Error) {
       if (last) throw outcome;
-      await sleep(waitMs(attempt + 1, null)!, options.signal);
+      const wait = waitMs(attempt + 1, null)!;
+      config.onRetry?.({ method: init.method, url, attempt: attempt + 1, waitMs: wait, error: outcome });
+      await sleep(wait, options.signal);
       continue;
     }
     const { response } = outcome;
     const etag = response.headers.get('etag') ?? undefined;
-    if (response.ok || response.status === 304) return { status: response.status, body: outcome.json, etag };
+    if (response.status === 304) return { status: 304, body: undefined, etag, headers: response.headers };
+    if (response.ok) {
+      // Every success of the API is JSON: anything else came from something between (a captive portal, a proxy).
+      const type = response.headers.get('content-type') ?? undefined;
+      if (outcome.json === undefined || !/^application\/(problem\+)?json\b/i.test(type ?? ''))
+        throw new UnexpectedResponseError(response.status, type, response.headers.get('x-request-id') ?? undefined);
+      return { status: response.status, body: outcome.json, etag, headers: response.headers };
+    }
     const problem = outcome.json as Problem | undefined;
     const retryAfter = response.headers.get('retry-after');
     if (idempotencyKey && keyInUse(response.status, problem) && Date.now() - (inUseSince ??= Date.now()) < KEY_IN_USE_MS) {
@@ -144,7 +212,9 @@ export async function send(
       continue;
     }
     const wait = RETRYABLE.has(response.status) && !last ? waitMs(attempt + 1, retryAfter) : undefined;
-    if (wait === undefined) throw apiErrorOf(response.status, problem, response.headers.get('x-request-id') ?? undefined, idempotencyKey);
+    if (wait === undefined)
+      throw apiErrorOf(response.status, problem, response.headers.get('x-request-id') ?? undefined, idempotencyKey, response.headers);
+    config.onRetry?.({ method: init.method, url, attempt: attempt + 1, waitMs: wait, status: response.status });
     await sleep(wait, options.signal);
   }
 }
@@ -167,7 +237,8 @@ async function attemptOnce(
   const onAbort = () => controller.abort();
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    const response = await config.fetch(url, { ...init, signal: controller.signal });
+    const { body, ...rest } = init;
+    const response = await config.fetch(url, { ...rest, ...(body === undefined ? {} : { body }), signal: controller.signal });
     const text = response.status === 304 ? '' : await response.text();
     let json: unknown;
     try {

@@ -2,7 +2,7 @@
  * The Project and Label Management Service's client: one method per route, retries that never make a
  * create twice, pages walked with `for await`, one error class per problem, and webhook verification.
  */
-export { createClient, type Client, type ClientOptions, type Result } from './client.js';
+export { createClient, type Client, type ClientOptions, type NotModified, type Result } from './client.js';
 export type { CallOptions } from './http.js';
 export type { ActivityFollower, FollowOptions, FollowParams } from './activity.js';
 export { PagePromise } from './pages.js';
@@ -19,7 +19,9 @@ export {
   RateLimitError,
   ServiceUnavailableError,
   TimeoutError,
+  UnexpectedResponseError,
   ValidationError,
+  NoAnswerError,
   UnknownWebhookEventError,
   WebhookVerificationError,
 } from './errors.js';

@@ -26,44 +26,69 @@ function base64Bytes(text: string): Uint8Array | undefined {
   }
 }
 
+/** The most signatures a header may carry (a rotation signs with two secrets): more is refused before any is checked. */
+const MAX_SIGNATURES = 8;
+/** An HMAC-SHA256 is 32 bytes: a candidate of another length is no signature. */
+const SIGNATURE_BYTES = 32;
+
+/** Equal bytes, in time that does not depend on where they differ. */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
+  return diff === 0;
+}
+
+const bytesOf = (body: string | Uint8Array | ArrayBuffer): Uint8Array =>
+  typeof body === 'string' ? encoder.encode(body) : body instanceof Uint8Array ? body : new Uint8Array(body);
+
 /**
  * Verifies a webhook delivery to the Standard Webhooks specification, with the platform's own crypto
  * (Web Crypto: Node 20+, browsers, Deno, Bun): an HMAC-SHA256 of `id.timestamp.body` under the secret
- * (`whsec_` + base64); one good signature among the header's several is enough (a rotation signs with
- * each secret in its grace), a timestamp more than 5 minutes off is refused. `rawBody` is the body as
- * received, before any JSON parsing. Returns the event, typed by its `type`; throws a
- * WebhookVerificationError on anything else (an UnknownWebhookEventError, carrying the event, when it
- * verified but its type is newer than this client).
+ * (`whsec_` + base64), computed once and compared in constant time with each signature the header
+ * carries (at most 8, each of 32 bytes: a rotation signs with each secret in its grace; one good one is
+ * enough); a timestamp more than `toleranceSeconds` (default 300) off is refused. `rawBody` is the body as
+ * received, before any JSON parsing: a string, a Buffer, a Uint8Array or an ArrayBuffer. Returns the event,
+ * typed by its `type`; throws a WebhookVerificationError on anything else (an UnknownWebhookEventError,
+ * carrying the event, when it verified but its type is newer than this client).
  */
 export async function verifyWebhook(
   secret: string,
-  rawBody: string | Uint8Array,
+  rawBody: string | Uint8Array | ArrayBuffer,
   headers: WebhookHeaders,
-  options: { now?: Date } = {},
+  options: { now?: Date; toleranceSeconds?: number } = {},
 ): Promise<WebhookEvent> {
+  const tolerance = options.toleranceSeconds ?? TOLERANCE_SECONDS;
+  if (!(Number.isFinite(tolerance) && tolerance >= 0))
+    throw new TypeError(`toleranceSeconds must be a number of seconds, not ${tolerance}`);
   const id = header(headers, 'webhook-id');
   const timestamp = header(headers, 'webhook-timestamp');
-  const signatures = header(headers, 'webhook-signature');
+  const signatures = header(headers, 'webhook-signature').split(' ');
+  if (signatures.length > MAX_SIGNATURES)
+    throw new WebhookVerificationError(
+      `The webhook-signature header carries ${signatures.length} signatures; at most ${MAX_SIGNATURES} are checked.`,
+    );
   const seconds = /^\d{1,12}$/.test(timestamp) ? Number(timestamp) : Number.NaN;
   const now = (options.now ?? new Date()).getTime() / 1000;
-  if (!(Math.abs(now - seconds) <= TOLERANCE_SECONDS))
-    throw new WebhookVerificationError('The webhook-timestamp is more than 5 minutes off.');
+  if (!(Math.abs(now - seconds) <= tolerance))
+    throw new WebhookVerificationError(`The webhook-timestamp is more than ${tolerance} seconds off.`);
   const keyBytes = base64Bytes(secret.startsWith('whsec_') ? secret.slice(6) : secret);
   if (!keyBytes || keyBytes.length === 0) throw new WebhookVerificationError('The secret is not a whsec_ secret.');
-  const key = await globalThis.crypto.subtle.importKey('raw', keyBytes as BufferSource, { name: 'HMAC', hash: 'SHA-256' }, false, [
-    'verify',
-  ]);
-  const body = typeof rawBody === 'string' ? encoder.encode(rawBody) : rawBody;
+  const candidates = signatures.flatMap((part) => {
+    const [version, signature] = part.split(',', 2);
+    const bytes = version === 'v1' && signature ? base64Bytes(signature) : undefined;
+    return bytes?.length === SIGNATURE_BYTES ? [bytes] : [];
+  });
+  if (candidates.length === 0) throw new WebhookVerificationError('No signature of the delivery verifies with this secret.');
+  const key = await globalThis.crypto.subtle.importKey('raw', keyBytes as BufferSource, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const body = bytesOf(rawBody);
   const prefix = encoder.encode(`${id}.${timestamp}.`);
   const signed = new Uint8Array(prefix.length + body.length);
   signed.set(prefix);
   signed.set(body, prefix.length);
-  let verified = false;
-  for (const part of signatures.split(' ')) {
-    const [version, signature] = part.split(',', 2);
-    const bytes = version === 'v1' && signature ? base64Bytes(signature) : undefined;
-    if (bytes && (await globalThis.crypto.subtle.verify('HMAC', key, bytes as BufferSource, signed))) verified = true;
-  }
+  const expected = new Uint8Array(await globalThis.crypto.subtle.sign('HMAC', key, signed as BufferSource));
+  // Every candidate is compared (no early exit), so the time says nothing of which one matched.
+  const verified = candidates.reduce((found, candidate) => sameBytes(candidate, expected) || found, false);
   if (!verified) throw new WebhookVerificationError('No signature of the delivery verifies with this secret.');
   let event: unknown;
   try {
