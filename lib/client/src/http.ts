@@ -1,5 +1,6 @@
 import { AbortError, apiErrorOf, ConnectionError, NoAnswerError, TimeoutError, UnexpectedResponseError } from './errors.js';
 import type { Problem } from './generated.js';
+import { inBrowser, randomKey } from './platform.js';
 import type { OperationSpec } from './spec.js';
 
 /** What a hook is told of one wait before a retry. */
@@ -155,23 +156,6 @@ export async function send(
     if (error instanceof NoAnswerError) error.idempotencyKey = idempotencyKey;
     throw error;
   }
-}
-
-const inBrowser = () =>
-  typeof (globalThis as { document?: unknown }).document !== 'undefined' ||
-  typeof (globalThis as { importScripts?: unknown }).importScripts === 'function';
-
-/** A fresh Idempotency-Key: a UUID, or (where `crypto.randomUUID` is missing: a page served over plain http) one of its shape from random bytes. */
-function randomKey(): string {
-  const crypto = globalThis.crypto;
-  if (typeof crypto?.randomUUID === 'function') return crypto.randomUUID();
-  const bytes = new Uint8Array(16);
-  if (typeof crypto?.getRandomValues === 'function') crypto.getRandomValues(bytes);
-  else for (let i = 0; i < 16; i++) bytes[i] = Math.floor(Math.random() * 256);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 async function attempts(
