@@ -105,7 +105,7 @@ export async function clientModule(): Promise<string> {
     const idempotent = ((op.parameters ?? []) as Json[]).some((p) => p.in === 'header' && p.name === 'Idempotency-Key');
     const name = operationName(route.name);
     types.push(
-      `  ${name}: { params: { ${placed.members.join('; ')} }; answer: ${typeOf(answer)}; item: ${item}; tagged: ${route.tagged === true} };`,
+      `  ${name}: { params: ${paramsType(placed.members)}; answer: ${typeOf(answer)}; item: ${item}; tagged: ${route.tagged === true} };`,
     );
     const spec = { method: route.method, path: route.path, params: { path: placed.path, query: placed.query, body: placed.body } };
     specs.push(`  ${name}: ${JSON.stringify({ ...spec, pages, tagged: route.tagged === true, idempotent })},`);
@@ -115,6 +115,18 @@ export async function clientModule(): Promise<string> {
   lines.push('/** How each operation is sent. */');
   lines.push('export const OPERATIONS = {', ...specs, '} as const satisfies Record<keyof Operations, OperationSpec>;', '');
   return lines.join('\n');
+}
+
+/**
+ * An operation's parameters. Where it takes one task or several (`task_uuid`, `task_uuids`), at most one of the
+ * two: the API refuses both at once (422), so the types do too.
+ */
+function paramsType(members: string[]): string {
+  const one = members.find((m) => m.startsWith('task_uuid?:'));
+  const many = members.find((m) => m.startsWith('task_uuids?:'));
+  if (!one || !many) return `{ ${members.join('; ')} }`;
+  const rest = members.filter((m) => m !== one && m !== many);
+  return `{ ${rest.join('; ')} } & ({ ${one}; task_uuids?: undefined } | { task_uuid?: undefined; ${many} })`;
 }
 
 /** The shapes a list answers (a list may answer one of several: a page, or the whole list). */

@@ -859,6 +859,8 @@ export async function use(raw: string, headers: Headers): Promise<string[]> {
       'code.ts': [`(null as unknown as import('@project-label-service/client').ApiError).code === 'not_a_code'`, /TS2367/],
       'option.ts': [`client.getProject({ slug: 'x' }, { ifmatch: '"x"' })`, /ifmatch/],
       'events.ts': [`client.createWebhook({ url: 'https://hooks.example.com/x', events: ['Project Craeted'] })`, /Project Craeted/],
+      // One task or several, never both (the API answers 422).
+      'both.ts': [`client.attachLabel({ slug: 'bug', project_slug: 'p', task_uuid: 't-1', task_uuids: ['t-2'] })`, /task_uuids/],
     };
     const prelude = `import { createClient } from '@project-label-service/client';\nconst client = createClient({ baseUrl: 'x', token: 'y' });\n`;
     const errors = typeCheck(
