@@ -22,7 +22,7 @@ interface HistoryRange {
   now: number;
   types?: readonly string[] | undefined;
   actor?: string | undefined;
-  task?: string | undefined;
+  /** Entries of this project (by slug): a task's partition read in one project's context. */
   project?: string | undefined;
   /** Entries that happened in this range (`occurred_at`, inclusive): keys order entries by when they were recorded. */
   since?: string | undefined;
@@ -49,31 +49,17 @@ function queryInput(range: HistoryRange): Omit<QueryCommandInput, 'ExclusiveStar
     range.types.forEach((t, i) => (values[`:t${i}`] = t));
     filters.push(`#e.#type IN (${range.types.map((_, i) => `:t${i}`).join(', ')})`);
   }
-  if (range.actor !== undefined) {
-    Object.assign(names, { '#e': 'entry', '#actor': 'actor', '#username': 'username' });
-    values[':actor'] = range.actor;
-    filters.push('#e.#actor.#username = :actor');
-  }
-  if (range.project !== undefined) {
-    Object.assign(names, { '#e': 'entry', '#ps': 'project_slug' });
-    values[':ps'] = range.project;
-    filters.push('#e.#ps = :ps');
-  }
-  if (range.since !== undefined) {
-    Object.assign(names, { '#e': 'entry', '#occ': 'occurred_at' });
-    values[':since'] = range.since;
-    filters.push('#e.#occ >= :since');
-  }
-  if (range.until !== undefined) {
-    Object.assign(names, { '#e': 'entry', '#occ': 'occurred_at' });
-    values[':until'] = range.until;
-    filters.push('#e.#occ <= :until');
-  }
-  if (range.task !== undefined) {
-    Object.assign(names, { '#e': 'entry', '#task': 'task_uuid' });
-    values[':task'] = range.task;
-    filters.push('#e.#task = :task');
-  }
+  // A condition on a member of the entry: its path's names declared, its value bound.
+  const entry = (path: string[], op: string, key: string, value: unknown) => {
+    names['#e'] = 'entry';
+    for (const name of path) names[`#${name}`] = name;
+    values[`:${key}`] = value;
+    filters.push(`#e.${path.map((name) => `#${name}`).join('.')} ${op} :${key}`);
+  };
+  if (range.actor !== undefined) entry(['actor', 'username'], '=', 'actor', range.actor);
+  if (range.project !== undefined) entry(['project_slug'], '=', 'ps', range.project);
+  if (range.since !== undefined) entry(['occurred_at'], '>=', 'since', range.since);
+  if (range.until !== undefined) entry(['occurred_at'], '<=', 'until', range.until);
   return {
     TableName: tableName(),
     KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :lo AND :hi',
@@ -102,7 +88,6 @@ export async function readHistory(range: HistoryRange, limit: number, after?: st
   const filtering =
     Boolean(range.types?.length) ||
     range.actor !== undefined ||
-    range.task !== undefined ||
     range.project !== undefined ||
     range.since !== undefined ||
     range.until !== undefined;
