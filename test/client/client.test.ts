@@ -15,6 +15,7 @@ import { repoRoot } from '#lib/paths';
 import { apiUrl, tokenFor, uniqueWorkspace } from '#support/api';
 import { type Built, builtClient } from './build.ts';
 import { installedPackage, typeCheck } from './pack.ts';
+import { nodeBinary, RUNTIMES } from './runtimes.ts';
 
 /**
  * The client package (lib/client), built as `npm run build:client` builds it, against this file's local
@@ -765,6 +766,44 @@ describe('the package', () => {
   beforeAll(() => {
     ({ dir, tarball } = installedPackage());
   }, 60_000);
+
+  test.each(['20', ...RUNTIMES])(
+    'on Node %s: import and require both load it, call the API and verify a delivery',
+    (version) => {
+      const node = version === '20' ? process.execPath : nodeBinary(version as (typeof RUNTIMES)[number]);
+      const script = `import { createRequire } from 'node:module';
+import { createClient, verifyWebhook } from '@project-label-service/client';
+const required = createRequire(import.meta.url)('@project-label-service/client');
+const options = { baseUrl: process.env.API, token: process.env.TOKEN, workspace: process.env.WS };
+const { data: made } = await createClient(options).createProject({ name: process.env.NAME });
+const { data: read } = await required.createClient(options).getProject({ slug: made.slug });
+const event = await required.verifyWebhook(process.env.SECRET, process.env.BODY, new Headers(JSON.parse(process.env.HEADERS)));
+const edited = await verifyWebhook(process.env.SECRET, process.env.BODY + ' ', new Headers(JSON.parse(process.env.HEADERS))).then(() => 'verified', (e) => e.name);
+console.log(JSON.stringify({ node: process.version, slug: read.slug, type: event.type, edited }));`;
+      writeFileSync(join(dir, 'runtime.mjs'), script);
+      const secret = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
+      const body = JSON.stringify({ type: 'Project Created', timestamp: new Date().toISOString(), data: { data: { slug: 'x' } } });
+      const headers = signedHeaders([secret], 'msg_runtime', Math.floor(Date.now() / 1000), body);
+      const env = {
+        ...process.env,
+        API: apiUrl(),
+        TOKEN: token,
+        WS: ws,
+        NAME: `On Node ${version}`,
+        SECRET: secret,
+        BODY: body,
+        HEADERS: JSON.stringify(headers),
+      };
+      const out = JSON.parse(execFileSync(node, ['runtime.mjs'], { cwd: dir, env }).toString());
+      expect(out).toEqual({
+        node: version === '20' ? process.version : `v${version}`,
+        slug: `on-node-${version.replaceAll('.', '-')}`,
+        type: 'Project Created',
+        edited: 'WebhookVerificationError',
+      });
+    },
+    60_000,
+  );
 
   test('the examples of docs/client.md and the README run as written, against the local stack', async () => {
     const blocks = [...jsBlocks('README.md', '## TypeScript client'), ...jsBlocks('docs/client.md')];

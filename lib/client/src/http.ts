@@ -141,7 +141,7 @@ export async function send(
   // Off the browser only: a page's fetch keeps its own User-Agent (and would make the header a CORS preflight's).
   if (!inBrowser()) headers['user-agent'] = config.userAgent;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const idempotencyKey = spec.idempotent ? (options.idempotencyKey ?? randomKey()) : undefined;
+  const idempotencyKey = spec.idempotent ? (options.idempotencyKey ?? (await randomKey())) : undefined;
   if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
   // An `ifMatch` given as undefined (an answer that lost its ETag on the way) would send the write unguarded.
   if ('ifMatch' in options && typeof options.ifMatch !== 'string')

@@ -5,9 +5,30 @@ export const inBrowser = () =>
   typeof (globalThis as { document?: unknown }).document !== 'undefined' ||
   typeof (globalThis as { importScripts?: unknown }).importScripts === 'function';
 
+let crypto: Promise<Crypto | undefined> | undefined;
+
+/**
+ * The platform's Web Crypto: the global one (browsers, Deno, Bun, Node 20+), or on Node 18, whose modules
+ * have no global `crypto`, `node:crypto`'s (loaded by a name bundlers leave alone: a browser never asks).
+ */
+export function webCrypto(): Promise<Crypto | undefined> {
+  crypto ??= globalThis.crypto ? Promise.resolve(globalThis.crypto) : nodeWebCrypto();
+  return crypto;
+}
+
+async function nodeWebCrypto(): Promise<Crypto | undefined> {
+  if (!(globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node) return undefined;
+  const name = 'node:crypto';
+  try {
+    return ((await import(/* webpackIgnore: true */ /* @vite-ignore */ name)) as { webcrypto: Crypto }).webcrypto;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A fresh Idempotency-Key: a UUID, or (where `crypto.randomUUID` is missing: a page served over plain http) one of its shape from random bytes. */
-export function randomKey(): string {
-  const crypto = globalThis.crypto;
+export async function randomKey(): Promise<string> {
+  const crypto = await webCrypto();
   if (typeof crypto?.randomUUID === 'function') return crypto.randomUUID();
   const bytes = new Uint8Array(16);
   if (typeof crypto?.getRandomValues === 'function') crypto.getRandomValues(bytes);

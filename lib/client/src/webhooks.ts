@@ -1,5 +1,6 @@
 import { UnknownWebhookEventError, WebhookVerificationError } from './errors.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEvent } from './generated.js';
+import { webCrypto } from './platform.js';
 
 /** Headers as fetch (`Headers`), Node (`IncomingHttpHeaders`) or a plain object give them. */
 export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
@@ -80,13 +81,15 @@ export async function verifyWebhook(
     return bytes?.length === SIGNATURE_BYTES ? [bytes] : [];
   });
   if (candidates.length === 0) throw new WebhookVerificationError('No signature of the delivery verifies with this secret.');
-  const key = await globalThis.crypto.subtle.importKey('raw', keyBytes as BufferSource, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const subtle = (await webCrypto())?.subtle;
+  if (!subtle) throw new TypeError('verifyWebhook needs Web Crypto (crypto.subtle): a secure context in a browser, Node 18 or later.');
+  const key = await subtle.importKey('raw', keyBytes as BufferSource, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
   const body = bytesOf(rawBody);
   const prefix = encoder.encode(`${id}.${timestamp}.`);
   const signed = new Uint8Array(prefix.length + body.length);
   signed.set(prefix);
   signed.set(body, prefix.length);
-  const expected = new Uint8Array(await globalThis.crypto.subtle.sign('HMAC', key, signed as BufferSource));
+  const expected = new Uint8Array(await subtle.sign('HMAC', key, signed as BufferSource));
   // Every candidate is compared (no early exit), so the time says nothing of which one matched.
   const verified = candidates.reduce((found, candidate) => sameBytes(candidate, expected) || found, false);
   if (!verified) throw new WebhookVerificationError('No signature of the delivery verifies with this secret.');
