@@ -164,7 +164,7 @@ export function addRoute(stack: ServiceParts, route: Route, stage: StageConfig, 
   fn.addEnvironment('CORS_ORIGINS', corsOrigins.join(','));
   fn.addEnvironment('CURSOR_KEY', cursorKey.secretValue.unsafeUnwrap());
   grantTableAccess(fn, stack.table, routeTableAccess(route));
-  if (route.secrets) grantSecrets(stack.secretsKey, fn, route.secrets);
+  if (route.secrets) grantSecrets(stack.secretsKey, fn, route.secrets, stack.legacySecrets);
   stack.functions.set(route.name, fn);
   // The proxy integration LambdaIntegration makes, without its permission, which it would put in the root
   // beside the method: the function's own permission, in its room, lets this method of this stage (by

@@ -8,6 +8,7 @@ import cdkNag from 'cdk-nag';
 import { ACCOUNT_STACK_NAME, AccountSettingsStack } from './account-stack.ts';
 import { ServiceStack } from './service-stack.ts';
 import { stageConfig } from './stage.ts';
+import { opensLegacySecrets } from './secrets-key.ts';
 import { wantsWebAcl } from './web-acl.ts';
 
 /** The context block of cdk.json. */
@@ -53,6 +54,7 @@ export function buildApp(opts: BuildAppOptions = {}): { app: App; stack: Service
     ...(corsOrigins ? { corsOrigins: corsOriginsOf(corsOrigins) } : {}),
     ...(eventBusName ? { eventBusName } : {}),
     webAcl: wantsWebAcl(stage, app.node.tryGetContext('webAcl')),
+    legacySecrets: opensLegacySecrets(app.node.tryGetContext('legacySecrets')),
     ...(opts.routes ? { routes: opts.routes } : {}),
   });
   const accountStack = new AccountSettingsStack(app, ACCOUNT_STACK_NAME, {

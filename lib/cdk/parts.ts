@@ -12,6 +12,8 @@ export interface ServiceParts extends Stack {
   readonly bus: IEventBus;
   /** The main key of secrets at rest (secrets-key.ts). */
   readonly secretsKey: Key;
+  /** Whether the functions may open secrets sealed before data keys were per workspace (secrets-key.ts). */
+  readonly legacySecrets: boolean;
   readonly functions: Map<string, ServiceFunction>;
 }
 

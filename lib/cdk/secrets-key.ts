@@ -30,18 +30,20 @@ const KEY_ADMINISTRATION = [
 ];
 
 /**
- * What a function may ask of the key, statement by statement: unwrap data keys of the service's secrets
- * (a Decrypt may name a workspace or, for data keys made before each was a workspace's, sealing.ts's v1
- * values, none), and, where it seals, make new ones, which must name their workspace. No context key but
- * the service's and `workspace` is accepted.
+ * What a function may ask of the key, statement by statement: unwrap data keys of the service's secrets,
+ * and, where it seals, make new ones, each naming its workspace. An unwrap names its workspace too, but
+ * where the stack still opens values sealed before each data key was a workspace's (sealing.ts's v1, under
+ * the service's context alone: `legacySecrets`, `-c legacySecrets=refuse` ends it). No context key but the
+ * service's and `workspace` is accepted.
  */
-function secretsKeyUses(use: 'seal' | 'open') {
+function secretsKeyUses(use: 'seal' | 'open', legacySecrets: boolean) {
   const context = {
     StringEquals: Object.fromEntries(Object.entries(SECRETS_KMS_CONTEXT).map(([k, v]) => [`kms:EncryptionContext:${k}`, v])),
     'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': [...Object.keys(SECRETS_KMS_CONTEXT), 'workspace'] },
   };
-  const open = { actions: ['kms:Decrypt'], conditions: context };
-  const seal = { actions: ['kms:GenerateDataKey'], conditions: { ...context, Null: { 'kms:EncryptionContext:workspace': 'false' } } };
+  const namesWorkspace = { ...context, Null: { 'kms:EncryptionContext:workspace': 'false' } };
+  const open = { actions: ['kms:Decrypt'], conditions: legacySecrets ? context : namesWorkspace };
+  const seal = { actions: ['kms:GenerateDataKey'], conditions: namesWorkspace };
   return use === 'seal' ? [seal, open] : [open];
 }
 
@@ -80,12 +82,12 @@ export function createSecretsKey(scope: Construct, stage: StageConfig): Key {
  * routes that seal a new secret, which also open it when an Idempotency-Key replays their answer), and
  * tells it which key.
  */
-export function grantSecrets(key: Key, fn: ServiceFunction, use: 'seal' | 'open'): void {
+export function grantSecrets(key: Key, fn: ServiceFunction, use: 'seal' | 'open', legacySecrets: boolean): void {
   if (fn.roleName === undefined) throw new Error(`${fn.node.path} uses the secrets key: give it a named role (namedRole)`);
   // By its name, not a reference: the role lives in a room (a nested stack) that already refers to the key.
   const role = Stack.of(key).formatArn({ service: 'iam', region: '', resource: 'role', resourceName: fn.roleName });
   // Both sides: the key's policy names the role (no one else may use the key), and the role's policy names the key.
-  for (const { actions, conditions } of secretsKeyUses(use)) {
+  for (const { actions, conditions } of secretsKeyUses(use, legacySecrets)) {
     key.addToResourcePolicy(
       new PolicyStatement({
         principals: [new AccountRootPrincipal()],
@@ -97,4 +99,15 @@ export function grantSecrets(key: Key, fn: ServiceFunction, use: 'seal' | 'open'
     fn.addToRolePolicy(new PolicyStatement({ actions, resources: [key.keyArn], conditions }));
   }
   fn.addEnvironment('WEBHOOK_SECRETS_KMS_KEY_ID', key.keyArn);
+}
+
+/**
+ * `-c legacySecrets`: whether the functions may still open secrets sealed before each data key was a
+ * workspace's (`open`, the default: a stack deployed before keeps delivering), or only those whose every
+ * use names its workspace (`refuse`: once `npm run check:table` names no such secret).
+ */
+export function opensLegacySecrets(context: unknown): boolean {
+  if (context === undefined || context === 'open') return true;
+  if (context === 'refuse') return false;
+  throw new Error(`-c legacySecrets=${JSON.stringify(context)}: use open or refuse.`);
 }

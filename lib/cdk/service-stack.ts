@@ -29,6 +29,8 @@ export interface ServiceStackProps extends StackProps {
   eventBusName?: string;
   /** Put the web ACL (a per-address rate rule) in front of the API: the stage's default when unset. */
   webAcl?: boolean;
+  /** Whether the functions may open secrets sealed before data keys were per workspace (secrets-key.ts): true when unset. */
+  legacySecrets?: boolean;
   /** The route table (default: the service's own). */
   routes?: readonly Route[];
 }
@@ -44,6 +46,8 @@ export class ServiceStack extends Stack {
   readonly api: RestApi;
   readonly bus: IEventBus;
   readonly secretsKey: Key;
+  /** Whether its functions may open secrets sealed before data keys were per workspace (no workspace in their context). */
+  readonly legacySecrets: boolean;
   readonly streamFailures: Queue;
   readonly inboundQueue: Queue;
   readonly inboundDeadLetters: Queue;
@@ -59,6 +63,7 @@ export class ServiceStack extends Stack {
     const { stage } = props;
     this.table = createTable(this, stage);
     this.secretsKey = createSecretsKey(this, stage);
+    this.legacySecrets = props.legacySecrets ?? true;
     const authorizerFn = createAuthorizerFunction(this, stage);
     const corsOrigins = props.corsOrigins ?? Cors.ALL_ORIGINS;
     this.api = createApi(this, stage, authorizerFn, corsOrigins);

@@ -92,7 +92,7 @@ export function createWebhooks(stack: ServiceParts, stage: StageConfig): [Queue,
   retries.grantSendMessages(fn);
   deadLetters.grantSendMessages(fn);
   // It signs with the secrets (opens them) and never seals one.
-  grantSecrets(stack.secretsKey, fn, 'open');
+  grantSecrets(stack.secretsKey, fn, 'open', stack.legacySecrets);
   fn.addEventSource(new SqsEventSource(queue, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: FRESH_CONCURRENCY }));
   fn.addEventSource(new SqsEventSource(retries, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: RETRY_CONCURRENCY }));
   stack.functions.set('webhook-deliverer', fn);

@@ -1,26 +1,33 @@
 import { ItemType } from '#store/keys';
 import type { Item } from '#store/query';
-import { isSealed } from '#store/sealing';
+import { isSealed, isSealedForItsWorkspace } from '#store/sealing';
 import { decodeWebhook } from '#webhooks/store/webhookItem';
 import { replaceWebhookSecret } from '#webhooks/store/webhooks';
-import { keptSealed } from '#webhooks/subscriptions';
-
-/** Webhook secrets kept in clear, from before they were sealed (store/sealing.ts): `check:table` names them, `rekey` seals them. */
-
-/** A webhook whose secret, or one of those still signing beside it, is kept in clear. */
-export const holdsClearSecret = (i: Item): boolean =>
-  i.type === ItemType.webhook &&
-  ([i.secret, ...((i.previous_secrets as Item[] | undefined) ?? []).map((p) => p.secret)].some((s) => !isSealed(String(s))) ||
-    typeof i.previous_secret === 'string');
+import { resealed } from '#webhooks/subscriptions';
 
 /**
- * Seals the webhook's secrets with the write a rotation makes (webhooks/store/webhooks.ts), its time of change left as
- * it was (not a user's change): conditional on the secret read, so a rotation meanwhile wins. False when it lost.
+ * Webhook secrets kept as no longer written: in clear, from before they were sealed, or sealed before data keys
+ * were per workspace (`sealed:v1:`, whose unwrap names no workspace: docs/webhooks.md). `check:table` names
+ * them, `rekey` seals them as today's (under a data key of their workspace).
+ */
+
+/** What is old about a webhook's secrets (its own, or one still signing beside it), if anything. */
+export function oldSecretsOf(i: Item): 'clear' | 'v1' | undefined {
+  if (i.type !== ItemType.webhook) return undefined;
+  const secrets = [i.secret, ...((i.previous_secrets as Item[] | undefined) ?? []).map((p) => p.secret)].map(String);
+  if (secrets.some((s) => !isSealed(s)) || typeof i.previous_secret === 'string') return 'clear';
+  return secrets.some((s) => !isSealedForItsWorkspace(s)) ? 'v1' : undefined;
+}
+
+/**
+ * Seals the webhook's secrets anew (one in clear sealed, a v1 one opened and sealed) with the write a rotation makes
+ * (webhooks/store/webhooks.ts), its time of change left as it was (not a user's change): conditional on the
+ * secret read, so a rotation meanwhile wins. False when it lost.
  */
 export async function sealSecrets(item: Item): Promise<boolean> {
   const webhook = decodeWebhook(item);
   const previous = await Promise.all(
-    (webhook.previous_secrets ?? []).map(async (p) => ({ ...p, secret: await keptSealed(webhook, p.secret) })),
+    (webhook.previous_secrets ?? []).map(async (p) => ({ ...p, secret: await resealed(webhook, p.secret) })),
   );
-  return replaceWebhookSecret(webhook, await keptSealed(webhook, webhook.secret), previous, webhook.updated_at);
+  return replaceWebhookSecret(webhook, await resealed(webhook, webhook.secret), previous, webhook.updated_at);
 }

@@ -6,7 +6,7 @@ import { ItemType, keys } from '#store/keys';
 import { tableName } from '#store/table';
 import { transact, tx } from '#store/transactions';
 import type { Item } from '#store/query';
-import { holdsClearSecret, sealSecrets } from './clearSecrets.ts';
+import { oldSecretsOf, sealSecrets } from './clearSecrets.ts';
 import { scanTable } from './invariants';
 import { isLegacyReceipt, isLegacyWebhookItem } from './legacy.ts';
 
@@ -17,7 +17,7 @@ import { isLegacyReceipt, isLegacyWebhookItem } from './legacy.ts';
  * find-by-name misses such names. And stream receipts kept in their project's collection (before they
  * had partitions of their own, RECEIPT#<event id>), so a record the stream delivers again still finds
  * its receipt. `npm run check:table` reports both until they are rekeyed. And webhook secrets kept in
- * clear, from before they were sealed (store/sealing.ts): sealed. And the webhooks room's items kept in the
+ * clear, from before they were sealed, or sealed before data keys were per workspace (store/sealing.ts): sealed anew. And the webhooks room's items kept in the
  * workspace's collection before the room had partitions of its own (store/keys.ts): moved. Idempotent; every write is
  * conditional on what was read, so it is safe beside a running service. `workspaces` limits it
  * (tests share one table).
@@ -90,7 +90,7 @@ export async function rekeyTable(opts: { dryRun?: boolean; workspaces?: string[]
     }
   }
   // Last: sealing needs the secrets key, which a person may not use on a deployed stack (docs/webhooks.md).
-  for (const w of items.filter(holdsClearSecret)) {
+  for (const w of items.filter((i) => oldSecretsOf(i) !== undefined)) {
     result.secrets++;
     if (opts.dryRun) continue;
     const sealed = await sealSecrets(w).catch((error: unknown) => {

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { EVENT_SOURCE, OUTBOUND_TYPES } from '#domain/eventNames';
@@ -8,6 +10,7 @@ import { TOKEN_VALIDATION_REGEX } from '#cdk/api';
 import { functionId } from '#cdk/parts';
 import { methodThrottles } from '#lib/aws/methodThrottles';
 import { DEFAULT_RATE_LIMIT } from '#domain/tokens';
+import { repoRoot } from '#lib/paths';
 import { synthesize, type Synthesized } from './synth.ts';
 
 // A synthesized template is untyped JSON; the assertions below walk it freely.
@@ -563,10 +566,45 @@ describe('secrets at rest', () => {
     expect(prod[secretsKeyId(prod, 'prod')]!.DeletionPolicy).toBe('RetainExceptOnCreate');
   });
 
+  /** The five functions that use the key, by name: the two that seal (and open), the three that only open. */
   const users = new Map<string, 'seal' | 'open'>([
-    ...routes.flatMap((r) => (r.secrets ? [[r.name, r.secrets] as const] : [])),
+    ['create-webhook', 'seal'],
+    ['rotate-webhook-secret', 'seal'],
+    ['ping-webhook', 'open'],
+    ['redeliver-webhook-delivery', 'open'],
     ['webhook-deliverer', 'open'],
   ]);
+
+  test('the five are the routes the route table marks as using secrets, and the deliverer; docs/webhooks.md names exactly them', () => {
+    expect(new Map([...routes.flatMap((r) => (r.secrets ? [[r.name, r.secrets] as const] : [])), ['webhook-deliverer', 'open']])).toEqual(
+      users,
+    );
+    const docs = readFileSync(join(repoRoot, 'docs', 'webhooks.md'), 'utf8');
+    const paragraph = /- \*\*Five roles may use it\*\*[\s\S]*?(?=\n- \*\*)/.exec(docs)![0];
+    const named = [...paragraph.matchAll(/`([a-z-]+)`/g)].map((m) => m[1]!).filter((n) => n.includes('-'));
+    expect(new Set(named)).toEqual(new Set(users.keys()));
+  });
+
+  test('-c legacySecrets=refuse: every unwrap must name its workspace too, in the roles and in the key policy (open, the default, lets v1 values unwrap without)', () => {
+    const refusing = synthesize({ stage: 'dev', bundle: false, nag: false, context: { legacySecrets: 'refuse' } }).template.toJSON()
+      .Resources as Record<string, Resource>;
+    const decrypts = (res: Record<string, Resource>) =>
+      [
+        ...Object.values(res)
+          .filter((r) => r.Type === 'AWS::IAM::Policy')
+          .flatMap((p) => p.Properties.PolicyDocument.Statement as Record<string, any>[]),
+        ...(res[secretsKeyId(res)]!.Properties.KeyPolicy.Statement as Record<string, any>[]),
+      ].filter((st) => [st.Action].flat().includes('kms:Decrypt'));
+    const refused = decrypts(refusing);
+    expect(refused).toHaveLength(2 * users.size);
+    for (const st of refused) expect(st.Condition).toMatchObject(NAMES_A_WORKSPACE);
+    const opened = decrypts(resources);
+    expect(opened).toHaveLength(2 * users.size);
+    for (const st of opened) expect(st.Condition.Null).toBeUndefined();
+    expect(() => synthesize({ stage: 'dev', bundle: false, nag: false, context: { legacySecrets: 'no' } })).toThrow(
+      /-c legacySecrets="no": use open or refuse/,
+    );
+  });
   test.each([...routes.map((r) => r.name), 'authorizer', 'stream-processor', 'inbound-consumer', 'webhook-deliverer'])(
     '%s may use the secrets key only if it seals or opens secrets (make data keys only if it seals), only for data keys of the service, and knows it by ARN only then',
     (name) => {

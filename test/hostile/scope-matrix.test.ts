@@ -166,7 +166,7 @@ describe('a webhook carries only what its token may read', () => {
     expect((await c.get(`/webhooks/${adminHook}`)).body.data).toEqual(before);
   });
 
-  test('a token that may only read webhooks sees each URL without its query or credentials; a writer sees it whole', async () => {
+  test('a token that may only read webhooks, or write them without the scopes of what one carries, sees its URL without its query or credentials; a writer that could set it sees it whole', async () => {
     const reader = asToken(await tokenFor(c.ws, { scopes: ['webhooks:read'] }));
     const seen = await reader.get(`/webhooks/${adminHook}`);
     expect(seen.status).toBe(200);
@@ -175,6 +175,10 @@ describe('a webhook carries only what its token may read', () => {
     expect(listed.text).not.toContain('SLACK-LIKE-SECRET');
     expect(listed.body.data.find((w: { id: string }) => w.id === adminHook).url).toBe('https://hooks.example.com/matrix');
     expect((await c.get(`/webhooks/${adminHook}`)).body.data.url).toBe('https://hooks.example.com/matrix?token=SLACK-LIKE-SECRET');
+    // A writer that could not point it elsewhere (it lacks projects:read, which the webhook's events carry) reads it as a reader does.
+    const writer = asToken(await tokenFor(c.ws, { scopes: ['webhooks:read', 'webhooks:write', 'labels:read'] }));
+    expect((await writer.get(`/webhooks/${adminHook}`)).body.data.url).toBe('https://hooks.example.com/matrix');
+    expect((await writer.get('/webhooks')).text).not.toContain('SLACK-LIKE-SECRET');
   });
 });
 

@@ -294,10 +294,10 @@ describe("a delivery's payload", () => {
 });
 
 describe('sends made for one URL never go to another', () => {
-  test('a delivery made before the URL changed is neither redelivered nor recovered; one made since is; a guard that refuses stops both', async () => {
+  test('a delivery made before the URL changed is neither redelivered nor recovered; one made since is both; a guard that refuses stops both', async () => {
     receiver.answer('/before-move', () => 503);
     const { ws, id } = await webhookTo('/before-move');
-    const { queue } = keptQueue();
+    const { queue, retries } = keptQueue();
     await consumeWebhookMessages([record(eventOf(ws, 'evt-before-move'))], queue);
     const made = (await deliveriesOf(ws, id))[0]!;
     await updateWebhook(ws, id, { url: receiver.url('/after-move') }, anyCarried);
@@ -309,9 +309,20 @@ describe('sends made for one URL never go to another', () => {
     } finally {
       useLocalRetryLane(undefined);
     }
-    // Made since the move: sent there on request.
+    // Made since the move (and failed there): recovered, and sent there on request.
+    receiver.answer('/after-move', () => 503);
     await consumeWebhookMessages([record(eventOf(ws, 'evt-after-move'))], queue);
     const newer = (await deliveriesOf(ws, id)).find((d) => d.id !== made.id)!;
+    // The webhook is failing, so its send waits on the queue: attempted from there, it fails and waits for a retry.
+    await consumeWebhookMessages([record(retries.at(-1)!.message)], queue);
+    expect(await readDelivery(ws, id, newer.id)).toMatchObject({ status: 'pending', attempts: 1 });
+    useLocalRetryLane(queue);
+    try {
+      expect(await recoverDeliveries(ws, id, 0, anyCarried)).toEqual({ queued: 1, more: false });
+    } finally {
+      useLocalRetryLane(undefined);
+    }
+    receiver.answer('/after-move', () => 200);
     expect((await redeliver(ws, id, newer.id, anyCarried)).status).toBe('delivered');
     const refusing = () => {
       throw new Conflict('refused by the guard');

@@ -5,7 +5,7 @@ import { checkTable } from '#checker/invariants';
 import { rekeyTable } from '#checker/rekey';
 import { writeWebhook } from '#local/sampleWebhooks';
 import { db } from '#store/client';
-import { randomBytes } from 'node:crypto';
+import { createCipheriv, randomBytes } from 'node:crypto';
 import { asSealed, localVault, sealer } from '#store/sealing';
 import { secretContext } from '#webhooks/subscriptions';
 import { tableName } from '#store/table';
@@ -88,6 +88,31 @@ test('a secret kept in clear from before keeps working, check:table names it, an
   expect((await post(c, `/webhooks/${id}/rotate-secret`, {}, 'rotate')).status).toBe(200);
   expect(await storedText()).not.toContain(secret);
   expect((await post(c, `/webhooks/${id}/rotate-secret`, { secret }, 'reuse-rotated')).status).toBe(422);
+});
+
+test('a secret sealed before data keys were per workspace (v1) keeps working, check:table names it, and npm run rekey reseals it under a data key of its workspace', async () => {
+  const c = await workspaceClient('v1-secret');
+  const secret = newSecret();
+  const id = `wh_${c.ws.replace(/\W/g, '').slice(-24)}`;
+  // As the version before sealed it: one data key for every workspace, the value bound to its item alone.
+  const aead = (key: Buffer, plain: Buffer, aad: string) => {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', key, iv).setAAD(Buffer.from(aad, 'utf8'));
+    return Buffer.concat([iv, cipher.update(plain), cipher.final(), cipher.getAuthTag()]).toString('base64');
+  };
+  const dataKey = randomBytes(32);
+  const main = Buffer.from(process.env.WEBHOOK_SECRETS_KEY!, 'base64');
+  const v1 = `sealed:v1:local:${aead(main, dataKey, 'data-key')}:${aead(dataKey, Buffer.from(secret), secretContext({ workspace: c.ws, id }).item)}`;
+  await writeWebhook({ id, workspace: c.ws, url: URL_OK, secret: asSealed(v1) });
+  expect((await checkTable([c.ws])).violations).toEqual([
+    expect.stringContaining(`webhook ${c.ws}/${id} keeps a signing secret sealed before data keys were per workspace`),
+  ]);
+  expect((await post(c, `/webhooks/${id}/rotate-secret`, { secret }, 'reuse-before')).status).toBe(422);
+  expect(await rekeyTable({ workspaces: [c.ws] })).toMatchObject({ secrets: 1, conflicts: [] });
+  const stored = (await db.send(new GetCommand({ TableName: tableName(), Key: keys.webhook(c.ws, id), ConsistentRead: true }))).Item!;
+  expect(String(stored.secret)).toMatch(/^sealed:v2:local:/);
+  expect((await checkTable([c.ws])).violations).toEqual([]);
+  expect((await post(c, `/webhooks/${id}/rotate-secret`, { secret }, 'reuse-after')).status).toBe(422);
 });
 
 test('rotating a webhook whose secret is kept in clear seals the one it keeps signing beside the new one', async () => {

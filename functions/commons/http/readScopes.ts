@@ -24,8 +24,12 @@ export function readableHistory(p: Principal, asked: readonly ChangeType[] | und
   return readable.length === CHANGE_TYPES.length ? undefined : readable;
 }
 
-/** Whether the token sees webhooks' URLs whole (it may change them, so set them); else without query or credentials. */
-export const seesWholeUrls = (p: Principal): boolean => p.scopes.includes('webhooks:write');
+/**
+ * Whether the token sees this webhook's URL whole: where it may point it elsewhere (webhooks:write and the read
+ * scopes of what the webhook carries, as `mayCarry` asks), so could set it; else without query or credentials.
+ */
+export const seesWholeUrl = (p: Principal, webhook: { events: readonly string[] }): boolean =>
+  p.scopes.includes('webhooks:write') && readScopesCarried(webhook.events).every((scope) => p.scopes.includes(scope));
 
 /**
  * A guard for a webhook that carries `events` (its types, or `*`): the token must hold the read scope of

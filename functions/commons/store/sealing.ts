@@ -210,6 +210,8 @@ export function sealer(vault: KeyVault) {
 }
 
 export const isSealed = (value: Sealed | string): boolean => SEALED.test(storedText(value as Sealed));
+/** Whether it is sealed under a data key of its workspace (v2), every use of which names that workspace. */
+export const isSealedForItsWorkspace = (value: Sealed | string): boolean => storedText(value as Sealed).startsWith(PREFIX);
 
 /** A sealed value as the table keeps it (a string attribute), and back: the only two casts of `Sealed`. */
 export const storedText = (sealed: Sealed): string => sealed as unknown as string;

@@ -4,7 +4,7 @@ import { decodeDelivery, decodeWebhook, deliveriesRange, webhooksRange } from '#
 import { AGAIN, RETRY, withRetries } from '#store/retry';
 import { deleteWebhookItem, readWebhook, replaceWebhookSecret } from '#webhooks/store/webhooks';
 import { readAttemptLog, readDelivery } from '#webhooks/store/webhookDeliveries';
-import { isSealed, type SealContext, SealError, secretsAtRest, storedText, type Sealed } from '#store/sealing';
+import { isSealed, isSealedForItsWorkspace, type SealContext, SealError, secretsAtRest, storedText, type Sealed } from '#store/sealing';
 import type { DeliveryRecord, PreviousSecret, WebhookRecord } from './entities';
 import { PREVIOUS_SECRET_MS } from './settings';
 import { newSecret } from './signing';
@@ -97,8 +97,14 @@ export const sealSecret = (webhook: Pick<WebhookRecord, 'workspace' | 'id'>, sec
   secretsAtRest().seal(secret, secretContext(webhook));
 
 /** One of the webhook's secrets as it is to be kept: as it is when sealed; sealed now when kept in clear from before. */
-export const keptSealed = async (webhook: Pick<WebhookRecord, 'workspace' | 'id'>, secret: Sealed): Promise<Sealed> =>
+const keptSealed = async (webhook: Pick<WebhookRecord, 'workspace' | 'id'>, secret: Sealed): Promise<Sealed> =>
   isSealed(secret) ? secret : sealSecret(webhook, storedText(secret));
+
+/** One of the webhook's secrets sealed as today's: under a data key of its workspace (one sealed otherwise is opened first). */
+export async function resealed(webhook: Pick<WebhookRecord, 'workspace' | 'id'>, secret: Sealed): Promise<Sealed> {
+  if (isSealedForItsWorkspace(secret)) return secret;
+  return sealSecret(webhook, await secretsAtRest().open(secret, secretContext(webhook)));
+}
 
 /** Opens the webhook's secrets; with `skip`, one that does not open is left out instead of failing the call. */
 async function openAll(webhook: WebhookRecord, sealed: Sealed[], unopenable: 'throw' | 'skip' = 'throw'): Promise<string[]> {
