@@ -4,6 +4,7 @@ import { buildAsyncApi } from '#lib/asyncapi/document';
 import { repoRoot } from '#lib/paths';
 import { buildOpenApi } from '#lib/openapi/document';
 import { routes } from '#http/routes';
+import type { AnswerChoice } from '#http/route';
 import { refName, typeOf } from './schemaTypes';
 
 /**
@@ -67,6 +68,7 @@ export async function clientModule(): Promise<string> {
   const { version } = JSON.parse(readFileSync(join(repoRoot, 'lib', 'client', 'package.json'), 'utf8')) as { version: string };
   const lines: string[] = [
     HEADER,
+    `import type { AnyGiven, Either, Given, ListOf } from './choice.js';`,
     `import type { OperationSpec } from './spec.js';`,
     '',
     `/** This package's version (its User-Agent names it). */`,
@@ -96,6 +98,7 @@ export async function clientModule(): Promise<string> {
 
   const types: string[] = [];
   const specs: string[] = [];
+  const chosen: string[] = [];
   for (const route of routes) {
     const op = openapi.paths[route.path][route.method.toLowerCase()] as Json;
     const placed = placeParameters(op);
@@ -107,11 +110,14 @@ export async function clientModule(): Promise<string> {
     types.push(
       `  ${name}: { params: ${paramsType(placed.members)}; answer: ${typeOf(answer)}; item: ${item}; tagged: ${route.tagged === true} };`,
     );
+    if (route.answerChoice) chosen.push(`  ${name}: ${choiceType(route.answerChoice, pageShapes(answer))};`);
     const spec = { method: route.method, path: route.path, params: { path: placed.path, query: placed.query, body: placed.body } };
     specs.push(`  ${name}: ${JSON.stringify({ ...spec, pages, tagged: route.tagged === true, idempotent })},`);
   }
   lines.push('/** Every operation: its parameters, its answer, the items it pages over, whether it answers an ETag. */');
   lines.push('export interface Operations {', ...types, '}', '');
+  lines.push('/** The answer of each operation whose parameters choose it (`P`: the parameters given), as its route row says. */');
+  lines.push('export interface ChosenAnswers<P> {', ...chosen, '}', '');
   lines.push('/** How each operation is sent. */');
   lines.push('export const OPERATIONS = {', ...specs, '} as const satisfies Record<keyof Operations, OperationSpec>;', '');
   return lines.join('\n');
@@ -127,6 +133,23 @@ function paramsType(members: string[]): string {
   if (!one || !many) return `{ ${members.join('; ')} }`;
   const rest = members.filter((m) => m !== one && m !== many);
   return `{ ${rest.join('; ')} } & ({ ${one}; task_uuids?: undefined } | { task_uuid?: undefined; ${many} })`;
+}
+
+/**
+ * The type of the answer `choice` picks among a list's `shapes` (each a page or the whole list of one kind of
+ * item): the items of the first rule whose parameter is given, paged when any paging parameter is.
+ */
+function choiceType(choice: AnswerChoice, shapes: Json[]): string {
+  const metas = [...new Set(shapes.map((shape) => typeOf(shape.properties.meta)))];
+  const whole = metas.find((m) => m.startsWith('Whole'));
+  const paged = metas.find((m) => m !== whole);
+  const kinds = new Set(shapes.map((shape) => typeOf(shape.properties.data.items)));
+  for (const kind of [...choice.items.map(([, schema]) => schema), choice.otherwise])
+    if (!kinds.has(kind)) throw new Error(`answerChoice names ${kind}, which the answer does not list`);
+  if (metas.length !== 2 || !whole || !paged) throw new Error(`answerChoice needs a whole and a paged answer, not ${metas.join(', ')}`);
+  const item = choice.items.reduceRight((rest, [param, schema]) => `Either<Given<P, '${param}'>, ${schema}, ${rest}>`, choice.otherwise);
+  const paging = choice.paged.map((p) => `'${p}'`).join(' | ');
+  return `Either<AnyGiven<P, ${paging}>, ListOf<${item}, ${paged}>, ListOf<${item}, ${whole}>>`;
 }
 
 /** The shapes a list answers (a list may answer one of several: a page, or the whole list). */

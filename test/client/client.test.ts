@@ -4,6 +4,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { transformSync } from 'esbuild';
 import { getEventListeners } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { beforeAll, describe, expect, test } from 'vitest';
@@ -753,11 +754,11 @@ describe('verifyWebhook', () => {
   });
 });
 
-/** The ```js blocks of a page (under `heading`, when given), in order. */
-function jsBlocks(file: string, heading?: string): string[] {
+/** The ```ts blocks of a page (under `heading`, when given), in order. */
+function tsBlocks(file: string, heading?: string): string[] {
   let page = readFileSync(join(repoRoot, file), 'utf8');
   if (heading) page = page.slice(page.indexOf(heading), page.indexOf('\n## ', page.indexOf(heading) + heading.length));
-  return [...page.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  return [...page.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
 }
 
 describe('the package', () => {
@@ -805,9 +806,11 @@ console.log(JSON.stringify({ node: process.version, slug: read.slug, type: event
     60_000,
   );
 
-  test('the examples of docs/client.md and the README run as written, against the local stack', async () => {
-    const blocks = [...jsBlocks('README.md', '## TypeScript client'), ...jsBlocks('docs/client.md')];
-    expect(blocks.length).toBeGreaterThanOrEqual(6);
+  test('the examples of docs/client.md and the README compile for a strict consumer and run as written, against the local stack', async () => {
+    const blocks = [...tsBlocks('README.md', '## TypeScript client'), ...tsBlocks('docs/client.md')];
+    expect(blocks.length).toBeGreaterThanOrEqual(7);
+    const sources = Object.fromEntries(blocks.map((block, i) => [`example${i}.ts`, block]));
+    expect(typeCheck(dir, sources, { node: true })).toBe('');
     const env = {
       ...process.env,
       API: apiUrl(),
@@ -816,7 +819,8 @@ console.log(JSON.stringify({ node: process.version, slug: read.slug, type: event
       WEBHOOK_SECRET: `whsec_${Buffer.alloc(32, 5).toString('base64')}`,
     };
     for (const [i, block] of blocks.entries()) {
-      writeFileSync(join(dir, `example${i}.mjs`), block);
+      // Its types stripped, as tsx or node --experimental-strip-types runs it.
+      writeFileSync(join(dir, `example${i}.mjs`), transformSync(block, { loader: 'ts', format: 'esm' }).code);
       execFileSync(process.execPath, [`example${i}.mjs`], { cwd: dir, env, stdio: 'pipe' });
     }
     // The webhook handler example, handed a delivery the service signs, and an edited one.
@@ -877,6 +881,14 @@ export async function use(raw: string, headers: Headers): Promise<string[]> {
   names.push(String(response.requestId), String(response.replayed));
   for await (const page of client.listProjects({ limit: 10 }).iterPages()) names.push(String(page.data.length));
   await client.attachLabel({ slug: 'bug', project_slug: data.slug, task_uuid: 't-1' });
+  // A label list's answer follows the parameters given: the workspace's labels whole, a project's with their counts, a page.
+  const all = await client.listLabels();
+  names.push(...all.data.map((l) => l.title), String(all.meta.limit));
+  const counted: number[] = (await client.listLabels({ project_slug: data.slug })).data.map((l) => l.tasks_count);
+  const paged = await client.projectLabels({ project_slug: data.slug, limit: 10 });
+  const next: string | null = paged.meta.next_cursor;
+  for await (const label of client.listLabels({ project_slug: data.slug })) counted.push(label.tasks_count);
+  names.push(String(counted.length), String(next));
   for await (const project of client.listProjects({ limit: 50 })) names.push(project.name);
   const page = await client.listWebhooks();
   names.push(...page.data.map((w) => w.url), String(page.meta.next_cursor));
@@ -898,6 +910,11 @@ export async function use(raw: string, headers: Headers): Promise<string[]> {
       'code.ts': [`(null as unknown as import('@project-label-service/client').ApiError).code === 'not_a_code'`, /TS2367/],
       'option.ts': [`client.getProject({ slug: 'x' }, { ifmatch: '"x"' })`, /ifmatch/],
       'events.ts': [`client.createWebhook({ url: 'https://hooks.example.com/x', events: ['Project Craeted'] })`, /Project Craeted/],
+      // The labels of the workspace, or of a task, carry no tasks_count (a project's do); a list's misspelt parameter is refused.
+      'chosen.ts': [`client.listLabels().then((a) => a.data.map((l) => l.tasks_count))`, /tasks_count/],
+      'task.ts': [`client.listLabels({ project_slug: 'p', task_uuid: 't' }).then((a) => a.data.map((l) => l.tasks_count))`, /tasks_count/],
+      'whole.ts': [`client.listLabels({ project_slug: 'p' }).then((a) => a.meta.current_page)`, /current_page/],
+      'limt.ts': [`client.listLabels({ project_slug: 'p', limt: 5 })`, /limt/],
       // One task or several, never both (the API answers 422).
       'both.ts': [`client.attachLabel({ slug: 'bug', project_slug: 'p', task_uuid: 't-1', task_uuids: ['t-2'] })`, /task_uuids/],
     };

@@ -18,8 +18,11 @@ export function installedPackage(): { dir: string; tarball: string } {
   return { dir, tarball: join(dir, tarball) };
 }
 
-/** Type-checks `sources` (by file name; strict, exactOptionalPropertyTypes, noUncheckedIndexedAccess) as a consumer of the installed package: the compiler's errors, or '' when they check. */
-export function typeCheck(dir: string, sources: Record<string, string>): string {
+/**
+ * Type-checks `sources` (by file name; strict, exactOptionalPropertyTypes, noUncheckedIndexedAccess) as a consumer of
+ * the installed package (on Node, with its types, where `node`): the compiler's errors, or '' when they check.
+ */
+export function typeCheck(dir: string, sources: Record<string, string>, { node = false } = {}): string {
   for (const [name, source] of Object.entries(sources)) writeFileSync(join(dir, name), source);
   const compilerOptions = {
     strict: true,
@@ -30,7 +33,8 @@ export function typeCheck(dir: string, sources: Record<string, string>): string 
     module: 'nodenext',
     moduleResolution: 'nodenext',
     lib: ['es2022', 'dom', 'dom.iterable'],
-    types: [],
+    types: node ? ['node'] : [],
+    ...(node ? { typeRoots: [join(repoRoot, 'node_modules', '@types')] } : {}),
   };
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: Object.keys(sources) }));
   const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');

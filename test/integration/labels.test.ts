@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import { routes } from '#http/routes';
 import { streamDrained } from '#support/settle';
 import { workspaceClient } from '#support/api';
 import { expectConsistent, titles } from '#support/labels';
@@ -70,6 +71,37 @@ describe('create label', () => {
 });
 
 describe('list labels', () => {
+  test('each label list answers the shape its route row chooses for the parameters given (the client types follow the row)', async () => {
+    const c = await workspaceClient();
+    const project = (await c.createProject('Chosen')).slug;
+    const label = (await c.createLabel('Chosen')).slug;
+    expect((await c.post(`/projects-labels/${label}/attach`, { task_uuid: 't-1' }, { project_slug: project })).status).toBe(200);
+    const lists = routes.filter((r) => r.answerChoice);
+    expect(lists.map((r) => r.name)).toEqual(['list-labels', 'project-labels']);
+    for (const route of lists) {
+      const choice = route.answerChoice!;
+      for (const [given, query] of [
+        [[], {}],
+        [['project_slug'], { project_slug: project }],
+        [['project_slug', 'task_uuid'], { project_slug: project, task_uuid: 't-1' }],
+      ] as const) {
+        if (route.name === 'project-labels' && !given.includes('project_slug' as never)) continue;
+        for (const paged of [false, true]) {
+          const res = await c.get(route.path, { ...query, ...(paged ? { limit: '5' } : {}) });
+          const where = `${route.name} ${JSON.stringify(query)} paged=${paged}`;
+          expect(res.status, where).toBe(200);
+          const kind = choice.items.find(([param]) => (given as readonly string[]).includes(param))?.[1] ?? choice.otherwise;
+          expect(res.body.data.length, where).toBe(1);
+          expect(Object.keys(res.body.data[0]).sort(), where).toEqual(
+            kind === 'ProjectLabel' ? ['color', 'id', 'slug', 'tasks_count', 'title'] : ['color', 'id', 'slug', 'title'],
+          );
+          expect(choice.paged).toContain('limit');
+          expect(res.body.meta, where).toEqual(paged ? { limit: 5, next_cursor: null } : { limit: 1, next_cursor: null });
+        }
+      }
+    }
+  });
+
   test('returns every label of the workspace ordered by title', async () => {
     const c = await workspaceClient();
     for (const t of ['zeta', 'Alpha', 'beta', 'Émile', 'alpha2']) await c.createLabel(t);

@@ -9,6 +9,19 @@ const inProject = (t: SampleTargets) => ({ company_slug: t.ws, project_slug: t.p
 const LABEL_CHANGE = one(z.union([z.array(Label), z.array(TaskLabels), z.array(ProjectLabel)]));
 const LABEL_CHANGE_DESCRIPTION = "The task's labels after the call (per task for task_uuids; the project's labels without a task)";
 
+/**
+ * What a label list answers (http/labelLists.ts): a page when a paging parameter is given, else every label; a
+ * task's labels with `task_uuid`, a project's (with tasks_count) with `project_slug` alone, else the workspace's.
+ */
+const LABEL_LIST_CHOICE = {
+  paged: ['limit', 'per_page', 'page', 'cursor'],
+  items: [
+    ['task_uuid', 'Label'],
+    ['project_slug', 'ProjectLabel'],
+  ],
+  otherwise: 'Label',
+} as const;
+
 /** The labels' routes: rows of the route table (routes.ts), with the same meaning as every other row. */
 export const labelRoutes: readonly Route[] = [
   {
@@ -24,6 +37,7 @@ export const labelRoutes: readonly Route[] = [
       description:
         "The workspace's labels, a project's labels with `project_slug`, a task's with `task_uuid` too: all of them, or a page with `limit`, `per_page`, `page` or `cursor`",
     },
+    answerChoice: LABEL_LIST_CHOICE,
     sample: (t) => ({ path: '/projects-labels', query: ws(t) }),
   },
   {
@@ -115,6 +129,7 @@ export const labelRoutes: readonly Route[] = [
       description:
         "The project's labels, with how many of its tasks carry each (a task's with `task_uuid`), as GET /projects-labels answers them",
     },
+    answerChoice: LABEL_LIST_CHOICE,
     sample: (t) => ({ path: '/task-labels', query: inProject(t) }),
   },
   {

@@ -53,6 +53,11 @@ export interface Route {
   access: 'read' | 'write' | 'none';
   /** What it answers on success (the OpenAPI document's schema, the sample's expected status). */
   answer: Answer;
+  /**
+   * Which of its answer's shapes the parameters given choose, where it answers several: the client's types
+   * follow it, and a test holds the handler to it.
+   */
+  answerChoice?: AnswerChoice;
   /** Its answer is one resource with its entity tag (`resource()` in the handler); a GET of it answers 304. */
   tagged?: true;
   /**
@@ -62,6 +67,17 @@ export interface Route {
   secrets?: 'seal' | 'open';
   /** A valid request of it against the given targets. */
   sample: (t: SampleTargets) => SampleRequest;
+}
+
+/**
+ * A list answered whole or by the page, of one kind of item or another: any of `paged` given answers a page
+ * (none, the whole list); its items are of the schema (by its OpenAPI name) of the first of `items` whose
+ * parameter is given, else of `otherwise`.
+ */
+export interface AnswerChoice {
+  paged: readonly string[];
+  items: readonly (readonly [param: string, schema: string])[];
+  otherwise: string;
 }
 
 /** Matches a concrete path against a route template; returns the path parameters or null. */
