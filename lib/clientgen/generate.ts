@@ -68,7 +68,7 @@ export async function clientModule(): Promise<string> {
   const { version } = JSON.parse(readFileSync(join(repoRoot, 'lib', 'client', 'package.json'), 'utf8')) as { version: string };
   const lines: string[] = [
     HEADER,
-    `import type { AnyGiven, Either, Given, ListOf } from './choice.js';`,
+    `import type { AnyGiven, DataOf, Either, Given, ListOf } from './choice.js';`,
     `import type { OperationSpec } from './spec.js';`,
     '',
     `/** This package's version (its User-Agent names it). */`,
@@ -110,7 +110,7 @@ export async function clientModule(): Promise<string> {
     types.push(
       `  ${name}: { params: ${paramsType(placed.members)}; answer: ${typeOf(answer)}; item: ${item}; tagged: ${route.tagged === true} };`,
     );
-    if (route.answerChoice) chosen.push(`  ${name}: ${choiceType(route.answerChoice, pageShapes(answer))};`);
+    if (route.answerChoice) chosen.push(`  ${name}: ${choiceType(route.answerChoice, answer)};`);
     const spec = { method: route.method, path: route.path, params: { path: placed.path, query: placed.query, body: placed.body } };
     specs.push(`  ${name}: ${JSON.stringify({ ...spec, pages, tagged: route.tagged === true, idempotent })},`);
   }
@@ -136,18 +136,26 @@ function paramsType(members: string[]): string {
 }
 
 /**
- * The type of the answer `choice` picks among a list's `shapes` (each a page or the whole list of one kind of
- * item): the items of the first rule whose parameter is given, paged when any paging parameter is.
+ * The type of the answer `choice` picks: a list's among its `shapes` (each a page or the whole list of one kind
+ * of item), or one answer's among the kinds of array its `data` may be. The items of the first rule whose
+ * parameter is given; a page when any paging parameter is.
  */
-function choiceType(choice: AnswerChoice, shapes: Json[]): string {
+function choiceType(choice: AnswerChoice, answer: Json): string {
+  const item = choice.items.reduceRight((rest, [param, schema]) => `Either<Given<P, '${param}'>, ${schema}, ${rest}>`, choice.otherwise);
+  const known = (kinds: Set<string>) => {
+    for (const kind of [...choice.items.map(([, schema]) => schema), choice.otherwise])
+      if (!kinds.has(kind)) throw new Error(`answerChoice names ${kind}, which the answer does not list`);
+  };
+  if (!choice.paged) {
+    known(new Set((answer.properties.data.anyOf as Json[]).map((array) => typeOf(array.items))));
+    return `DataOf<${item}>`;
+  }
+  const shapes = pageShapes(answer);
+  known(new Set(shapes.map((shape) => typeOf(shape.properties.data.items))));
   const metas = [...new Set(shapes.map((shape) => typeOf(shape.properties.meta)))];
   const whole = metas.find((m) => m.startsWith('Whole'));
   const paged = metas.find((m) => m !== whole);
-  const kinds = new Set(shapes.map((shape) => typeOf(shape.properties.data.items)));
-  for (const kind of [...choice.items.map(([, schema]) => schema), choice.otherwise])
-    if (!kinds.has(kind)) throw new Error(`answerChoice names ${kind}, which the answer does not list`);
   if (metas.length !== 2 || !whole || !paged) throw new Error(`answerChoice needs a whole and a paged answer, not ${metas.join(', ')}`);
-  const item = choice.items.reduceRight((rest, [param, schema]) => `Either<Given<P, '${param}'>, ${schema}, ${rest}>`, choice.otherwise);
   const paging = choice.paged.map((p) => `'${p}'`).join(' | ');
   return `Either<AnyGiven<P, ${paging}>, ListOf<${item}, ${paged}>, ListOf<${item}, ${whole}>>`;
 }

@@ -865,7 +865,7 @@ console.log(data.slug);`;
       expect(packed).toContain(file);
 
     // A strict TypeScript consumer checks against its declarations; a wrong field or type does not.
-    const good = `import { createClient, verifyWebhook, NotFoundError, type WebhookEvent } from '@project-label-service/client';
+    const good = `import { createClient, verifyWebhook, NotFoundError, type Label, type WebhookEvent } from '@project-label-service/client';
 const client = createClient({ baseUrl: 'http://127.0.0.1:3000', token: 'pls_x', workspace: 'acme-corp' });
 export async function use(raw: string, headers: Headers): Promise<string[]> {
   const names: string[] = [];
@@ -880,7 +880,10 @@ export async function use(raw: string, headers: Headers): Promise<string[]> {
   const { response } = await client.createLabel({ title: 'T', color: '000000' }).withResponse();
   names.push(String(response.requestId), String(response.replayed));
   for await (const page of client.listProjects({ limit: 10 }).iterPages()) names.push(String(page.data.length));
-  await client.attachLabel({ slug: 'bug', project_slug: data.slug, task_uuid: 't-1' });
+  // An attach answers by the tasks it names: one task's labels, each task's, or the project's.
+  const mine: Label[] = (await client.attachLabel({ slug: 'bug', project_slug: data.slug, task_uuid: 't-1' })).data;
+  const each = (await client.attachLabel({ slug: 'bug', project_slug: data.slug, task_uuids: ['t-1', 't-2'] })).data;
+  names.push(...mine.map((l) => l.slug), ...each.map((t) => t.task_uuid));
   // A label list's answer follows the parameters given: the workspace's labels whole, a project's with their counts, a page.
   const all = await client.listLabels();
   names.push(...all.data.map((l) => l.title), String(all.meta.limit));
@@ -915,6 +918,10 @@ export async function use(raw: string, headers: Headers): Promise<string[]> {
       'task.ts': [`client.listLabels({ project_slug: 'p', task_uuid: 't' }).then((a) => a.data.map((l) => l.tasks_count))`, /tasks_count/],
       'whole.ts': [`client.listLabels({ project_slug: 'p' }).then((a) => a.meta.current_page)`, /current_page/],
       'limt.ts': [`client.listLabels({ project_slug: 'p', limt: 5 })`, /limt/],
+      'attach.ts': [
+        `client.attachLabel({ slug: 'b', project_slug: 'p', task_uuid: 't' }).then((a) => a.data.map((l) => l.task_uuid))`,
+        /task_uuid/,
+      ],
       // One task or several, never both (the API answers 422).
       'both.ts': [`client.attachLabel({ slug: 'bug', project_slug: 'p', task_uuid: 't-1', task_uuids: ['t-2'] })`, /task_uuids/],
     };

@@ -76,7 +76,7 @@ describe('list labels', () => {
     const project = (await c.createProject('Chosen')).slug;
     const label = (await c.createLabel('Chosen')).slug;
     expect((await c.post(`/projects-labels/${label}/attach`, { task_uuid: 't-1' }, { project_slug: project })).status).toBe(200);
-    const lists = routes.filter((r) => r.answerChoice);
+    const lists = routes.filter((r) => r.answerChoice?.paged);
     expect(lists.map((r) => r.name)).toEqual(['list-labels', 'project-labels']);
     for (const route of lists) {
       const choice = route.answerChoice!;
@@ -98,6 +98,30 @@ describe('list labels', () => {
           expect(choice.paged).toContain('limit');
           expect(res.body.meta, where).toEqual(paged ? { limit: 5, next_cursor: null } : { limit: 1, next_cursor: null });
         }
+      }
+    }
+  });
+
+  test('an attach and a detach answer the shape their route rows choose for the tasks named: one task, several, none', async () => {
+    const c = await workspaceClient();
+    const project = (await c.createProject('Chosen Change')).slug;
+    const label = (await c.createLabel('Chosen Change')).slug;
+    const changes = routes.filter((r) => r.answerChoice && !r.answerChoice.paged);
+    expect(changes.map((r) => r.name)).toEqual(['attach-label', 'detach-label']);
+    const keysOf = {
+      Label: ['color', 'id', 'slug', 'title'],
+      TaskLabels: ['labels', 'task_uuid'],
+      ProjectLabel: ['color', 'id', 'slug', 'tasks_count', 'title'],
+    };
+    for (const route of changes) {
+      for (const body of [{ task_uuid: 't-1' }, { task_uuids: ['t-1', 't-2'] }, {}]) {
+        const path = route.path.replace('{slug}', label);
+        const res = await (route.method === 'POST' ? c.post : c.del)(path, body, { project_slug: project });
+        const where = `${route.name} ${JSON.stringify(body)}`;
+        expect(res.status, where).toBe(200);
+        const kind = route.answerChoice!.items.find(([param]) => param in body)?.[1] ?? route.answerChoice!.otherwise;
+        for (const item of res.body.data) expect(Object.keys(item).sort(), where).toEqual(keysOf[kind as keyof typeof keysOf]);
+        if (route.method === 'POST') expect(res.body.data.length, where).toBeGreaterThan(0);
       }
     }
   });

@@ -8,6 +8,14 @@ const inProject = (t: SampleTargets) => ({ company_slug: t.ws, project_slug: t.p
 /** Attach and detach answer the labels after the call: one task's, per task for task_uuids, or the project's. */
 const LABEL_CHANGE = one(z.union([z.array(Label), z.array(TaskLabels), z.array(ProjectLabel)]));
 const LABEL_CHANGE_DESCRIPTION = "The task's labels after the call (per task for task_uuids; the project's labels without a task)";
+/** Which of those an attach or a detach answers: by the tasks it names. */
+const LABEL_CHANGE_CHOICE = {
+  items: [
+    ['task_uuids', 'TaskLabels'],
+    ['task_uuid', 'Label'],
+  ],
+  otherwise: 'ProjectLabel',
+} as const;
 
 /**
  * What a label list answers (http/labelLists.ts): a page when a paging parameter is given, else every label; a
@@ -82,6 +90,7 @@ export const labelRoutes: readonly Route[] = [
     reads: 'labels:read',
     access: 'write',
     answer: { status: 200, schema: LABEL_CHANGE, description: LABEL_CHANGE_DESCRIPTION },
+    answerChoice: LABEL_CHANGE_CHOICE,
     sample: (t) => ({ path: `/projects-labels/${t.label}/attach`, query: inProject(t), body: { task_uuid: t.task } }),
   },
   {
@@ -93,6 +102,7 @@ export const labelRoutes: readonly Route[] = [
     reads: 'labels:read',
     access: 'write',
     answer: { status: 200, schema: LABEL_CHANGE, description: LABEL_CHANGE_DESCRIPTION },
+    answerChoice: LABEL_CHANGE_CHOICE,
     sample: (t) => ({ path: `/projects-labels/${t.label}/detach`, query: inProject(t), body: { task_uuid: t.task } }),
   },
   {

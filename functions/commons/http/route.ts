@@ -70,12 +70,12 @@ export interface Route {
 }
 
 /**
- * A list answered whole or by the page, of one kind of item or another: any of `paged` given answers a page
- * (none, the whole list); its items are of the schema (by its OpenAPI name) of the first of `items` whose
- * parameter is given, else of `otherwise`.
+ * A list of one kind of item or another (answered whole or by the page, where `paged`): its items are of the
+ * schema (by its OpenAPI name) of the first of `items` whose parameter is given, else of `otherwise`; any of
+ * `paged` given answers a page, none the whole list.
  */
 export interface AnswerChoice {
-  paged: readonly string[];
+  paged?: readonly string[];
   items: readonly (readonly [param: string, schema: string])[];
   otherwise: string;
 }

@@ -21,3 +21,6 @@ export type Either<G, Y, N> = G extends 'yes' ? Y : G extends 'no' ? N : Y | N;
 
 /** A list of items `I` (each kind of item a list of its own) with its `meta`. */
 export type ListOf<I, M> = I extends unknown ? { data: I[]; meta: M } : never;
+
+/** One answer of items `I` (each kind of item a list of its own). */
+export type DataOf<I> = I extends unknown ? { data: I[] } : never;

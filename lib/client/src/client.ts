@@ -49,12 +49,14 @@ type Method<K extends keyof Operations> = <O extends CallOptions = CallOptions>(
 type Chosen = keyof ChosenAnswers<unknown>;
 /** A parameter the operation does not take is an error, as it is where the answer does not follow them. */
 type Only<P, K extends keyof Operations> = { [X in Exclude<keyof P, keyof Params<K>>]: never };
-type ChosenPage<K extends Chosen, P, O> = PagePromise<ChosenAnswers<P>[K] | Conditional<K, O>, ChosenAnswers<P>[K]['data'][number]>;
-/** A list whose parameters choose its answer (a page or the whole list, of one kind of item or another): typed by those given. */
+type ChosenPromise<K extends Chosen, P, O> = [Operations[K]['item']] extends [never]
+  ? ApiPromise<ChosenAnswers<P>[K] | Conditional<K, O>>
+  : PagePromise<ChosenAnswers<P>[K] | Conditional<K, O>, ChosenAnswers<P>[K]['data'][number]>;
+/** A call whose parameters choose its answer (a page or the whole list, of one kind of item or another): typed by those given. */
 type ChosenMethod<K extends Chosen> = (Record<never, never> extends Params<K>
-  ? () => ChosenPage<K, Record<never, never>, never>
+  ? () => ChosenPromise<K, Record<never, never>, never>
   : unknown) &
-  (<P extends Params<K>, O extends CallOptions = CallOptions>(params: P & Only<P, K>, options?: O) => ChosenPage<K, P, O>);
+  (<P extends Params<K>, O extends CallOptions = CallOptions>(params: P & Only<P, K>, options?: O) => ChosenPromise<K, P, O>);
 
 /** One method per route, named after it (`listProjects`, `createProject`, ...), and `followActivities`. */
 export type Client = { [K in keyof Operations]: K extends Chosen ? ChosenMethod<K> : Method<K> } & {
