@@ -806,9 +806,9 @@ console.log(JSON.stringify({ node: process.version, slug: read.slug, type: event
     60_000,
   );
 
-  test('the examples of docs/client.md and the README compile for a strict consumer and run as written, against the local stack', async () => {
-    const blocks = [...tsBlocks('README.md', '## TypeScript client'), ...tsBlocks('docs/client.md')];
-    expect(blocks.length).toBeGreaterThanOrEqual(7);
+  test("the examples of docs/client.md, the README and the package's README compile for a strict consumer and run as written, against the local stack", async () => {
+    const blocks = [...tsBlocks('README.md', '## TypeScript client'), ...tsBlocks('lib/client/README.md'), ...tsBlocks('docs/client.md')];
+    expect(blocks.length).toBeGreaterThanOrEqual(8);
     const sources = Object.fromEntries(blocks.map((block, i) => [`example${i}.ts`, block]));
     expect(typeCheck(dir, sources, { node: true })).toBe('');
     const env = {
