@@ -450,7 +450,7 @@ describe('the second pass: nothing hidden from the caller', () => {
     }
   });
 
-  test('errors keep their headers and a parsed retryAfter; withResponse gives the request id; every attempt names the package; onRetry hears each wait', async () => {
+  test('errors keep their headers and a parsed retryAfter; withResponse gives the request id; every attempt names the package; onRetry hears each wait, onAttempt each attempt', async () => {
     const server = await scripted([
       unavailable({ 'retry-after': '0' }),
       { status: 200, headers: { 'x-request-id': 'r-ok' }, body: { data: { slug: 'p' } } },
@@ -462,11 +462,13 @@ describe('the second pass: nothing hidden from the caller', () => {
     ]);
     try {
       const retries: { attempt: number; status?: number }[] = [];
+      const attempts: { attempt: number; status?: number; requestId?: string; durationMs: number }[] = [];
       const c = lib.createClient({
         baseUrl: server.url,
         token: 'pls_x',
         workspace: ws,
         onRetry: (i: { attempt: number; status?: number }) => retries.push(i),
+        onAttempt: (i: { attempt: number; status?: number; requestId?: string; durationMs: number }) => attempts.push(i),
       });
       const { data, response } = await c.getProject({ slug: 'p' }).withResponse();
       expect(data.data.slug).toBe('p');
@@ -477,6 +479,13 @@ describe('the second pass: nothing hidden from the caller', () => {
       expect(limited.retryAfter).toBe(120);
       expect(limited.headers.get('x-request-id')).toBe('r-429');
       expect(limited.code).toBe('rate_limited');
+      // onAttempt hears every attempt, the failed ones and the last.
+      expect(attempts.map(({ attempt, status, requestId }) => ({ attempt, status, requestId }))).toEqual([
+        { attempt: 1, status: 503, requestId: undefined },
+        { attempt: 2, status: 200, requestId: 'r-ok' },
+        { attempt: 1, status: 429, requestId: 'r-429' },
+      ]);
+      expect(attempts.every((a) => a.durationMs >= 0)).toBe(true);
       expect(server.requests.every((r) => /^project-label-service-client\/\d+\.\d+\.\d+$/.test(String(r.headers['user-agent'])))).toBe(
         true,
       );

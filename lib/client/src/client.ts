@@ -1,6 +1,7 @@
 import { type ActivityFollower, followActivities, type FollowOptions, type FollowParams } from './activity.js';
 import { type ChosenAnswers, CLIENT_VERSION, OPERATIONS, type Operations } from './generated.js';
-import { type Answer, type CallOptions, type Config, type RetryInfo, send } from './http.js';
+import type { AttemptInfo, RetryInfo } from './hooks.js';
+import { type Answer, type CallOptions, type Config, send } from './http.js';
 import { PagePromise } from './pages.js';
 import { ApiPromise, responseOf } from './response.js';
 import type { OperationSpec } from './spec.js';
@@ -20,6 +21,8 @@ export interface ClientOptions {
   fetch?: typeof fetch | undefined;
   /** Told of each wait before a retry: the attempt, why, how long (for logs and metrics). */
   onRetry?: ((info: RetryInfo) => void) | undefined;
+  /** Told of each attempt once it ended: its status and request id, or the error that stood for no answer, and how long it took. */
+  onAttempt?: ((info: AttemptInfo) => void) | undefined;
 }
 
 type Params<K extends keyof Operations> = Operations[K]['params'];
@@ -81,6 +84,7 @@ export function createClient(options: ClientOptions): Client {
     maxRetries: options.maxRetries ?? 2,
     fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
     onRetry: options.onRetry,
+    onAttempt: options.onAttempt,
     userAgent: `project-label-service-client/${CLIENT_VERSION}`,
   };
   const client: Record<string, unknown> = {};

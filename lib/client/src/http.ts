@@ -1,20 +1,8 @@
 import { AbortError, apiErrorOf, ConnectionError, NoAnswerError, TimeoutError, UnexpectedResponseError } from './errors.js';
 import type { Problem } from './generated.js';
+import { type AttemptInfo, attemptInfo, type RetryInfo } from './hooks.js';
 import { inBrowser, randomKey } from './platform.js';
 import type { OperationSpec } from './spec.js';
-
-/** What a hook is told of one wait before a retry. */
-export interface RetryInfo {
-  method: string;
-  url: string;
-  /** The attempt that failed (1 the first). */
-  attempt: number;
-  /** How long the call waits before the next (milliseconds). */
-  waitMs: number;
-  /** Why: the status answered, or the error that stood for no answer. */
-  status?: number;
-  error?: Error;
-}
 
 /** How a client reaches the API (createClient's options, defaults filled in). */
 export interface Config {
@@ -25,6 +13,7 @@ export interface Config {
   maxRetries: number;
   fetch: typeof fetch;
   onRetry: ((info: RetryInfo) => void) | undefined;
+  onAttempt: ((info: AttemptInfo) => void) | undefined;
   userAgent: string;
 }
 
@@ -168,9 +157,12 @@ async function attempts(
 ): Promise<Answer> {
   const timeoutMs = options.timeoutMs ?? config.timeoutMs;
   let inUseSince: number | undefined;
+  let sent = 0;
   for (let attempt = 0; ; attempt++) {
     const last = attempt >= retries;
+    const started = Date.now();
     const outcome = await attemptOnce(config, url, init, timeoutMs, options.signal);
+    config.onAttempt?.(attemptInfo(init.method, url, ++sent, started, outcome));
     if (outcome instanceof Error) {
       if (last) throw outcome;
       const wait = waitMs(attempt + 1, null)!;

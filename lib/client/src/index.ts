@@ -4,6 +4,7 @@
  */
 export { createClient, type Client, type ClientOptions, type NotModified, type Result } from './client.js';
 export type { CallOptions } from './http.js';
+export type { AttemptInfo, RetryInfo } from './hooks.js';
 export type { ActivityFollower, FollowOptions, FollowParams } from './activity.js';
 export { PagePromise } from './pages.js';
 export { verifyWebhook, type WebhookHeaders } from './webhooks.js';
