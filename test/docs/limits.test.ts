@@ -1,0 +1,49 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test } from 'vitest';
+import * as limits from '#domain/limits';
+import { repoRoot } from '#lib/paths';
+
+/**
+ * Every limit the documentation states, read from the code that enforces it: each way the pages phrase a
+ * limit (a pattern whose group is the number) must give the code's value wherever it appears, and each limit
+ * must be stated somewhere (a pattern that matches nothing is a phrase gone stale, not a pass).
+ */
+const PAGES = ['README.md', ...readdirSync(join(repoRoot, 'docs')).map((f) => `docs/${f}`)].filter((f) => f.endsWith('.md'));
+/** A page's text with every run of white space one space: a sentence may break across lines. */
+const flat = (file: string) => readFileSync(join(repoRoot, file), 'utf8').replace(/\s+/g, ' ');
+const number = (text: string) => Number(text.replaceAll(',', ''));
+
+const STATED: [name: string, value: number, phrases: RegExp[]][] = [
+  [
+    'page depth (page x per_page)',
+    limits.MAX_PAGE_DEPTH,
+    [/([\d,]+) (?:items|entries) deep/g, /`page` x `per_page`(?: over|[^;)]*? deeper than) ([\d,]+)/g],
+  ],
+  ['page size', limits.MAX_PAGE_SIZE, [/`limit` 1-([\d,]+)/g, /page sizes over ([\d,]+)/g]],
+  ['default page size', limits.DEFAULT_PAGE_SIZE, [/`limit` 1-[\d,]+ \(default ([\d,]+)/g]],
+  ['labels per task', limits.MAX_LABELS_PER_TASK, [/task carries at most ([\d,]+) labels/g, /([\d,]+) labels per task/g]],
+  ['labels per workspace', limits.MAX_LABELS_PER_WORKSPACE, [/workspace holds at most ([\d,]+) labels/g]],
+  ['tasks per request', limits.MAX_TASKS_PER_REQUEST, [/at most ([\d,]+) tasks (?:a|per) request/g, /of ([\d,]+) tasks/g]],
+  ['project name, characters', limits.MAX_PROJECT_NAME, [/`name` 1-([\d,]+) characters/g]],
+  ['label title, characters', limits.MAX_LABEL_TITLE, [/`title` \(?1-([\d,]+) characters/g]],
+  ['description, characters', limits.MAX_DESCRIPTION, [/description of more than ([\d,]+)/g, /([\d,]+)-character fields/g]],
+  ['project name, bytes', limits.MAX_PROJECT_NAME_BYTES, [/`name` \(and a search's `q`\) at most ([\d,]+) bytes/g]],
+  ['description, bytes', limits.MAX_DESCRIPTION_BYTES, [/a `description` ([\d,]+), a label's/g]],
+  ['label title, bytes', limits.MAX_LABEL_TITLE_BYTES, [/a label's `title` ([\d,]+)/g]],
+  ['JSON nesting', limits.MAX_JSON_DEPTH, [/([\d,]+) levels deep/g]],
+  ['an inbound event from the future, minutes', limits.INBOUND_FUTURE_SKEW_MS / 60_000, [/more than ([\d,]+) minutes in the future/g]],
+];
+
+test.each(STATED)("what the docs say of the %s is the code's %d", (_name, value, phrases) => {
+  const found: string[] = [];
+  for (const page of PAGES) {
+    const text = flat(page);
+    for (const phrase of phrases)
+      for (const match of text.matchAll(phrase)) {
+        found.push(page);
+        expect(number(match[1]!), `${page}: "${match[0]}"`).toBe(value);
+      }
+  }
+  expect(found.length, 'stated nowhere: a phrase here no page uses any more').toBeGreaterThan(0);
+});
