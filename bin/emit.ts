@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type { InboundOutcome } from '#domain/inbound';
 import { EVENT_SOURCE, INBOUND_TYPES } from '#domain/eventNames';
 import { cliArguments, cliError, usageError } from '#lib/cli';
+import { didYouMean } from '#lib/didYouMean';
 import type { Verdict } from '#local/inboundQueue';
 import { findStack } from '#local/stackDiscovery';
 
@@ -30,8 +31,10 @@ const source = values.source ?? 'local.emit';
 const timeout = values.timeout ?? '30';
 if (!/^\d{1,3}$/.test(timeout) || Number(timeout) < 1 || Number(timeout) > 300)
   usageError(`--timeout must be a whole number of seconds from 1 to 300, not "${timeout}".`, usage);
-if (!(INBOUND_TYPES as readonly string[]).includes(detailType))
-  cliError(`"${detailType}" is not an event this service takes in; the known ones are: ${INBOUND_TYPES.join(', ')}.`);
+if (!(INBOUND_TYPES as readonly string[]).includes(detailType)) {
+  const near = didYouMean(detailType, INBOUND_TYPES, (type) => `"${type}"`);
+  cliError(`"${detailType}" is not an event this service takes in; ${near ?? `the known ones are: ${INBOUND_TYPES.join(', ')}.`}`);
+}
 // The rule takes these types from any source but the service's own (it never consumes its own events).
 if (source === EVENT_SOURCE)
   cliError(

@@ -11,7 +11,7 @@
  * run, however it ends (lib/local/invokeRun.ts). Only the function's answer is printed, on stdout.
  *   --token      the token to put in place of {{TOKEN}} (also: env TOKEN)
  *   --workspace  the workspace the event names (default acme-corp)
- *   --seed       accepted for compatibility: the sandbox is always seeded
+ *   --seed       against a deployed table: create the fixtures first; locally nothing more (the sandbox is always seeded)
  *   --verbose    on stderr too: the stack used, the sandbox, the log lines, the time, the events written
  * Against a deployed table (TABLE_NAME and AWS credentials set) there is no sandbox: --workspace
  * must name the workspace the sample may change, and --seed creates its fixtures there.
@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import type { DynamoDBStreamEvent, SQSEvent } from 'aws-lambda';
 import { routes } from '#http/routes';
 import { cliArguments, cliError, exitPlainlyOnError } from '#lib/cli';
+import { didYouMean } from '#lib/didYouMean';
 import { isLocalDatabase } from '#local/database';
 import { startInvokeRun } from '#local/invokeRun';
 import { useLocalStack } from '#local/stackDiscovery';
@@ -28,16 +29,25 @@ import { repoRoot } from '#lib/paths';
 
 const { positionals, values } = await cliArguments({
   usage: `usage: npm run invoke -- <function> [event file] [--token <token>] [--workspace <slug>] [--seed] [--verbose]
+  <function>   a route's name (get-project, list-labels, ...: functions/commons/http/routes.ts), authorizer,
+               stream-processor, inbound-consumer or webhook-deliverer; the event defaults to events/<function>.json
   --token      the token to put in place of {{TOKEN}} (also: env TOKEN)
   --workspace  the workspace the event names (default acme-corp)
-  --verbose    show the stack used, the sandbox, the log lines, the time and the events written (stderr)`,
+  --seed       against a deployed table (TABLE_NAME set): first create what the samples act on (projects
+               website-redesign and legacy-site, labels bug and obsolete, the sample webhooks, a token for
+               {{TOKEN}}) in --workspace; locally it changes nothing: each run's sandbox table is always seeded
+  --verbose    show the stack used, the sandbox, the log lines, the time and the events written (stderr)
+  The \`--\` is needed: npm keeps the options before it for itself (--workspace: "No workspaces found").`,
   options: { seed: 'boolean', token: 'string', workspace: 'string', verbose: 'boolean' },
   args: { min: 1, max: 2, what: 'a function name and, optionally, an event file' },
 });
 const [name, eventFile] = positionals as [string, string | undefined];
 const verbose = values.verbose === true;
 const FUNCTIONS = [...routes.map((r) => r.name), 'authorizer', 'stream-processor', 'inbound-consumer', 'webhook-deliverer'];
-if (!FUNCTIONS.includes(name)) cliError(`No function named "${name}"; the known ones are: ${FUNCTIONS.join(', ')}.`);
+if (!FUNCTIONS.includes(name)) {
+  const near = didYouMean(name, FUNCTIONS);
+  cliError(`No function named "${name}"${near ? `: ${near}` : `; the known ones are: ${FUNCTIONS.join(', ')}.`}`);
+}
 const file = eventFile ?? join(repoRoot, 'events', `${name}.json`);
 if (!existsSync(file)) cliError(`No event file ${file}: give the path of an event, or leave it out for events/${name}.json.`);
 let sample: unknown;
@@ -116,7 +126,8 @@ if (name === samples.INBOUND_EVENT) {
   const { consumeInbound } = await import('#events/inbound');
   const { writeDeadLetter } = await import('#local/deadLetterFile');
   const deadLetterFile = run.file('dead-letters.jsonl');
-  const event = samples.prepareEvent(sample as SQSEvent, { workspace });
+  // Dated now: the events follow the project the run made, as a live product's would (else all are before_project).
+  const event = samples.prepareEvent(sample as SQSEvent, { workspace, now: Date.now() });
   const outcome = await consumeInbound(event.Records, {
     put: (body, reason) => writeDeadLetter(deadLetterFile, body, reason),
   });

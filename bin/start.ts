@@ -27,7 +27,8 @@ import {
   useLocalDatabase,
   type EmbeddedDatabase,
 } from '#local/database';
-import { dataDir, portAnswers, recordRunningStack, runningStack } from '#local/stackDiscovery';
+import { dataDir, recordRunningStack, runningStack } from '#local/stackDiscovery';
+import { checkStart, webhookTargetsLine } from '#local/startChecks';
 
 const USAGE = `usage: npm start [-- --in-memory | --embedded]
   (no option)   DynamoDB Local with its data in DATA_DIR (default .data/), or, with TABLE_NAME set, that real table
@@ -79,19 +80,9 @@ const output = routeProcessOutput({
 
 // A second start on the same data, or on ports in use, says so in one sentence (not EADDRINUSE, and
 // never by talking to another start's DynamoDB Local as if it were its own).
-const already = embedded ? runningStack() : undefined;
-if (already)
-  cliError(
-    `npm start is already running on ${dataDir} (pid ${already.pid}, API ${already.apiUrl}): stop it first (Ctrl-C in its terminal), or start another with DATA_DIR, PORT and DYNAMODB_PORT of its own.`,
-  );
-if (port !== 0 && (await portAnswers(port)))
-  cliError(`Port ${port} is in use (another npm start, or another program): set PORT to a free port, e.g. PORT=${port + 1} npm start.`);
 const dbPort = dynamodbPort();
 const shared = embedded && inMemory ? sharedDynamoDbLocal(dbPort) : undefined;
-if (embedded && !shared && (await portAnswers(dbPort)))
-  cliError(
-    `Port ${dbPort} is in use (another npm start's DynamoDB Local, or another program): set DYNAMODB_PORT to a free port, e.g. DYNAMODB_PORT=${dbPort + 1} npm start.`,
-  );
+await checkStart({ port, dbPort, embedded, inMemory, shared: shared !== undefined });
 
 if (embedded) {
   // In memory, each access key gets a database of its own (the test suite gives files that read their own
@@ -206,19 +197,22 @@ if (embedded) {
     gateway(req, res);
   });
   console.log(`Inbound events: npm run emit -- "Task Created" '{"company_slug":"acme-corp","project_slug":"...","task_uuid":"t-1"}'`);
+  console.log(webhookTargetsLine());
 }
 
 if (embedded) await (await import('#local/firstToken')).greetWithFirstToken(base);
-// The CLIs (token, invoke, emit, check-table, repair, rekey, events:follow) find this stack through this file.
-const forgetStack = embedded
-  ? recordRunningStack({
-      pid: process.pid,
-      apiUrl: base,
-      dynamodbPort: dbPort,
-      eventsFile: eventsFilePath(),
-      startedAt: new Date().toISOString(),
-    })
-  : () => undefined;
+// The CLIs (token, invoke, emit, check-table, repair, rekey, events:follow) find this stack through this file
+// (one in memory beside a stack of the data folder leaves that stack's record alone: the CLIs mean that one).
+const forgetStack =
+  embedded && !(inMemory && runningStack())
+    ? recordRunningStack({
+        pid: process.pid,
+        apiUrl: base,
+        dynamodbPort: dbPort,
+        eventsFile: eventsFilePath(),
+        startedAt: new Date().toISOString(),
+      })
+    : () => undefined;
 process.on('exit', forgetStack);
 console.log(`READY ${base}`);
 

@@ -10,6 +10,7 @@
  * name the API whose API keys and usage plans hold each token's rate limit.
  */
 import { cliArguments, exitPlainlyOnError, usageError } from '#lib/cli';
+import { didYouMean } from '#lib/didYouMean';
 import { isLocalDatabase } from '#local/database';
 import { localTarget, useLocalStack } from '#local/stackDiscovery';
 
@@ -21,7 +22,8 @@ function usageOf(scopes: readonly string[], limit: { rate: number; burst: number
   npm run token -- limits <id> --rate <requests per second> --burst <requests>
   npm run token -- revoke <id>
   npm run token -- sync-keys   (deployed: gives every active token its API key, and removes the others' keys)
-  npm run token -- sweep-keys  (deployed: removes the API keys of expired and revoked tokens)`;
+  npm run token -- sweep-keys  (deployed: removes the API keys of expired and revoked tokens)
+  The \`--\` is needed: npm keeps the options before it for itself (--workspace: "No workspaces found").`;
 }
 
 /** The commands, and whether each takes a token id. */
@@ -95,7 +97,10 @@ function api() {
 
 // Every mistake in the arguments is said here, before the database is asked anything.
 const [command, arg] = positionals as [string, string | undefined];
-if (!Object.hasOwn(COMMANDS, command)) fail(`unknown command ${command}`);
+if (!Object.hasOwn(COMMANDS, command)) {
+  const near = didYouMean(command, Object.keys(COMMANDS));
+  fail(`unknown command ${command}${near ? `: ${near}` : ''}`);
+}
 if (COMMANDS[command as keyof typeof COMMANDS] && !arg) fail(`${command} needs a token id`);
 if (!COMMANDS[command as keyof typeof COMMANDS] && arg) fail(`${command} takes no token id, not "${arg}"`);
 if (command === 'create' && (values.workspace === undefined || values.name === undefined || values.username === undefined))

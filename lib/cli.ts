@@ -1,4 +1,6 @@
 import { parseArgs } from 'node:util';
+import { didYouMean } from '#lib/didYouMean';
+import { npmTookSentence, optionsNpmTook } from '#lib/npmArguments';
 import { refuseBadSettings } from '#lib/settings/check';
 
 /**
@@ -7,7 +9,9 @@ import { refuseBadSettings } from '#lib/settings/check';
  * not know, an option without its value, or a wrong number of arguments is one sentence and the usage
  * on stderr and exit 2, before the tool prints or does anything; before those, a setting of the
  * environment with a value its table refuses (lib/settings/table.ts) is its sentence and exit 1, as
- * `npm start` says it; any later mistake is one sentence, never a stack trace.
+ * `npm start` says it; any later mistake is one sentence, never a stack trace. A mistyped option is
+ * answered with the nearest the tool knows ("did you mean", lib/didYouMean.ts), and options npm kept for
+ * itself (given before `--`: lib/npmArguments.ts) with the command as it should have been typed.
  */
 
 /** A tool's options, by name (without the dashes): those that take a value, and flags. */
@@ -38,6 +42,12 @@ export async function cliArguments<const O extends Options = Record<never, never
   }
   refuseBadSettings(process.env, { warnings: spec.settingWarnings === true });
   const options = (spec.options ?? {}) as Options;
+  const mistake = (sentence: string) => usage().then((text) => usageError(sentence, text));
+  const took = optionsNpmTook(options, process.env, process.argv[1]);
+  if (took.length) {
+    const first = args.find((a) => !a.startsWith('-'));
+    await mistake(npmTookSentence(took, options, first, process.env.npm_lifecycle_event ?? '<script>'));
+  }
   const { tokens } = parseArgs({
     args,
     options: Object.fromEntries(Object.entries(options).map(([name, type]) => [name, { type }])),
@@ -47,14 +57,15 @@ export async function cliArguments<const O extends Options = Record<never, never
   });
   const values: Record<string, string | boolean> = {};
   const positionals: string[] = [];
-  const mistake = (sentence: string) => usage().then((text) => usageError(sentence, text));
   for (const token of tokens) {
     if (token.kind === 'positional') positionals.push(token.value);
     if (token.kind !== 'option') continue;
     const type = Object.hasOwn(options, token.name) ? options[token.name] : undefined;
     if (type === undefined) {
+      const known = Object.keys(options);
+      const near = token.rawName.startsWith('--') ? didYouMean(token.name, known, (name) => `--${name}`) : undefined;
       await mistake(
-        `Unknown option ${token.rawName}: ${Object.keys(options).length ? 'use only the options the usage below names' : 'this command takes no options'}.`,
+        `Unknown option ${token.rawName}: ${near ?? (known.length ? 'use only the options the usage below names.' : 'this command takes no options.')}`,
       );
     } else if (type === 'boolean') {
       if (token.value !== undefined) await mistake(`${token.rawName} takes no value: give it alone.`);

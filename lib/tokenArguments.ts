@@ -1,5 +1,6 @@
 import { isScope, SCOPES } from '#domain/scopes';
 import { MAX_TOKEN_LIFETIME_MS } from '#domain/tokens';
+import { didYouMean } from '#lib/didYouMean';
 
 /**
  * What `npm run token`'s values mean (bin/token.ts): each given value is read, and a mistake in one is
@@ -54,7 +55,8 @@ export function tokenArguments(command: string, given: Given) {
   // Given but empty is a mistake (an unset variable), never "all scopes".
   const scopes = given.scopes === undefined ? [...SCOPES] : commaList('scopes', given.scopes);
   const unknown = scopes.filter((s) => !isScope(s));
-  if (unknown.length) mistake(`unknown scopes: ${unknown.join(', ')} (known: ${SCOPES.join(', ')})`);
+  const near = unknown.length === 1 ? didYouMean(unknown[0]!, SCOPES) : undefined;
+  if (unknown.length) mistake(`unknown scopes: ${unknown.join(', ')} (${near ?? `known: ${SCOPES.join(', ')}`})`);
   const read = {
     scopes: scopes.filter(isScope),
     workspaces: given.workspace === undefined ? [] : commaList('workspace', given.workspace),

@@ -19,6 +19,18 @@ export function oldSecretsOf(i: Item): 'clear' | 'v1' | undefined {
   return secrets.some((s) => !isSealedForItsWorkspace(s)) ? 'v1' : undefined;
 }
 
+/** What check:table says of a webhook whose secrets are old, if they are. */
+export function oldSecretViolations(i: Item): string[] {
+  const old = oldSecretsOf(i);
+  if (old === 'clear')
+    return [`webhook ${i.workspace}/${i.id} keeps a signing secret in clear (from before secrets were sealed); npm run rekey seals it`];
+  if (old === 'v1')
+    return [
+      `webhook ${i.workspace}/${i.id} keeps a signing secret sealed before data keys were per workspace (sealed:v1); npm run rekey reseals it locally, a rotation (expire_previous_now) deployed`,
+    ];
+  return [];
+}
+
 /**
  * Seals the webhook's secrets anew (one in clear sealed, a v1 one opened and sealed) with the write a rotation makes
  * (webhooks/store/webhooks.ts), its time of change left as it was (not a user's change): conditional on the

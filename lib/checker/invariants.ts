@@ -1,4 +1,4 @@
-import { oldSecretsOf } from './clearSecrets.ts';
+import { oldSecretViolations } from './clearSecrets.ts';
 import { countViolations } from './counts.ts';
 import { legacyViolations } from './legacy.ts';
 import { ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
@@ -89,15 +89,7 @@ function findViolations(items: Item[]): string[] {
     const payload = keys.deliveryPayload(d.workspace, d.webhook_id, d.id);
     if (d.payload === undefined && !payloads.has(`${payload.PK} ${payload.SK}`)) v.push(`delivery ${d.PK} / ${d.SK} has no payload`);
   }
-  for (const i of items) {
-    const old = oldSecretsOf(i);
-    if (old === 'clear')
-      v.push(`webhook ${i.workspace}/${i.id} keeps a signing secret in clear (from before secrets were sealed); npm run rekey seals it`);
-    if (old === 'v1')
-      v.push(
-        `webhook ${i.workspace}/${i.id} keeps a signing secret sealed before data keys were per workspace (sealed:v1); npm run rekey reseals it locally, a rotation (expire_previous_now) deployed`,
-      );
-  }
+  v.push(...items.flatMap(oldSecretViolations));
 
   for (const p of projects) {
     const expected = {

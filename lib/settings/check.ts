@@ -1,4 +1,5 @@
 import { quoted } from '#domain/quoted';
+import { didYouMean } from '#lib/didYouMean';
 import { Refusal } from './rules';
 import { SETTINGS, type Env, type Setting, type SettingName } from './table';
 
@@ -7,7 +8,8 @@ import { SETTINGS, type Env, type Setting, type SettingName } from './table';
  * is not used, as one sentence naming the setting, the value given and what it accepts.
  */
 export interface SettingProblem {
-  setting: SettingName;
+  /** The setting, or the variable that looks like one and is none. */
+  setting: SettingName | (string & {});
   /** error: the value is wrong, nothing starts; warning: valid, but not used. */
   severity: 'error' | 'warning';
   message: string;
@@ -27,10 +29,32 @@ function read<K extends SettingName>(name: K, env: Env): { value: ValueOf<K> | u
   return { value };
 }
 
-/** Every problem of the settings in `env`, errors first, in the table's order. */
+/**
+ * The first words of the settings' names that no other software's settings share: a variable that begins
+ * with one but is no setting is a misspelt one (`WEBHOOK_ALLOW_PRIVATE_TARGETS`), which would otherwise
+ * change nothing in silence.
+ */
+const OWN_PREFIXES = ['WEBHOOK_', 'WEBHOOKS_', 'DYNAMODB_', 'ACTIVITY_', 'CURSOR_', 'AUTHORIZER_', 'CORS_'];
+
+/** A variable of `env` that looks like a setting and is none: a warning naming the settings it is nearest. */
+function unknownSettings(env: Env): SettingProblem[] {
+  const names = Object.keys(SETTINGS) as SettingName[];
+  return Object.keys(env)
+    .filter((name) => !(name in SETTINGS) && OWN_PREFIXES.some((prefix) => name.startsWith(prefix)))
+    .sort()
+    .map((name) => {
+      return {
+        setting: name,
+        severity: 'warning' as const,
+        message: `${name} is not a setting of this service, so it changes nothing (${didYouMean(name, names) ?? 'docs/local.md lists the settings'}).`,
+      };
+    });
+}
+
+/** Every problem of the settings in `env`, errors first, in the table's order; then variables that look like settings and are none. */
 export function checkSettings(env: Env): SettingProblem[] {
   const errors: SettingProblem[] = [];
-  const warnings: SettingProblem[] = [];
+  const warnings: SettingProblem[] = unknownSettings(env);
   for (const name of Object.keys(SETTINGS) as SettingName[]) {
     const result = read(name, env);
     if ('refused' in result) errors.push({ setting: name, severity: 'error', message: result.refused });

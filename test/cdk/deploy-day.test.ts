@@ -253,13 +253,17 @@ describe('npm scripts', () => {
   const selects = (pattern: string, stackName: string) =>
     new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`).test(stackName);
 
-  test("bootstrap runs CDK's bootstrap and deploys the account stack, once per account and Region", () => {
-    expect(scripts.bootstrap).toBe(`cdk bootstrap && cdk deploy ${ACCOUNT_STACK_NAME} --require-approval never`);
+  /** What the preflight (bin/preflight.ts) runs once AWS credentials and a Region are found: the rest of the script. */
+  const PREFLIGHT = 'node --import tsx bin/preflight.ts ';
+  const afterPreflight = (script: string) => (script.startsWith(PREFLIGHT) ? script.slice(PREFLIGHT.length) : undefined);
+
+  test("bootstrap runs CDK's bootstrap and deploys the account stack, once per account and Region, once the preflight passes", () => {
+    expect(afterPreflight(scripts.bootstrap!)).toBe(`cdk bootstrap && cdk deploy ${ACCOUNT_STACK_NAME} --require-approval never`);
   });
 
-  test("deploy deploys the stage's stack alone: no bootstrap (a deployer that may only assume CDK's roles can run it), no account stack", () => {
+  test("deploy deploys the stage's stack alone, once the preflight passes: no bootstrap (a deployer that may only assume CDK's roles can run it), no account stack", () => {
     expect(scripts.deploy).not.toContain('bootstrap');
-    const pattern = /^cdk deploy '([^']+)' --require-approval never$/.exec(scripts.deploy!)?.[1];
+    const pattern = /^cdk deploy '([^']+)' --require-approval never$/.exec(afterPreflight(scripts.deploy!) ?? '')?.[1];
     expect(pattern).toBeDefined();
     for (const stage of STAGE_NAMES) expect(selects(pattern!, synths[stage].stack.stackName), stage).toBe(true);
     expect(selects(pattern!, ACCOUNT_STACK_NAME)).toBe(false);

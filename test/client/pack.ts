@@ -1,21 +1,20 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { execFileSync, execSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '#lib/paths';
 
 /**
- * The client as a user gets it: `npm run build:client`, `npm pack ./lib/client`, and the tarball installed
- * (offline) into an empty folder of a consumer package. Returns that folder.
+ * The client as a user gets it: `npm run build:client -- --pack`, and the install line it prints run as
+ * printed (offline) in an empty folder of a consumer package elsewhere. Returns that folder and the tarball.
  */
 export function installedPackage(): { dir: string; tarball: string } {
-  execFileSync(process.execPath, ['--import', 'tsx', 'bin/build-client.ts'], { cwd: repoRoot, stdio: 'pipe' });
+  const printed = execFileSync(process.execPath, ['--import', 'tsx', 'bin/build-client.ts', '--pack'], { cwd: repoRoot }).toString();
+  const [, tarball, line] = /^Packed (.+\.tgz)\. In your project: (npm install .+)$/m.exec(printed)!;
   const dir = mkdtempSync(join(tmpdir(), 'pls-consumer-'));
-  execFileSync('npm', ['pack', './lib/client', '--pack-destination', dir, '--silent'], { cwd: repoRoot, stdio: 'pipe' });
-  const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'))!;
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', `./${tarball}`], { cwd: dir, stdio: 'pipe' });
-  return { dir, tarball: join(dir, tarball) };
+  execSync(`${line} --offline --no-audit --no-fund --ignore-scripts`, { cwd: dir, stdio: 'pipe' });
+  return { dir, tarball: tarball! };
 }
 
 /**

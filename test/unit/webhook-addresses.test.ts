@@ -308,15 +308,28 @@ describe('the URL: syntax, scheme, credentials, names and literal hosts', () => 
 
 describe('the policy', () => {
   test('private targets are refused unless the setting is exactly "true"', () => {
-    expect(targetPolicy({})).toEqual({ allowPrivate: false });
-    expect(targetPolicy({ WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'TRUE' })).toEqual({ allowPrivate: false });
-    expect(targetPolicy({ WEBHOOKS_ALLOW_PRIVATE_TARGETS: '1' })).toEqual({ allowPrivate: false });
-    expect(targetPolicy({ WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' })).toEqual({ allowPrivate: true });
+    expect(targetPolicy({})).toEqual({ allowPrivate: false, local: true });
+    expect(targetPolicy({ WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'TRUE' })).toEqual({ allowPrivate: false, local: true });
+    expect(targetPolicy({ WEBHOOKS_ALLOW_PRIVATE_TARGETS: '1' })).toEqual({ allowPrivate: false, local: true });
+    expect(targetPolicy({ WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' })).toEqual({ allowPrivate: true, local: true });
   });
 
   test('on AWS Lambda the setting is ignored: a deployed stack never delivers to private targets', () => {
     const env = { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x' };
-    expect(targetPolicy(env)).toEqual({ allowPrivate: false });
+    expect(targetPolicy(env)).toEqual({ allowPrivate: false, local: false });
+  });
+
+  test('a local stack that refuses a private target names the setting that would allow it; a deployed one does not', async () => {
+    const hint = 'start the local stack with WEBHOOKS_ALLOW_PRIVATE_TARGETS=true';
+    const local = targetPolicy({});
+    expect(urlProblem('http://127.0.0.1:4000/', local)).toContain(hint);
+    expect(urlProblem('https://127.0.0.1:4000/', local)).toMatch(new RegExp(`^127.0.0.1 is a loopback address .*${hint}`));
+    expect(urlProblem('https://localhost/', local)).toContain(hint);
+    expect(await resolutionProblem('hooks.example.com', local, fakeDns(['10.0.0.1']))).toContain(hint);
+    expect(urlProblem('ftp://hooks.example.com/', local)).toBe('ftp is not allowed; use https');
+    const lambda = targetPolicy({ AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x' });
+    expect(urlProblem('http://127.0.0.1:4000/', lambda)).toBe('http is not allowed; use https');
+    expect(urlProblem('https://127.0.0.1:4000/', lambda)).not.toContain('WEBHOOKS_ALLOW_PRIVATE_TARGETS');
   });
 });
 

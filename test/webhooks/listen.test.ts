@@ -10,8 +10,12 @@ let child: ChildProcess;
 let output = '';
 let url = '';
 
-async function run(args: string[]) {
-  return spawn(process.execPath, await toolArgv('bin/webhooks-listen.ts', args), { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+async function run(args: string[], env: NodeJS.ProcessEnv = {}) {
+  return spawn(process.execPath, await toolArgv('bin/webhooks-listen.ts', args), {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 /** Output once `expected` shows in it (the listener prints as it goes). */
@@ -21,7 +25,8 @@ async function printed(expected: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  child = await run(['--secret', secret, '--port', '0']);
+  // The secret from the environment, as the docs give it (an argument would be printed by npm).
+  child = await run(['--port', '0'], { WEBHOOK_SECRET: secret });
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
   url = /Listening for webhook deliveries on (\S+)/.exec(await printed('Listening'))![1]!;
@@ -46,6 +51,15 @@ describe('webhooks:listen', () => {
     expect((await printed('refused')).match(/refused POST/g)?.length).toBeGreaterThanOrEqual(1);
     await printed('answered 401');
     expect(output).not.toContain('msg_0002  {');
+  });
+
+  test("deliveries that keep failing to verify make it say the secret may not be the webhook's; a secret from the environment is not warned about", async () => {
+    for (const id of ['msg_0004', 'msg_0005', 'msg_0006']) {
+      const forged = signedHeaders([newSecret()], id, Math.floor(Date.now() / 1000), body);
+      expect((await fetch(url, { method: 'POST', headers: forged, body })).status).toBe(401);
+    }
+    expect(await printed('in a row did not verify with this secret')).toMatch(/it may not be this webhook's, or it was rotated/);
+    expect(output).not.toContain('given as an argument');
   });
 
   test('--help prints the usage and exits 0; an unknown option or a missing secret is one sentence and a non-zero exit', async () => {

@@ -25,6 +25,8 @@ import { onLambda } from './settings';
 export interface TargetPolicy {
   /** http and every address (loopback, private...) allowed: only ever true off AWS Lambda. */
   allowPrivate: boolean;
+  /** Off AWS Lambda (a local stack), where a refusal names the setting that would allow it. */
+  local?: boolean;
 }
 
 /** Every address a name resolves to, as `dns.lookup(name, { all: true })` answers. Tests fake it. */
@@ -33,11 +35,15 @@ export type LookupAll = (hostname: string) => Promise<{ address: string; family:
 /** The `code` of the error a guarded lookup fails with when a name resolves to a refused address. */
 export const ADDRESS_REFUSED = 'EWEBHOOKADDRESS';
 
-const PUBLIC_ONLY = 'webhooks deliver only to public internet addresses';
+/** Why an address is refused, and on a local stack the setting that would allow it. */
+const publicOnly = (policy: TargetPolicy) => `webhooks deliver only to public internet addresses${localHint(policy)}`;
+const localHint = (policy: TargetPolicy) =>
+  policy.local ? ' (to deliver to this machine, start the local stack with WEBHOOKS_ALLOW_PRIVATE_TARGETS=true)' : '';
 
 /** `WEBHOOKS_ALLOW_PRIVATE_TARGETS=true` lets a local stack deliver to itself; on Lambda it is ignored. */
 export function targetPolicy(env: NodeJS.ProcessEnv = process.env): TargetPolicy {
-  return { allowPrivate: env.WEBHOOKS_ALLOW_PRIVATE_TARGETS === 'true' && !onLambda(env) };
+  const local = !onLambda(env);
+  return { allowPrivate: env.WEBHOOKS_ALLOW_PRIVATE_TARGETS === 'true' && local, local };
 }
 
 /** What is wrong with delivering to the IP address `ip` (as a URL's host or a DNS answer), or undefined. */
@@ -45,7 +51,7 @@ export function addressProblem(ip: string, policy: TargetPolicy): string | undef
   if (isIP(ip) === 0) return `${ip} is not an IP address`;
   if (policy.allowPrivate) return undefined;
   const what = refusal(ipaddr.parse(ip));
-  return what && `${ip} is ${what}; ${PUBLIC_ONLY}`;
+  return what && `${ip} is ${what}; ${publicOnly(policy)}`;
 }
 
 /**
@@ -77,7 +83,8 @@ export function urlProblem(raw: string, policy: TargetPolicy): string | undefine
   if (!URL.canParse(raw)) return `${shown(raw)} is not an absolute URL; write one such as https://example.com/webhooks`;
   const url = new URL(raw);
   const scheme = url.protocol.slice(0, -1);
-  if (scheme !== 'https' && !(scheme === 'http' && policy.allowPrivate)) return `${scheme} is not allowed; use https`;
+  if (scheme !== 'https' && !(scheme === 'http' && policy.allowPrivate))
+    return `${scheme} is not allowed; use https${scheme === 'http' ? localHint(policy) : ''}`;
   // The credentials themselves are never repeated back.
   if (url.username !== '' || url.password !== '')
     return `a user name or password (credentials) before @${url.host} is not allowed in a webhook URL`;
@@ -86,9 +93,9 @@ export function urlProblem(raw: string, policy: TargetPolicy): string | undefine
   const host = unbracketed(url.hostname);
   if (isIP(host) !== 0) return addressProblem(host, policy);
   const name = host.replace(/\.+$/, '');
-  if (localName(name)) return `${host} is a local name; ${PUBLIC_ONLY}`;
+  if (localName(name)) return `${host} is a local name; ${publicOnly(policy)}`;
   // A single label is completed by the resolver's search domains: a private name by another route.
-  if (!name.includes('.')) return `${host} is not a fully qualified domain name; ${PUBLIC_ONLY}`;
+  if (!name.includes('.')) return `${host} is not a fully qualified domain name; ${publicOnly(policy)}`;
   return undefined;
 }
 
@@ -132,7 +139,7 @@ function answersProblem(hostname: string, answers: { address: string }[], policy
   for (const { address } of answers) {
     const what = isIP(address) === 0 ? 'an invalid address' : refusal(ipaddr.parse(address));
     // The address itself is not echoed: the resolver may know private names the caller should not learn.
-    if (what) return `${hostname} resolves to ${what}; ${PUBLIC_ONLY}`;
+    if (what) return `${hostname} resolves to ${what}; ${publicOnly(policy)}`;
   }
   return undefined;
 }
