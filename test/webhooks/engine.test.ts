@@ -303,12 +303,16 @@ describe('sends made for one URL never go to another', () => {
     await updateWebhook(ws, id, { url: receiver.url('/after-move') }, anyCarried);
     await expect(redeliver(ws, id, made.id, anyCarried)).rejects.toThrow(/made for an earlier URL/);
     expect(receiver.received('/after-move')).toEqual([]);
-    useLocalRetryLane(queue);
-    try {
-      expect(await recoverDeliveries(ws, id, 0, anyCarried)).toEqual({ queued: 0, more: false });
-    } finally {
-      useLocalRetryLane(undefined);
-    }
+    /** A recovery of every delivery since the epoch, on the kept queue as its retry lane. */
+    const recoverAll = async () => {
+      useLocalRetryLane(queue);
+      try {
+        return await recoverDeliveries(ws, id, 0, anyCarried);
+      } finally {
+        useLocalRetryLane(undefined);
+      }
+    };
+    expect(await recoverAll()).toEqual({ queued: 0, more: false });
     // Made since the move (and failed there): recovered, and sent there on request.
     receiver.answer('/after-move', () => 503);
     await consumeWebhookMessages([record(eventOf(ws, 'evt-after-move'))], queue);
@@ -316,12 +320,7 @@ describe('sends made for one URL never go to another', () => {
     // The webhook is failing, so its send waits on the queue: attempted from there, it fails and waits for a retry.
     await consumeWebhookMessages([record(retries.at(-1)!.message)], queue);
     expect(await readDelivery(ws, id, newer.id)).toMatchObject({ status: 'pending', attempts: 1 });
-    useLocalRetryLane(queue);
-    try {
-      expect(await recoverDeliveries(ws, id, 0, anyCarried)).toEqual({ queued: 1, more: false });
-    } finally {
-      useLocalRetryLane(undefined);
-    }
+    expect(await recoverAll()).toEqual({ queued: 1, more: false });
     receiver.answer('/after-move', () => 200);
     expect((await redeliver(ws, id, newer.id, anyCarried)).status).toBe('delivered');
     const refusing = () => {
