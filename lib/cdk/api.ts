@@ -112,10 +112,7 @@ export function createApi(stack: Stack, stage: StageConfig, authorizerFn: Servic
       ),
     },
   });
-  // Lets browsers read the gateway's own errors. A gateway response cannot pick one of several
-  // origins, so several configured origins get `*` here: these bodies carry no data, and the API
-  // authenticates with bearer tokens, never cookies.
-  const allowOrigin = corsOrigins.length === 1 ? corsOrigins[0]! : '*';
+  const allowOrigin = gatewayAllowOrigin(corsOrigins);
   for (const problem of GATEWAY_PROBLEMS) {
     api.addGatewayResponse(`Gateway${problem.type.responseType}`, {
       type: problem.type,
@@ -132,6 +129,15 @@ export function createApi(stack: Stack, stage: StageConfig, authorizerFn: Servic
     });
   }
   return api;
+}
+
+/**
+ * Lets browsers read the gateway's own answers. A gateway response or a mock method cannot pick one of
+ * several origins, so several configured origins get `*` there: these bodies carry no data, and the API
+ * authenticates with bearer tokens, never cookies.
+ */
+export function gatewayAllowOrigin(corsOrigins: string[]): string {
+  return corsOrigins.length === 1 ? corsOrigins[0]! : '*';
 }
 
 /**

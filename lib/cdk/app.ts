@@ -6,6 +6,7 @@ import { repoRoot } from '#lib/paths';
 import { origins, Refusal } from '#lib/settings/rules';
 import cdkNag from 'cdk-nag';
 import { ACCOUNT_STACK_NAME, AccountSettingsStack } from './account-stack.ts';
+import { NOT_ALLOWED_METHOD } from './method-not-allowed.ts';
 import { ServiceStack } from './service-stack.ts';
 import { stageConfig } from './stage.ts';
 import { opensLegacySecrets } from './secrets-key.ts';
@@ -150,6 +151,12 @@ function acknowledgeAcceptedFindings(stack: ServiceStack): void {
     Validations.of(method).acknowledge({
       id: 'AwsSolutions-APIG4',
       reason: 'CORS preflight requests carry no credentials by the CORS standard; the mock integration returns only CORS headers.',
+    });
+  }
+  for (const method of stack.api.methods.filter((m) => m.httpMethod === NOT_ALLOWED_METHOD)) {
+    Validations.of(method).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason: "A method no route takes: its mock integration answers 405 and the path's Allow list to everyone, and reaches nothing.",
     });
   }
 }

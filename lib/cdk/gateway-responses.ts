@@ -1,6 +1,7 @@
 import { ResponseType } from 'aws-cdk-lib/aws-apigateway';
 import { PROBLEMS, type ProblemCode } from '#wire/problems';
 import { AUTHORIZER_UNAVAILABLE, problemBody } from '#http/problem';
+import { GATEWAY_UNAUTHORIZED_DETAIL, REFUSAL_CONTEXT_KEY } from '#wire/tokenRefusals';
 
 /**
  * API Gateway's own rejections (before or instead of a handler) in the service's problem+json shape.
@@ -16,17 +17,23 @@ export interface GatewayProblem {
   headers?: Record<string, string>;
 }
 
+/** No header, or one not in a token's form: API Gateway answers it without calling the authorizer. */
 const UNAUTHORIZED = {
   code: 'unauthorized',
-  detail: 'A valid bearer token is required.',
+  detail: GATEWAY_UNAUTHORIZED_DETAIL,
   headers: { 'WWW-Authenticate': 'Bearer' },
 } as const;
+/**
+ * The authorizer's Deny (an unknown, revoked or expired token): a 401 whose sentence is the one the
+ * authorizer put in its context (wire/tokenRefusals.ts), which API Gateway substitutes here.
+ */
+const REFUSED_TOKEN = { ...UNAUTHORIZED, detail: `$context.authorizer.${REFUSAL_CONTEXT_KEY}` } as const;
 const NO_ROUTE = { code: 'not_found', detail: 'No route serves this method and path.' } as const;
 const AUTHORIZER_FAILED = { code: 'authorizer_error', detail: 'The authorizer failed.' } as const;
 
 export const GATEWAY_PROBLEMS: readonly GatewayProblem[] = [
   { type: ResponseType.UNAUTHORIZED, ...UNAUTHORIZED },
-  { type: ResponseType.ACCESS_DENIED, code: 'forbidden', detail: 'The token is not allowed to call this API.' },
+  { type: ResponseType.ACCESS_DENIED, ...REFUSED_TOKEN },
   {
     type: ResponseType.THROTTLED,
     code: 'rate_limited',

@@ -8,6 +8,7 @@ import type { Construct } from 'constructs';
 import { routes, type Route } from '#http/routes';
 import { createAlarms } from './alarms.ts';
 import { addDefaultTokenPlan, addRoute, createApi, createAuthorizerFunction, createCursorKey } from './api.ts';
+import { addMethodNotAllowed } from './method-not-allowed.ts';
 import { addOperationsDashboard } from './dashboard.ts';
 import { createInbound, createStreamProcessor } from './messaging.ts';
 import type { ServiceFunction } from './service-function.ts';
@@ -69,6 +70,7 @@ export class ServiceStack extends Stack {
     this.api = createApi(this, stage, authorizerFn, corsOrigins);
     const cursorKey = createCursorKey(this, stage);
     for (const route of props.routes ?? routes) addRoute(this, route, stage, corsOrigins, cursorKey);
+    addMethodNotAllowed(this.api, props.routes ?? routes, corsOrigins);
     addDefaultTokenPlan(this.api, stage);
     this.webAcl = (props.webAcl ?? stage.webAcl) ? addWebAcl(this, stage, this.api) : undefined;
     this.bus = props.eventBusName

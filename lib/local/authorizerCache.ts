@@ -6,9 +6,9 @@ import { type AuthorizerHandler, lambdaContext } from './lambdaEvents.ts';
 const AUTHORIZER_CACHE_SECONDS = settingValue('AUTHORIZER_CACHE_TTL_SECONDS') ?? 300;
 
 /**
- * The authorizer as API Gateway runs it: a policy is cached per Authorization header for
- * AUTHORIZER_CACHE_SECONDS (so a revoked token works until its entry expires, as deployed);
- * refusals are not cached.
+ * The authorizer as API Gateway runs it: a policy, an Allow or the Deny of a refused token, is cached
+ * per Authorization header for AUTHORIZER_CACHE_SECONDS (so a revoked token works until its entry
+ * expires, as deployed); a failure to answer is not cached.
  */
 export function cachedAuthorizer(authorizer: () => Promise<AuthorizerHandler>) {
   const cache = new Map<string, { policy: APIGatewayAuthorizerResult; until: number }>();

@@ -1,14 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Duplex } from 'node:stream';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isUtf8 } from 'node:buffer';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import type { ProblemCode } from '#wire/problems';
-import { BEARER_HEADER } from '#domain/tokens';
-import { CORS_PREFLIGHT } from '#http/cors';
-import { NO_STORE_HEADERS } from '#http/headers';
+import { headerRefusal } from '#wire/tokenRefusals';
+import { allowedMethods } from '#http/allowedMethods';
 import { limitsOf } from '#http/principal';
-import { AUTHORIZER_UNAVAILABLE, problemResponse } from '#http/problem';
+import { AUTHORIZER_UNAVAILABLE } from '#http/problem';
 import { matchPath } from '#http/route';
 import { authorizerHandler, routes, type Route } from '#http/routes';
 import { docsAnswer } from './docs';
@@ -28,10 +25,12 @@ import { RateLimiter } from './rateLimits';
 import { methodThrottles } from '#lib/aws/methodThrottles';
 import { cachedAuthorizer } from './authorizerCache.ts';
 import { overLambdaPayload } from './payloadLimit.ts';
+import { answerClientError, gatewayProblem, methodNotAllowed, preflight, refusedToken } from './gatewayAnswers.ts';
 
 /**
  * A local stand-in for API Gateway (REST, proxy integration, TOKEN authorizer): routes requests by
- * the route table, runs the authorizer first and answers 401/403 as API Gateway would, builds the
+ * the route table (405 for a path it serves asked with another method, as the stack's mock methods
+ * answer), runs the authorizer first and answers 401/403 as API Gateway would, builds the
  * REST proxy event API Gateway sends (lambdaEvents.ts), invokes the handler and writes its result back.
  */
 /** API Gateway's payload limit; the handlers enforce the service's own, smaller limit. */
@@ -77,42 +76,6 @@ function send(res: ServerResponse, result: APIGatewayProxyResult, requestId: str
   for (const [k, v] of Object.entries(result.multiValueHeaders ?? {})) headers[k] = v.map(String);
   res.writeHead(result.statusCode, headers);
   res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
-}
-
-/** The gateway's own rejections, with the headers the deployed gateway responses carry too. */
-function gatewayProblem(code: ProblemCode, detail: string, requestId: string, headers?: Record<string, string>) {
-  return problemResponse({ code, detail, headers: { 'Access-Control-Allow-Origin': '*', ...NO_STORE_HEADERS, ...headers } }, requestId);
-}
-
-/** The preflight answer of API Gateway's CORS mock integration, for any path a route serves. */
-function preflight(): APIGatewayProxyResult {
-  return {
-    statusCode: 204,
-    headers: {
-      'Access-Control-Allow-Origin': '*',
-      'Access-Control-Allow-Methods': CORS_PREFLIGHT.allowMethods.join(','),
-      'Access-Control-Allow-Headers': CORS_PREFLIGHT.allowHeaders.join(','),
-      'Access-Control-Max-Age': String(CORS_PREFLIGHT.maxAgeSeconds),
-    },
-    body: '',
-  };
-}
-
-/** Node's own answers to a request it cannot parse, in the service's problem+json shape. */
-function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
-  if (!socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const requestId = randomUUID();
-  const result =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? gatewayProblem('request_header_fields_too_large', 'The request headers are too large.', requestId)
-      : gatewayProblem('bad_request', 'The request could not be parsed.', requestId);
-  const head = [`HTTP/1.1 ${result.statusCode} ${STATUS_CODES[result.statusCode]}`, `x-amzn-RequestId: ${requestId}`];
-  for (const [k, v] of Object.entries(result.headers ?? {})) head.push(`${k}: ${v}`);
-  head.push(`Content-Length: ${Buffer.byteLength(result.body)}`, 'Connection: close');
-  socket.end(`${head.join('\r\n')}\r\n\r\n${result.body}`);
 }
 
 export function createGateway(loaded: Functions, opts: GatewayOptions): Server {
@@ -173,6 +136,9 @@ async function dispatch(
   const docs = !match && method === 'GET' ? docsAnswer(url.pathname, req.headers.host) : undefined;
   if (docs) return docs;
   if (!match) {
+    const allowed = allowedMethods(url.pathname);
+    const template = routes.find((route) => matchPath(route.path, url.pathname))?.path;
+    if (template) return methodNotAllowed(method, template, allowed, requestId);
     return gatewayProblem('not_found', `No route for ${method} ${url.pathname}.`, requestId);
   }
   const body = await readBody(req);
@@ -180,23 +146,24 @@ async function dispatch(
     return gatewayProblem('payload_too_large', 'The body exceeds the gateway limit.', requestId);
   }
 
+  // A missing header, or one not in a token's form, never reaches the authorizer (its identity validation).
   const authorization = req.headers.authorization;
-  const unauthorized = () =>
-    gatewayProblem('unauthorized', 'A valid bearer token is required.', requestId, { 'WWW-Authenticate': 'Bearer' });
-  if (typeof authorization !== 'string' || !BEARER_HEADER.test(authorization)) return unauthorized();
+  const refusal = headerRefusal(authorization);
+  if (refusal || authorization === undefined) return refusedToken(refusal ?? 'missing', requestId);
   let policy: APIGatewayAuthorizerResult;
   try {
     policy = await asFunction('authorizer', CONSUMER_TABLE_ACCESS.authorizer, () =>
       authorize({ type: 'TOKEN', authorizationToken: authorization, methodArn: methodArn(method, url.pathname) }),
     );
   } catch (error) {
-    if ((error as Error).message === 'Unauthorized') return unauthorized();
+    if ((error as Error).message === 'Unauthorized') return refusedToken('unknown', requestId);
     reached.failure = { message: 'authorizer failed to answer', error };
     // As API Gateway's AUTHORIZER_FAILURE response (the stack's): a 503 with Retry-After.
     return gatewayProblem(AUTHORIZER_UNAVAILABLE.code, AUTHORIZER_UNAVAILABLE.detail, requestId, AUTHORIZER_UNAVAILABLE.headers);
   }
+  // A Deny is the authorizer's refusal of the token: the stack's ACCESS_DENIED response, a 401 with its sentence.
   const allowed = policy.policyDocument.Statement.some((s) => 'Effect' in s && s.Effect === 'Allow');
-  if (!allowed) return gatewayProblem('forbidden', 'The token is not allowed to call this API.', requestId);
+  if (!allowed) return refusedToken(policy, requestId);
   // The usage plan's throttle, per API key, as deployed (stack: API key source AUTHORIZER).
   const limits = limitsOf(policy.context);
   if (!policy.usageIdentifierKey || !limits) return gatewayProblem('forbidden', 'The API key is not accepted.', requestId);

@@ -11,6 +11,7 @@ import { CONTACT, LICENSE_IDENTIFIER, LICENSE_NAME } from '#lib/documentInfo';
 import { componentSchemaOf } from '#lib/jsonSchema';
 import { repoRoot } from '#lib/paths';
 import { Problem } from '#wire/answers';
+import { refusalDetail } from '#wire/tokenRefusals';
 import { apiDocs } from './apiDocs';
 import { parametersOf, type WorkspaceFrom } from './parameters';
 import { SERVERS } from './servers';
@@ -45,9 +46,10 @@ const statusTitle = (status: number) => Object.values(PROBLEMS).find((p) => p.st
 const EXAMPLE_DETAILS: Record<ProblemCode, string> = {
   bad_request: 'The request could not be understood.',
   malformed_json: 'The body is not valid JSON.',
-  unauthorized: 'The bearer token is missing, malformed, unknown, expired or revoked.',
+  unauthorized: refusalDetail('unknown'),
   forbidden: 'The token does not grant this workspace, this scope, or the read scope of the data the route answers or carries.',
   not_found: 'No project with slug "website-redesign" in this workspace.',
+  method_not_allowed: 'PATCH is not a method of /projects/{slug}: it takes GET, PUT, DELETE, OPTIONS (the Allow header lists them).',
   conflict: 'A label titled "Bug" already exists in this workspace.',
   gone: 'The sync token is older than the history keeps (90 days); start again with since, from the newest time you handled.',
   precondition_failed: 'The resource has changed since the ETag given in If-Match; read it again (GET) and retry with its new ETag.',

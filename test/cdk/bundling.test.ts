@@ -60,11 +60,11 @@ test('the deployed bundle is minified ESM that defines require for CommonJS depe
 
 test("a frame in the deployed bundle maps, through the map shipped beside it, to the repository's source", () => {
   const bundle = readFileSync(cdkBundle, 'utf8');
-  const at = bundle.indexOf('new Error("Unauthorized")');
+  const at = bundle.indexOf('"execute-api:Invoke"');
   expect(at).toBeGreaterThan(0);
   const before = bundle.slice(0, at).split('\n');
   const frame = `    at handler (file://${cdkBundle}:${before.length}:${before.at(-1)!.length + 1})`;
-  expect(sourceMappedStack(frame)).toBe('    at handler (functions/authorizer/handler.ts:15:25)');
+  expect(sourceMappedStack(frame)).toBe('    at handler (functions/authorizer/handler.ts:41:57)');
 });
 
 test('the bundles replace node:stream/web with a lazy shim: importing it loads no web streams, and instanceof still answers', async () => {

@@ -11,6 +11,8 @@ import { functionId } from '#cdk/parts';
 import { methodThrottles } from '#lib/aws/methodThrottles';
 import { DEFAULT_RATE_LIMIT } from '#domain/tokens';
 import { repoRoot } from '#lib/paths';
+import { allowedMethods } from '#http/allowedMethods';
+import { GATEWAY_UNAUTHORIZED_DETAIL, REFUSAL_CONTEXT_KEY, refusalDetail } from '#wire/tokenRefusals';
 import { synthesize, type Synthesized } from './synth.ts';
 
 // A synthesized template is untyped JSON; the assertions below walk it freely.
@@ -87,6 +89,10 @@ function queueId(name: string): string {
   return id;
 }
 
+/** The methods no token guards: CORS preflight, and the mock answering 405 for the methods a path does not take. */
+const OPEN_METHODS = new Set(['OPTIONS', 'ANY']);
+const routeMethods = () => ofType('AWS::ApiGateway::Method').filter(([, r]) => !OPEN_METHODS.has(r.Properties.HttpMethod));
+
 describe('routes', () => {
   test.each(routes.map((r) => [r.name, r] as const))(
     '%s is a method behind the token authorizer, integrated with its own function',
@@ -130,22 +136,24 @@ describe('routes', () => {
     expect(deploymentOf(synthesize({ stage: 'dev', bundle: false, nag: false, routes: renamed }))).not.toBe(deploymentOf(same));
   });
 
-  test('no method other than CORS preflight is reachable without the authorizer', () => {
+  test('no method other than CORS preflight and the 405 mocks is reachable without the authorizer, and those reach no function', () => {
     const open = ofType('AWS::ApiGateway::Method').filter(
-      ([, r]) => r.Properties.HttpMethod !== 'OPTIONS' && r.Properties.AuthorizationType !== 'CUSTOM',
+      ([, r]) => !OPEN_METHODS.has(r.Properties.HttpMethod) && r.Properties.AuthorizationType !== 'CUSTOM',
     );
     expect(open).toEqual([]);
-    expect(ofType('AWS::ApiGateway::Method').filter(([, r]) => r.Properties.HttpMethod !== 'OPTIONS')).toHaveLength(routes.length);
+    expect(routeMethods()).toHaveLength(routes.length);
+    for (const [id, m] of ofType('AWS::ApiGateway::Method').filter(([, r]) => OPEN_METHODS.has(r.Properties.HttpMethod)))
+      expect(m.Properties.Integration.Type, id).toBe('MOCK');
   });
 
   test("per-token rate limits: the API's keys come from the authorizer and every route requires one", () => {
     const [[, api]] = ofType('AWS::ApiGateway::RestApi') as [[string, Resource]];
     expect(api.Properties.ApiKeySourceType).toBe('AUTHORIZER');
-    const methods = ofType('AWS::ApiGateway::Method').filter(([, r]) => r.Properties.HttpMethod !== 'OPTIONS');
+    const methods = routeMethods();
     expect(methods).toHaveLength(routes.length);
     for (const [id, m] of methods) expect(m.Properties.ApiKeyRequired, id).toBe(true);
-    // A preflight carries no token: it needs no key either.
-    for (const [, m] of ofType('AWS::ApiGateway::Method').filter(([, r]) => r.Properties.HttpMethod === 'OPTIONS'))
+    // A preflight carries no token, and a 405 answers every caller alike: they need no key either.
+    for (const [, m] of ofType('AWS::ApiGateway::Method').filter(([, r]) => OPEN_METHODS.has(r.Properties.HttpMethod)))
       expect(m.Properties.ApiKeyRequired).not.toBe(true);
   });
 
@@ -982,7 +990,8 @@ describe('API', () => {
 
   test.each([
     ['UNAUTHORIZED', '401', 'unauthorized', 'TOKEN_INVALID', { 'gatewayresponse.header.WWW-Authenticate': "'Bearer'" }],
-    ['ACCESS_DENIED', '403', 'forbidden', 'FORBIDDEN', {}],
+    // The authorizer's Deny: an unknown, revoked or expired token (issue 68), a 401 saying which.
+    ['ACCESS_DENIED', '401', 'unauthorized', 'TOKEN_INVALID', { 'gatewayresponse.header.WWW-Authenticate': "'Bearer'" }],
     ['THROTTLED', '429', 'rate_limited', 'RATE_LIMIT_EXCEEDED', { 'gatewayresponse.header.Retry-After': "'1'" }],
     // The authorizer failing (a throttled token read): DynamoDB busy, a retry may succeed.
     ['AUTHORIZER_FAILURE', '503', 'service_unavailable', 'SERVICE_UNAVAILABLE', { 'gatewayresponse.header.Retry-After': "'1'" }],
@@ -1011,6 +1020,53 @@ describe('API', () => {
       error_code: errorCode,
       request_id: '$context.requestId',
     });
+  });
+});
+
+describe('what a caller is told (issue 68)', () => {
+  const template = (type: string) =>
+    JSON.parse(
+      ofType('AWS::ApiGateway::GatewayResponse').find(([, r]) => r.Properties.ResponseType === type)![1].Properties.ResponseTemplates[
+        'application/json'
+      ],
+    );
+
+  test("a refused token's 401 is the sentence of the authorizer's Deny; a header API Gateway refuses itself names the three causes, and how to make a token", () => {
+    expect(template('ACCESS_DENIED')).toMatchObject({ detail: `$context.authorizer.${REFUSAL_CONTEXT_KEY}`, status: 401 });
+    const unauthorized = template('UNAUTHORIZED');
+    expect(unauthorized.detail).toBe(GATEWAY_UNAUTHORIZED_DETAIL);
+    expect(unauthorized.detail).toMatch(
+      /sent none, another scheme, or a token not in that form\. To make one: npm run token -- create --workspace/,
+    );
+    // Substituted unescaped into the JSON body: the authorizer's sentences hold no quote or backslash.
+    for (const refusal of ['unknown', 'expired'] as const) expect(refusalDetail(refusal, new Date().toISOString())).not.toMatch(/["\\]/);
+  });
+
+  test('every path a route serves answers the methods it does not take 405 with Allow, from a mock no authorizer or key guards', () => {
+    const paths = resourcePaths();
+    const mocks = ofType('AWS::ApiGateway::Method').filter(([, r]) => r.Properties.HttpMethod === 'ANY');
+    const mockPath = (r: Resource) => paths.get(ref(r.Properties.ResourceId)!) ?? '/';
+    expect(mocks.map(([, r]) => mockPath(r)).sort()).toEqual([...new Set(routes.map((r) => r.path))].sort());
+    for (const [, m] of mocks) {
+      const path = mockPath(m);
+      expect(m.Properties).toMatchObject({ AuthorizationType: 'NONE', ApiKeyRequired: false });
+      expect(m.Properties.Integration).toMatchObject({ Type: 'MOCK', PassthroughBehavior: 'NEVER' });
+      const [answer] = m.Properties.Integration.IntegrationResponses;
+      expect(answer.StatusCode, path).toBe('405');
+      expect(answer.ResponseParameters, path).toMatchObject({
+        'method.response.header.Allow': `'${allowedMethods(path).join(', ')}'`,
+        'method.response.header.Content-Type': "'application/problem+json'",
+        'method.response.header.Cache-Control': "'no-store'",
+      });
+      expect(JSON.parse(answer.ResponseTemplates['application/json'])).toMatchObject({
+        status: 405,
+        code: 'method_not_allowed',
+        error_code: 'METHOD_NOT_ALLOWED',
+        detail: expect.stringMatching(/^\$context\.httpMethod is not a method of \$context\.resourcePath: it takes [A-Z, ]+OPTIONS /),
+        request_id: '$context.requestId',
+      });
+    }
+    expect(allowedMethods('/projects/{slug}')).toEqual(['GET', 'PUT', 'DELETE', 'OPTIONS']);
   });
 });
 

@@ -104,11 +104,11 @@ describe('invoking every sample event (in-process, against DynamoDB Local)', () 
     expect(result.context).toMatchObject({ workspaces: workspace });
   });
 
-  test('the authorizer refuses the sample event with its placeholder left in', async () => {
+  test('the authorizer refuses the sample event with its placeholder left in: a Deny saying why', async () => {
     const handler = await loadHandler<AuthorizerHandler>(repoRoot, authorizerHandler);
-    await expect(handler(readEvent<APIGatewayTokenAuthorizerEvent>(AUTHORIZER_EVENT), lambdaContext('authorizer'))).rejects.toThrow(
-      'Unauthorized',
-    );
+    const result = await handler(readEvent<APIGatewayTokenAuthorizerEvent>(AUTHORIZER_EVENT), lambdaContext('authorizer'));
+    expect(result.policyDocument.Statement).toEqual([expect.objectContaining({ Effect: 'Deny', Action: 'execute-api:Invoke' })]);
+    expect(result.context?.detail).toMatch(/npm run token -- create/);
   });
 
   test('seeding again leaves the events runnable (create-label can run twice)', async () => {

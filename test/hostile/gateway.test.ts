@@ -47,6 +47,32 @@ describe('the local gateway', () => {
     expect((await call('OPTIONS', '/nowhere')).status).toBe(404);
   });
 
+  test('a path a route serves, asked with a method none of its routes takes, is a 405 listing in Allow the ones it takes; other paths stay 404', async () => {
+    for (const [method, path, allow, template] of [
+      ['PATCH', '/projects/web', 'GET, PUT, DELETE, OPTIONS', '/projects/{slug}'],
+      ['DELETE', '/projects', 'GET, POST, OPTIONS', '/projects'],
+      ['PUT', '/webhooks/wh_1/deliveries/msg_1/redeliver', 'POST, OPTIONS', '/webhooks/{id}/deliveries/{delivery_id}/redeliver'],
+    ] as const) {
+      // No token: like a 404, a 405 is answered before the token is checked (deployed, by a mock no authorizer guards).
+      const res = await call(method, path);
+      expect(res.status, `${method} ${path}`).toBe(405);
+      expect(res.headers.get('allow')).toBe(allow);
+      expect(res.headers.get('content-type')).toBe('application/problem+json');
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(res.body).toMatchObject({ status: 405, code: 'method_not_allowed', error_code: 'METHOD_NOT_ALLOWED' });
+      expect(res.body.detail).toBe(`${method} is not a method of ${template}: it takes ${allow} (the Allow header lists them).`);
+    }
+    const head = await raw('HEAD /projects HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(head.status).toBe(405);
+    expect(head.headers).toMatch(/\r\nallow: GET, POST, OPTIONS\r\n/i);
+    for (const [method, path] of [
+      ['PATCH', '/nowhere'],
+      ['GET', '/task-labels/bug'], // only leads to /task-labels/{slug}/toggle
+      ['PATCH', '/projects/web/nothing'],
+    ] as const)
+      expect((await call(method, path)).status, `${method} ${path}`).toBe(404);
+  });
+
   test("Node's own 400 for a malformed request is problem+json", async () => {
     const res = await raw('GET /projects HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n');
     expect(res.status).toBe(400);

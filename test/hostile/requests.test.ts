@@ -59,6 +59,23 @@ describe('encodings', () => {
   });
 });
 
+describe('a body that is not JSON', () => {
+  test('is a 400 that says where it breaks, by line and column, and what JSON wants there; nothing is created', async () => {
+    const c = await workspaceClient('json');
+    const res = await call('POST', c.q('/projects-labels'), {
+      token: c.token,
+      rawBody: '{"title":"Bug",\n "color": FF0000}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({
+      code: 'malformed_json',
+      detail: 'The body is not valid JSON at line 2, column 11: found "F" where JSON wants a value.',
+    });
+    expect((await c.get('/projects-labels')).body.data).toEqual([]);
+  });
+});
+
 describe('one rule for every route', () => {
   test('a company_slug in the body that differs from the query is a 422 on label routes too', async () => {
     const c = await workspaceClient('rule');

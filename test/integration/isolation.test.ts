@@ -142,3 +142,33 @@ test('a token granted two workspaces reaches both, and only those', async () => 
   ]);
   expect((await call('GET', '/projects?company_slug=third-ws', { token: both })).status).toBe(403);
 });
+
+test('each 401 says which refusal it is and how to make a token; an unknown, a revoked and a tampered token share one sentence (issue 68)', async () => {
+  const path = `/projects?company_slug=${a.ws}`;
+  const detail = async (headers: Record<string, string>) => {
+    const res = await call('GET', path, { headers });
+    expect(res.status, JSON.stringify(headers)).toBe(401);
+    expect(res.headers.get('www-authenticate')).toBe('Bearer');
+    expect(res.body.detail).toMatch(/ To make one: npm run token -- create --workspace <slug> .*the first npm start printed one\)\.$/);
+    return res.body.detail as string;
+  };
+  expect(await detail({})).toMatch(/^No Authorization header: send Authorization: Bearer <token>\./);
+  expect(await detail({ authorization: 'Basic dXNlcjpwYXNz' })).toMatch(/^The Authorization header is not a bearer token/);
+  expect(await detail({ authorization: a.token })).toMatch(/^The Authorization header is not a bearer token/);
+  expect(await detail({ authorization: `Bearer ${a.token.slice(0, -3)}` })).toMatch(
+    /^The bearer token is not in the form of this service's tokens/,
+  );
+  const unknown = await detail({ authorization: `Bearer ${tokens.unknown}` });
+  expect(unknown).toMatch(/^This token is not known to this API, or was revoked/);
+  expect(await detail({ authorization: `Bearer ${tokens.revoked}` })).toBe(unknown);
+  expect(await detail({ authorization: `Bearer ${tokens.lastByte}` })).toBe(unknown);
+  expect(await detail({ authorization: `Bearer ${tokens.expired}` })).toMatch(/^This token expired at \d{4}-\d\d-\d\dT[\d:.]+Z\. /);
+});
+
+test('a 403 for a workspace the token is not granted names it, and the ones the token is granted', async () => {
+  const res = await call('GET', `/projects?company_slug=${a.ws}`, { token: b.token });
+  expect(res.status).toBe(403);
+  expect(res.body.detail).toBe(
+    `This token is not granted workspace ${a.ws} (it is granted ${b.ws}): use one that is, made with npm run token -- create --workspace ${a.ws}.`,
+  );
+});

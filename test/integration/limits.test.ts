@@ -81,12 +81,14 @@ describe('limits and body handling', () => {
     expect(res.body.data.title).toBe('Second');
   });
 
-  test('an unknown route answers 404 problem+json', async () => {
+  test('an unknown route answers 404 problem+json; a known path with another method, 405 with Allow', async () => {
     const c = await workspaceClient();
     const res = await call('GET', '/nowhere', { token: c.token });
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toBe('application/problem+json');
-    expect((await call('PATCH', c.q('/projects'), { token: c.token })).status).toBe(404);
+    const patch = await call('PATCH', c.q('/projects'), { token: c.token });
+    expect(patch.status).toBe(405);
+    expect(patch.headers.get('allow')).toBe('GET, POST, OPTIONS');
   });
 });
 

@@ -141,11 +141,21 @@ describe('the authorizer', () => {
     expect(parsed().find((l) => l.message === 'authorizer failed')).toMatchObject({ level: 'ERROR' });
   });
 
-  test('an unknown token is refused with Unauthorized and counted as refused, not as a failure', async () => {
+  test('an unknown token is refused with a Deny saying why (the 401 reads it), counted as refused, not as a failure', async () => {
     ddb.on(GetCommand).resolves({});
-    await expect(authorize('c')).rejects.toThrow(/^Unauthorized$/);
+    const refused = await authorize('c');
+    expect(refused.policyDocument.Statement).toEqual([
+      expect.objectContaining({ Effect: 'Deny', Resource: expect.stringMatching(/\/dev\/\*$/) }),
+    ]);
+    expect(refused.context).toEqual({
+      detail: expect.stringMatching(/^This token is not known to this API, or was revoked .*npm run token -- create/),
+    });
+    expect(refused.usageIdentifierKey).toBeUndefined();
+    // Read twice, the second strongly: a token made a moment ago is not refused (and the Deny cached) for want of it.
+    expect(ddb.commandCalls(GetCommand).map((c) => c.args[0].input.ConsistentRead)).toEqual([false, true]);
     expect(authorizerMetrics()).toMatchObject({ TokensRefused: 1 });
     expect(authorizerMetrics()).not.toHaveProperty('AuthorizerFailures');
+    expect(parsed().find((l) => l.message === 'token refused')).toMatchObject({ level: 'INFO' });
   });
 });
 

@@ -165,24 +165,40 @@ export function claimedTokenId(authorization: string): string | undefined {
   return TOKEN_PATTERN.exec(authorization.replace(/^Bearer /, ''))?.[1];
 }
 
-/** The principal a token stands for, or null when it is malformed, unknown, expired or revoked. */
-export async function verifyToken(token: string, now = new Date()): Promise<Principal | null> {
+/** What a token stands for: its principal, or why none (a revoked token, or a wrong secret, reads as unknown). */
+export type TokenCheck = { principal: Principal } | { refused: 'unknown' } | { refused: 'expired'; expiredAt: string };
+
+/**
+ * The principal a token stands for, or why it stands for none. A token made a moment ago may be missing
+ * from an eventually consistent read: a miss is read again, strongly, before it is called unknown (the
+ * authorizer's answer is cached per token). Expiry is told only to a token whose whole secret matched.
+ */
+export async function checkToken(token: string, now = new Date()): Promise<TokenCheck> {
   const match = TOKEN_PATTERN.exec(token);
-  if (!match) return null;
-  const stored = await readToken(match[1]!);
-  if (!stored) return null;
+  if (!match) return { refused: 'unknown' };
+  const stored = (await readToken(match[1]!)) ?? (await readToken(match[1]!, true));
+  if (!stored) return { refused: 'unknown' };
   const expected = Buffer.from(stored.hash, 'hex');
   const actual = Buffer.from(hash(token), 'hex');
-  if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return null;
-  if (stored.revoked) return null;
-  if (stored.expires_at !== undefined && Date.parse(stored.expires_at) <= now.getTime()) return null;
+  if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return { refused: 'unknown' };
+  if (stored.revoked) return { refused: 'unknown' };
+  if (stored.expires_at !== undefined && Date.parse(stored.expires_at) <= now.getTime())
+    return { refused: 'expired', expiredAt: stored.expires_at };
   return {
-    tokenId: stored.id,
-    owner: stored.owner,
-    workspaces: stored.workspaces,
-    scopes: stored.scopes.filter(isScope),
-    limits: stored.rate_limit ?? DEFAULT_RATE_LIMIT,
+    principal: {
+      tokenId: stored.id,
+      owner: stored.owner,
+      workspaces: stored.workspaces,
+      scopes: stored.scopes.filter(isScope),
+      limits: stored.rate_limit ?? DEFAULT_RATE_LIMIT,
+    },
   };
+}
+
+/** The principal a token stands for, or null when it is malformed, unknown, expired or revoked. */
+export async function verifyToken(token: string, now = new Date()): Promise<Principal | null> {
+  const checked = await checkToken(token, now);
+  return 'principal' in checked ? checked.principal : null;
 }
 
 /** Refuses (422) limits out of bounds. */

@@ -8,6 +8,7 @@ import type { Actor } from '#domain/entities';
 import { ValidationFailed } from '#domain/errors';
 import { JsonText } from '#domain/quoted';
 import { Refused } from '#wire/problems';
+import { malformedJsonDetail } from '#wire/jsonSyntax';
 import { nestsDeeperThan } from '#domain/jsonDepth';
 import { MAX_JSON_DEPTH } from '#domain/limits';
 import type { Scope } from '#domain/scopes';
@@ -92,7 +93,7 @@ function checkEncoding(headers: APIGatewayProxyEvent['headers']): void {
 }
 
 /**
- * Size limit (413), content type (415) and JSON syntax (400), then middy's JSON body parser.
+ * Size limit (413), content type (415) and JSON syntax (400, naming where it breaks), then middy's JSON body parser.
  * An absent or empty body is left undefined: the route's schema decides whether it needs one.
  */
 const jsonBody = (): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> => ({
@@ -125,7 +126,8 @@ const jsonBody = (): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyRe
       if ((error as Error).message === 'Unsupported Media Type') {
         throw new Refused('unsupported_media_type', 'Send the body as application/json.');
       }
-      throw new Refused('malformed_json', 'The body is not valid JSON.');
+      // Where it breaks, and what JSON wants there (line and column), as the body's author can find it.
+      throw new Refused('malformed_json', malformedJsonDetail(String(event.body)));
     }
   },
 });

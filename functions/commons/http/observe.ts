@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type middy from '@middy/core';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayTokenAuthorizerEvent,
+  Context,
+} from 'aws-lambda';
 import { claimedTokenId } from '#domain/tokens';
 import { drainCounts } from '#observability/counts';
 import { logger } from '#observability/log';
@@ -110,10 +116,10 @@ function finish(request: Request): void {
  * The TOKEN authorizer's line and metrics (it runs only when API Gateway's policy cache misses):
  * the id the token claims, never the token; `TokensAccepted`, `TokensRefused` or, when it could not
  * tell (the table failing, say), `AuthorizerFailures`, kept apart from the routes' `Requests` so that a
- * request is never counted twice. A refusal is thrown (API Gateway's way to answer 401), so Lambda
- * counts it among the function's errors: the alarm takes the refusals away from them (cdk/alarms.ts).
+ * request is never counted twice. A refusal is a Deny (its context says why: the 401's sentence); one
+ * thrown as "Unauthorized" counts as a refusal too. The alarm watches the failures alone (cdk/alarms.ts).
  */
-export function observeAuthorizer<R extends { principalId: string }>(
+export function observeAuthorizer<R extends APIGatewayAuthorizerResult>(
   authorize: (event: APIGatewayTokenAuthorizerEvent) => Promise<R>,
 ): (event: APIGatewayTokenAuthorizerEvent, context: Context) => Promise<R> {
   return async (event, context) => {
@@ -128,8 +134,10 @@ export function observeAuthorizer<R extends { principalId: string }>(
     let outcome: MetricName = 'AuthorizerFailures';
     try {
       const result = await authorize(event);
-      outcome = 'TokensAccepted';
-      logger.info('token accepted', fields());
+      const refused = result.policyDocument.Statement.some((s) => 'Effect' in s && s.Effect === 'Deny');
+      outcome = refused ? 'TokensRefused' : 'TokensAccepted';
+      if (refused) logger.info('token refused', fields());
+      else logger.info('token accepted', fields());
       return result;
     } catch (error) {
       if ((error as Error).message === 'Unauthorized') {

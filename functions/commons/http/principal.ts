@@ -59,6 +59,11 @@ export function requireScopes(p: Principal, scopes: readonly Scope[], because: s
   if (missing.length) throw forbidden(`This token lacks the ${missing.join(' and ')} scope${missing.length > 1 ? 's' : ''}, ${because}.`);
 }
 
+/** A 403 naming the workspace asked for and the ones the token is granted (its holder may know them), and how to get one for it. */
 export function requireWorkspace(p: Principal, workspace: string): void {
-  if (!p.workspaces.includes(workspace)) throw forbidden('This token is not granted this workspace.');
+  if (p.workspaces.includes(workspace)) return;
+  const granted = p.workspaces.length ? `it is granted ${p.workspaces.join(', ')}` : 'it is granted none';
+  throw forbidden(
+    `This token is not granted workspace ${workspace} (${granted}): use one that is, made with npm run token -- create --workspace ${workspace}.`,
+  );
 }

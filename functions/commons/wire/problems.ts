@@ -23,6 +23,7 @@ export const PROBLEMS = {
   unauthorized: { status: 401, title: 'Unauthorized', errorCode: 'TOKEN_INVALID' },
   forbidden: { status: 403, title: 'Forbidden', errorCode: 'FORBIDDEN' },
   not_found: { status: 404, title: 'Not Found', errorCode: 'NOT_FOUND' },
+  method_not_allowed: { status: 405, title: 'Method Not Allowed', errorCode: 'METHOD_NOT_ALLOWED' },
   conflict: { status: 409, title: 'Conflict', errorCode: 'CONFLICT' },
   gone: { status: 410, title: 'Gone', errorCode: 'SYNC_TOKEN_EXPIRED' },
   precondition_failed: { status: 412, title: 'Precondition Failed', errorCode: 'PRECONDITION_FAILED' },
