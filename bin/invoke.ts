@@ -167,7 +167,7 @@ try {
   console.log(JSON.stringify(result, null, 2));
   await finish(0);
 } catch (error) {
-  // What Lambda reports for a function error (the authorizer's "Unauthorized" is one: API Gateway answers 401).
+  // What Lambda reports for a function error (a handler that throws; the authorizer answers a refused token with a Deny instead).
   console.log(JSON.stringify({ errorType: (error as Error).name, errorMessage: (error as Error).message }, null, 2));
   await finish(1);
 }
