@@ -100,7 +100,10 @@ export const webhookHealth = {
     let shown = webhook.failing_since !== undefined;
     for (let round = 0; round < ROUNDS; round++, shown = true) {
       const kept = await readRun(ws, id);
-      const run = shown && kept && kept.last_failure_at >= freshAfter ? kept : shown && !kept ? legacyRun(webhook, freshAfter) : undefined;
+      // An attempt that read the webhook showing no run joins one another failure of this moment began (this
+      // last minute) rather than start its own over it.
+      const joins = shown || (kept !== undefined && Date.parse(now) - Date.parse(kept.failing_since) < HEALTH_QUIET_MS);
+      const run = joins && kept && kept.last_failure_at >= freshAfter ? kept : shown && !kept ? legacyRun(webhook, freshAfter) : undefined;
       if (run && Date.parse(now) - Date.parse(run.last_failure_at) < HEALTH_QUIET_MS) return run.failing_since;
       // A new run: the webhook says so first (once among failures of the same moment). Should the health item
       // not follow, the next failure finds no run and starts one: the webhook shows no run its health does not keep.
