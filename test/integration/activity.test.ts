@@ -427,9 +427,13 @@ describe('retention', () => {
     // A follower's token after it, kept past the retention: a 410 that says to start again from since.
     const sync = () => call('GET', '/activities?company_slug=acme-corp&from_context=company&order=asc', { token, base: api.url });
     const kept = (await sync()).body.meta.next_cursor as string;
+    // The token names the time it was made (caught up: its place is the position, dated at the read), no later than now.
+    const keptBy = Date.now();
     // Gone once its three seconds are up (polled: the wait is the retention itself).
     await expect.poll(async () => (await get()).body.data.length, { timeout: 10_000, interval: 200 }).toBe(0);
     expect(Date.now()).toBeGreaterThanOrEqual(madeAt + 3_000);
+    // And the token too once three seconds have passed since it was made (under load, later than the entry's own).
+    await expect.poll(() => Date.now(), { timeout: 10_000, interval: 100 }).toBeGreaterThan(keptBy + 3_000);
     const page = await call('GET', '/activities?company_slug=acme-corp&from_context=project&project_slug=brief&order=asc', {
       token,
       base: api.url,
