@@ -58,6 +58,15 @@ export const MIX_MESSAGES: readonly [row: string, per100: number][] = [
 export const MIX_WEBHOOKS = 1;
 
 /**
+ * The share of the mix's requests that name a project which name the hottest one (the rest spread over
+ * projects enough that none is hotter): 1, every one on the same project, the most one team can put on it.
+ */
+const MIX_HOT_PROJECT_SHARE = 1;
+
+/** Whether a key or an item is one project's own: the hot project takes only its share of the mix's load on it. */
+const ofOneProject = (name: string) => name.includes('<project>');
+
+/**
  * Batches a second the stream processor gets of a shard that is behind: Lambda polls each shard of a
  * DynamoDB stream four times a second. A key's once-per-batch work (a use counter, a project's label
  * count) is done at most that often, whatever the request rate: a load of units a second, taken off
@@ -79,13 +88,18 @@ interface MixPartition {
 }
 
 export interface MixModel {
+  /** The share of the requests naming a project that name the hot one. */
+  hotProjectShare: number;
   /** Per request of the mix: units, DynamoDB calls, stream records, outbound events, webhook deliveries. */
   perRequest: Load & { calls: number; records: number; events: number; deliveries: number; inbound: number; authorizer: number };
   partitions: MixPartition[];
 }
 
-/** The mix on one workspace, one project, one label and one token: the most one team can put on one key. */
-export function modelMix(measured: Measured[]): MixModel {
+/**
+ * The mix on one workspace, one label and one token, and on one project `hotProjectShare` of the requests
+ * that name a project: the most one team can put on one key.
+ */
+export function modelMix(measured: Measured[], { hotProjectShare = MIX_HOT_PROJECT_SHARE } = {}): MixModel {
   const byRow = new Map(measured.map((m) => [m.row, m]));
   const row = (name: string) => byRow.get(name) ?? fail(`the mix names ${name}, which npm run capacity did not measure`);
   const shares: [Measured, number][] = [...MIX_REQUESTS, ...MIX_MESSAGES].map(([name, per100]) => [row(name), per100 / 100]);
@@ -109,8 +123,10 @@ export function modelMix(measured: Measured[]): MixModel {
       }
     for (const t of atSaturation(m)) {
       const partition = partitionName(t);
-      addTo(partitions, partition, t, share * spreadOf(t));
-      if (onSharedItem(t)) addTo(items, JSON.stringify([partition, patternOf(t.item!)]), t, share);
+      const item = t.item === undefined ? undefined : patternOf(t.item);
+      const hot = (name: string) => (ofOneProject(name) ? hotProjectShare : 1);
+      addTo(partitions, partition, t, share * spreadOf(t) * hot(partition));
+      if (onSharedItem(t)) addTo(items, JSON.stringify([partition, item]), t, share * hot(`${partition} ${item}`));
     }
     perRequest.calls += (m.request.length + m.stream.length) * share;
     perRequest.records += m.records * share;
@@ -129,7 +145,7 @@ export function modelMix(measured: Measured[]): MixModel {
     const fixed = perSecond(name);
     return { name, load, perSecond: fixed, rate: saturation(load, fixed), bound: boundBy(load), ...(hottest ? { item: hottest } : {}) };
   });
-  return { perRequest, partitions: found.sort((a, b) => a.rate - b.rate || byName(a.name, b.name)) };
+  return { hotProjectShare, perRequest, partitions: found.sort((a, b) => a.rate - b.rate || byName(a.name, b.name)) };
 }
 
 function fail(message: string): never {

@@ -1,4 +1,5 @@
-import { ACTIVITY_SHARDS, DUE_SHARDS, keys } from '#store/keys';
+import { keys } from '#store/keys';
+import { shardsOf } from '#store/shardedKeys';
 import type { Call, Touch } from './recorder.ts';
 import type { Measured } from './scenarios.ts';
 import { patternOf } from './patterns.ts';
@@ -107,11 +108,12 @@ export const oncePerBatch = (m: { stream: Call[] }): Touch[] => touchesOf(m.stre
 
 /**
  * The share of a touch's load one partition of its kind takes when many requests are summed by key
- * pattern: a workspace's history is spread over ACTIVITY_SHARDS partitions (its entries in turn, the marks
- * of their events by a hash), so each takes that fraction of it; the due index's entries are spread over DUE_SHARDS partitions by delivery
- * (shared by every workspace: one workspace alone gets that much of them); every other key takes all of its load.
+ * pattern: a sharded key (functions/commons/store/shardedKeys.ts) spreads its values' load over its shards,
+ * so each takes that fraction of it (the workspace's history by its entries' turn, the marks of their
+ * events and the due index's entries by a hash; the due index is shared by every workspace: one
+ * workspace alone gets that much of it); every other key takes all of its load.
  */
-export const spreadOf = (t: Touch) => (/#(SHARD|MARKS)#/.test(t.key) ? 1 / ACTIVITY_SHARDS : t.index === 'GSI3' ? 1 / DUE_SHARDS : 1);
+export const spreadOf = (t: Touch) => 1 / shardsOf(t.key, t.index);
 
 /** A partition as the doc names it: its key pattern, with its index. */
 export const partitionName = (t: Touch, pattern = patternOf(t.key)) => (t.index ? `${t.index} ${pattern}` : pattern);

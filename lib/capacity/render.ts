@@ -2,6 +2,7 @@ import { STAGES } from '#cdk/stage';
 import { DEFAULT_RATE_LIMIT } from '#domain/tokens';
 import { MIX_MESSAGES, MIX_REQUESTS, MIX_WEBHOOKS, type MixModel, STREAM_BATCHES_PER_SECOND } from './mix.ts';
 import { ACTIVITY_SHARDS, DUE_SHARDS } from '#store/keys';
+import { SHARDED_KEYS } from '#store/shardedKeys';
 import { ITEM_KINDS, KEY_KINDS, PARTITION_LIMITS, type RowModel } from './model.ts';
 import { accountLimits, LAMBDA, monthlyCost, PRICES, SECONDS_PER_MONTH } from './prices.ts';
 import { renderAtLimits } from './renderLimits.ts';
@@ -10,6 +11,9 @@ import { WORKLOAD } from './scenarios.ts';
 /** docs/capacity.md from the model: the same input gives the same bytes (a test compares them). */
 
 const GOAL = 1_000;
+/** Where one workspace is headed: the mix at API Gateway's default account quota, with every promise of docs/api.md kept. */
+const TARGET = 10_000;
+const percent = (share: number) => `${Number((share * 100).toFixed(1))}%`;
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const rate = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? '-' : n >= 100 ? int(n) : String(Number(n.toFixed(1))));
 const units = (n: number) => (n === 0 ? '0' : String(Number(n.toFixed(2))));
@@ -32,6 +36,7 @@ export function renderCapacity(rows: RowModel[], mix: MixModel, atLimits: RowMod
   const p = mix.perRequest;
   const first = mix.partitions[0]!;
   const below = mix.partitions.filter((x) => x.rate < GOAL);
+  const underTarget = mix.partitions.filter((x) => x.rate < TARGET);
   const costs = [1_000, 10_000, 100_000].map((rps) => monthlyCost(mix, rps));
   const limits = [
     ...Object.values(STAGES).map((s) => ({
@@ -128,7 +133,8 @@ ${MIX_REQUESTS.map(([row, n]) => `| ${row} | ${n} |`).join('\n')}
 
 Beside them, per 100 requests: ${MIX_MESSAGES.map(([row, n]) => `${n} ${row.replace('inbound: ', '')}`).join(', ')} (a cache miss: API Gateway keeps
 a token's policy 5 minutes), and one webhook delivery per outbound event (${MIX_WEBHOOKS} webhook subscribed to everything).
-Every request lands on one workspace, one project, one label and one token: the most one team can put on one key.
+Every request lands on one workspace, one label and one token, and ${percent(mix.hotProjectShare)} of those that name a project on one
+project (the hot project's share, a parameter of the model): the most one team can put on one key.
 
 Per request of the mix, at low load (each request's stream records in a batch of their own, what the cost below counts):
 ${units(p.read)} read units, ${units(p.write)} write units, ${units(p.calls)} DynamoDB calls, ${units(p.records)} stream records,
@@ -139,6 +145,16 @@ keeps, taken off the partition's limit whatever the request rate.
 
 **The first key to saturate is ${code(first.name)}, at ${rate(first.rate)} requests per second of the mix** (its ${first.bound}s).
 ${below.length ? `Keys that cap this ordinary workload below ${int(GOAL)} requests per second: ${below.map((x) => `${code(x.name)} (${rate(x.rate)})`).join(', ')}.` : `No key caps it below ${int(GOAL)} requests per second.`}
+
+**The target: ${int(TARGET)} requests per second of the mix in one workspace**, the hot project's share as above, with every
+promise of docs/api.md kept. ${underTarget.length ? `Under it today, ${underTarget.length} keys: ${underTarget.map((x) => `${code(x.name)} at ${rate(x.rate)} (${percent(x.rate / TARGET)} of it)`).join(', ')}.` : 'No key is under it.'}
+
+Keys spread over shards (functions/commons/store/shardedKeys.ts, the one list the model reads: every other key is one
+partition per value, and takes all of its load):
+
+| key | shards | a shard is chosen by |
+| --- | --- | --- |
+${SHARDED_KEYS.map((k) => `| ${code(k.name)} | ${k.shards} | ${k.chosenBy}${k.stageWide ? ' (shared by every workspace of the stage)' : ''} |`).join('\n')}
 
 | partition | read units per request | write units per request | stream batches, write units/s | saturates at req/s | busiest single item | after split for heat, req/s |
 | --- | --- | --- | --- | --- | --- | --- |

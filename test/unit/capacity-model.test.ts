@@ -21,6 +21,8 @@ import {
   MAX_PROJECT_NAME_BYTES,
 } from '#domain/limits';
 import { modelledMix } from '#bench/saturationMix';
+import { ACTIVITY_SHARDS, DUE_SHARDS, keys } from '#store/keys';
+import { SHARDED_KEYS, shardsOf } from '#store/shardedKeys';
 
 /**
  * The capacity model's arithmetic on calls made up here (the measured calls are the integration test's:
@@ -150,6 +152,39 @@ describe('the mix', () => {
     // The project's own item is one item every attach hits; a task's version and a note are one per task or record.
     expect(mix.partitions[2]!.item).toEqual({ name: 'PROJECT#<project>', rate: 12_500 });
     expect(mix.partitions[0]!.item).toBeUndefined();
+  });
+
+  test("the hot project's share: its own key and its own item take that share of the load; the workspace's partition all of it", () => {
+    const stream = [call('UpdateItem', write(PROJECT, 4, 'DETACHED#5a3c1e8e'), write(PROJECT, 4, 'USE#3'))];
+    const half = modelMix(withAttach(stream), { hotProjectShare: 0.5 });
+    expect(half.hotProjectShare).toBe(0.5);
+    const rate = (name: string) => half.partitions.find((p) => p.name === name)!.rate;
+    // Half of the attaches' 10 units on the hot project; the batch's 16 units a second are its own whatever the share.
+    expect(rate('PROJECT#<project>')).toBe((1_000 - 16) / 0.4);
+    // The workspace holds every project's item: the partition takes all of it, the hot project's item half.
+    expect(rate('WS#<ws>')).toBe(12_500);
+    expect(half.partitions.find((p) => p.name === 'WS#<ws>')!.item).toEqual({ name: 'PROJECT#<project>', rate: 25_000 });
+    expect(modelMix(withAttach(stream)).hotProjectShare).toBe(1);
+  });
+
+  test('a sharded key spreads its load over the shards the registry gives it, and only a key of the registry', () => {
+    const entry = (seq: number) => write(keys.activity('capacity-model', seq, 'AT#x').PK, 2, `AT#${seq}`);
+    const rows = withAttach([]).filter((m) => m.row !== 'POST /projects');
+    const mix = modelMix([
+      ...rows,
+      measured('POST /projects', [call('PutItem', entry(1)), call('PutItem', write(keys.dueShard('msg_1'), 1, 'D', 'GSI3'))]),
+    ]);
+    const rate = (name: string) => mix.partitions.find((p) => p.name === name)!.rate;
+    // 1 per 100 requests, 2 units, over ACTIVITY_SHARDS shards; 1 unit over DUE_SHARDS.
+    expect(rate('ACTIVITY#<ws>#SHARD#<shard>')).toBeCloseTo(1_000 / ((0.01 * 2) / ACTIVITY_SHARDS));
+    expect(rate('GSI3 DUE#<due>')).toBeCloseTo(1_000 / (0.01 / DUE_SHARDS));
+    // Every key the registry names is spelled so by keys.ts; a key that only looks like one is not sharded.
+    expect(shardsOf(keys.activityMark('capacity-model', 'evt-1').PK)).toBe(ACTIVITY_SHARDS);
+    expect(shardsOf(keys.activity('capacity-model', 7, 'AT#x').PK)).toBe(ACTIVITY_SHARDS);
+    expect(shardsOf(keys.dueShard('msg_1'), 'GSI3')).toBe(DUE_SHARDS);
+    expect(shardsOf(keys.dueShard('msg_1'))).toBe(1);
+    expect(shardsOf('ACTIVITY#capacity-model#TASK#SHARD#1')).toBe(1);
+    expect(SHARDED_KEYS.map((k) => k.name)).toEqual(['ACTIVITY#<ws>#SHARD#<shard>', 'ACTIVITY#<ws>#MARKS#<shard>', 'GSI3 DUE#<due>']);
   });
 
   test('a row the mix names but nothing measured is an error, not a zero', () => {

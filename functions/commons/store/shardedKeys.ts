@@ -1,0 +1,52 @@
+import { ACTIVITY_SHARDS } from './activityKeys';
+import { DUE_SHARDS } from './keys';
+
+/**
+ * Every partition key the table (or an index) spreads over shards: one registry, read by the capacity
+ * model (lib/capacity) and shown by docs/capacity.md, so a key sharded in keys.ts or activityKeys.ts
+ * is known to the model by its pattern, not by a guess from its spelling. A key not listed here is one
+ * partition per value.
+ */
+export interface ShardedKey {
+  /** The key as the capacity model names it (lib/capacity/patterns.ts). */
+  name: string;
+  /** The index whose partition key it is; absent for the table's. */
+  index?: 'GSI3';
+  /** Whether a partition key value is one of this key's shards. */
+  matches: (key: string) => boolean;
+  shards: number;
+  /** What chooses the shard an item goes to. */
+  chosenBy: string;
+  /** Shared by every workspace of the stage: one workspace alone gets its share of each shard, and the others theirs. */
+  stageWide?: true;
+}
+
+export const SHARDED_KEYS: readonly ShardedKey[] = [
+  {
+    name: 'ACTIVITY#<ws>#SHARD#<shard>',
+    matches: (key) => /^ACTIVITY#[^#]+#SHARD#\d+$/.test(key),
+    shards: ACTIVITY_SHARDS,
+    chosenBy: "the entry's place in the workspace's order, each shard in turn",
+  },
+  {
+    name: 'ACTIVITY#<ws>#MARKS#<shard>',
+    matches: (key) => /^ACTIVITY#[^#]+#MARKS#\d+$/.test(key),
+    shards: ACTIVITY_SHARDS,
+    chosenBy: "a hash of the event's id",
+  },
+  {
+    name: 'GSI3 DUE#<due>',
+    index: 'GSI3',
+    matches: (key) => /^DUE#\d+$/.test(key),
+    shards: DUE_SHARDS,
+    chosenBy: "a hash of the delivery's id",
+    stageWide: true,
+  },
+];
+
+/** The registry's entry of a partition key value (of `index`), if its key is sharded. */
+const shardedKeyOf = (key: string, index?: string): ShardedKey | undefined =>
+  SHARDED_KEYS.find((s) => (s.index ?? '') === (index ?? '') && s.matches(key));
+
+/** How many partitions the values of a key's pattern spread over: 1 for a key that is not sharded. */
+export const shardsOf = (key: string, index?: string): number => shardedKeyOf(key, index)?.shards ?? 1;
