@@ -105,8 +105,20 @@ async function prepare(url: string, dataDir: string): Promise<SaturationStack> {
       ...(body === undefined ? {} : { body }),
     }).catch(() => ({ status: 0 }) as Response);
   const patiently = (method: string, path: string, body?: unknown) => honouringRetryAfter(() => send(method, path, body), 31);
+  // Past saturation the stream can be minutes behind: each call waits for one caught-up round, asked again
+  // before the HTTP client's own header timeout (300 s) would end it, however long the drain takes.
   const settle = async () => {
-    await fetch(`${url}/__local/stream/caught-up`, { method: 'POST' });
+    const started = performance.now();
+    for (;;) {
+      const answered = await fetch(`${url}/__local/stream/caught-up`, { method: 'POST', signal: AbortSignal.timeout(240_000) }).then(
+        () => true,
+        () => false,
+      );
+      if (answered) break;
+      log(`section 6: the stream is still catching up after ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    if (seconds > 10) log(`section 6: the stream caught up in ${seconds.toFixed(0)} s`);
     await new Promise((r) => setTimeout(r, 2_000));
   };
   // As the model's workspace is when it measures (lib/capacity/scenarios.ts): the sample fixtures' project
