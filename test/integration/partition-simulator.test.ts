@@ -163,7 +163,7 @@ test('on DynamoDB Local, a batch partly on an empty partition is written in part
   const plain = DynamoDBDocumentClient.from(plainClient);
   const simulated = DynamoDBDocumentClient.from(client());
   simulated.middlewareStack.add(
-    partitionSimulator(new PartitionBuckets({ rcu: 2, wcu: 2, burstSeconds: 1 }, () => 0)),
+    partitionSimulator(new PartitionBuckets({ rcu: 2, wcu: 2, burstSeconds: 1, split: 1 }, () => 0)),
     SIMULATOR_MIDDLEWARE,
   );
   const put = (PK: string, SK: string) => ({ PutRequest: { Item: { PK, SK } } });
@@ -209,7 +209,7 @@ test('on DynamoDB Local, a write is charged as DynamoDB bills it: a counter of a
   const plainClient = client();
   await ensureTable(plainClient, T);
   const plain = DynamoDBDocumentClient.from(plainClient);
-  const buckets = new PartitionBuckets({ rcu: 100, wcu: 20, burstSeconds: 1 }, () => 0);
+  const buckets = new PartitionBuckets({ rcu: 100, wcu: 20, burstSeconds: 1, split: 1 }, () => 0);
   const simulated = DynamoDBDocumentClient.from(client());
   simulated.middlewareStack.add(partitionSimulator(buckets, sideReader()), SIMULATOR_MIDDLEWARE);
   const ws = 'images-corp';

@@ -32,7 +32,7 @@ import { TABLE } from '#store/table';
  */
 const T = 'project-label-service';
 const WS = 'acme-corp';
-const limits = { rcu: 20, wcu: 10, burstSeconds: 1 };
+const limits = { rcu: 20, wcu: 10, burstSeconds: 1, split: 1 };
 
 /** A DocumentClient whose HTTP handler is this fake DynamoDB: it records each request and answers `answer`'s JSON. */
 function fakeDynamoDB(answer: (operation: string, body: Wire) => Wire = () => ({})) {
@@ -95,12 +95,17 @@ const write = (key: string, units: number, index?: string): Draw => ({
   capacity: 'write',
   units,
 });
+/** A draw on one item of the table: its key's, naming the item by its sort key (an item cannot be split). */
+const onItem = (draw: Draw, key: { SK: string }): Draw => ({ ...draw, item: key.SK });
+const WEB = keys.project(WS, 'web');
 
 describe('DYNAMODB_PARTITION_LIMITS', () => {
   test.each([
-    ['rcu=20,wcu=10,burst=1', { rcu: 20, wcu: 10, burstSeconds: 1 }],
-    ['burst=0.5,wcu=1,rcu=3000', { rcu: 3000, wcu: 1, burstSeconds: 0.5 }],
-    ['rcu=100000,wcu=100000,burst=300', { rcu: 100000, wcu: 100000, burstSeconds: 300 }],
+    ['rcu=20,wcu=10,burst=1', { rcu: 20, wcu: 10, burstSeconds: 1, split: 1 }],
+    ['burst=0.5,wcu=1,rcu=3000', { rcu: 3000, wcu: 1, burstSeconds: 0.5, split: 1 }],
+    ['rcu=100000,wcu=100000,burst=300', { rcu: 100000, wcu: 100000, burstSeconds: 300, split: 1 }],
+    ['rcu=20,wcu=10,burst=1,split=4', { rcu: 20, wcu: 10, burstSeconds: 1, split: 4 }],
+    ['split=64,rcu=1,wcu=1,burst=1', { rcu: 1, wcu: 1, burstSeconds: 1, split: 64 }],
   ])('%s is read as its limits', (text, expected) => {
     expect(partitionLimitsRule.read(text)).toEqual(expected);
   });
@@ -113,10 +118,14 @@ describe('DYNAMODB_PARTITION_LIMITS', () => {
     ['rcu=20,wcu=100001,burst=1', 'wcu is not a whole number from 1 to 100000'],
     ['rcu=20,wcu=10,burst=301', 'burst is not a number of seconds above 0 and at most 300'],
     ['rcu=20,wcu=10,burst=0', 'burst is not a number of seconds above 0 and at most 300'],
-    ['rcu=20;wcu=10;burst=1', 'each part is rcu=, wcu= or burst= and a number'],
-    ['RCU=20,WCU=10,BURST=1', 'each part is rcu=, wcu= or burst= and a number'],
-    ['rcu=2e1,wcu=10,burst=1', 'each part is rcu=, wcu= or burst= and a number'],
+    ['rcu=20;wcu=10;burst=1', 'each part is rcu=, wcu=, burst= or split= and a number'],
+    ['RCU=20,WCU=10,BURST=1', 'each part is rcu=, wcu=, burst= or split= and a number'],
+    ['rcu=2e1,wcu=10,burst=1', 'each part is rcu=, wcu=, burst= or split= and a number'],
     ['rcu=1.5,wcu=10,burst=1', 'rcu is not a whole number from 1 to 100000'],
+    ['rcu=20,wcu=10,burst=1,split=0', 'split is not a whole number from 1 to 64'],
+    ['rcu=20,wcu=10,burst=1,split=65', 'split is not a whole number from 1 to 64'],
+    ['rcu=20,wcu=10,burst=1,split=1.5', 'split is not a whole number from 1 to 64'],
+    ['rcu=20,wcu=10,burst=1,split=2,split=2', 'split is given twice'],
   ])('%s is refused: %s', (text, why) => {
     const refused = partitionLimitsRule.read(text);
     expect(refused).toBeInstanceOf(Refusal);
@@ -132,7 +141,7 @@ describe('the token buckets', () => {
   };
 
   test('a bucket starts full: rate x burst units', () => {
-    const buckets = new PartitionBuckets({ rcu: 20, wcu: 10, burstSeconds: 2 });
+    const buckets = new PartitionBuckets({ rcu: 20, wcu: 10, burstSeconds: 2, split: 1 });
     expect(buckets.available(hot, 'read')).toBe(40);
     expect(buckets.available(hot, 'write')).toBe(20);
   });
@@ -146,7 +155,7 @@ describe('the token buckets', () => {
     expect(buckets.emptyAmong([draw])).toBeUndefined(); // 4 left
     buckets.charge([draw]);
     expect(buckets.available(hot, 'write')).toBe(-2);
-    expect(buckets.emptyAmong([draw])).toEqual(draw);
+    expect(buckets.emptyAmong([draw])).toEqual({ ...draw, onItem: false });
   });
 
   test('the refill is the rate per second, and a bucket holds at most burst seconds of it', () => {
@@ -173,26 +182,55 @@ describe('the token buckets', () => {
   });
 });
 
+describe('split for heat: a key splits, an item does not', () => {
+  const one = (item: string): Draw => ({ ...write('WS#hot', 1), item });
+
+  test("split into 4, a key takes 4 partitions' units, spread over its items; one item stops at one partition's", () => {
+    const buckets = new PartitionBuckets({ rcu: 20, wcu: 10, burstSeconds: 1, split: 4 }, () => 0);
+    expect(buckets.available({ table: T, key: 'WS#hot' }, 'write')).toBe(40);
+    for (let i = 0; i < 10; i++) {
+      expect(buckets.emptyAmong([one('COUNTER#LABEL_ID')])).toBeUndefined();
+      buckets.charge([one('COUNTER#LABEL_ID')]);
+    }
+    // The eleventh write of the same item is refused, named as the item's, though its key has 30 units left.
+    expect(buckets.emptyAmong([one('COUNTER#LABEL_ID')])).toEqual({ ...one('COUNTER#LABEL_ID'), onItem: true });
+    expect(buckets.available({ table: T, key: 'WS#hot' }, 'write')).toBe(30);
+    // Other items of the key go, until the key's own 40 are spent.
+    for (let i = 0; i < 30; i++) {
+      expect(buckets.emptyAmong([one(`LABEL#${i}`)])).toBeUndefined();
+      buckets.charge([one(`LABEL#${i}`)]);
+    }
+    expect(buckets.emptyAmong([one('LABEL#fresh')])).toEqual({ ...one('LABEL#fresh'), onItem: false });
+  });
+
+  test('unsplit (the default), an item and its key run out together; a Query draws on the key alone', () => {
+    const buckets = new PartitionBuckets(limits, () => 0);
+    for (let i = 0; i < 10; i++) buckets.charge([one(`LABEL#${i}`)]);
+    expect(buckets.emptyAmong([one('LABEL#0')])).toEqual({ ...one('LABEL#0'), onItem: false });
+    expect(buckets.emptyAmong([read('WS#hot', 1)])).toBeUndefined();
+  });
+});
+
 describe('what a request draws, from what the SDK sends', () => {
   test('GetItem: its partition; 4 KB per read unit, eventually consistent half, sized by the item it returned', async () => {
     const consistent = await wireOf((db) => db.send(new GetCommand({ TableName: T, Key: keys.project(WS, 'web'), ConsistentRead: true })));
-    expect(consumption('GetItem', consistent)).toEqual([read('WS#acme-corp', 1)]);
+    expect(consumption('GetItem', consistent)).toEqual([onItem(read('WS#acme-corp', 1), WEB)]);
     const big = { Item: { PK: { S: 'WS#acme-corp' }, blob: { S: 'x'.repeat(9000) } } };
-    expect(consumption('GetItem', consistent, big)).toEqual([read('WS#acme-corp', 3)]);
+    expect(consumption('GetItem', consistent, big)).toEqual([onItem(read('WS#acme-corp', 3), WEB)]);
     const eventual = await wireOf((db) => db.send(new GetCommand({ TableName: T, Key: keys.project(WS, 'web') })));
-    expect(consumption('GetItem', eventual, big)).toEqual([read('WS#acme-corp', 1.5)]);
+    expect(consumption('GetItem', eventual, big)).toEqual([onItem(read('WS#acme-corp', 1.5), WEB)]);
   });
 
   test('PutItem: 1 KB per write unit on its partition and on the partition of each index it has a key of', async () => {
     const wire = await wireOf((db) => db.send(new PutCommand({ TableName: T, Item: project('web', 1500) })));
     expect(itemSize(wire.Item as WireItem)).toBeGreaterThan(1500);
     expect(consumption('PutItem', wire)).toEqual([
-      write('WS#acme-corp', 2),
+      onItem(write('WS#acme-corp', 2), WEB),
       write('WS#acme-corp#STATUS#active', 2, 'GSI1'),
       write('WS#acme-corp#NAME', 2, 'GSI2'),
     ]);
     const link = await wireOf((db) => db.send(new PutCommand({ TableName: T, Item: keys.taskLink('p1', 'task-1', 7) })));
-    expect(consumption('PutItem', link)).toEqual([write('PROJECT#p1', 1)]);
+    expect(consumption('PutItem', link)).toEqual([onItem(write('PROJECT#p1', 1), keys.taskLink('p1', 'task-1', 7))]);
   });
 
   test('UpdateItem: its partition and the index whose key it sets (names resolved); with ALL_NEW, sized by the item returned', async () => {
@@ -208,12 +246,15 @@ describe('what a request draws, from what the SDK sends', () => {
         }),
       ),
     );
-    expect(consumption('UpdateItem', wire)).toEqual([write('WS#acme-corp', 1), write('WS#acme-corp#STATUS#archived', 1, 'GSI1')]);
+    expect(consumption('UpdateItem', wire)).toEqual([
+      onItem(write('WS#acme-corp', 1), WEB),
+      write('WS#acme-corp#STATUS#archived', 1, 'GSI1'),
+    ]);
     const after = await wireOf((db) =>
       db.send(new PutCommand({ TableName: T, Item: { ...project('web', 3000), GSI1PK: 'WS#acme-corp#STATUS#archived' } })),
     );
     expect(consumption('UpdateItem', wire, { Attributes: after.Item })).toEqual([
-      write('WS#acme-corp', 4),
+      onItem(write('WS#acme-corp', 4), WEB),
       write('WS#acme-corp#STATUS#archived', 4, 'GSI1'),
       write('WS#acme-corp#NAME', 4, 'GSI2'),
     ]);
@@ -270,10 +311,10 @@ describe('what a request draws, from what the SDK sends', () => {
       ),
     );
     expect(consumption('TransactWriteItems', wire)).toEqual([
-      write('WS#acme-corp', 2),
-      write('WS#acme-corp', 2),
-      write('WS#acme-corp', 2),
-      write('LABEL#acme-corp#7', 2),
+      onItem(write('WS#acme-corp', 2), keys.label(WS, 'bug')),
+      onItem(write('WS#acme-corp', 2), keys.labelIdCounter(WS)),
+      onItem(write('WS#acme-corp', 2), WEB),
+      onItem(write('LABEL#acme-corp#7', 2), keys.labelLink(WS, 7, 'p1', 'task-1')),
     ]);
   });
 
@@ -285,14 +326,14 @@ describe('what a request draws, from what the SDK sends', () => {
     const remove = await wireOf((db) => db.send(new DeleteCommand({ TableName: T, Key: keys.project(WS, 'web') })));
     // A delete: the item removed (3 KB), and its entry in each index.
     expect(consumption('DeleteItem', remove, undefined, imagesOfWeb(big, undefined))).toEqual([
-      write('WS#acme-corp', 3),
+      onItem(write('WS#acme-corp', 3), WEB),
       write('WS#acme-corp#STATUS#active', 3, 'GSI1'),
       write('WS#acme-corp#NAME', 3, 'GSI2'),
     ]);
     // A put replacing it with a small item out of the indexes: the larger image, and both entries removed.
     const small = await wireOf((db) => db.send(new PutCommand({ TableName: T, Item: keys.project(WS, 'web') })));
     expect(consumption('PutItem', small, undefined, imagesOfWeb(big, small.Item as WireItem))).toEqual([
-      write('WS#acme-corp', 3),
+      onItem(write('WS#acme-corp', 3), WEB),
       write('WS#acme-corp#STATUS#active', 3, 'GSI1'),
       write('WS#acme-corp#NAME', 3, 'GSI2'),
     ]);
@@ -316,12 +357,13 @@ describe('what a request draws, from what the SDK sends', () => {
       ),
     );
     const deliveryImages = (before: WireItem, after: WireItem) => new Map([[imageId(T, attempted.Key as WireItem), { before, after }]]);
+    const d1 = { SK: 'DELIVERY#d1' };
     expect(consumption('UpdateItem', attempted, undefined, deliveryImages(delivery(1), delivery(2)))).toEqual([
-      write('WEBHOOK#acme-corp#w1', 1),
+      onItem(write('WEBHOOK#acme-corp#w1', 1), d1),
     ]);
     const rescheduled = { ...delivery(2), next_attempt_at: { S: '2026-12-02T00:05:00.000Z' } };
     expect(consumption('UpdateItem', attempted, undefined, deliveryImages(delivery(1), rescheduled))).toEqual([
-      write('WEBHOOK#acme-corp#w1', 1),
+      onItem(write('WEBHOOK#acme-corp#w1', 1), d1),
       write('DUE#3', 1, 'GSI3'),
       write('DUE#3', 1, 'GSI3'),
     ]);
@@ -330,7 +372,7 @@ describe('what a request draws, from what the SDK sends', () => {
       db.send(new TransactWriteCommand({ TransactItems: [{ Delete: { TableName: T, Key: keys.project(WS, 'web') } }] })),
     );
     expect(consumption('TransactWriteItems', inTransaction, undefined, imagesOfWeb(big, undefined))).toEqual([
-      write('WS#acme-corp', 6),
+      onItem(write('WS#acme-corp', 6), WEB),
       write('WS#acme-corp#STATUS#active', 6, 'GSI1'),
       write('WS#acme-corp#NAME', 6, 'GSI2'),
     ]);
@@ -340,9 +382,9 @@ describe('what a request draws, from what the SDK sends', () => {
     const wire = await wireOf((db) =>
       db.send(new TransactGetCommand({ TransactItems: [{ Get: { TableName: T, Key: keys.token('t1') } }] })),
     );
-    expect(consumption('TransactGetItems', wire)).toEqual([read('TOKEN#t1', 2)]);
+    expect(consumption('TransactGetItems', wire)).toEqual([onItem(read('TOKEN#t1', 2), keys.token('t1'))]);
     expect(consumption('TransactGetItems', wire, { Responses: [{ Item: { blob: { S: 'x'.repeat(5000) } } }] })).toEqual([
-      read('TOKEN#t1', 4),
+      onItem(read('TOKEN#t1', 4), keys.token('t1')),
     ]);
   });
 
@@ -362,7 +404,10 @@ describe('what a request draws, from what the SDK sends', () => {
       ),
     );
     const batch = batchOf('BatchWriteItem', wire)!;
-    expect(batch.entries.map((e) => e.draws)).toEqual([[write('LABEL#acme-corp#7', 1)], [write('PROJECT#p1', 1)]]);
+    expect(batch.entries.map((e) => e.draws)).toEqual([
+      [onItem(write('LABEL#acme-corp#7', 1), keys.labelLink(WS, 7, 'p1', 't1'))],
+      [onItem(write('PROJECT#p1', 1), keys.taskLink('p1', 't1', 7))],
+    ]);
     const [link, task] = batch.entries as [(typeof batch.entries)[0], (typeof batch.entries)[0]];
     expect(batch.withOnly([task])).toEqual({ RequestItems: { [T]: [task.request] } });
     const answer = batch.withUnprocessed({ UnprocessedItems: {} }, [link]);
@@ -378,7 +423,10 @@ describe('what a request draws, from what the SDK sends', () => {
       ),
     );
     const batch = batchOf('BatchGetItem', wire)!;
-    expect(batch.entries.map((e) => e.draws)).toEqual([[read('WS#acme-corp', 1)], [read('WS#other-ws', 1)]]);
+    expect(batch.entries.map((e) => e.draws)).toEqual([
+      [onItem(read('WS#acme-corp', 1), keys.label(WS, 'bug'))],
+      [onItem(read('WS#other-ws', 1), keys.label('other-ws', 'bug'))],
+    ]);
     const [mine, theirs] = batch.entries as [(typeof batch.entries)[0], (typeof batch.entries)[0]];
     expect(batch.withOnly([mine])).toEqual({ RequestItems: { [T]: { Keys: [mine.request], ConsistentRead: true } } });
     expect(batch.withUnprocessed({ Responses: {} }, [theirs])).toEqual({
@@ -386,7 +434,7 @@ describe('what a request draws, from what the SDK sends', () => {
       UnprocessedKeys: { [T]: { Keys: [theirs.request], ConsistentRead: true } },
     });
     const found = { ...(mine.request as WireItem), blob: { S: 'x'.repeat(8000) } };
-    expect(batch.consumed([mine], { Responses: { [T]: [found] } })).toEqual([read('WS#acme-corp', 2)]);
+    expect(batch.consumed([mine], { Responses: { [T]: [found] } })).toEqual([onItem(read('WS#acme-corp', 2), keys.label(WS, 'bug'))]);
   });
 });
 

@@ -16,7 +16,15 @@ export interface Partition {
 export interface Draw extends Partition {
   capacity: Capacity;
   units: number;
+  /**
+   * The sort key (as text) of the one item of the table it draws on, when it draws on one: DynamoDB splits
+   * a hot partition by sort key, but never an item, which keeps the partition's limits however far its key splits.
+   */
+  item?: string;
 }
+
+/** The first empty bucket a request would draw on: the draw, and whether it is its item's (an item cannot be split). */
+export type Empty = Draw & { onItem: boolean };
 
 /** Above this many buckets, the full ones (those a partition left alone long enough) are dropped. */
 const SWEEP_ABOVE = 10_000;
@@ -26,7 +34,8 @@ const SWEEP_ABOVE = 10_000;
  * limit's units per second, holding at most `burst` seconds of them, full when first used. A request
  * goes when none of its buckets is empty, and is charged afterwards what it consumed (a read's size is
  * known only from its answer), so a bucket may go below zero: the partition is then in debt, and
- * refused until the refill has paid it off.
+ * refused until the refill has paid it off. A key that split for heat (`split` partitions: limits.ts)
+ * has that many times the units; each item of it keeps one partition's, in a bucket of its own.
  */
 export class PartitionBuckets {
   private readonly buckets = new Map<string, { units: number; at: number }>();
@@ -41,19 +50,27 @@ export class PartitionBuckets {
     return this.refilled(bucketId(partition, capacity)).units;
   }
 
-  /** The first of `draws` whose bucket is empty, or undefined when the request may go. */
-  emptyAmong(draws: readonly Draw[]): Draw | undefined {
-    return draws.find((draw) => this.available(draw, draw.capacity) <= 0);
+  /** The first of `draws` whose bucket (its partition's, or its item's) is empty, or undefined when the request may go. */
+  emptyAmong(draws: readonly Draw[]): Empty | undefined {
+    for (const draw of draws) {
+      if (this.available(draw, draw.capacity) <= 0) return { ...draw, onItem: false };
+      if (draw.item !== undefined && this.refilled(itemBucketId(draw)).units <= 0) return { ...draw, onItem: true };
+    }
+    return undefined;
   }
 
-  /** Takes what each draw consumed from its bucket. */
+  /** Takes what each draw consumed from its bucket, and from its item's. */
   charge(draws: readonly Draw[]): void {
-    for (const draw of draws) this.refilled(bucketId(draw, draw.capacity)).units -= draw.units;
+    for (const draw of draws) {
+      this.refilled(bucketId(draw, draw.capacity)).units -= draw.units;
+      if (draw.item !== undefined) this.refilled(itemBucketId(draw)).units -= draw.units;
+    }
     if (this.buckets.size > SWEEP_ABOVE) this.sweep();
   }
 
   private rate(id: string): number {
-    return id.startsWith('read ') ? this.limits.rcu : this.limits.wcu;
+    const one = id.startsWith('read ') || id.startsWith('item read ') ? this.limits.rcu : this.limits.wcu;
+    return id.startsWith('item ') ? one : one * this.limits.split;
   }
 
   private refilled(id: string): { units: number; at: number } {
@@ -75,3 +92,5 @@ export class PartitionBuckets {
 function bucketId(p: Partition, capacity: Capacity): string {
   return `${capacity} ${JSON.stringify([p.table, p.index ?? '', p.key])}`;
 }
+
+const itemBucketId = (d: Draw) => `item ${d.capacity} ${JSON.stringify([d.table, d.index ?? '', d.key, d.item])}`;

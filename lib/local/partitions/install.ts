@@ -22,6 +22,6 @@ export function simulatePartitions(opts: { embedded: boolean }): void {
   }
   db.middlewareStack.add(partitionSimulator(new PartitionBuckets(limits), sideReader()), SIMULATOR_MIDDLEWARE);
   console.log(
-    `Partition simulator on (DYNAMODB_PARTITION_LIMITS): ${limits.rcu} read and ${limits.wcu} write units per second per partition key value, ${limits.burstSeconds} s of burst`,
+    `Partition simulator on (DYNAMODB_PARTITION_LIMITS): ${limits.rcu} read and ${limits.wcu} write units per second per partition key value, ${limits.burstSeconds} s of burst${limits.split > 1 ? `, each key as if split for heat into ${limits.split} partitions (each item at one partition's units)` : ''}`,
   );
 }

@@ -8,7 +8,7 @@ import type {
   HttpResponse,
 } from '@smithy/types';
 import { batchOf, type Batch } from './batches';
-import type { Draw, PartitionBuckets } from './buckets';
+import type { Draw, Empty, PartitionBuckets } from './buckets';
 import { imageId, imagesOf, writtenBy, type Images, type ReadImages } from './images';
 import { consumption, indexPartitions, type Wire, type WireItem } from './units';
 
@@ -36,12 +36,14 @@ const TRANSACTION_THROTTLED = 'com.amazon.coral.availability#ThrottlingException
 const MEASURED = new Set(['GetItem', 'Query', 'TransactGetItems', 'BatchGetItem', 'UpdateItem']);
 
 /** The refusal DynamoDB sends for a hot partition, naming it as the ThrottlingReasons of today's service do. */
-function throttledResponse(operation: string, hot: Draw): HttpResponse {
+function throttledResponse(operation: string, hot: Empty): HttpResponse {
   const resource = `arn:aws:dynamodb:ddblocal:000000000000:table/${hot.table}${hot.index ? `/index/${hot.index}` : ''}`;
   const reason = `${hot.index ? 'Index' : 'Table'}${hot.capacity === 'read' ? 'Read' : 'Write'}KeyRangeThroughputExceeded`;
+  const where = `partition key value ${JSON.stringify(hot.key)}${hot.index ? ` of index ${hot.index}` : ''}`;
+  const what = hot.onItem ? `the item ${JSON.stringify(hot.item)} of ${where} (an item cannot be split)` : where;
   return jsonResponse(400, {
     __type: operation.startsWith('Transact') ? TRANSACTION_THROTTLED : THROTTLED,
-    message: `Throughput exceeds the current capacity of your table or index: partition key value ${JSON.stringify(hot.key)}${hot.index ? ` of index ${hot.index}` : ''} has no ${hot.capacity} units left (the local partition simulator, DYNAMODB_PARTITION_LIMITS).`,
+    message: `Throughput exceeds the current capacity of your table or index: ${what} has no ${hot.capacity} units left (the local partition simulator, DYNAMODB_PARTITION_LIMITS).`,
     ThrottlingReasons: [{ reason, resource }],
   });
 }

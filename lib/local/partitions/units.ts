@@ -77,9 +77,15 @@ function draw(capacity: Capacity, table: string, key: string | undefined, units:
   return [{ table, ...(index ? { index } : {}), key, capacity, units }];
 }
 
+/** What a request draws on one item of the table: its partition's draw, naming the item (its sort key). */
+function itemDraw(capacity: Capacity, table: string, key: WireItem, units: number): Draw[] {
+  const item = keyText(key[TABLE.sortKey]);
+  return draw(capacity, table, keyText(key[TABLE.partitionKey]), units).map((d) => (item === undefined ? d : { ...d, item }));
+}
+
 /** A read of the item under `key` (its size known from the answer: none yet, the least a read costs). */
 export function readDraw(table: string, key: WireItem, consistent: boolean, found?: WireItem): Draw[] {
-  return draw('read', table, keyText(key[TABLE.partitionKey]), readUnits(itemSize(found), consistent));
+  return itemDraw('read', table, key, readUnits(itemSize(found), consistent));
 }
 
 /** The bytes of an item's entry in index `i` (what it carries of the item), or undefined when the item is not in it. */
@@ -94,7 +100,7 @@ function entrySize(i: TableIndex, item: WireItem | undefined): number | undefine
 export function putDraws(table: string, item: WireItem): Draw[] {
   const units = writeUnits(itemSize(item));
   return [
-    ...draw('write', table, keyText(item[TABLE.partitionKey]), units),
+    ...itemDraw('write', table, item, units),
     ...INDEXES.flatMap((i) => {
       const size = entrySize(i, item);
       return size === undefined ? [] : draw('write', table, keyText(item[i.partitionKey]), writeUnits(size), i.name);
@@ -104,7 +110,7 @@ export function putDraws(table: string, item: WireItem): Draw[] {
 
 /** A delete of the item under `key`: its size and its index keys unknown, one unit of its table partition. */
 export function deleteDraws(table: string, key: WireItem): Draw[] {
-  return draw('write', table, keyText(key[TABLE.partitionKey]), 1);
+  return itemDraw('write', table, key, 1);
 }
 
 /** An item's entry in index `i`: its partition, its key and what it carries, or undefined when the item is not in it. */
@@ -121,7 +127,7 @@ function entryOf(i: TableIndex, item: WireItem | undefined) {
 function imageDraws(table: string, key: WireItem, image: { before?: WireItem; after?: WireItem }): Draw[] {
   const { before, after } = image;
   return [
-    ...draw('write', table, keyText(key[TABLE.partitionKey]), writeUnits(Math.max(itemSize(before), itemSize(after)))),
+    ...itemDraw('write', table, key, writeUnits(Math.max(itemSize(before), itemSize(after)))),
     ...INDEXES.flatMap((i) => {
       const was = entryOf(i, before);
       const is = entryOf(i, after);
@@ -160,7 +166,7 @@ function updateDraws(table: string, update: Wire, output?: Wire): Draw[] {
   const units = writeUnits(after ? itemSize(after) : itemSize(key) + itemSize((update.ExpressionAttributeValues ?? {}) as WireItem));
   const set = assignments(update.UpdateExpression, update);
   return [
-    ...draw('write', table, keyText(key[TABLE.partitionKey]), units),
+    ...itemDraw('write', table, key, units),
     ...INDEXES.flatMap((i) => {
       const partition = keyText(after?.[i.partitionKey] ?? set.get(i.partitionKey));
       if (i.projection === 'ALL') return draw('write', table, partition, units, i.name);
