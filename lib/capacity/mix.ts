@@ -12,6 +12,7 @@ import {
 } from './model.ts';
 import { patternOf } from './patterns.ts';
 import type { Measured } from './scenarios.ts';
+import { shardsOf } from '#store/shardedKeys';
 
 /**
  * The realistic mix: what a team's day on the board sends one workspace, per 100 requests. The
@@ -74,6 +75,15 @@ const ofOneProject = (name: string) => name.includes('<project>');
  */
 export const STREAM_BATCHES_PER_SECOND = 4;
 
+/**
+ * How many stream shards a row's records come from, each read by Lambda on its own: one per partition
+ * its request writes, so a sharded key (shardedKeys.ts) written by the requests of a row feeds the stream
+ * from that many shards, and its once-per-batch work is done that many times as often. The most shards
+ * among the table keys the request writes (an upper bound: not every record it writes moves every such item).
+ */
+const feedingShards = (m: Measured) =>
+  Math.max(1, ...m.request.flatMap((c) => c.touches).flatMap((t) => (t.capacity === 'write' && !t.index ? [shardsOf(t.key)] : [])));
+
 interface MixPartition {
   name: string;
   /** Units per request of the mix. */
@@ -118,7 +128,7 @@ export function modelMix(measured: Measured[], { hotProjectShare = MIX_HOT_PROJE
       for (const t of oncePerBatch(m)) {
         const id = JSON.stringify([partitionName(t), t.item]);
         const work = batchWork.get(id) ?? { partition: partitionName(t), read: 0, write: 0 };
-        work[t.capacity] = Math.max(work[t.capacity], t.units * STREAM_BATCHES_PER_SECOND);
+        work[t.capacity] = Math.max(work[t.capacity], t.units * STREAM_BATCHES_PER_SECOND * feedingShards(m));
         batchWork.set(id, work);
       }
     for (const t of atSaturation(m)) {

@@ -141,7 +141,8 @@ ${units(p.read)} read units, ${units(p.write)} write units, ${units(p.calls)} Dy
 ${units(p.events)} outbound events. The partitions below count what they draw at saturation, as the route table does,
 and beside it the stream's once-per-batch work (a use counter, the project's label count, with their index entries): at
 most ${STREAM_BATCHES_PER_SECOND} batches a second of a shard that is behind (Lambda's polling), so that many writes a second of each item it
-keeps, taken off the partition's limit whatever the request rate.
+keeps, taken off the partition's limit whatever the request rate; times the stream shards feeding it, one per partition
+the requests write (a sharded key's requests feed it from each of its shards; every key they write today is one).
 
 **The first key to saturate is ${code(first.name)}, at ${rate(first.rate)} requests per second of the mix** (its ${first.bound}s).
 ${below.length ? `Keys that cap this ordinary workload below ${int(GOAL)} requests per second: ${below.map((x) => `${code(x.name)} (${rate(x.rate)})`).join(', ')}.` : `No key caps it below ${int(GOAL)} requests per second.`}

@@ -167,6 +167,27 @@ describe('the mix', () => {
     expect(modelMix(withAttach(stream)).hotProjectShare).toBe(1);
   });
 
+  test('once-per-batch work is done once per batch of each stream shard feeding it: a row whose requests write a sharded key feeds it from each shard', () => {
+    const stream = [call('UpdateItem', write(PROJECT, 4, 'USE#3'))];
+    const one = modelMix(withAttach(stream));
+    expect(one.partitions.find((p) => p.name === 'PROJECT#<project>')!.perSecond).toEqual({ read: 0, write: 16 });
+    // The same attaches writing, beside the project, an entry of a key spread over ACTIVITY_SHARDS partitions.
+    const sharded = withAttach(stream).map((m) =>
+      m.row === 'POST /projects-labels/{slug}/attach'
+        ? { ...m, request: [...m.request, call('PutItem', write(keys.activity('capacity-model', 1, 'AT#x').PK, 1, 'AT#x'))] }
+        : m,
+    );
+    const fed = modelMix(sharded).partitions.find((p) => p.name === 'PROJECT#<project>')!;
+    expect(fed.perSecond).toEqual({ read: 0, write: 16 * ACTIVITY_SHARDS });
+    // An index entry is no stream shard: writes of the due index feed nothing.
+    const indexed = withAttach(stream).map((m) =>
+      m.row === 'POST /projects-labels/{slug}/attach'
+        ? { ...m, request: [...m.request, call('PutItem', write(keys.dueShard('msg_1'), 1, 'D', 'GSI3'))] }
+        : m,
+    );
+    expect(modelMix(indexed).partitions.find((p) => p.name === 'PROJECT#<project>')!.perSecond).toEqual({ read: 0, write: 16 });
+  });
+
   test('a sharded key spreads its load over the shards the registry gives it, and only a key of the registry', () => {
     const entry = (seq: number) => write(keys.activity('capacity-model', seq, 'AT#x').PK, 2, `AT#${seq}`);
     const rows = withAttach([]).filter((m) => m.row !== 'POST /projects');
