@@ -12,7 +12,7 @@ import {
 } from './model.ts';
 import { patternOf } from './patterns.ts';
 import type { Measured } from './scenarios.ts';
-import { shardsOf } from '#store/shardedKeys';
+import { processorShardsOf } from '#store/shardedKeys';
 
 /**
  * The realistic mix: what a team's day on the board sends one workspace, per 100 requests. The
@@ -77,12 +77,13 @@ export const STREAM_BATCHES_PER_SECOND = 4;
 
 /**
  * How many stream shards a row's records come from, each read by Lambda on its own: one per partition
- * its request writes, so a sharded key (shardedKeys.ts) written by the requests of a row feeds the stream
- * from that many shards, and its once-per-batch work is done that many times as often. The most shards
- * among the table keys the request writes (an upper bound: not every record it writes moves every such item).
+ * its request writes, so a sharded key whose records the processor acts on (shardedKeys.ts), written by the
+ * requests of a row, feeds it from that many shards, and its once-per-batch work is done that many times as
+ * often. The most shards among the table keys the request writes (an upper bound: not every record it writes
+ * moves every such item). `shards` is the registry's, or a test's.
  */
-const feedingShards = (m: Measured) =>
-  Math.max(1, ...m.request.flatMap((c) => c.touches).flatMap((t) => (t.capacity === 'write' && !t.index ? [shardsOf(t.key)] : [])));
+export const feedingShards = (m: Pick<Measured, 'request'>, shards: (key: string) => number = processorShardsOf) =>
+  Math.max(1, ...m.request.flatMap((c) => c.touches).flatMap((t) => (t.capacity === 'write' && !t.index ? [shards(t.key)] : [])));
 
 interface MixPartition {
   name: string;

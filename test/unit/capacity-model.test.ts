@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { routes } from '#http/routes';
 import { repoRoot } from '#lib/paths';
-import { MIX_MESSAGES, MIX_REQUESTS, modelMix } from '#lib/capacity/mix';
+import { feedingShards, MIX_MESSAGES, MIX_REQUESTS, modelMix } from '#lib/capacity/mix';
 import { modelRow, saturation } from '#lib/capacity/model';
 import { patternOf } from '#lib/capacity/patterns';
 import { monthlyCost, PRICES, tiered } from '#lib/capacity/prices';
@@ -167,25 +167,27 @@ describe('the mix', () => {
     expect(modelMix(withAttach(stream)).hotProjectShare).toBe(1);
   });
 
-  test('once-per-batch work is done once per batch of each stream shard feeding it: a row whose requests write a sharded key feeds it from each shard', () => {
+  test('once-per-batch work is done once per batch of each stream shard feeding it: only keys whose records the processor acts on', () => {
     const stream = [call('UpdateItem', write(PROJECT, 4, 'USE#3'))];
-    const one = modelMix(withAttach(stream));
-    expect(one.partitions.find((p) => p.name === 'PROJECT#<project>')!.perSecond).toEqual({ read: 0, write: 16 });
-    // The same attaches writing, beside the project, an entry of a key spread over ACTIVITY_SHARDS partitions.
-    const sharded = withAttach(stream).map((m) =>
-      m.row === 'POST /projects-labels/{slug}/attach'
-        ? { ...m, request: [...m.request, call('PutItem', write(keys.activity('capacity-model', 1, 'AT#x').PK, 1, 'AT#x'))] }
-        : m,
-    );
-    const fed = modelMix(sharded).partitions.find((p) => p.name === 'PROJECT#<project>')!;
-    expect(fed.perSecond).toEqual({ read: 0, write: 16 * ACTIVITY_SHARDS });
-    // An index entry is no stream shard: writes of the due index feed nothing.
-    const indexed = withAttach(stream).map((m) =>
-      m.row === 'POST /projects-labels/{slug}/attach'
-        ? { ...m, request: [...m.request, call('PutItem', write(keys.dueShard('msg_1'), 1, 'D', 'GSI3'))] }
-        : m,
-    );
-    expect(modelMix(indexed).partitions.find((p) => p.name === 'PROJECT#<project>')!.perSecond).toEqual({ read: 0, write: 16 });
+    const attachesWriting = (extra: Touch) =>
+      withAttach(stream).map((m) =>
+        m.row === 'POST /projects-labels/{slug}/attach' ? { ...m, request: [...m.request, call('PutItem', extra)] } : m,
+      );
+    const projectWork = (rows: Measured[]) => modelMix(rows).partitions.find((p) => p.name === 'PROJECT#<project>')!.perSecond;
+    expect(projectWork(withAttach(stream))).toEqual({ read: 0, write: 16 });
+    // The history's shards and the due index's are sharded, but feed the processor nothing: 4 batches a second stay 4.
+    expect(projectWork(attachesWriting(write(keys.activity('capacity-model', 1, 'AT#x').PK, 1, 'AT#x')))).toEqual({ read: 0, write: 16 });
+    expect(projectWork(attachesWriting(write(keys.dueShard('msg_1'), 1, 'D', 'GSI3')))).toEqual({ read: 0, write: 16 });
+    expect(SHARDED_KEYS.filter((k) => k.feedsProcessor)).toEqual([]);
+    // A key the processor acts on, in 8 shards (as a project's task shards would be): the row feeds it from 8 stream shards.
+    const taskShards = (key: string) => (key.startsWith('PROJECT#') ? 8 : 1);
+    const [attach] = attachesWriting(write(PROJECT, 1, 'TASK#t#VERSION')).filter((m) => m.row === 'POST /projects-labels/{slug}/attach');
+    expect(feedingShards(attach!, taskShards)).toBe(8);
+    expect(feedingShards(attach!)).toBe(1);
+    // Only the table's writes: a read or an index entry is no record.
+    expect(
+      feedingShards({ request: [call('GetItem', read(PROJECT, 1, 'X')), call('PutItem', write('DUE#1', 1, 'D', 'GSI3'))] }, () => 8),
+    ).toBe(1);
   });
 
   test('a sharded key spreads its load over the shards the registry gives it, and only a key of the registry', () => {

@@ -19,6 +19,12 @@ export interface ShardedKey {
   chosenBy: string;
   /** Shared by every workspace of the stage: one workspace alone gets its share of each shard, and the others theirs. */
   stageWide?: true;
+  /**
+   * Whether the stream processor acts on the records of its items: a sharded key whose items it acts on feeds it from
+   * each shard (each a stream shard of its own, read on its own). The history's entries and marks are written by the
+   * processor and filtered out of its stream (events/streamFilter.ts); an index makes no records.
+   */
+  feedsProcessor: boolean;
 }
 
 export const SHARDED_KEYS: readonly ShardedKey[] = [
@@ -27,12 +33,14 @@ export const SHARDED_KEYS: readonly ShardedKey[] = [
     matches: (key) => /^ACTIVITY#[^#]+#SHARD#\d+$/.test(key),
     shards: ACTIVITY_SHARDS,
     chosenBy: "the entry's place in the workspace's order, each shard in turn",
+    feedsProcessor: false,
   },
   {
     name: 'ACTIVITY#<ws>#MARKS#<shard>',
     matches: (key) => /^ACTIVITY#[^#]+#MARKS#\d+$/.test(key),
     shards: ACTIVITY_SHARDS,
     chosenBy: "a hash of the event's id",
+    feedsProcessor: false,
   },
   {
     name: 'GSI3 DUE#<due>',
@@ -41,6 +49,7 @@ export const SHARDED_KEYS: readonly ShardedKey[] = [
     shards: DUE_SHARDS,
     chosenBy: "a hash of the delivery's id",
     stageWide: true,
+    feedsProcessor: false,
   },
 ];
 
@@ -50,3 +59,9 @@ const shardedKeyOf = (key: string, index?: string): ShardedKey | undefined =>
 
 /** How many partitions the values of a key's pattern spread over: 1 for a key that is not sharded. */
 export const shardsOf = (key: string, index?: string): number => shardedKeyOf(key, index)?.shards ?? 1;
+
+/** How many stream shards the processor reads a table key's records from: its shards, when it acts on them; else 1. */
+export const processorShardsOf = (key: string): number => {
+  const sharded = shardedKeyOf(key);
+  return sharded?.feedsProcessor ? sharded.shards : 1;
+};
