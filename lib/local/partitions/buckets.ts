@@ -54,7 +54,7 @@ export class PartitionBuckets {
   emptyAmong(draws: readonly Draw[]): Empty | undefined {
     for (const draw of draws) {
       if (this.available(draw, draw.capacity) <= 0) return { ...draw, onItem: false };
-      if (draw.item !== undefined && this.refilled(itemBucketId(draw)).units <= 0) return { ...draw, onItem: true };
+      if (this.itemsApart(draw) && this.refilled(itemBucketId(draw)).units <= 0) return { ...draw, onItem: true };
     }
     return undefined;
   }
@@ -63,9 +63,14 @@ export class PartitionBuckets {
   charge(draws: readonly Draw[]): void {
     for (const draw of draws) {
       this.refilled(bucketId(draw, draw.capacity)).units -= draw.units;
-      if (draw.item !== undefined) this.refilled(itemBucketId(draw)).units -= draw.units;
+      if (this.itemsApart(draw)) this.refilled(itemBucketId(draw)).units -= draw.units;
     }
     if (this.buckets.size > SWEEP_ABOVE) this.sweep();
+  }
+
+  /** Whether a draw's item has a bucket apart: only on a split key (unsplit, an item's bucket could never run out before its key's). */
+  private itemsApart(draw: Draw): boolean {
+    return draw.item !== undefined && this.limits.split > 1;
   }
 
   private rate(id: string): number {
