@@ -7,8 +7,9 @@ import SlowestFiles from './test/support/slowest-files.ts';
 const UNIT = ['test/unit/**/*.test.ts', 'test/inbound/deadLetters.test.ts', 'test/docs/links.test.ts'];
 /**
  * Unit files that change what other files would load: module mocks, mocked SDK clients, settings read
- * at load or set in process.env (a Region, credentials), the handlers' log and metric switches. Each runs in a module graph of its own; the other
- * unit files share their worker's modules (isolated, the unit tests took 48 s of CPU, shared 29 s).
+ * at load or set in process.env (a Region, credentials), the handlers' log and metric switches. Each
+ * runs in a module graph of its own; the other unit files share their worker's modules (isolated, the
+ * unit tests took 48 s of CPU, shared 29 s).
  */
 const UNIT_ISOLATED = [
   'test/inbound/deadLetters.test.ts',

@@ -123,19 +123,21 @@ export function modelMix(measured: Measured[], { hotProjectShare = MIX_HOT_PROJE
   // Once per batch and item: a batch writes an item once, whichever rows' records it holds (the largest of them).
   const batchWork = new Map<string, Load & { partition: string }>();
   const perRequest = { read: 0, write: 0, calls: 0, records: 0, events, deliveries: events * MIX_WEBHOOKS, inbound: 0, authorizer: 0 };
+  const hot = (name: string) => (ofOneProject(name) ? hotProjectShare : 1);
   for (const [m, share] of shares) {
     for (const t of [...m.request, ...m.stream].flatMap((c) => c.touches)) perRequest[t.capacity] += t.units * share;
-    if (share > 0)
+    if (share > 0) {
+      const batchesPerSecond = STREAM_BATCHES_PER_SECOND * feedingShards(m);
       for (const t of oncePerBatch(m)) {
         const id = JSON.stringify([partitionName(t), t.item]);
         const work = batchWork.get(id) ?? { partition: partitionName(t), read: 0, write: 0 };
-        work[t.capacity] = Math.max(work[t.capacity], t.units * STREAM_BATCHES_PER_SECOND * feedingShards(m));
+        work[t.capacity] = Math.max(work[t.capacity], t.units * batchesPerSecond);
         batchWork.set(id, work);
       }
+    }
     for (const t of atSaturation(m)) {
       const partition = partitionName(t);
       const item = t.item === undefined ? undefined : patternOf(t.item);
-      const hot = (name: string) => (ofOneProject(name) ? hotProjectShare : 1);
       addTo(partitions, partition, t, share * spreadOf(t) * hot(partition));
       if (onSharedItem(t)) addTo(items, JSON.stringify([partition, item]), t, share * hot(`${partition} ${item}`));
     }
