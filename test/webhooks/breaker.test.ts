@@ -64,12 +64,18 @@ const eventOf = (ws: string, n: number) => ({
   },
 });
 
+/** A webhook's times when made before its run of failures and the events here (a second old: a webhook gets no event from before it existed). */
+function madeAnHourAgo() {
+  const at = new Date(Date.now() - 3_600_000).toISOString();
+  return { created_at: at, updated_at: at };
+}
+
 /** A webhook whose endpoint has failed for ten minutes (its run kept as the deliverer keeps it): its breaker opens at the next attempt. */
 async function failingWebhook(path: string) {
   const ws = uniqueWorkspace('breaker');
   const id = `wh_${Math.random().toString(16).slice(2, 14).padEnd(24, '0')}`;
-  await writeWebhook({ id, workspace: ws, url: receiver.url(path) });
   const since = new Date(Date.now() - 600_000).toISOString();
+  await writeWebhook({ id, workspace: ws, url: receiver.url(path), ...madeAnHourAgo() });
   await webhookHealth.failing({ workspace: ws, id }, since, since);
   await webhookHealth.failing({ workspace: ws, id, failing_since: since }, new Date().toISOString(), since);
   return { ws, id };
@@ -266,7 +272,7 @@ describe('a failing endpoint behind its breaker', () => {
     receiver.answer('/quiet', () => 204);
     const ws = uniqueWorkspace('breaker');
     const id = `wh_${Math.random().toString(16).slice(2, 14).padEnd(24, '0')}`;
-    await writeWebhook({ id, workspace: ws, url: receiver.url('/quiet') });
+    await writeWebhook({ id, workspace: ws, url: receiver.url('/quiet'), ...madeAnHourAgo() });
     const since = new Date(Date.now() - 600_000).toISOString();
     await webhookHealth.failing({ workspace: ws, id }, since, since);
     const { lane, take } = keptLane();
@@ -302,7 +308,7 @@ describe('a failing endpoint behind its breaker', () => {
     process.env.WEBHOOKS_RETRY_SCHEDULE = '10s'; // the breaker would open after 20 s: far more than this test takes
     const ws = uniqueWorkspace('breaker');
     const id = `wh_${Math.random().toString(16).slice(2, 14).padEnd(24, '0')}`;
-    await writeWebhook({ id, workspace: ws, url: receiver.url('/blip') });
+    await writeWebhook({ id, workspace: ws, url: receiver.url('/blip'), ...madeAnHourAgo() });
     const now = new Date().toISOString();
     await webhookHealth.failing({ workspace: ws, id }, now, now);
     const { lane, take } = keptLane();

@@ -114,6 +114,25 @@ describe('the deliverer', () => {
     expect(receiver.received('/batch-a')).toHaveLength(7);
   });
 
+  test('a webhook made after an event happened (the event still on its way) gets no delivery of it; one made before does', async () => {
+    const before = await webhookTo('/existed');
+    const event = eventOf(before.ws, 'evt-earlier');
+    const after = `wh_${Math.random().toString(16).slice(2, 14).padEnd(24, '0')}`;
+    // Made a millisecond or more after the event's occurred_at, as a create racing the stream's lag is.
+    await new Promise((r) => setTimeout(r, 2));
+    await writeWebhook({ id: after, workspace: before.ws, url: receiver.url('/made-later') });
+    const { queue, retries } = keptQueue();
+    const out = await consumeWebhookMessages([record(event)], queue);
+    expect(out.tally).toMatchObject({ delivered: 1, errors: 0 });
+    expect(receiver.received('/existed')).toHaveLength(1);
+    expect(receiver.received('/made-later')).toHaveLength(0);
+    expect(retries).toHaveLength(0);
+    expect(await deliveriesOf(before.ws, after)).toEqual([]);
+    // What happens from its creation on reaches it.
+    await consumeWebhookMessages([record(eventOf(before.ws, 'evt-later'))], queue);
+    expect(receiver.received('/made-later')).toHaveLength(1);
+  });
+
   test('an event delivered twice at once (at-least-once queues do that) makes one delivery and one send', async () => {
     const { ws, id } = await webhookTo('/twice');
     const { queue } = keptQueue();

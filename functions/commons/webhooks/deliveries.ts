@@ -49,8 +49,15 @@ function projectsOf({ type, detail }: PublishedEvent): unknown[] {
 const aboutWebhook = ({ type, detail }: PublishedEvent) =>
   isOperationalType(type) ? (detail.data as { id?: unknown } | undefined)?.id : undefined;
 
+/**
+ * Whether the webhook existed when the event happened: one made after it (while the stream or the bus
+ * still carried the event, a lag of up to seconds) gets only what happens from its creation on.
+ */
+const existedAt = (webhook: WebhookRecord, event: PublishedEvent) => Date.parse(webhook.created_at) <= Date.parse(event.detail.occurred_at);
+
 function wants(webhook: WebhookRecord, event: PublishedEvent): boolean {
-  if (!webhook.active || aboutWebhook(event) === webhook.id || !subscribesTo(webhook, event.type)) return false;
+  if (!webhook.active || !existedAt(webhook, event) || aboutWebhook(event) === webhook.id) return false;
+  if (!subscribesTo(webhook, event.type)) return false;
   return webhook.project_slug === undefined || projectsOf(event).includes(webhook.project_slug);
 }
 
@@ -78,7 +85,8 @@ const later = (ms: number) => new Date(Date.now() + ms).toISOString();
  * event finds the delivery made and sends nothing), except to an endpoint already failing: its
  * delivery goes to the retry lane at once, so the fresh lane serves healthy endpoints only, or, once
  * its breaker is open, parks behind the breaker's probe (breaker.ts) with no message at all. The
- * workspace's webhooks are read after the event was received (`webhooksOf`: the consumer shares one read among a batch's events).
+ * workspace's webhooks are read after the event was received (`webhooksOf`: the consumer shares one read among a batch's events),
+ * and those made after it happened are left out (`existedAt`).
  */
 export async function deliverEvent(event: PublishedEvent, queue: WebhookQueue, webhooksOf: WebhooksOf = readWebhooks): Promise<Outcome[]> {
   const { detail } = event;
