@@ -1,6 +1,8 @@
+import { ACTIVITY_SHARDS, TASK_ACTIVITY_SHARDS } from '#store/activityKeys';
+
 /**
  * The history's read shapes (docs/api.md, "Reading history"), measured beside the route's own sample (a
- * project's page): the workspace's newest page (four shards merged), a sync read from the start, the
+ * project's page): the workspace's newest page (its shards merged), a sync read from the start, the
  * same caught up (nothing new: what a poll, and its 304, costs), one task's entries and a filtered page.
  */
 type Read = (name: string, path: string, query: Record<string, string>) => Promise<{ data: unknown }>;
@@ -25,14 +27,22 @@ export async function historyReadShapes(read: Read, ws: string, task: string): P
     if (page.data.length === 0) break;
   }
   return [
-    { row: 'GET /activities (workspace)', scenario: 'from_context=company: the newest 50, the 4 shards merged', query: company },
+    {
+      row: 'GET /activities (workspace)',
+      scenario: `from_context=company: the newest 50, the ${ACTIVITY_SHARDS} shards merged`,
+      query: company,
+    },
     { row: 'GET /activities (sync)', scenario: 'from_context=company&order=asc&limit=100: a sync read from the start', query: sync },
     {
       row: 'GET /activities (caught up)',
       scenario: 'the same with its caught-up token: nothing new (what a poll and its 304 cost)',
       query: { ...sync, cursor: cursor! },
     },
-    { row: 'GET /activities (task)', scenario: `uuid=${task}: one task's entries, its own partition`, query: { ...company, uuid: task } },
+    {
+      row: 'GET /activities (task)',
+      scenario: `uuid=${task}: one task's entries, its ${TASK_ACTIVITY_SHARDS} shards merged`,
+      query: { ...company, uuid: task },
+    },
     {
       row: 'GET /activities (filtered)',
       scenario: 'type=label.attached: a filtered page of the workspace',

@@ -1,5 +1,5 @@
 import { keys } from '#store/keys';
-import { shardsOf } from '#store/shardedKeys';
+import { shardedNameOf, shardFamilyOf, shardsOf } from '#store/shardedKeys';
 import type { Call, Touch } from './recorder.ts';
 import type { Measured } from './scenarios.ts';
 import { patternOf } from './patterns.ts';
@@ -109,14 +109,15 @@ export const oncePerBatch = (m: { stream: Call[] }): Touch[] => touchesOf(m.stre
 /**
  * The share of a touch's load one partition of its kind takes when many requests are summed by key
  * pattern: a sharded key (functions/commons/store/shardedKeys.ts) spreads its values' load over its shards,
- * so each takes that fraction of it (the workspace's history by its entries' turn, the marks of their
- * events and the due index's entries by a hash; the due index is shared by every workspace: one
- * workspace alone gets that much of it); every other key takes all of its load.
+ * so each takes that fraction of it (the workspace's history and a project's and a task's copies by their
+ * entries' turn, the marks of their events and the due index's entries by a hash; the due index is shared by
+ * every workspace: one workspace alone gets that much of it); every other key takes all of its load. What one
+ * request draws on several shards of one value (a read of each) is summed first (modelRow, and the mix by name).
  */
 export const spreadOf = (t: Touch) => 1 / shardsOf(t.key, t.index);
 
 /** A partition as the doc names it: its key pattern, with its index. */
-export const partitionName = (t: Touch, pattern = patternOf(t.key)) => (t.index ? `${t.index} ${pattern}` : pattern);
+export const partitionName = (t: Touch) => shardedNameOf(t.key, t.index) ?? (t.index ? `${t.index} ${patternOf(t.key)}` : patternOf(t.key));
 
 export function addTo(loads: Map<string, Load>, id: string, t: Touch, share = 1): void {
   const load = loads.get(id) ?? { read: 0, write: 0 };
@@ -157,8 +158,9 @@ export function modelRow(m: Measured): RowModel {
   const named = new Map<string, Touch>();
   const items = new Map<string, Load>();
   for (const t of touches) {
-    const id = JSON.stringify([t.index ?? '', t.key]);
-    // One request's entry lands in one shard of the history, but the route's requests in all of them.
+    const id = JSON.stringify([t.index ?? '', shardFamilyOf(t.key, t.index)]);
+    // One request's entry lands in one shard of the history, but the route's requests in all of them: what a
+    // request draws on a sharded key's shards, summed, is spread over them (a read of every shard, one of each).
     addTo(partitions, id, t, spreadOf(t));
     named.set(id, t);
     if (t.item !== undefined) addTo(items, JSON.stringify([t.key, t.item]), t);
@@ -180,7 +182,7 @@ export function modelRow(m: Measured): RowModel {
     const rate = saturation(load);
     const kind = itemKindOf(sk);
     if (kind) kinds[kind] = Math.min(kinds[kind] ?? Number.POSITIVE_INFINITY, rate);
-    const name = `${patternOf(key)} ${patternOf(sk)}`;
+    const name = `${shardedNameOf(key) ?? patternOf(key)} ${patternOf(sk)}`;
     if (!item || rate < item.rate || (rate === item.rate && name < item.name)) item = { name, rate };
   }
   const all = [...m.request, ...m.stream];

@@ -3,6 +3,7 @@ import { DEFAULT_RATE_LIMIT } from '#domain/tokens';
 import { MIX_MESSAGES, MIX_REQUESTS, MIX_WEBHOOKS, type MixModel, STREAM_BATCHES_PER_SECOND } from './mix.ts';
 import { ACTIVITY_SHARDS, DUE_SHARDS } from '#store/keys';
 import { SHARDED_KEYS } from '#store/shardedKeys';
+import { TARGET_STEPS, TARGET_STEPS_NOTE } from './steps.ts';
 import { ITEM_KINDS, KEY_KINDS, PARTITION_LIMITS, type RowModel } from './model.ts';
 import { accountLimits, LAMBDA, monthlyCost, PRICES, SECONDS_PER_MONTH } from './prices.ts';
 import { renderAtLimits } from './renderLimits.ts';
@@ -149,6 +150,14 @@ ${below.length ? `Keys that cap this ordinary workload below ${int(GOAL)} reques
 
 **The target: ${int(TARGET)} requests per second of the mix in one workspace**, the hot project's share as above, with every
 promise of docs/api.md kept. ${underTarget.length ? `Under it today, ${underTarget.length} keys: ${underTarget.map((x) => `${code(x.name)} at ${rate(x.rate)} (${percent(x.rate / TARGET)} of it)`).join(', ')}.` : 'No key is under it.'}
+
+The steps toward it that have landed (the "before" figures as this page gave them on the code before each):
+
+| key | before, req/s | change | after, req/s |
+| --- | --- | --- | --- |
+${TARGET_STEPS.map((s) => `| ${code(s.key)} | ${int(s.before)} | ${s.change} | **${rate(mix.partitions.find((x) => x.name === s.key)?.rate)}** |`).join('\n')}
+
+${TARGET_STEPS_NOTE}
 
 Keys spread over shards (functions/commons/store/shardedKeys.ts, the one list the model reads: every other key is one
 partition per value, and takes all of its load):

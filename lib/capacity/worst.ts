@@ -101,8 +101,8 @@ export async function seedAtLimits(sent: Sent, webhookUrl: string): Promise<Targ
     await sent('attach-label', `/projects-labels/${label}/attach`, inProject, { task_uuid: task(0) });
   const tasks = Array.from({ length: MAX_TASKS_PER_REQUEST }, (_, n) => task(n + 1));
   await sent('attach-label', `/projects-labels/${labels[0]}/attach`, inProject, { task_uuids: tasks });
-  // Changes of one project for its history (its own partition: a workspace's spreads over shards by event id, and so
-  // would its read units, from run to run), each entry carrying the project as it became.
+  // Changes of one project for its history, each entry carrying the project as it became (spread over its shards by
+  // their places, the same from run to run in a workspace of its own).
   for (let v = 0; v < HISTORY_CHANGES; v++)
     await sent('update-project', `/projects/${project}`, q, {
       description: textAtLimits(MAX_DESCRIPTION, MAX_DESCRIPTION_BYTES, `v${v} `),

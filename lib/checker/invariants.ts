@@ -1,5 +1,6 @@
 import { oldSecretViolations } from './clearSecrets.ts';
 import { countViolations } from './counts.ts';
+import { historyViolations } from './history.ts';
 import { legacyViolations } from './legacy.ts';
 import { ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { db } from '#store/client';
@@ -84,6 +85,7 @@ function findViolations(items: Item[]): string[] {
   const known = new Set<string>(Object.values(ItemType));
   for (const i of items) if (!known.has(i.type)) v.push(`item ${i.PK} / ${i.SK} has unknown type ${i.type}`);
   v.push(...legacyViolations(items));
+  v.push(...historyViolations(items));
   const payloads = new Set(of(ItemType.deliveryPayload).map((i) => `${i.PK} ${i.SK}`));
   for (const d of of(ItemType.webhookDelivery)) {
     const payload = keys.deliveryPayload(d.workspace, d.webhook_id, d.id);

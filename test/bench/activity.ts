@@ -1,4 +1,5 @@
 import { listActivity } from '#domain/activityReads';
+import { ACTIVITY_SHARDS, PROJECT_ACTIVITY_SHARDS } from '#store/activityKeys';
 import { recordActivity } from '#events/activity';
 import type { OutboundEvent } from '#events/outbound';
 import { describeCalls, metered, type Usage } from './capacity.ts';
@@ -123,9 +124,9 @@ path; ${fmt(r.pollsPerEntry, 1)} reads per entry while waiting):
 ${table(['entries', 'p50', 'p99', 'max'], [[r.entries, `${fmt(r.freshnessMs.p50, 1)} ms`, `${fmt(r.freshnessMs.p99, 1)} ms`, `${fmt(r.freshnessMs.max, 1)} ms`]])}
 
 Metered in process: an entry of a project's change (the workspace's position read, then one transaction: the position's
-move, the event's mark, the entry in a shard of the workspace's history and in the project's, and a create's slug
+move, the event's mark, the entry in a shard of the workspace's history and in one of the project's, and a create's slug
 pointer) ${use(r.perEntry.projectChange)}; of a label attached to a task (the task's copy too) ${use(r.perEntry.labelChange)}.
-A page of ${r.perPage.limit} entries: of the workspace's history (its 4 shards read and merged) ${use(r.perPage.company)};
-of a project's ${use(r.perPage.project)}. docs/capacity.md counts the same writes per route.
+A page of ${r.perPage.limit} entries: of the workspace's history (its ${ACTIVITY_SHARDS} shards read and merged) ${use(r.perPage.company)};
+of a project's (its ${PROJECT_ACTIVITY_SHARDS}) ${use(r.perPage.project)}. docs/capacity.md counts the same writes per route.
 `;
 }

@@ -4,7 +4,7 @@ import { HISTORY_PAGE_BYTES, listActivity } from '#domain/activityReads';
 import { db } from '#store/client';
 import { HISTORY_READ_UNITS, readHistory } from '#store/activity';
 import { chunk } from '#store/batches';
-import { keys } from '#store/keys';
+import { ACTIVITY_SHARDS, keys } from '#store/keys';
 import { tableName } from '#store/table';
 import { uniqueWorkspace } from '#support/api';
 
@@ -14,8 +14,8 @@ import { uniqueWorkspace } from '#support/api';
  * most its read units and one more round, not the 16 calls (16 MB) the page's call bound alone allows.
  * In process against the suite's DynamoDB Local, the entries written as the stream processor writes them.
  */
-const SHARDS = 4;
-const PER_SHARD = 150;
+const SHARDS = ACTIVITY_SHARDS;
+const PER_SHARD = 600 / SHARDS;
 /** A changed description's worth of entry: 600 of them are 7 MB. */
 const ENTRY_BYTES = 12_000;
 
@@ -25,7 +25,7 @@ test('a page of a type none of 7 MB of entries has reads its budget and one roun
   const items = Array.from({ length: SHARDS * PER_SHARD }, (_, i) => {
     const at = new Date(now - 3_600_000 + i).toISOString();
     return {
-      PK: keys.activityShard(ws, i % SHARDS),
+      PK: keys.activityShards(ws)[i % SHARDS]!,
       SK: keys.activitySortKey(at, i + 1),
       expires_at: now + 86_400_000,
       entry: { id: `evt-${i}`, type: 'Project Updated', occurred_at: at, data: { description: 'd'.repeat(ENTRY_BYTES) } },
@@ -47,7 +47,7 @@ test('a page of a type none of 7 MB of entries has reads its budget and one roun
   );
   try {
     const range = {
-      partitions: Array.from({ length: SHARDS }, (_, n) => keys.activityShard(ws, n)),
+      partitions: keys.activityShards(ws),
       lo: keys.activityTimeKey(new Date(now - 7_200_000).toISOString()),
       hi: keys.activityTimeKey('~'),
       descending: true,
@@ -66,8 +66,8 @@ test('a page of a type none of 7 MB of entries has reads its budget and one roun
     expect(after).toBeUndefined();
     // 7 MB is about 900 units eventually consistent: more than one page's budget, so more than one page.
     expect(perPage.length).toBeGreaterThan(1);
-    // A round is a call per shard of 1 MB at most (128 units): a page stops once its reads reach the budget.
-    for (const read of perPage) expect(read).toBeLessThanOrEqual(HISTORY_READ_UNITS + SHARDS * 140);
+    // A round reads about 4 MB at most (512 units), however many shards: a page stops once its reads reach the budget.
+    for (const read of perPage) expect(read).toBeLessThanOrEqual(HISTORY_READ_UNITS + 4 * 140);
     console.log(`history read budget: ${perPage.length} pages, units per page ${perPage.map((u) => Math.round(u)).join(', ')}`);
   } finally {
     db.middlewareStack.remove(name);
@@ -94,7 +94,12 @@ test('entries kept whole before texts were cut (40 KB each) page within the byte
       request_id: null,
       idempotency_key: null,
     };
-    return { PK: keys.activityShard(ws, i % SHARDS), SK: keys.legacyActivitySortKey(at, `evt-${i}`), expires_at: now + 86_400_000, entry };
+    return {
+      PK: keys.activityShards(ws)[i % SHARDS]!,
+      SK: keys.legacyActivitySortKey(at, `evt-${i}`),
+      expires_at: now + 86_400_000,
+      entry,
+    };
   });
   for (const part of chunk(items, 25))
     await db.send(new BatchWriteCommand({ RequestItems: { [tableName()]: part.map((Item) => ({ PutRequest: { Item } })) } }));

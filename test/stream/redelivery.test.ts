@@ -1,3 +1,4 @@
+import { keys } from '#store/keys';
 import type { DynamoDBRecord } from 'aws-lambda';
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
@@ -121,7 +122,7 @@ test('redelivered and reordered stream batches end with exact counters and the s
       // The history holds one entry per change, however often its record came: one item in the
       // workspace's history, one in its project's for a project's change, one in its task's for a task's.
       const entries = (await scanTable([ws])).filter((i) => i.type === 'activity');
-      const inWorkspace = entries.filter((i) => String(i.PK).includes('#SHARD#')).map((i) => i.entry as ActivityEntry);
+      const inWorkspace = entries.filter((i) => keys.activityShards(ws).includes(String(i.PK))).map((i) => i.entry as ActivityEntry);
       expect(inWorkspace.map((e) => e.event_id).sort()).toEqual([...expectedIds].sort());
       const copies = (part: string) => entries.filter((i) => String(i.PK).includes(part)).map((i) => (i.entry as ActivityEntry).event_id);
       expect(copies('#PROJECTID#').sort()).toEqual(

@@ -22,7 +22,8 @@ import {
 } from '#domain/limits';
 import { modelledMix } from '#bench/saturationMix';
 import { ACTIVITY_SHARDS, DUE_SHARDS, keys } from '#store/keys';
-import { SHARDED_KEYS, shardsOf } from '#store/shardedKeys';
+import { MARK_SHARDS, PROJECT_ACTIVITY_SHARDS, TASK_ACTIVITY_SHARDS } from '#store/activityKeys';
+import { SHARDED_KEYS, shardFamilyOf, shardsOf } from '#store/shardedKeys';
 
 /**
  * The capacity model's arithmetic on calls made up here (the measured calls are the integration test's:
@@ -202,12 +203,38 @@ describe('the mix', () => {
     expect(rate('ACTIVITY#<ws>#SHARD#<shard>')).toBeCloseTo(1_000 / ((0.01 * 2) / ACTIVITY_SHARDS));
     expect(rate('GSI3 DUE#<due>')).toBeCloseTo(1_000 / (0.01 / DUE_SHARDS));
     // Every key the registry names is spelled so by keys.ts; a key that only looks like one is not sharded.
-    expect(shardsOf(keys.activityMark('capacity-model', 'evt-1').PK)).toBe(ACTIVITY_SHARDS);
+    expect(shardsOf(keys.activityMark('capacity-model', 'evt-1').PK)).toBe(MARK_SHARDS);
     expect(shardsOf(keys.activity('capacity-model', 7, 'AT#x').PK)).toBe(ACTIVITY_SHARDS);
+    for (const seq of [8, 9]) expect(shardsOf(keys.projectActivity('capacity-model', 'p1', seq, 'AT#x').PK)).toBe(PROJECT_ACTIVITY_SHARDS);
+    for (const seq of [8, 9]) expect(shardsOf(keys.taskActivity('capacity-model', 't1', seq, 'AT#x').PK)).toBe(TASK_ACTIVITY_SHARDS);
     expect(shardsOf(keys.dueShard('msg_1'), 'GSI3')).toBe(DUE_SHARDS);
     expect(shardsOf(keys.dueShard('msg_1'))).toBe(1);
     expect(shardsOf('ACTIVITY#capacity-model#TASK#SHARD#1')).toBe(1);
-    expect(SHARDED_KEYS.map((k) => k.name)).toEqual(['ACTIVITY#<ws>#SHARD#<shard>', 'ACTIVITY#<ws>#MARKS#<shard>', 'GSI3 DUE#<due>']);
+    expect(shardsOf('ACTIVITY#capacity-model#PROJECTID#p1#SHARD#x')).toBe(1);
+    expect(SHARDED_KEYS.map((k) => k.name)).toEqual([
+      'ACTIVITY#<ws>#SHARD#<shard>',
+      'ACTIVITY#<ws>#MARKS#<shard>',
+      'ACTIVITY#<ws>#PROJECTID#<project>',
+      'ACTIVITY#<ws>#TASK#<task>',
+      'GSI3 DUE#<due>',
+    ]);
+  });
+
+  test("a request's draws on every shard of one value are summed and spread: a read of each shard weighs as one read of one partition", () => {
+    const shards = keys.projectActivityPartitions('capacity-model', 'p1');
+    expect(new Set(shards.map((key) => shardFamilyOf(key))).size).toBe(1);
+    expect(shardFamilyOf(keys.projectActivityPartitions('capacity-model', 'p2')[0]!)).not.toBe(shardFamilyOf(shards[0]!));
+    const history = measured(
+      'GET /activities',
+      shards.map((key) => call('Query', read(key, 3))),
+    );
+    // One row: each request reads 3 units of every shard, so each shard takes 3 units a request (not 3/8).
+    const row = modelRow(history);
+    expect(row.first).toMatchObject({ partition: 'ACTIVITY#<ws>#PROJECTID#<project>', bound: 'read' });
+    expect(row.first.rate).toBeCloseTo(saturation({ read: 3, write: 0 }));
+    // An entry written to one shard a request: the route's requests spread over all of them.
+    const writes = modelRow(measured('PUT /projects/{slug}', [call('TransactWriteItems', write(shards[3]!, 2, 'AT#x'))]));
+    expect(writes.first.rate).toBeCloseTo(saturation({ read: 0, write: 2 / PROJECT_ACTIVITY_SHARDS }));
   });
 
   test('a row the mix names but nothing measured is an error, not a zero', () => {

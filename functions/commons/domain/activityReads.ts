@@ -1,7 +1,7 @@
 import { holdsAny, type KeyedEntry, readHistory, slugsProject } from '#store/activity';
 import { readPosition } from '#store/activityLog';
 import { readProject } from '#store/projects';
-import { ACTIVITY_SHARDS, keys } from '#store/keys';
+import { keys } from '#store/keys';
 import { type ActivityEntry, type ActivityQuery, retentionMs } from './activity';
 import { decodeCursor, encodeCursor, type CursorScope } from './cursors';
 import { Gone, projectNotFound, ValidationFailed } from './errors';
@@ -162,14 +162,14 @@ function withinBytes(entries: KeyedEntry[]): KeyedEntry[] {
  * slug, read beside those under its id.
  */
 async function partitionsOf(ws: string, q: ActivityQuery): Promise<string[]> {
-  if (q.task !== undefined) return [keys.taskActivityPartition(ws, q.task)];
-  if (q.context !== 'project') return Array.from({ length: ACTIVITY_SHARDS }, (_, n) => keys.activityShard(ws, n));
-  if (q.projectId !== undefined) return [keys.projectActivityPartition(ws, q.projectId)];
+  if (q.task !== undefined) return keys.taskActivityPartitions(ws, q.task);
+  if (q.context !== 'project') return keys.activityShards(ws);
+  if (q.projectId !== undefined) return keys.projectActivityPartitions(ws, q.projectId);
   const pointed = await slugsProject(ws, q.projectSlug!);
-  if (pointed !== undefined) return [keys.projectActivityPartition(ws, pointed)];
+  if (pointed !== undefined) return keys.projectActivityPartitions(ws, pointed);
   const live = await readProject(ws, q.projectSlug!);
   const legacy = keys.legacyProjectActivityPartition(ws, q.projectSlug!);
-  return live ? [keys.projectActivityPartition(ws, live.id), legacy] : [legacy];
+  return live ? [...keys.projectActivityPartitions(ws, live.id), legacy] : [legacy];
 }
 
 /**
@@ -179,6 +179,6 @@ async function partitionsOf(ws: string, q: ActivityQuery): Promise<string[]> {
  */
 async function projectWithHistory(ws: string, q: ActivityQuery, partitions: string[]): Promise<void> {
   if (q.projectId === undefined && (await readProject(ws, q.projectSlug!)) !== undefined) return;
-  for (const partition of partitions) if (await holdsAny(partition)) return;
+  if ((await Promise.all(partitions.map(holdsAny))).some(Boolean)) return;
   throw projectNotFound(q.projectId === undefined ? q.projectSlug! : `${q.projectSlug} (id ${q.projectId})`);
 }

@@ -1,7 +1,8 @@
 import { changedFields, cutChanges, retentionMs } from '#domain/activity';
 import { sha256Url } from '#domain/digest';
 import { type ChangeType, isChangeType } from '#domain/eventNames';
-import { appendActivity, type NewEntry } from '#store/activityLog';
+import { appendActivity } from '#store/activityLog';
+import type { NewEntry } from '#store/activityLayout';
 import type { OutboundEvent } from './outbound';
 
 /**

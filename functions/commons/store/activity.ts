@@ -34,11 +34,15 @@ const MAX_CALLS = 16;
 /**
  * And at most this many read units (as DynamoDB reports them): a filter reads every entry it passes over,
  * so a page of a rare type among large entries would otherwise read up to 16 MB for a few lines. Checked
- * between rounds: a page reads at most this and one more round (a call per shard, 1 MB each at most).
+ * between rounds: a page reads at most this and one more round (a call per shard, about 4 MB in all: FILTERED_ROUND).
  */
 export const HISTORY_READ_UNITS = 256;
-/** Items a filtered read evaluates per call. */
-const FILTERED_READ = 100;
+/**
+ * Items a filtered read evaluates per round, shared by the partitions it reads (a call each): 40 each of a
+ * workspace's 8 shards, 80 of a task's 4. A round reads about 4 MB at most, as many partitions as it reads
+ * (320 entries of a changed description's worth; a call of one partition stops at 1 MB anyway).
+ */
+const FILTERED_ROUND = 320;
 
 function queryInput(range: HistoryRange): Omit<QueryCommandInput, 'ExclusiveStartKey' | 'Limit'> {
   const names: Record<string, string> = { '#pk': TABLE.partitionKey, '#sk': TABLE.sortKey, '#exp': 'expires_at' };
@@ -91,9 +95,9 @@ export async function readHistory(range: HistoryRange, limit: number, after?: st
     range.project !== undefined ||
     range.since !== undefined ||
     range.until !== undefined;
-  const perCall = filtering ? Math.max(limit + 1, FILTERED_READ) : limit + 1;
-  // Unfiltered, each shard holds about its share of a page: read that (and a margin) first, more only where it falls short.
   const shards = range.partitions.length;
+  const perCall = filtering ? Math.max(limit + 1, Math.ceil(FILTERED_ROUND / shards)) : limit + 1;
+  // Unfiltered, each shard holds about its share of a page: read that (and a margin) first, more only where it falls short.
   const firstCall = filtering || shards === 1 ? perCall : Math.ceil(((limit + 1) / shards) * 1.5) + 1;
   const readers: Reader[] = range.partitions.map((partition) => ({
     partition,

@@ -1,5 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { ActivityEntry } from '#domain/entities';
+import { copiesOf, layoutAt, markOf, markPlaces, type NewEntry } from './activityLayout';
 import { getItems } from './batches';
 import { db } from './client';
 import { TransactionCancelled } from './errors';
@@ -21,9 +22,6 @@ import { type TransactItem, transact, tx } from './transactions';
  * transaction) and writes nothing: one entry per event, whatever the retries.
  */
 
-/** An entry before it has a place: what the stream side makes of one event. */
-export type NewEntry = Omit<ActivityEntry, 'sequence' | 'recorded_at'>;
-
 /** Items in one transaction: DynamoDB takes 100; one is the position. */
 const MAX_ITEMS = 99;
 /** Bytes of entries in one transaction: DynamoDB takes 4 MB in all. */
@@ -32,6 +30,8 @@ const MAX_BYTES = 3_000_000;
 interface Position {
   sequence: number;
   at: string;
+  /** Since when this version has written the workspace's history (activityLayout.ts; absent: the version before wrote it last). */
+  sharded_since?: string;
 }
 
 /** Records the entries, in the order given (a batch's stream order), each event once. Answers how many entries it wrote. */
@@ -49,15 +49,6 @@ export async function appendActivity(entries: NewEntry[], retentionMs: number): 
   return written;
 }
 
-/** The copies an entry is kept in: its workspace's, its project's, its task's. */
-function copiesOf(ws: string, e: NewEntry, sequence: number, sortKey: string) {
-  return [
-    keys.activity(ws, sequence, sortKey),
-    ...(e.project_id === null ? [] : [keys.projectActivity(ws, e.project_id, sortKey)]),
-    ...(e.task_uuid === null ? [] : [keys.taskActivity(ws, e.task_uuid, sortKey)]),
-  ];
-}
-
 /** A project's create points its slug at its id (the newest pointer is the slug's project: reads by slug follow it). */
 const PROJECT_CREATES: ReadonlySet<string> = new Set(['Project Created', 'Project Duplicated']);
 const pointsSlug = (e: NewEntry) => PROJECT_CREATES.has(e.type) && e.project_id !== null && e.project_slug !== null;
@@ -68,7 +59,8 @@ function transactionOf(list: NewEntry[]): NewEntry[] {
   let bytes = 0;
   for (const [i, e] of list.entries()) {
     const copies = copiesOf(e.company_slug, e, 0, '').length + (pointsSlug(e) ? 1 : 0);
-    items += copies + 1;
+    // Its mark, and the check of where its mark was made before, when that is another key (activityLayout.ts).
+    items += copies + 1 + (keys.earlierActivityMark(e.company_slug, e.event_id) ? 1 : 0);
     bytes += copies * Buffer.byteLength(JSON.stringify(e));
     if (i > 0 && (items > MAX_ITEMS || bytes > MAX_BYTES)) return list.slice(0, i);
   }
@@ -82,6 +74,7 @@ async function appendPart(ws: string, part: NewEntry[], retentionMs: number): Pr
     if (pending.length === 0) return 0;
     const position = await readPosition(ws);
     const at = laterOf(new Date().toISOString(), position?.at);
+    const layout = layoutAt(at, position);
     const first = (position?.sequence ?? 0) + 1;
     const expiresAt = Date.parse(at) + retentionMs;
     const ttl = Math.ceil(expiresAt / 1000);
@@ -89,7 +82,14 @@ async function appendPart(ws: string, part: NewEntry[], retentionMs: number): Pr
       [
         'position',
         tx.put(
-          { ...keys.activitySequence(ws), type: ItemType.activitySequence, workspace: ws, sequence: first + pending.length - 1, at },
+          {
+            ...keys.activitySequence(ws),
+            type: ItemType.activitySequence,
+            workspace: ws,
+            sequence: first + pending.length - 1,
+            at,
+            sharded_since: layout.shardedSince,
+          },
           position === undefined
             ? { condition: 'attribute_not_exists(PK)' }
             : { condition: '#s = :s', names: { '#s': 'sequence' }, values: { ':s': position.sequence } },
@@ -100,15 +100,18 @@ async function appendPart(ws: string, part: NewEntry[], retentionMs: number): Pr
       const entry: ActivityEntry = { ...e, sequence: first + i, recorded_at: at };
       const sortKey = keys.activitySortKey(at, first + i);
       const body = { type: ItemType.activity, workspace: ws, entry, expires_at: expiresAt, [TABLE.timeToLive]: ttl };
+      const { mark: markKey, earlier } = markOf(ws, e, layout);
       const mark = {
-        ...keys.activityMark(ws, e.event_id),
+        ...markKey,
         type: ItemType.activityMark,
         workspace: ws,
         sort_key: sortKey,
         [TABLE.timeToLive]: ttl,
       };
       parts.push([`mark:${i}`, tx.put(mark, { condition: 'attribute_not_exists(PK)' })]);
-      for (const [n, key] of copiesOf(ws, e, first + i, sortKey).entries()) parts.push([`copy:${i}:${n}`, tx.put({ ...key, ...body })]);
+      if (earlier) parts.push([`mark:${i}:earlier`, tx.check(earlier, { condition: 'attribute_not_exists(PK)' })]);
+      for (const [n, key] of copiesOf(ws, e, first + i, sortKey, layout.spread).entries())
+        parts.push([`copy:${i}:${n}`, tx.put({ ...key, ...body })]);
       if (pointsSlug(e)) {
         const pointer = {
           ...keys.projectSlugPointer(ws, e.project_slug!, sortKey),
@@ -133,9 +136,10 @@ async function appendPart(ws: string, part: NewEntry[], retentionMs: number): Pr
   });
 }
 
-/** The entries whose event has no mark yet. */
+/** The entries whose event has no mark yet, in any place a layout makes it. */
 async function unrecorded(ws: string, entries: NewEntry[]): Promise<NewEntry[]> {
-  const marks = await getItems(entries.map((e) => keys.activityMark(ws, e.event_id)));
+  const marks = await getItems(entries.flatMap((e) => markPlaces(ws, e.event_id)));
+  // A mark's sort key names its event, whichever shard it is in.
   const recorded = new Set(marks.map((m) => m[TABLE.sortKey]));
   return entries.filter((e) => !recorded.has(keys.activityMark(ws, e.event_id).SK));
 }
@@ -143,7 +147,9 @@ async function unrecorded(ws: string, entries: NewEntry[]): Promise<NewEntry[]> 
 /** The workspace's position, read strongly (undefined before its first entry). */
 export async function readPosition(ws: string): Promise<Position | undefined> {
   const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key: keys.activitySequence(ws), ConsistentRead: true }));
-  return Item === undefined ? undefined : { sequence: Item.sequence as number, at: Item.at as string };
+  if (Item === undefined) return undefined;
+  const since = Item.sharded_since as string | undefined;
+  return { sequence: Item.sequence as number, at: Item.at as string, ...(since === undefined ? {} : { sharded_since: since }) };
 }
 
 const laterOf = (a: string, b: string | undefined) => (b !== undefined && b > a ? b : a);

@@ -1,4 +1,4 @@
-import { ACTIVITY_SHARDS } from './activityKeys';
+import { ACTIVITY_SHARDS, MARK_SHARDS, PROJECT_ACTIVITY_SHARDS, TASK_ACTIVITY_SHARDS } from './activityKeys';
 import { DUE_SHARDS } from './keys';
 
 /**
@@ -14,6 +14,8 @@ export interface ShardedKey {
   index?: 'GSI3';
   /** Whether a partition key value is one of this key's shards. */
   matches: (key: string) => boolean;
+  /** The part of a shard's value that names its shard (what `family` takes off: the shards of one value share the rest). */
+  shardPart: RegExp;
   shards: number;
   /** What chooses the shard an item goes to. */
   chosenBy: string;
@@ -31,6 +33,7 @@ export const SHARDED_KEYS: readonly ShardedKey[] = [
   {
     name: 'ACTIVITY#<ws>#SHARD#<shard>',
     matches: (key) => /^ACTIVITY#[^#]+#SHARD#\d+$/.test(key),
+    shardPart: /#SHARD#\d+$/,
     shards: ACTIVITY_SHARDS,
     chosenBy: "the entry's place in the workspace's order, each shard in turn",
     feedsProcessor: false,
@@ -38,14 +41,33 @@ export const SHARDED_KEYS: readonly ShardedKey[] = [
   {
     name: 'ACTIVITY#<ws>#MARKS#<shard>',
     matches: (key) => /^ACTIVITY#[^#]+#MARKS#\d+$/.test(key),
-    shards: ACTIVITY_SHARDS,
+    shardPart: /#MARKS#\d+$/,
+    shards: MARK_SHARDS,
     chosenBy: "a hash of the event's id",
+    feedsProcessor: false,
+  },
+  {
+    name: 'ACTIVITY#<ws>#PROJECTID#<project>',
+    // Shard 0 is the project's partition as it was before shards; the others add their number.
+    matches: (key) => /^ACTIVITY#[^#]+#PROJECTID#[^#]+(#SHARD#\d+)?$/.test(key),
+    shardPart: /#SHARD#\d+$/,
+    shards: PROJECT_ACTIVITY_SHARDS,
+    chosenBy: "the entry's place in the workspace's order, each shard in turn",
+    feedsProcessor: false,
+  },
+  {
+    name: 'ACTIVITY#<ws>#TASK#<task>',
+    matches: (key) => /^ACTIVITY#[^#]+#TASK#[^#]+(#SHARD#\d+)?$/.test(key),
+    shardPart: /#SHARD#\d+$/,
+    shards: TASK_ACTIVITY_SHARDS,
+    chosenBy: "the entry's place in the workspace's order, each shard in turn",
     feedsProcessor: false,
   },
   {
     name: 'GSI3 DUE#<due>',
     index: 'GSI3',
     matches: (key) => /^DUE#\d+$/.test(key),
+    shardPart: /#\d+$/,
     shards: DUE_SHARDS,
     chosenBy: "a hash of the delivery's id",
     stageWide: true,
@@ -56,6 +78,18 @@ export const SHARDED_KEYS: readonly ShardedKey[] = [
 /** The registry's entry of a partition key value (of `index`), if its key is sharded. */
 const shardedKeyOf = (key: string, index?: string): ShardedKey | undefined =>
   SHARDED_KEYS.find((s) => (s.index ?? '') === (index ?? '') && s.matches(key));
+
+/**
+ * The shards of one value of a sharded key, named alike (its pattern's name and the value without its shard):
+ * a request's draws on every shard of it are summed there, and spread over them (model.ts). Any other key: itself.
+ */
+export const shardFamilyOf = (key: string, index?: string): string => {
+  const sharded = shardedKeyOf(key, index);
+  return sharded ? `${sharded.name} ${key.replace(sharded.shardPart, '')}` : key;
+};
+
+/** The name of a sharded key's pattern, of a partition key value that is one of its shards. */
+export const shardedNameOf = (key: string, index?: string): string | undefined => shardedKeyOf(key, index)?.name;
 
 /** How many partitions the values of a key's pattern spread over: 1 for a key that is not sharded. */
 export const shardsOf = (key: string, index?: string): number => shardedKeyOf(key, index)?.shards ?? 1;

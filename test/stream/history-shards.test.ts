@@ -1,0 +1,225 @@
+import { BatchWriteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, test } from 'vitest';
+import type { ActivityQuery } from '#domain/activity';
+import { listActivity } from '#domain/activityReads';
+import { appendActivity } from '#store/activityLog';
+import { type NewEntry, SPREAD_AFTER_MS } from '#store/activityLayout';
+import { db } from '#store/client';
+import { ItemType, keys } from '#store/keys';
+import { checkTable, scanTable } from '#lib/checker/invariants';
+import { TABLE, tableName } from '#store/table';
+import { uniqueWorkspace } from '#support/api';
+
+/**
+ * The history's shards grew (the workspace's from 4 to 8, its marks from 4 to 8; a project's and a task's
+ * copies from one partition to 8 and 4) with nothing moved: what the version before wrote is read where it
+ * is, beside what this one writes, its cursors go on, and a stream record it recorded, delivered again to
+ * this one, is still recorded once. For SPREAD_AFTER_MS after this version first writes a workspace's history,
+ * it writes as the version before did, so that a function of that version (mid-deploy, or after a rollback) misses nothing. In process against the suite's DynamoDB Local; "before" is written as
+ * that version wrote it.
+ */
+const RETENTION_MS = 86_400_000;
+const PROJECT = 'prj_shards';
+const TASK = 'task-1';
+
+function entryOf(ws: string, n: number, occurredAt: string): NewEntry {
+  return {
+    id: `act_${String(n).padStart(24, '0')}`,
+    type: 'Label Attached',
+    occurred_at: occurredAt,
+    actor: null,
+    company_slug: ws,
+    project_slug: 'shards',
+    project_id: PROJECT,
+    project: null,
+    label: { id: 1, slug: 'bug' },
+    task_uuid: TASK,
+    changes: [],
+    event_id: `evt-${ws}-${n}`,
+    request_id: null,
+    idempotency_key: null,
+  };
+}
+
+/** Where the version before made an event's mark: shard `hash % 4`. */
+const markBefore = (ws: string, eventId: string) => keys.earlierActivityMark(ws, eventId) ?? keys.activityMark(ws, eventId);
+
+/** Entries 1..n as the version before recorded them: its 4 shards, one partition per copy, its marks, its position (no marks_since). */
+async function recordedBefore(ws: string, n: number, at: (i: number) => string) {
+  const ttl = Math.ceil((Date.now() + RETENTION_MS) / 1000);
+  const items = Array.from({ length: n }, (_, k) => k + 1).flatMap((i) => {
+    const e = entryOf(ws, i, at(i));
+    const sortKey = keys.activitySortKey(at(i), i);
+    const body = { SK: sortKey, type: ItemType.activity, workspace: ws, entry: { ...e, sequence: i, recorded_at: at(i) } };
+    const item = { ...body, expires_at: Date.now() + RETENTION_MS, [TABLE.timeToLive]: ttl };
+    return [
+      { ...item, PK: keys.activityShards(ws)[i % 4]! },
+      { ...item, PK: keys.projectActivityPartitions(ws, PROJECT)[0]! },
+      { ...item, PK: keys.taskActivityPartitions(ws, TASK)[0]! },
+      { ...markBefore(ws, e.event_id), type: ItemType.activityMark, workspace: ws, sort_key: sortKey, [TABLE.timeToLive]: ttl },
+    ];
+  });
+  for (let i = 0; i < items.length; i += 25)
+    await db.send(
+      new BatchWriteCommand({ RequestItems: { [tableName()]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }),
+    );
+  const position = { ...keys.activitySequence(ws), type: ItemType.activitySequence, workspace: ws, sequence: n, at: at(n) };
+  await db.send(new PutCommand({ TableName: tableName(), Item: position }));
+}
+
+/** As if this version had first written the workspace's history `SPREAD_AFTER_MS` and a minute ago: its entries are spread now. */
+async function spreadBegun(ws: string) {
+  const since = new Date(Date.now() - SPREAD_AFTER_MS - 60_000).toISOString();
+  await db.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.activitySequence(ws),
+      UpdateExpression: 'SET sharded_since = :s',
+      ExpressionAttributeValues: { ':s': since },
+    }),
+  );
+}
+
+/** The partitions the entries of `events` are kept in. */
+async function partitionsOf(ws: string, events: string[]) {
+  const items = (await scanTable([ws])).filter((i) => i.type === ItemType.activity && events.includes(i.entry.event_id));
+  return new Set(items.map((i) => i.PK as string));
+}
+
+/** Every entry of a query, page by page, following each cursor from `cursor` on. */
+async function follow(ws: string, q: ActivityQuery, cursor?: string, limit = 3) {
+  const ids: string[] = [];
+  for (let page = await listActivity(ws, q, { limit, cursor }); ; page = await listActivity(ws, q, { limit, cursor: page.nextCursor! })) {
+    ids.push(...page.items.map((e) => e.event_id));
+    if (page.items.length === 0 || page.nextCursor === null) return { ids, cursor: page.nextCursor };
+  }
+}
+
+const project: ActivityQuery = { context: 'project', projectSlug: 'shards', projectId: PROJECT, order: 'desc' };
+const task: ActivityQuery = { context: 'project', projectSlug: 'shards', projectId: PROJECT, task: TASK, order: 'desc' };
+const workspace: ActivityQuery = { context: 'company', order: 'desc' };
+
+describe('the history after its shards grew', () => {
+  test('reads what was recorded before beside what is recorded now, and cursors minted before go on, each entry once, in order', async () => {
+    const ws = uniqueWorkspace('shards');
+    const base = Date.now() - 60_000;
+    await recordedBefore(ws, 6, (i) => new Date(base + i).toISOString());
+    const before = Array.from({ length: 6 }, (_, k) => `evt-${ws}-${k + 1}`);
+    // Cursors of before: newest first after two entries, and oldest first a sync token caught up with entry 6.
+    const pages = await Promise.all([project, task, workspace].map((q) => listActivity(ws, q, { limit: 2 })));
+    const tokens = await Promise.all([project, task, workspace].map(async (q) => (await follow(ws, { ...q, order: 'asc' })).cursor!));
+    for (const page of pages) expect(page.items.map((e) => e.event_id)).toEqual(before.slice(4).reverse());
+
+    // Written by this version for the first time: as the version before would, where its readers look (4 shards, one partition a copy).
+    const meanwhile = Array.from({ length: 8 }, (_, k) => entryOf(ws, 7 + k, new Date().toISOString()));
+    expect(await appendActivity(meanwhile, RETENTION_MS)).toBe(8);
+    const layoutBefore = [
+      ...keys.activityShards(ws).slice(0, 4),
+      keys.projectActivityPartitions(ws, PROJECT)[0],
+      keys.taskActivityPartitions(ws, TASK)[0],
+    ];
+    expect(
+      [
+        ...(await partitionsOf(
+          ws,
+          meanwhile.map((e) => e.event_id),
+        )),
+      ].every((pk) => layoutBefore.includes(pk)),
+    ).toBe(true);
+    // Then spread over every shard.
+    await spreadBegun(ws);
+    const now = Array.from({ length: 16 }, (_, k) => entryOf(ws, 15 + k, new Date().toISOString()));
+    expect(await appendActivity(now, RETENTION_MS)).toBe(16);
+    const after = [...meanwhile, ...now].map((e) => e.event_id);
+    for (const [i, q] of [project, task, workspace].entries()) {
+      // The old cursor, newest first, goes on to the oldest entries; the old sync token sees the new ones, once.
+      expect((await follow(ws, q, pages[i]!.nextCursor!)).ids).toEqual(before.slice(0, 4).reverse());
+      expect((await follow(ws, { ...q, order: 'asc' }, tokens[i])).ids).toEqual(after);
+      expect((await follow(ws, q)).ids).toEqual([...before, ...after].reverse());
+    }
+    // Where they went: the spread entries over every shard of each copy, the old ones left where they were.
+    const spread = await partitionsOf(
+      ws,
+      now.map((e) => e.event_id),
+    );
+    for (const shards of [keys.projectActivityPartitions(ws, PROJECT), keys.taskActivityPartitions(ws, TASK), keys.activityShards(ws)])
+      expect(shards.every((pk) => spread.has(pk))).toBe(true);
+    expect(await partitionsOf(ws, before)).toEqual(new Set(layoutBefore));
+    const items = (await scanTable([ws])).filter((i) => i.type === ItemType.activity);
+    // npm run check:table knows the layout: all of that is where reads find it; an entry or a mark past the shards is not.
+    expect((await checkTable([ws])).violations).toEqual([]);
+    const entry = items.find((i) => i.PK === keys.projectActivityPartitions(ws, PROJECT)[0])!;
+    const mark = { ...keys.activityMark(ws, 'evt-stray'), type: ItemType.activityMark, workspace: ws, sort_key: entry.SK };
+    for (const Item of [
+      { ...entry, PK: `${entry.PK}#SHARD#9` },
+      { ...mark, PK: `ACTIVITY#${ws}#MARKS#9` },
+    ])
+      await db.send(new PutCommand({ TableName: tableName(), Item }));
+    expect((await checkTable([ws])).violations.sort()).toEqual([
+      `history entry ${entry.PK}#SHARD#9 / ${entry.SK} is in a partition no read of the history reads`,
+      `history mark ACTIVITY#${ws}#MARKS#9 / EVENT#evt-stray is in a shard where a record delivered again is not looked for`,
+    ]);
+  });
+
+  test('a record the version before recorded, delivered again now, is recorded once; an event after the change is marked where marks go now', async () => {
+    const ws = uniqueWorkspace('marks');
+    const base = Date.now() - 60_000;
+    const at = (i: number) => new Date(base + i).toISOString();
+    // Twelve events: about half have their mark of before in another shard than today's.
+    await recordedBefore(ws, 12, at);
+    const moved = Array.from({ length: 12 }, (_, k) => entryOf(ws, k + 1, at(k + 1))).filter((e) =>
+      keys.earlierActivityMark(ws, e.event_id),
+    );
+    expect(moved.length).toBeGreaterThan(0);
+    // Delivered again, alone and beside a new event (one transaction), while marks are still made as before: only the new one is written.
+    expect(await appendActivity([moved[0]!], RETENTION_MS)).toBe(0);
+    const meanwhile = entryOf(ws, 13, new Date().toISOString());
+    expect(await appendActivity([...moved, meanwhile], RETENTION_MS)).toBe(1);
+    // Once spread: those records delivered again are still recorded once, and a new event is marked where marks go now.
+    await spreadBegun(ws);
+    expect(await appendActivity([...moved, meanwhile], RETENTION_MS)).toBe(0);
+    const fresh = entryOf(ws, 14, new Date().toISOString());
+    expect(await appendActivity([fresh, moved[0]!], RETENTION_MS)).toBe(1);
+    const ids = (await follow(ws, workspace, undefined, 100)).ids;
+    expect(ids).toHaveLength(14);
+    expect(new Set(ids).size).toBe(14);
+    const { Item: position } = await db.send(
+      new GetCommand({ TableName: tableName(), Key: keys.activitySequence(ws), ConsistentRead: true }),
+    );
+    expect(position).toMatchObject({ sequence: 14, sharded_since: expect.any(String) });
+    const { Item: mark } = await db.send(
+      new GetCommand({ TableName: tableName(), Key: keys.activityMark(ws, fresh.event_id), ConsistentRead: true }),
+    );
+    expect(mark).toBeDefined();
+    expect(await appendActivity([fresh, meanwhile, ...moved], RETENTION_MS)).toBe(0);
+  });
+
+  test("a workspace's first entries are checked against no mark of before (there can be none), and spread at once", async () => {
+    const ws = uniqueWorkspace('firstmarks');
+    const sent: string[][] = [];
+    const name = `historyParts${Math.random()}`;
+    db.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'TransactWriteCommand')
+          sent.push((args.input as { TransactItems: object[] }).TransactItems.map((i) => Object.keys(i)[0]!));
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      const old = new Date(Date.now() - 3_600_000).toISOString();
+      expect(await appendActivity([entryOf(ws, 1, old), entryOf(ws, 2, old), entryOf(ws, 3, old)], RETENTION_MS)).toBe(3);
+    } finally {
+      db.middlewareStack.remove(name);
+    }
+    expect(sent.flat()).not.toContain('ConditionCheck');
+    // And spread from the first: nothing of before to be read by a function of before.
+    const entries = Array.from({ length: 8 }, (_, k) => entryOf(ws, 4 + k, new Date().toISOString()));
+    expect(await appendActivity(entries, RETENTION_MS)).toBe(8);
+    const spread = await partitionsOf(
+      ws,
+      entries.map((e) => e.event_id),
+    );
+    expect(keys.projectActivityPartitions(ws, PROJECT).every((pk) => spread.has(pk))).toBe(true);
+  });
+});
