@@ -113,13 +113,33 @@ try {
   log('section 1: the heavy routes at their worst');
   const { measureAtLimits } = await import('#bench/limits');
   const atLimits = await measureAtLimits();
+  log("section 6: the history's keys under the partition simulator");
+  const { measureHistorySaturation } = await import('#bench/historySaturation');
+  const historySaturation = await measureHistorySaturation(quick ? 6 : 12);
   log('section 5: one label attached to many tasks at once');
   const hot = await measureHotLabel(api.url, [50, 100]);
   log('section 5: big deletes');
   const deletes = await measureBigDeletes({ hundredThousand: !skip100k });
   log('section 5: list and find at 100 vs 10,000 projects');
   const scale = await measureListScale(settings.scaleIterations);
-  results = { cold, cost, idempotency, streamCost, inbound, webhooks, lanes, activity, atLimits, warm, lines, e2e, hot, deletes, scale };
+  results = {
+    cold,
+    cost,
+    idempotency,
+    streamCost,
+    inbound,
+    webhooks,
+    lanes,
+    activity,
+    atLimits,
+    historySaturation,
+    warm,
+    lines,
+    e2e,
+    hot,
+    deletes,
+    scale,
+  };
 } finally {
   await api.stop();
 }

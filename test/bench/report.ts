@@ -5,6 +5,7 @@ import { type LaneBenchRow, renderLanes } from './webhookLanes.ts';
 import { type ClientSizeRow, renderClient } from './client.ts';
 import { describeCalls, type Usage } from './capacity.ts';
 import type { ColdResult } from './cold.ts';
+import type { HistorySaturation } from './historySaturation.ts';
 import type { SaturationResult } from './saturation.ts';
 import type { MixSaturation } from './saturationMix.ts';
 import type { CostRow, KeyCostRow } from './cost.ts';
@@ -54,6 +55,7 @@ export interface Results {
   activity?: ActivityBenchRow;
   atLimits?: LimitRow[];
   saturation?: SaturationResult;
+  historySaturation?: HistorySaturation;
 }
 
 const SIZE_TARGET = 450 * 1024;
@@ -94,10 +96,41 @@ const INIT_GUARD = 1.2;
 const INIT_MEDIAN_TARGET = 1.12;
 const SATURATION_TOLERANCE = 0.2;
 
-function saturationRatios(s: SaturationResult | undefined): string {
+function saturationRatios(s: SaturationResult | undefined, h: HistorySaturation | undefined): string {
   if (!s) return 'not measured';
   const rows = s.rows.map((x) => `${x.route} ${fmt(x.measured / x.predicted, 2)}x`);
-  return [...rows, s.mix ? `the mix ${fmt(s.mix.measured / s.mix.predicted, 2)}x` : 'the mix not measured'].join('; ');
+  const history = h ? [`the history's hot task ${fmt(h.spread.perSecond / h.predicted, 2)}x`] : [];
+  return [...rows, ...history, s.mix ? `the mix ${fmt(s.mix.measured / s.mix.predicted, 2)}x` : 'the mix not measured'].join('; ');
+}
+
+function renderHistorySaturation(h: HistorySaturation): string {
+  return `### The history's keys
+
+The history is written by the stream processor, not by a request: no answer refuses, and a throttled write is retried.
+In process against the same DynamoDB Local, through the simulator at \`${h.limits}\` (1/${h.scale}), batches of
+${h.batch} entries of one task of one project (\`Label Attached\`), back to back, as appendActivity writes a stream
+batch; the entries recorded a second after the first ${h.settleS} seconds (the bucket's burst). The model's prediction for the same batch (recorded
+and modelled as docs/capacity.md's rows are): first on \`${h.firstKey}\`, ${fmt(h.modelled, 0)} entries a second at
+DynamoDB's limits, ${fmt(h.predicted, 1)} here.
+
+${table(
+  ['layout', 'entries recorded', 'seconds', 'entries/s', 'measured / predicted', 'writes throttled'],
+  [
+    [
+      'before: the workspace 4 shards, one partition a copy (a workspace keeps it 15 minutes after this version first writes it)',
+      h.before,
+    ] as const,
+    ['spread: the workspace 8 shards, a project 8, a task 4', h.spread] as const,
+  ].map(([name, run]) => [
+    name,
+    String(run.entries),
+    fmt(run.seconds, 1),
+    fmt(run.perSecond, 1),
+    fmt(run.perSecond / h.predicted, 2),
+    String(run.throttled),
+  ]),
+)}
+`;
 }
 
 function renderMixSaturation(m: MixSaturation): string {
@@ -213,7 +246,7 @@ invocations of a handler (plus the same again for the authorizer on requests tha
 | a delete answers in < 1 s at any size (the cascade drains from the stream) | ${r.deletes.map((d) => `${d.links.toLocaleString('en-US')} links: ${fmt(d.ms, 0)} ms`).join('; ')} | ${yes(r.deletes.every((d) => d.ms < 1000 && d.status === 200))} |
 | big deletes leave nothing behind once drained | ${r.deletes.map((d) => `${d.leftovers} leftovers${d.violationsAfter === null ? '' : `, ${d.violationsAfter} violations`}`).join('; ')} | ${yes(r.deletes.every((d) => d.leftovers === 0 && !d.violationsAfter && d.status === 200))} |
 | inbound events at their minimum calls per event | ${r.inbound ? `${fmt(r.inbound.usage.calls / r.inbound.events, 2)} calls per event (minimum ${r.inbound.minimumCalls}), ${fmt(r.inbound.perSecond, 0)} events/s locally` : 'not measured'} | ${yes(!!r.inbound && r.inbound.usage.calls === r.inbound.minimumCalls * r.inbound.events)} |
-| one workspace saturates where the capacity model says (docs/capacity.md): measured with the partition simulator within ${SATURATION_TOLERANCE * 100}% | ${saturationRatios(r.saturation)} | ${yes(!!r.saturation?.mix && [...r.saturation.rows, r.saturation.mix].every((x) => Math.abs(x.measured / x.predicted - 1) <= SATURATION_TOLERANCE))} |
+| one workspace saturates where the capacity model says (docs/capacity.md): measured with the partition simulator within ${SATURATION_TOLERANCE * 100}% | ${saturationRatios(r.saturation, r.historySaturation)} | ${yes(!!r.saturation?.mix && [...r.saturation.rows, r.saturation.mix, ...(r.historySaturation ? [{ measured: r.historySaturation.spread.perSecond, predicted: r.historySaturation.predicted }] : [])].every((x) => Math.abs(x.measured / x.predicted - 1) <= SATURATION_TOLERANCE))} |
 | the stream processor at its minimum calls per change | ${r.streamCost.map((c) => `${c.usage.calls} / ${c.minimumCalls}`).join(', ')} | ${yes(r.streamCost.every((c) => c.usage.calls <= c.minimumCalls))} |
 `);
 
@@ -498,6 +531,7 @@ ${table(
 )}
 `);
   if (r.saturation) out.push(renderSaturation(r.saturation));
+  if (r.historySaturation) out.push(renderHistorySaturation(r.historySaturation));
   out.push(renderFindings(r, costAbove));
   return out.join('\n');
 }
