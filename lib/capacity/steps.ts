@@ -9,8 +9,8 @@ export interface Step {
 }
 
 export const TARGET_STEPS: readonly Step[] = [
-  { key: 'ACTIVITY#<ws>#PROJECTID#<project>', before: 2_597, change: 'one partition became 8 shards, in turn by place' },
-  { key: 'ACTIVITY#<ws>#TASK#<task>', before: 3_125, change: 'one partition became 4 shards, in turn by place' },
+  { key: 'ACTIVITY#<ws>#PROJECTID#<project>', before: 2_597, change: 'one partition became 8 shards, in turn within a stream batch' },
+  { key: 'ACTIVITY#<ws>#TASK#<task>', before: 3_125, change: 'one partition became 4 shards, in turn within a stream batch' },
   { key: 'ACTIVITY#<ws>#SHARD#<shard>', before: 9_412, change: '4 shards became 8' },
   {
     key: 'ACTIVITY#<ws>#MARKS#<shard>',

@@ -35,7 +35,8 @@ function entryOf(ws: string, n: number, occurredAt: string): NewEntry {
     label: { id: 1, slug: 'bug' },
     task_uuid: TASK,
     changes: [],
-    event_id: `evt-${ws}-${n}`,
+    // The same ids in every workspace (marks are the workspace's): the shards they fall in are known, so are those below.
+    event_id: `evt-${n}`,
     request_id: null,
     idempotency_key: null,
   };
@@ -104,7 +105,7 @@ describe('the history after its shards grew', () => {
     const ws = uniqueWorkspace('shards');
     const base = Date.now() - 60_000;
     await recordedBefore(ws, 6, (i) => new Date(base + i).toISOString());
-    const before = Array.from({ length: 6 }, (_, k) => `evt-${ws}-${k + 1}`);
+    const before = Array.from({ length: 6 }, (_, k) => `evt-${k + 1}`);
     // Cursors of before: newest first after two entries, and oldest first a sync token caught up with entry 6.
     const pages = await Promise.all([project, task, workspace].map((q) => listActivity(ws, q, { limit: 2 })));
     const tokens = await Promise.all([project, task, workspace].map(async (q) => (await follow(ws, { ...q, order: 'asc' })).cursor!));
@@ -128,8 +129,8 @@ describe('the history after its shards grew', () => {
     ).toBe(true);
     // Then spread over every shard.
     await spreadBegun(ws);
-    const now = Array.from({ length: 16 }, (_, k) => entryOf(ws, 15 + k, new Date().toISOString()));
-    expect(await appendActivity(now, RETENTION_MS)).toBe(16);
+    const now = Array.from({ length: 24 }, (_, k) => entryOf(ws, 15 + k, new Date().toISOString()));
+    expect(await appendActivity(now, RETENTION_MS)).toBe(24);
     const after = [...meanwhile, ...now].map((e) => e.event_id);
     for (const [i, q] of [project, task, workspace].entries()) {
       // The old cursor, newest first, goes on to the oldest entries; the old sync token sees the new ones, once.
@@ -194,6 +195,27 @@ describe('the history after its shards grew', () => {
     expect(await appendActivity([fresh, meanwhile, ...moved], RETENTION_MS)).toBe(0);
   });
 
+  test('two projects changed in turn each spread over all their shards (a place-based choice would give each every other one)', async () => {
+    const ws = uniqueWorkspace('interleaved');
+    const entries = Array.from({ length: 32 }, (_, k) => {
+      const e = entryOf(ws, 100 + k, new Date().toISOString());
+      return k % 2 ? e : { ...e, project_id: 'prj_other', project_slug: 'other' };
+    });
+    expect(await appendActivity(entries, RETENTION_MS)).toBe(32);
+    for (const [id, mine] of [
+      [PROJECT, entries.filter((e) => e.project_id === PROJECT)],
+      ['prj_other', entries.filter((e) => e.project_id === 'prj_other')],
+    ] as const) {
+      const used = await partitionsOf(
+        ws,
+        mine.map((e) => e.event_id),
+      );
+      expect([...used].filter((pk) => keys.projectActivityPartitions(ws, id).includes(pk)).sort()).toEqual(
+        keys.projectActivityPartitions(ws, id).sort(),
+      );
+    }
+  });
+
   test("a workspace's first entries are checked against no mark of before (there can be none), and spread at once", async () => {
     const ws = uniqueWorkspace('firstmarks');
     const sent: string[][] = [];
@@ -214,8 +236,8 @@ describe('the history after its shards grew', () => {
     }
     expect(sent.flat()).not.toContain('ConditionCheck');
     // And spread from the first: nothing of before to be read by a function of before.
-    const entries = Array.from({ length: 8 }, (_, k) => entryOf(ws, 4 + k, new Date().toISOString()));
-    expect(await appendActivity(entries, RETENTION_MS)).toBe(8);
+    const entries = Array.from({ length: 16 }, (_, k) => entryOf(ws, 4 + k, new Date().toISOString()));
+    expect(await appendActivity(entries, RETENTION_MS)).toBe(16);
     const spread = await partitionsOf(
       ws,
       entries.map((e) => e.event_id),

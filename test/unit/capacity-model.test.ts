@@ -205,8 +205,12 @@ describe('the mix', () => {
     // Every key the registry names is spelled so by keys.ts; a key that only looks like one is not sharded.
     expect(shardsOf(keys.activityMark('capacity-model', 'evt-1').PK)).toBe(MARK_SHARDS);
     expect(shardsOf(keys.activity('capacity-model', 7, 'AT#x').PK)).toBe(ACTIVITY_SHARDS);
-    for (const seq of [8, 9]) expect(shardsOf(keys.projectActivity('capacity-model', 'p1', seq, 'AT#x').PK)).toBe(PROJECT_ACTIVITY_SHARDS);
-    for (const seq of [8, 9]) expect(shardsOf(keys.taskActivity('capacity-model', 't1', seq, 'AT#x').PK)).toBe(TASK_ACTIVITY_SHARDS);
+    // Every shard of a copy, its shard 0 (the partition of before) among them.
+    for (const pk of keys.projectActivityPartitions('capacity-model', 'p1')) expect(shardsOf(pk)).toBe(PROJECT_ACTIVITY_SHARDS);
+    for (const pk of keys.taskActivityPartitions('capacity-model', 't1')) expect(shardsOf(pk)).toBe(TASK_ACTIVITY_SHARDS);
+    expect(Array.from({ length: PROJECT_ACTIVITY_SHARDS }, (_, n) => keys.projectActivity('capacity-model', 'p1', n, 'AT#x').PK)).toEqual(
+      keys.projectActivityPartitions('capacity-model', 'p1'),
+    );
     expect(shardsOf(keys.dueShard('msg_1'), 'GSI3')).toBe(DUE_SHARDS);
     expect(shardsOf(keys.dueShard('msg_1'))).toBe(1);
     expect(shardsOf('ACTIVITY#capacity-model#TASK#SHARD#1')).toBe(1);

@@ -138,7 +138,9 @@ export async function readHistory(range: HistoryRange, limit: number, after?: st
     if (known.length > limit) return { entries: known.slice(0, limit).map(entryOf), next: sk(known[limit - 1]) };
     if (boundary === undefined) return { entries: known.map(entryOf) };
     if (calls >= MAX_CALLS || units >= HISTORY_READ_UNITS) return { entries: known.map(entryOf), next: boundary };
-    await Promise.all(open.filter((r) => sk(r.start) === boundary).map((r) => read(r, perCall)));
+    // Unfiltered, a partition holding the page back is read for what the page still lacks at most (each of its entries is nearer than the others' next).
+    const more = filtering ? perCall : Math.max(firstCall, limit + 1 - known.length);
+    await Promise.all(open.filter((r) => sk(r.start) === boundary).map((r) => read(r, more)));
   }
 }
 

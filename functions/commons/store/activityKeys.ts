@@ -7,7 +7,7 @@ import { shardOf } from './shards';
  *   ACTIVITY#<ws>#SHARD#<n>            the workspace's entries, spread over ACTIVITY_SHARDS partitions in turn
  *   ACTIVITY#<ws>#MARKS#<n>            the mark of each event recorded (EVENT#<event id>), spread by event
  *   ACTIVITY#<ws>#PROJECTID#<id>       the same entries of one project (by its stable id), a copy: its shard 0,
- *     ...#PROJECTID#<id>#SHARD#<n>     and its shards 1 to PROJECT_ACTIVITY_SHARDS - 1, in turn as the workspace's
+ *     ...#PROJECTID#<id>#SHARD#<n>     and its shards 1 to PROJECT_ACTIVITY_SHARDS - 1, in turn (activityLayout.ts)
  *   ACTIVITY#<ws>#SLUG#<slug>          which projects had that slug: one pointer per create (its place), the newest last
  *   ACTIVITY#<ws>#PROJECT#<slug>       entries of a project recorded before ids were kept (read beside its id's)
  *   ACTIVITY#<ws>#TASK#<uuid>          the same entries of one task, a copy: its shard 0,
@@ -68,9 +68,9 @@ export const activityKeys = {
   }),
   /** Every shard of a workspace's history (a read merges them). */
   activityShards: (ws: string) => Array.from({ length: ACTIVITY_SHARDS }, (_, n) => activityShard(ws, n)),
-  /** The same entry in its project's history (entries of a project's changes and of its tasks' labels), by the project's id, in the shard its place falls in. */
-  projectActivity: (ws: string, projectId: string, sequence: number, sortKey: string, shards: number = PROJECT_ACTIVITY_SHARDS): Key => ({
-    PK: copyShard(projectActivity(ws, projectId), sequence % shards),
+  /** The same entry in its project's history (entries of a project's changes and of its tasks' labels), by the project's id, in shard `shard`. */
+  projectActivity: (ws: string, projectId: string, shard: number, sortKey: string): Key => ({
+    PK: copyShard(projectActivity(ws, projectId), shard),
     SK: sortKey,
   }),
   /** Every shard of a project's history, its shard 0 first (what a cursor is bound to). */
@@ -81,8 +81,8 @@ export const activityKeys = {
   projectSlugPointer: (ws: string, slug: string, sortKey: string): Key => ({ PK: slugPointers(ws, slug), SK: sortKey }),
   projectSlugPointers: (ws: string, slug: string) => slugPointers(ws, slug),
   /** The same entry in its task's history (attaches and detaches): a task's history is read from its shards alone. */
-  taskActivity: (ws: string, task: string, sequence: number, sortKey: string, shards: number = TASK_ACTIVITY_SHARDS): Key => ({
-    PK: copyShard(taskActivity(ws, task), sequence % shards),
+  taskActivity: (ws: string, task: string, shard: number, sortKey: string): Key => ({
+    PK: copyShard(taskActivity(ws, task), shard),
     SK: sortKey,
   }),
   /** Every shard of a task's history, its shard 0 first. */

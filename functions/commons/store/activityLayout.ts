@@ -1,6 +1,7 @@
 import type { ActivityEntry } from '#domain/entities';
-import { EARLIER_LAYOUT } from './activityKeys';
+import { EARLIER_LAYOUT, PROJECT_ACTIVITY_SHARDS, TASK_ACTIVITY_SHARDS } from './activityKeys';
 import { type Key, keys } from './keys';
+import { shardOf } from './shards';
 
 /**
  * Where an entry's items go, as the workspace's history is laid out when it is written (activityKeys.ts). This
@@ -39,13 +40,34 @@ export function layoutAt(at: string, position: { sharded_since?: string } | unde
   return { shardedSince, spread: Date.parse(at) >= spreadAt, spreadAt };
 }
 
-/** The copies an entry is kept in: its workspace's, its project's, its task's, each in the shard its place falls in. */
-export function copiesOf(ws: string, e: NewEntry, sequence: number, sortKey: string, spread = true): Key[] {
-  const before = spread ? undefined : EARLIER_LAYOUT;
+/**
+ * How a transaction's entries share a copy's shards: in turn, from the transaction's first place (`first`) moved by a hash
+ * of the copy. A batch's entries of one project (or task) fill its shards evenly, whatever entries of other projects lie
+ * between them; a choice by each entry's own place would not (two projects changed in turn would each get every other
+ * place, and so half the shards). And the batches of one busy copy follow each other round the shards, as places do.
+ * Where an entry went matters to no one: reads merge every shard, and its mark keeps it from being written twice.
+ */
+export function copyTurns(first: number): (partition: string, shards: number) => number {
+  const next = new Map<string, number>();
+  return (partition, shards) => {
+    const turn = next.get(partition) ?? first + shardOf(partition, shards);
+    next.set(partition, turn + 1);
+    return turn % shards;
+  };
+}
+
+/** The copies an entry is kept in: its workspace's (the shard its place falls in), its project's and its task's (their turn). */
+export function copiesOf(ws: string, e: NewEntry, sequence: number, sortKey: string, turn?: ReturnType<typeof copyTurns>): Key[] {
+  // Without turns, as the version before wrote them: 4 workspace shards, each copy in its shard 0.
+  const shardOfCopy = (partition: string, shards: number) => (turn ? turn(partition, shards) : 0);
   return [
-    keys.activity(ws, sequence, sortKey, before?.workspace),
-    ...(e.project_id === null ? [] : [keys.projectActivity(ws, e.project_id, sequence, sortKey, before?.project)]),
-    ...(e.task_uuid === null ? [] : [keys.taskActivity(ws, e.task_uuid, sequence, sortKey, before?.task)]),
+    keys.activity(ws, sequence, sortKey, turn ? undefined : EARLIER_LAYOUT.workspace),
+    ...(e.project_id === null
+      ? []
+      : [keys.projectActivity(ws, e.project_id, shardOfCopy(`project ${e.project_id}`, PROJECT_ACTIVITY_SHARDS), sortKey)]),
+    ...(e.task_uuid === null
+      ? []
+      : [keys.taskActivity(ws, e.task_uuid, shardOfCopy(`task ${e.task_uuid}`, TASK_ACTIVITY_SHARDS), sortKey)]),
   ];
 }
 

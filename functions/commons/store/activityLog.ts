@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { ActivityEntry } from '#domain/entities';
-import { copiesOf, layoutAt, markOf, markPlaces, type NewEntry } from './activityLayout';
+import { copiesOf, copyTurns, layoutAt, markOf, markPlaces, type NewEntry } from './activityLayout';
 import { getItems } from './batches';
 import { db } from './client';
 import { TransactionCancelled } from './errors';
@@ -76,6 +76,8 @@ async function appendPart(ws: string, part: NewEntry[], retentionMs: number): Pr
     const at = laterOf(new Date().toISOString(), position?.at);
     const layout = layoutAt(at, position);
     const first = (position?.sequence ?? 0) + 1;
+    // Spread: the copies' shards in turn (activityLayout.ts); else as the version before wrote them.
+    const turn = layout.spread ? copyTurns(first) : undefined;
     const expiresAt = Date.parse(at) + retentionMs;
     const ttl = Math.ceil(expiresAt / 1000);
     const parts: [string, TransactItem][] = [
@@ -110,7 +112,7 @@ async function appendPart(ws: string, part: NewEntry[], retentionMs: number): Pr
       };
       parts.push([`mark:${i}`, tx.put(mark, { condition: 'attribute_not_exists(PK)' })]);
       if (earlier) parts.push([`mark:${i}:earlier`, tx.check(earlier, { condition: 'attribute_not_exists(PK)' })]);
-      for (const [n, key] of copiesOf(ws, e, first + i, sortKey, layout.spread).entries())
+      for (const [n, key] of copiesOf(ws, e, first + i, sortKey, turn).entries())
         parts.push([`copy:${i}:${n}`, tx.put({ ...key, ...body })]);
       if (pointsSlug(e)) {
         const pointer = {

@@ -52,7 +52,7 @@ export const SHARDED_KEYS: readonly ShardedKey[] = [
     matches: (key) => /^ACTIVITY#[^#]+#PROJECTID#[^#]+(#SHARD#\d+)?$/.test(key),
     shardPart: /#SHARD#\d+$/,
     shards: PROJECT_ACTIVITY_SHARDS,
-    chosenBy: "the entry's place in the workspace's order, each shard in turn",
+    chosenBy: "in turn, from the stream batch's first place moved by a hash of the copy",
     feedsProcessor: false,
   },
   {
@@ -60,7 +60,7 @@ export const SHARDED_KEYS: readonly ShardedKey[] = [
     matches: (key) => /^ACTIVITY#[^#]+#TASK#[^#]+(#SHARD#\d+)?$/.test(key),
     shardPart: /#SHARD#\d+$/,
     shards: TASK_ACTIVITY_SHARDS,
-    chosenBy: "the entry's place in the workspace's order, each shard in turn",
+    chosenBy: "in turn, from the stream batch's first place moved by a hash of the copy",
     feedsProcessor: false,
   },
   {
