@@ -17,6 +17,7 @@ import { FIXTURES } from '#local/sampleFixtures';
 import { drainTableStream } from '#local/streamReads';
 import { historyReadShapes } from './historyReads.ts';
 import { recorded, type Call } from './recorder.ts';
+import { historySpread } from './spread.ts';
 import { requestsAtLimits, seedAtLimits, WORST } from './worst.ts';
 
 /**
@@ -81,6 +82,8 @@ export async function measureEverything(opts: { root: string; endpoint: string; 
 
   // A recovery queues attempts on the webhook retry lane: SQS, not the table, so the model keeps none of them.
   useLocalRetryLane({ later: async () => undefined, deadLetter: async () => undefined });
+  // Measured as a workspace is once its history is spread (15 minutes after its first entry), as are those at the limits.
+  await Promise.all([historySpread(ws), historySpread(WORST.workspace)]);
   const { token } = await seedFixtures(opts.root, ws, opts.webhookUrl);
   await seedWorkspace(sent);
   await drain();

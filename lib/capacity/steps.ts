@@ -9,8 +9,12 @@ export interface Step {
 }
 
 export const TARGET_STEPS: readonly Step[] = [
-  { key: 'ACTIVITY#<ws>#PROJECTID#<project>', before: 2_597, change: 'one partition became 8 shards, in turn within a stream batch' },
-  { key: 'ACTIVITY#<ws>#TASK#<task>', before: 3_125, change: 'one partition became 4 shards, in turn within a stream batch' },
+  {
+    key: 'ACTIVITY#<ws>#PROJECTID#<project>',
+    before: 2_597,
+    change: "one partition became 8 shards, by the entry's place",
+  },
+  { key: 'ACTIVITY#<ws>#TASK#<task>', before: 3_125, change: "one partition became 4 shards, by the entry's place" },
   { key: 'ACTIVITY#<ws>#SHARD#<shard>', before: 9_412, change: '4 shards became 8' },
   {
     key: 'ACTIVITY#<ws>#MARKS#<shard>',
@@ -22,6 +26,7 @@ export const TARGET_STEPS: readonly Step[] = [
 /** What the steps cost and keep, said once under their table. */
 export const TARGET_STEPS_NOTE = `The history's shards moved nothing: a copy's shard 0 is the partition it had, and the workspace's and the marks'
 first 4 shards are those of before, so every read merges old and new entries, and a cursor minted before (bound to
-shard 0) goes on. A record recorded before, delivered again, is still recorded once. What it costs: a project's history
-page reads its 8 shards (GET /activities at the limits: 13.5 read units before, the figure in the table above now), a
-task's its 4.`;
+shard 0) goes on. A workspace's history is written as before for its first 15 minutes under the new version, so that
+a function of the version before, mid-deploy, misses nothing; a record marked before, delivered again, is still
+recorded once. What it costs: a project's history page reads its 8 shards (the route table "At the limits", GET
+/activities: 13.5 read units before, the figure there now), a task's its 4.`;

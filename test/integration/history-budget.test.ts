@@ -54,21 +54,26 @@ test('a page of a type none of 7 MB of entries has reads its budget and one roun
       now,
       types: ['Label Created'],
     };
-    const perPage: number[] = [];
-    let after: string | undefined;
-    do {
-      units = 0;
-      const page = await readHistory(range, 10, after);
-      expect(page.entries).toEqual([]);
-      perPage.push(units);
-      after = page.next;
-    } while (after !== undefined && perPage.length < 50);
-    expect(after).toBeUndefined();
-    // 7 MB is about 900 units eventually consistent: more than one page's budget, so more than one page.
-    expect(perPage.length).toBeGreaterThan(1);
-    // A round reads about 4 MB at most (512 units), however many shards: a page stops once its reads reach the budget.
-    for (const read of perPage) expect(read).toBeLessThanOrEqual(HISTORY_READ_UNITS + 4 * 140);
-    console.log(`history read budget: ${perPage.length} pages, units per page ${perPage.map((u) => Math.round(u)).join(', ')}`);
+    // A small page and the largest: a round's items are shared by the shards, whatever the page's size.
+    for (const limit of [10, 100]) {
+      const perPage: number[] = [];
+      let after: string | undefined;
+      do {
+        units = 0;
+        const page = await readHistory(range, limit, after);
+        expect(page.entries).toEqual([]);
+        perPage.push(units);
+        after = page.next;
+      } while (after !== undefined && perPage.length < 50);
+      expect(after).toBeUndefined();
+      // 7 MB is about 900 units eventually consistent: more than one page's budget, so more than one page.
+      expect(perPage.length).toBeGreaterThan(1);
+      // A round reads about 4 MB at most (512 units), however many shards: a page stops once its reads reach the budget.
+      for (const read of perPage) expect(read).toBeLessThanOrEqual(HISTORY_READ_UNITS + 4 * 140);
+      console.log(
+        `history read budget, limit ${limit}: ${perPage.length} pages, units per page ${perPage.map((u) => Math.round(u)).join(', ')}`,
+      );
+    }
   } finally {
     db.middlewareStack.remove(name);
   }

@@ -1,9 +1,10 @@
-import { BatchWriteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, test } from 'vitest';
 import type { ActivityQuery } from '#domain/activity';
 import { listActivity } from '#domain/activityReads';
 import { appendActivity } from '#store/activityLog';
 import { type NewEntry, SPREAD_AFTER_MS } from '#store/activityLayout';
+import { historySpread } from '#lib/capacity/spread';
 import { db } from '#store/client';
 import { ItemType, keys } from '#store/keys';
 import { checkTable, scanTable } from '#lib/checker/invariants';
@@ -68,18 +69,8 @@ async function recordedBefore(ws: string, n: number, at: (i: number) => string) 
   await db.send(new PutCommand({ TableName: tableName(), Item: position }));
 }
 
-/** As if this version had first written the workspace's history `SPREAD_AFTER_MS` and a minute ago: its entries are spread now. */
-async function spreadBegun(ws: string) {
-  const since = new Date(Date.now() - SPREAD_AFTER_MS - 60_000).toISOString();
-  await db.send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.activitySequence(ws),
-      UpdateExpression: 'SET sharded_since = :s',
-      ExpressionAttributeValues: { ':s': since },
-    }),
-  );
-}
+/** As if this version had first written the workspace's history 15 minutes and a second ago: its entries are spread now. */
+const spreadBegun = (ws: string) => historySpread(ws, new Date(Date.now() - SPREAD_AFTER_MS - 1_000).toISOString());
 
 /** The partitions the entries of `events` are kept in. */
 async function partitionsOf(ws: string, events: string[]) {
@@ -177,7 +168,9 @@ describe('the history after its shards grew', () => {
     const meanwhile = entryOf(ws, 13, new Date().toISOString());
     expect(await appendActivity([...moved, meanwhile], RETENTION_MS)).toBe(1);
     // Once spread: those records delivered again are still recorded once, and a new event is marked where marks go now.
+    // The one recorded in the 15 minutes first, alone: it happened just before the spread (a writer's clock may run ahead of it).
     await spreadBegun(ws);
+    expect(await appendActivity([meanwhile], RETENTION_MS)).toBe(0);
     expect(await appendActivity([...moved, meanwhile], RETENTION_MS)).toBe(0);
     const fresh = entryOf(ws, 14, new Date().toISOString());
     expect(await appendActivity([fresh, moved[0]!], RETENTION_MS)).toBe(1);
@@ -187,36 +180,67 @@ describe('the history after its shards grew', () => {
     const { Item: position } = await db.send(
       new GetCommand({ TableName: tableName(), Key: keys.activitySequence(ws), ConsistentRead: true }),
     );
-    expect(position).toMatchObject({ sequence: 14, sharded_since: expect.any(String) });
+    expect(position).toMatchObject({ sequence: 14 });
     const { Item: mark } = await db.send(
       new GetCommand({ TableName: tableName(), Key: keys.activityMark(ws, fresh.event_id), ConsistentRead: true }),
     );
     expect(mark).toBeDefined();
     expect(await appendActivity([fresh, meanwhile, ...moved], RETENTION_MS)).toBe(0);
+    // A function of the version before, still running, rewrites the position whole: the spread goes on (the layout is
+    // beside it), and nothing is recorded twice.
+    await db.send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...keys.activitySequence(ws), type: ItemType.activitySequence, workspace: ws, sequence: 14, at: new Date().toISOString() },
+      }),
+    );
+    const later = Array.from({ length: 8 }, (_, k) => entryOf(ws, 40 + k, new Date().toISOString()));
+    expect(await appendActivity([fresh, ...later, ...moved], RETENTION_MS)).toBe(8);
+    const used = await partitionsOf(
+      ws,
+      later.map((e) => e.event_id),
+    );
+    expect(keys.projectActivityPartitions(ws, PROJECT).every((pk) => used.has(pk))).toBe(true);
   });
 
-  test('two projects changed in turn each spread over all their shards (a place-based choice would give each every other one)', async () => {
+  test("however projects' changes interleave, no copy's shard takes more entries than the workspace's shards of its number", async () => {
     const ws = uniqueWorkspace('interleaved');
-    const entries = Array.from({ length: 32 }, (_, k) => {
-      const e = entryOf(ws, 100 + k, new Date().toISOString());
-      return k % 2 ? e : { ...e, project_id: 'prj_other', project_slug: 'other' };
-    });
-    expect(await appendActivity(entries, RETENTION_MS)).toBe(32);
-    for (const [id, mine] of [
-      [PROJECT, entries.filter((e) => e.project_id === PROJECT)],
-      ['prj_other', entries.filter((e) => e.project_id === 'prj_other')],
-    ] as const) {
-      const used = await partitionsOf(
-        ws,
-        mine.map((e) => e.event_id),
-      );
-      expect([...used].filter((pk) => keys.projectActivityPartitions(ws, id).includes(pk)).sort()).toEqual(
-        keys.projectActivityPartitions(ws, id).sort(),
-      );
+    await spreadBegun(ws);
+    const other = (e: NewEntry) => ({ ...e, project_id: 'prj_other', project_slug: 'other' });
+    // In turn within a batch, then batches of 3 and 5 of each in turn, then one project alone.
+    const one = Array.from({ length: 24 }, (_, k) => entryOf(ws, 100 + k, new Date().toISOString()));
+    expect(
+      await appendActivity(
+        one.map((e, k) => (k % 2 ? e : other(e))),
+        RETENTION_MS,
+      ),
+    ).toBe(24);
+    for (const [b, size] of [3, 5, 3, 5, 3, 5].entries()) {
+      const batch = Array.from({ length: size }, (_, k) => entryOf(ws, 200 + 10 * b + k, new Date().toISOString()));
+      expect(await appendActivity(b % 2 ? batch : batch.map(other), RETENTION_MS)).toBe(size);
     }
+    const alone = Array.from({ length: 16 }, (_, k) => entryOf(ws, 300 + k, new Date().toISOString()));
+    expect(await appendActivity(alone, RETENTION_MS)).toBe(16);
+    const items = (await scanTable([ws])).filter((i) => i.type === ItemType.activity);
+    const count = (pk: string) => items.filter((i) => i.PK === pk).length;
+    // A copy of S shards: its shard n takes places that are n modulo S, as the workspace's shards of those numbers do together.
+    const workspaceShards = (n: number, shards: number) =>
+      keys.activityShards(ws).reduce((sum, pk, m) => sum + (m % shards === n ? count(pk) : 0), 0);
+    for (const copy of [
+      keys.projectActivityPartitions(ws, PROJECT),
+      keys.projectActivityPartitions(ws, 'prj_other'),
+      keys.taskActivityPartitions(ws, TASK),
+    ])
+      for (const [n, pk] of copy.entries()) expect(count(pk)).toBeLessThanOrEqual(workspaceShards(n, copy.length));
+    // And a project changed alone fills every shard of its copy.
+    const used = await partitionsOf(
+      ws,
+      alone.map((e) => e.event_id),
+    );
+    expect(keys.projectActivityPartitions(ws, PROJECT).every((pk) => used.has(pk))).toBe(true);
   });
 
-  test("a workspace's first entries are checked against no mark of before (there can be none), and spread at once", async () => {
+  test('a workspace new to the history is written as before for its first 15 minutes, checked against no mark of before; then spread', async () => {
     const ws = uniqueWorkspace('firstmarks');
     const sent: string[][] = [];
     const name = `historyParts${Math.random()}`;
@@ -235,7 +259,16 @@ describe('the history after its shards grew', () => {
       db.middlewareStack.remove(name);
     }
     expect(sent.flat()).not.toContain('ConditionCheck');
-    // And spread from the first: nothing of before to be read by a function of before.
+    // Where a function of the version before, mid-deploy, reads them: its 4 shards, each copy's shard 0.
+    const first = await partitionsOf(ws, ['evt-1', 'evt-2', 'evt-3']);
+    const layoutBefore = [
+      ...keys.activityShards(ws).slice(0, 4),
+      keys.projectActivityPartitions(ws, PROJECT)[0],
+      keys.taskActivityPartitions(ws, TASK)[0],
+    ];
+    expect([...first].every((pk) => layoutBefore.includes(pk))).toBe(true);
+    // Then spread.
+    await spreadBegun(ws);
     const entries = Array.from({ length: 16 }, (_, k) => entryOf(ws, 4 + k, new Date().toISOString()));
     expect(await appendActivity(entries, RETENTION_MS)).toBe(16);
     const spread = await partitionsOf(

@@ -1,4 +1,5 @@
 import { holdsAny, type KeyedEntry, readHistory, slugsProject } from '#store/activity';
+import { CLOCK_SKEW_MS } from '#store/activityLayout';
 import { readPosition } from '#store/activityLog';
 import { readProject } from '#store/projects';
 import { keys } from '#store/keys';
@@ -118,11 +119,6 @@ const keptFor = (ms: number) => (ms >= DAY_MS ? `${Math.round(ms / DAY_MS)} days
 /** A place before every entry: the token of a workspace that has recorded none yet. */
 const START = keys.activityTimeKey('0');
 
-/**
- * How far a writer's clock may run ahead of the recorder's: an entry is recorded no earlier than
- * this before it happened (`occurred_at`), so a read from `since` starts this much earlier in key order.
- */
-const CLOCK_SKEW_MS = 60_000;
 /**
  * How long after it happened an entry may be recorded: the stream keeps a change 24 hours (a batch that
  * fails is retried, then replayed, within them). A read to `until` goes this much further in key order.

@@ -96,7 +96,8 @@ export async function readHistory(range: HistoryRange, limit: number, after?: st
     range.since !== undefined ||
     range.until !== undefined;
   const shards = range.partitions.length;
-  const perCall = filtering ? Math.max(limit + 1, Math.ceil(FILTERED_ROUND / shards)) : limit + 1;
+  // Filtered, a round evaluates FILTERED_ROUND items in all (or a page's worth, if more), shared by the partitions.
+  const perCall = filtering ? Math.ceil(Math.max(limit + 1, FILTERED_ROUND) / shards) : limit + 1;
   // Unfiltered, each shard holds about its share of a page: read that (and a margin) first, more only where it falls short.
   const firstCall = filtering || shards === 1 ? perCall : Math.ceil(((limit + 1) / shards) * 1.5) + 1;
   const readers: Reader[] = range.partitions.map((partition) => ({

@@ -3,11 +3,12 @@ import { shardOf } from './shards';
 /**
  * How the history's keys are spelled (keys.ts takes them in; every other module asks there):
  *
- *   ACTIVITY#<ws>                      SEQUENCE: the workspace's history position (the last entry's place and time)
+ *   ACTIVITY#<ws>                      SEQUENCE: the workspace's history position (the last entry's place and time);
+ *                                      LAYOUT: since when this version writes it (activityLayout.ts)
  *   ACTIVITY#<ws>#SHARD#<n>            the workspace's entries, spread over ACTIVITY_SHARDS partitions in turn
  *   ACTIVITY#<ws>#MARKS#<n>            the mark of each event recorded (EVENT#<event id>), spread by event
  *   ACTIVITY#<ws>#PROJECTID#<id>       the same entries of one project (by its stable id), a copy: its shard 0,
- *     ...#PROJECTID#<id>#SHARD#<n>     and its shards 1 to PROJECT_ACTIVITY_SHARDS - 1, in turn (activityLayout.ts)
+ *     ...#PROJECTID#<id>#SHARD#<n>     and its shards 1 to PROJECT_ACTIVITY_SHARDS - 1, by the entry's place
  *   ACTIVITY#<ws>#SLUG#<slug>          which projects had that slug: one pointer per create (its place), the newest last
  *   ACTIVITY#<ws>#PROJECT#<slug>       entries of a project recorded before ids were kept (read beside its id's)
  *   ACTIVITY#<ws>#TASK#<uuid>          the same entries of one task, a copy: its shard 0,
@@ -89,6 +90,8 @@ export const activityKeys = {
   taskActivityPartitions: (ws: string, task: string) => copyShards(taskActivity(ws, task), TASK_ACTIVITY_SHARDS),
   /** The workspace's position: the sequence and time of its last entry, moved in the transaction that writes entries. */
   activitySequence: (ws: string): Key => ({ PK: `${ACTIVITY}${ws}`, SK: 'SEQUENCE' }),
+  /** Since when this version has written the workspace's history (activityLayout.ts): beside the position, which the version before rewrites whole. */
+  activityLayout: (ws: string): Key => ({ PK: `${ACTIVITY}${ws}`, SK: 'LAYOUT' }),
   /** The mark that an event's entry was recorded (a stream record delivered again finds it and writes nothing). */
   activityMark: (ws: string, eventId: string): Key => ({ PK: markShard(ws, shardOf(eventId, MARK_SHARDS)), SK: `${EVENT}${eventId}` }),
   /** Where the event's mark is made in the layout of before (EARLIER_LAYOUT), when that is another key (undefined: the same). */

@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { ActivityEntry } from '#domain/entities';
-import { copiesOf, copyTurns, layoutAt, markOf, markPlaces, type NewEntry } from './activityLayout';
+import { copiesOf, layoutAt, markOf, markPlaces, type NewEntry } from './activityLayout';
 import { getItems } from './batches';
 import { db } from './client';
 import { TransactionCancelled } from './errors';
@@ -22,16 +22,14 @@ import { type TransactItem, transact, tx } from './transactions';
  * transaction) and writes nothing: one entry per event, whatever the retries.
  */
 
-/** Items in one transaction: DynamoDB takes 100; one is the position. */
-const MAX_ITEMS = 99;
+/** Items in one transaction: DynamoDB takes 100; one is the position, and one may be the layout. */
+const MAX_ITEMS = 98;
 /** Bytes of entries in one transaction: DynamoDB takes 4 MB in all. */
 const MAX_BYTES = 3_000_000;
 
 interface Position {
   sequence: number;
   at: string;
-  /** Since when this version has written the workspace's history (activityLayout.ts; absent: the version before wrote it last). */
-  sharded_since?: string;
 }
 
 /** Records the entries, in the order given (a batch's stream order), each event once. Answers how many entries it wrote. */
@@ -72,12 +70,10 @@ async function appendPart(ws: string, part: NewEntry[], retentionMs: number): Pr
   let pending = part;
   return withRetries(RETRY.counters, 'The history stayed busy; the batch is retried.', async () => {
     if (pending.length === 0) return 0;
-    const position = await readPosition(ws);
+    const { position, shardedSince } = await readState(ws);
     const at = laterOf(new Date().toISOString(), position?.at);
-    const layout = layoutAt(at, position);
+    const layout = layoutAt(at, shardedSince);
     const first = (position?.sequence ?? 0) + 1;
-    // Spread: the copies' shards in turn (activityLayout.ts); else as the version before wrote them.
-    const turn = layout.spread ? copyTurns(first) : undefined;
     const expiresAt = Date.parse(at) + retentionMs;
     const ttl = Math.ceil(expiresAt / 1000);
     const parts: [string, TransactItem][] = [
@@ -90,7 +86,6 @@ async function appendPart(ws: string, part: NewEntry[], retentionMs: number): Pr
             workspace: ws,
             sequence: first + pending.length - 1,
             at,
-            sharded_since: layout.shardedSince,
           },
           position === undefined
             ? { condition: 'attribute_not_exists(PK)' }
@@ -98,6 +93,10 @@ async function appendPart(ws: string, part: NewEntry[], retentionMs: number): Pr
         ),
       ],
     ];
+    if (layout.made) {
+      const item = { ...keys.activityLayout(ws), type: ItemType.activityLayout, workspace: ws, sharded_since: layout.shardedSince };
+      parts.push(['layout', tx.put(item, { condition: 'attribute_not_exists(PK)' })]);
+    }
     pending.forEach((e, i) => {
       const entry: ActivityEntry = { ...e, sequence: first + i, recorded_at: at };
       const sortKey = keys.activitySortKey(at, first + i);
@@ -112,7 +111,7 @@ async function appendPart(ws: string, part: NewEntry[], retentionMs: number): Pr
       };
       parts.push([`mark:${i}`, tx.put(mark, { condition: 'attribute_not_exists(PK)' })]);
       if (earlier) parts.push([`mark:${i}:earlier`, tx.check(earlier, { condition: 'attribute_not_exists(PK)' })]);
-      for (const [n, key] of copiesOf(ws, e, first + i, sortKey, turn).entries())
+      for (const [n, key] of copiesOf(ws, e, first + i, sortKey, layout.spread).entries())
         parts.push([`copy:${i}:${n}`, tx.put({ ...key, ...body })]);
       if (pointsSlug(e)) {
         const pointer = {
@@ -132,7 +131,7 @@ async function appendPart(ws: string, part: NewEntry[], retentionMs: number): Pr
       if (!(error instanceof TransactionCancelled)) throw error;
       // An entry recorded meanwhile (the same record in another delivery): leave it out and go on with the rest.
       if (error.conditionFailed('mark')) pending = await unrecorded(ws, pending);
-      else if (!error.conditionFailed('position') && !error.conflicted) throw error;
+      else if (!error.conditionFailed('position') && !error.conditionFailed('layout') && !error.conflicted) throw error;
       return AGAIN;
     }
   });
@@ -146,12 +145,22 @@ async function unrecorded(ws: string, entries: NewEntry[]): Promise<NewEntry[]> 
   return entries.filter((e) => !recorded.has(keys.activityMark(ws, e.event_id).SK));
 }
 
+/** The workspace's position and since when this version writes its history (its LAYOUT), in one strong read of both items. */
+async function readState(ws: string): Promise<{ position?: Position; shardedSince?: string }> {
+  const items = await getItems([keys.activitySequence(ws), keys.activityLayout(ws)]);
+  const item = (sk: string) => items.find((i) => i[TABLE.sortKey] === sk);
+  const position = item(keys.activitySequence(ws).SK);
+  const layout = item(keys.activityLayout(ws).SK);
+  return {
+    ...(position ? { position: { sequence: position.sequence as number, at: position.at as string } } : {}),
+    ...(layout ? { shardedSince: layout.sharded_since as string } : {}),
+  };
+}
+
 /** The workspace's position, read strongly (undefined before its first entry). */
 export async function readPosition(ws: string): Promise<Position | undefined> {
   const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key: keys.activitySequence(ws), ConsistentRead: true }));
-  if (Item === undefined) return undefined;
-  const since = Item.sharded_since as string | undefined;
-  return { sequence: Item.sequence as number, at: Item.at as string, ...(since === undefined ? {} : { sharded_since: since }) };
+  return Item === undefined ? undefined : { sequence: Item.sequence as number, at: Item.at as string };
 }
 
 const laterOf = (a: string, b: string | undefined) => (b !== undefined && b > a ? b : a);

@@ -223,6 +223,7 @@ export const ItemType = {
   webhookCount: 'webhook_count',
   activity: 'activity',
   activitySequence: 'activity_sequence',
+  activityLayout: 'activity_layout',
   activityMark: 'activity_mark',
   activitySlug: 'activity_slug',
 } as const;

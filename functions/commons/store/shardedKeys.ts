@@ -52,7 +52,8 @@ export const SHARDED_KEYS: readonly ShardedKey[] = [
     matches: (key) => /^ACTIVITY#[^#]+#PROJECTID#[^#]+(#SHARD#\d+)?$/.test(key),
     shardPart: /#SHARD#\d+$/,
     shards: PROJECT_ACTIVITY_SHARDS,
-    chosenBy: "in turn, from the stream batch's first place moved by a hash of the copy",
+    chosenBy:
+      "the entry's place in the workspace's order, as for the workspace's shards (so a copy's shard takes no more than the workspace's shards of its number)",
     feedsProcessor: false,
   },
   {
@@ -60,7 +61,8 @@ export const SHARDED_KEYS: readonly ShardedKey[] = [
     matches: (key) => /^ACTIVITY#[^#]+#TASK#[^#]+(#SHARD#\d+)?$/.test(key),
     shardPart: /#SHARD#\d+$/,
     shards: TASK_ACTIVITY_SHARDS,
-    chosenBy: "in turn, from the stream batch's first place moved by a hash of the copy",
+    chosenBy:
+      "the entry's place in the workspace's order, as for the workspace's shards (so a copy's shard takes no more than the workspace's shards of its number)",
     feedsProcessor: false,
   },
   {

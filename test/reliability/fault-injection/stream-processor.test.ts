@@ -59,8 +59,16 @@ describe('stream processor', () => {
     expect((await checkTable([ws])).violations).toEqual([]);
     // What stays: the labels, their guards, id counter and count, and what expires by itself (detach notes; stream receipts,
     // which have partitions of their own, RECEIPT#<event id>, and so are no project's to cascade; the history's entries,
-    // which outlive what they describe until their retention ends, and their marks). The history's position stays.
-    const expiring = ['detach_note', 'stream_receipt', 'activity', 'activity_mark', 'activity_slug', 'activity_sequence'];
+    // which outlive what they describe until their retention ends, and their marks). The history's position and layout stay.
+    const expiring = [
+      'detach_note',
+      'stream_receipt',
+      'activity',
+      'activity_mark',
+      'activity_slug',
+      'activity_sequence',
+      'activity_layout',
+    ];
     expect(
       (await scanTable([ws])).filter(
         (i) =>
