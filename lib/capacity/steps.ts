@@ -26,7 +26,7 @@ export const TARGET_STEPS: readonly Step[] = [
 /** What the steps cost and keep, said once under their table. */
 export const TARGET_STEPS_NOTE = `The history's shards moved nothing: a copy's shard 0 is the partition it had, and the workspace's and the marks'
 first 4 shards are those of before, so every read merges old and new entries, and a cursor minted before (bound to
-shard 0) goes on. A workspace's history is written as before for its first 15 minutes under the new version, so that
-a function of the version before, mid-deploy, misses nothing; a record marked before, delivered again, is still
-recorded once. What it costs: a project's history page reads its 8 shards (the route table "At the limits", GET
+shard 0) goes on. Histories are written as before for 15 minutes after the new version's first write on a table
+(a table the local tools make new is spread from the start), so that a function of the version before, mid-deploy,
+misses nothing; a record marked before, delivered again, is still recorded once. What it costs: a project's history page reads its 8 shards (the route table "At the limits", GET
 /activities: 13.5 read units before, the figure there now), a task's its 4.`;

@@ -11,10 +11,13 @@ import {
   UpdateTimeToLiveCommand,
   DynamoDBClient,
   ListTablesCommand,
+  PutItemCommand,
   type CreateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { dirname, join } from 'node:path';
 import { settingValue } from '#lib/settings/check';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { serviceLayoutItem } from '#store/activityLayout';
 import { TABLE, type TableIndex } from '#store/table';
 
 const require = createRequire(import.meta.url);
@@ -202,7 +205,7 @@ function indexDefinition(i: TableIndex) {
   };
 }
 
-/** Creates the table if it is missing. Returns true when it was created. */
+/** Creates the table if it is missing (with the service's history layout: nothing before this version wrote it). Returns true when it was created. */
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<boolean> {
   try {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
@@ -230,5 +233,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
   await client.send(
     new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: TABLE.timeToLive, Enabled: true } }),
   );
+  // No version before this one wrote a history here: histories are spread from the first (activityLayout.ts).
+  await client.send(new PutItemCommand({ TableName: tableName, Item: marshall(serviceLayoutItem(new Date(0).toISOString())) }));
   return true;
 }

@@ -18,8 +18,8 @@ import { log } from './stats.ts';
  * are paced at a share of the model's rate for the same batch (recorded and modelled as docs/capacity.md's rows are: its
  * first key's rate times the entries of a batch), and the simulator's refusals counted: none at 80% of it and some at
  * 120% is the model within 20%. Measured spread (a workspace this version has written for more than 15 minutes: the
- * workspace's 8 shards, 8 a project, 4 a task), and in the layout of before at 80% (a workspace new to the history,
- * inside its first 15 minutes: activityLayout.ts; 4 shards, one partition a copy).
+ * workspace's 8 shards, 8 a project, 4 a task), and in the layout of before at 80% (a workspace this version began to
+ * write a moment ago, inside its first 15 minutes, as during a deploy: activityLayout.ts; 4 shards, one partition a copy).
  */
 const SCALE = 100;
 const LIMITS = { rcu: 3_000 / SCALE, wcu: 1_000 / SCALE, burstSeconds: 1, split: 1 };
@@ -124,8 +124,10 @@ export async function measureHistorySaturation(seconds: number): Promise<History
       await historySpread(ws);
       await measure('spread', share, ws);
     }
-    // New to the history: written as before for its first 15 minutes.
-    await measure('before', STEPS[0]!, workspace('history-before'));
+    // Begun a moment ago: written as before for its first 15 minutes.
+    const before = workspace('history-before');
+    await historySpread(before, new Date().toISOString());
+    await measure('before', STEPS[0]!, before);
     return {
       limits: `rcu=${LIMITS.rcu},wcu=${LIMITS.wcu},burst=${LIMITS.burstSeconds}`,
       scale: SCALE,

@@ -15,9 +15,10 @@ import { uniqueWorkspace } from '#support/api';
  * The history's shards grew (the workspace's from 4 to 8, its marks from 4 to 8; a project's and a task's
  * copies from one partition to 8 and 4) with nothing moved: what the version before wrote is read where it
  * is, beside what this one writes, its cursors go on, and a stream record it recorded, delivered again to
- * this one, is still recorded once. For SPREAD_AFTER_MS after this version first writes a workspace's history,
- * it writes as the version before did, so that a function of that version (mid-deploy, or after a rollback) misses nothing. In process against the suite's DynamoDB Local; "before" is written as
- * that version wrote it.
+ * this one, is still recorded once. For SPREAD_AFTER_MS after this version first writes histories (a workspace's
+ * LAYOUT says when), it writes as the version before did, so that a function of that version (mid-deploy, or after a
+ * rollback) misses nothing (history-window.test.ts: the service's first write). In process against the suite's
+ * DynamoDB Local; "before" is written as that version wrote it.
  */
 const RETENTION_MS = 86_400_000;
 const PROJECT = 'prj_shards';
@@ -71,6 +72,8 @@ async function recordedBefore(ws: string, n: number, at: (i: number) => string) 
 
 /** As if this version had first written the workspace's history 15 minutes and a second ago: its entries are spread now. */
 const spreadBegun = (ws: string) => historySpread(ws, new Date(Date.now() - SPREAD_AFTER_MS - 1_000).toISOString());
+/** As if this version had begun to write the workspace's history a moment ago (during a deploy): written as before. */
+const deployBegun = (ws: string) => historySpread(ws, new Date().toISOString());
 
 /** The partitions the entries of `events` are kept in. */
 async function partitionsOf(ws: string, events: string[]) {
@@ -102,7 +105,8 @@ describe('the history after its shards grew', () => {
     const tokens = await Promise.all([project, task, workspace].map(async (q) => (await follow(ws, { ...q, order: 'asc' })).cursor!));
     for (const page of pages) expect(page.items.map((e) => e.event_id)).toEqual(before.slice(4).reverse());
 
-    // Written by this version for the first time: as the version before would, where its readers look (4 shards, one partition a copy).
+    // Written by this version in its first 15 minutes: as the version before would, where its readers look (4 shards, one partition a copy).
+    await deployBegun(ws);
     const meanwhile = Array.from({ length: 8 }, (_, k) => entryOf(ws, 7 + k, new Date().toISOString()));
     expect(await appendActivity(meanwhile, RETENTION_MS)).toBe(8);
     const layoutBefore = [
@@ -159,6 +163,7 @@ describe('the history after its shards grew', () => {
     const at = (i: number) => new Date(base + i).toISOString();
     // Twelve events: about half have their mark of before in another shard than today's.
     await recordedBefore(ws, 12, at);
+    await deployBegun(ws);
     const moved = Array.from({ length: 12 }, (_, k) => entryOf(ws, k + 1, at(k + 1))).filter((e) =>
       keys.earlierActivityMark(ws, e.event_id),
     );
@@ -240,7 +245,7 @@ describe('the history after its shards grew', () => {
     expect(keys.projectActivityPartitions(ws, PROJECT).every((pk) => used.has(pk))).toBe(true);
   });
 
-  test('a workspace new to the history is written as before for its first 15 minutes, checked against no mark of before; then spread', async () => {
+  test("a workspace new to the history, once this version's 15 minutes are over, is spread from its first entry, checked against no mark of before", async () => {
     const ws = uniqueWorkspace('firstmarks');
     const sent: string[][] = [];
     const name = `historyParts${Math.random()}`;
@@ -252,29 +257,21 @@ describe('the history after its shards grew', () => {
       },
       { step: 'initialize', name },
     );
+    const entries = Array.from({ length: 16 }, (_, k) => entryOf(ws, 1 + k, new Date().toISOString()));
     try {
-      const old = new Date(Date.now() - 3_600_000).toISOString();
-      expect(await appendActivity([entryOf(ws, 1, old), entryOf(ws, 2, old), entryOf(ws, 3, old)], RETENTION_MS)).toBe(3);
+      expect(await appendActivity(entries, RETENTION_MS)).toBe(16);
     } finally {
       db.middlewareStack.remove(name);
     }
+    // The suite's table was made new (npm start): no version before wrote it, so the service's layout is as of long ago.
     expect(sent.flat()).not.toContain('ConditionCheck');
-    // Where a function of the version before, mid-deploy, reads them: its 4 shards, each copy's shard 0.
-    const first = await partitionsOf(ws, ['evt-1', 'evt-2', 'evt-3']);
-    const layoutBefore = [
-      ...keys.activityShards(ws).slice(0, 4),
-      keys.projectActivityPartitions(ws, PROJECT)[0],
-      keys.taskActivityPartitions(ws, TASK)[0],
-    ];
-    expect([...first].every((pk) => layoutBefore.includes(pk))).toBe(true);
-    // Then spread.
-    await spreadBegun(ws);
-    const entries = Array.from({ length: 16 }, (_, k) => entryOf(ws, 4 + k, new Date().toISOString()));
-    expect(await appendActivity(entries, RETENTION_MS)).toBe(16);
     const spread = await partitionsOf(
       ws,
       entries.map((e) => e.event_id),
     );
-    expect(keys.projectActivityPartitions(ws, PROJECT).every((pk) => spread.has(pk))).toBe(true);
+    for (const shards of [keys.projectActivityPartitions(ws, PROJECT), keys.taskActivityPartitions(ws, TASK), keys.activityShards(ws)])
+      expect(shards.every((pk) => spread.has(pk))).toBe(true);
+    const { Item: layout } = await db.send(new GetCommand({ TableName: tableName(), Key: keys.activityLayout(ws), ConsistentRead: true }));
+    expect(layout?.sharded_since).toBe(new Date(0).toISOString());
   });
 });

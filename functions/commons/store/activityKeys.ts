@@ -3,6 +3,7 @@ import { shardOf } from './shards';
 /**
  * How the history's keys are spelled (keys.ts takes them in; every other module asks there):
  *
+ *   ACTIVITY#                          LAYOUT: since when this version writes histories, service-wide (activityLayout.ts)
  *   ACTIVITY#<ws>                      SEQUENCE: the workspace's history position (the last entry's place and time);
  *                                      LAYOUT: since when this version writes it (activityLayout.ts)
  *   ACTIVITY#<ws>#SHARD#<n>            the workspace's entries, spread over ACTIVITY_SHARDS partitions in turn
@@ -92,6 +93,8 @@ export const activityKeys = {
   activitySequence: (ws: string): Key => ({ PK: `${ACTIVITY}${ws}`, SK: 'SEQUENCE' }),
   /** Since when this version has written the workspace's history (activityLayout.ts): beside the position, which the version before rewrites whole. */
   activityLayout: (ws: string): Key => ({ PK: `${ACTIVITY}${ws}`, SK: 'LAYOUT' }),
+  /** Since when this version has written any workspace's history: what a workspace new to it takes as its own LAYOUT. */
+  serviceActivityLayout: (): Key => ({ PK: ACTIVITY, SK: 'LAYOUT' }),
   /** The mark that an event's entry was recorded (a stream record delivered again finds it and writes nothing). */
   activityMark: (ws: string, eventId: string): Key => ({ PK: markShard(ws, shardOf(eventId, MARK_SHARDS)), SK: `${EVENT}${eventId}` }),
   /** Where the event's mark is made in the layout of before (EARLIER_LAYOUT), when that is another key (undefined: the same). */

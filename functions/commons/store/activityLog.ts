@@ -1,9 +1,9 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { ActivityEntry } from '#domain/entities';
-import { copiesOf, layoutAt, markOf, markPlaces, type NewEntry } from './activityLayout';
+import { copiesOf, layoutAt, markOf, markPlaces, type NewEntry, serviceLayoutItem } from './activityLayout';
 import { getItems } from './batches';
 import { db } from './client';
-import { TransactionCancelled } from './errors';
+import { conditionally, TransactionCancelled } from './errors';
 import { ItemType, keys } from './keys';
 import { AGAIN, RETRY, withRetries } from './retry';
 import { TABLE, tableName } from './table';
@@ -72,7 +72,7 @@ async function appendPart(ws: string, part: NewEntry[], retentionMs: number): Pr
     if (pending.length === 0) return 0;
     const { position, shardedSince } = await readState(ws);
     const at = laterOf(new Date().toISOString(), position?.at);
-    const layout = layoutAt(at, shardedSince);
+    const layout = layoutAt(at, shardedSince ?? (await serviceShardedSince(at)), shardedSince === undefined);
     const first = (position?.sequence ?? 0) + 1;
     const expiresAt = Date.parse(at) + retentionMs;
     const ttl = Math.ceil(expiresAt / 1000);
@@ -149,18 +149,41 @@ async function unrecorded(ws: string, entries: NewEntry[]): Promise<NewEntry[]> 
 async function readState(ws: string): Promise<{ position?: Position; shardedSince?: string }> {
   const items = await getItems([keys.activitySequence(ws), keys.activityLayout(ws)]);
   const item = (sk: string) => items.find((i) => i[TABLE.sortKey] === sk);
-  const position = item(keys.activitySequence(ws).SK);
+  const position = positionOf(item(keys.activitySequence(ws).SK));
   const layout = item(keys.activityLayout(ws).SK);
-  return {
-    ...(position ? { position: { sequence: position.sequence as number, at: position.at as string } } : {}),
-    ...(layout ? { shardedSince: layout.sharded_since as string } : {}),
-  };
+  return { ...(position ? { position } : {}), ...(layout ? { shardedSince: layout.sharded_since as string } : {}) };
 }
 
 /** The workspace's position, read strongly (undefined before its first entry). */
 export async function readPosition(ws: string): Promise<Position | undefined> {
   const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key: keys.activitySequence(ws), ConsistentRead: true }));
-  return Item === undefined ? undefined : { sequence: Item.sequence as number, at: Item.at as string };
+  return positionOf(Item);
+}
+
+const positionOf = (item: Record<string, unknown> | undefined): Position | undefined =>
+  item === undefined ? undefined : { sequence: item.sequence as number, at: item.at as string };
+
+/** The service's LAYOUT, by table: it never changes once made, so a function reads it once. */
+const serviceLayouts = new Map<string, Promise<string>>();
+
+/** Since when this version writes histories (activityLayout.ts): read, or made now by this first write. */
+function serviceShardedSince(at: string): Promise<string> {
+  const table = tableName();
+  const known = serviceLayouts.get(table);
+  if (known) return known;
+  const read = async () =>
+    (await db.send(new GetCommand({ TableName: table, Key: keys.serviceActivityLayout(), ConsistentRead: true }))).Item?.sharded_since as
+      | string
+      | undefined;
+  const since = (async () => {
+    const made = await read();
+    if (made !== undefined) return made;
+    const make = new PutCommand({ TableName: table, Item: serviceLayoutItem(at), ConditionExpression: 'attribute_not_exists(PK)' });
+    return (await conditionally(db.send(make))) ? at : (await read())!;
+  })();
+  serviceLayouts.set(table, since);
+  since.catch(() => serviceLayouts.delete(table));
+  return since;
 }
 
 const laterOf = (a: string, b: string | undefined) => (b !== undefined && b > a ? b : a);

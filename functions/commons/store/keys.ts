@@ -224,6 +224,7 @@ export const ItemType = {
   activity: 'activity',
   activitySequence: 'activity_sequence',
   activityLayout: 'activity_layout',
+  serviceActivityLayout: 'service_activity_layout',
   activityMark: 'activity_mark',
   activitySlug: 'activity_slug',
 } as const;
