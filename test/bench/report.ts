@@ -300,7 +300,7 @@ Off the request path: what the stream processor spends on the records of a chang
 of its own, the records of each scenario processed as one batch). The minimum is the new design's: the use counter
 read that decides whether \`labels_count\` moves, and one transaction writing the record's receipt (so a redelivered
 record changes nothing) with the counter and \`labels_count\` (or a check that the project still exists); then the
-history's entries of the batch: the workspace's position read, and one transaction of up to 24 entries with the
+history's entries of the batch: the workspace's position and history layout read (one BatchGetItem), and one transaction of up to 24 entries with the
 position's move, each entry's mark (a redelivered record writes none again) and its copies (the workspace's shard,
 the project's, the task's), each item two write units. The label the event names is kept on the link's item: no read.
 Events are published to the bus, outside DynamoDB.
