@@ -21,6 +21,11 @@ export const TARGET_STEPS: readonly Step[] = [
     before: 9_524,
     change: '4 shards became 8; an event from before the change is also looked for where its mark was made under 4',
   },
+  {
+    key: 'WEBHOOK#<ws>#<webhook>',
+    before: 1_587,
+    change: "one partition became 8 shards, by a hash of the delivery's id (its payload and attempts beside it)",
+  },
 ];
 
 /** What the steps cost and keep, said once under their table. */
@@ -28,5 +33,12 @@ export const TARGET_STEPS_NOTE = `The history's shards moved nothing: a copy's s
 first 4 shards are those of before, so every read merges old and new entries, and a cursor minted before (bound to
 shard 0) goes on. Histories are written as before for 15 minutes after the new version's first write on a table
 (a table the local tools make new is spread from the start), so that a function of the version before, mid-deploy,
-misses nothing; a record marked before, delivered again, is still recorded once. What it costs: a project's history page reads its 8 shards (the route table "At the limits", GET
-/activities: 13.5 read units before, the figure there now), a task's its 4.`;
+misses nothing; a record marked before, delivered again, is still recorded once. What it costs: a project's history
+page reads its 8 shards (the route table "At the limits", GET /activities: 13.5 read units before, the figure there
+now), a task's its 4.
+
+A webhook's deliveries moved nothing either: shard 0 is the partition they had (its health and recovery lease stay
+there), a delivery's id names its shard, and a page of the log or a recovery's range merges every shard (a cursor
+minted before goes on). Deliveries go on in shard 0 for 15 minutes after the new version's first delivery on a table,
+and those of events from then on spread. What it costs: a page of the log reads 8 partitions (the route table "At the
+limits", GET /webhooks/{id}/deliveries).`;

@@ -1,8 +1,9 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '#store/client';
-import { ItemType, keys } from '#store/keys';
+import { DELIVERY_SHARDS, ItemType, keys } from '#store/keys';
 import { tableName } from '#store/table';
 import { MAX_LOGGED_ATTEMPTS } from '#webhooks/entities';
+import { shardOfDelivery } from '#webhooks/store/deliverySpread';
 
 /**
  * The webhook's deliveries, failed after full attempt logs (kept beside each delivery: the first one's
@@ -12,14 +13,21 @@ export async function seedDeliveries(ws: string, webhookId: string, count: numbe
   const at = new Date().toISOString();
   const error = `connection to ${'h'.repeat(63)}.${'d'.repeat(63)}.example failed: connection timed out`;
   const ids: string[] = [];
+  const base = Date.now() - 60_000;
   for (let i = 0; i < count; i++) {
-    const id = `msg_${(Date.now() - 60_000 + i).toString(16).padStart(12, '0')}${String(i).padStart(20, '0')}`;
+    // Each in the shard of its turn (its id's tail chosen so): what a page reads of each shard is the same every run.
+    let id = '';
+    for (let tail = 0; ; tail++) {
+      id = `msg_${(base + i).toString(16).padStart(12, '0')}${String(tail).padStart(20, '0')}`;
+      if ((await shardOfDelivery(id)) === i % DELIVERY_SHARDS) break;
+    }
     ids.push(id);
+    const shard = i % DELIVERY_SHARDS;
     await db.send(
       new PutCommand({
         TableName: tableName(),
         Item: {
-          ...keys.webhookDelivery(ws, webhookId, id),
+          ...keys.webhookDelivery(ws, webhookId, id, shard),
           type: ItemType.webhookDelivery,
           ttl: Math.floor(Date.now() / 1000) + 3600,
           id,
@@ -44,7 +52,7 @@ export async function seedDeliveries(ws: string, webhookId: string, count: numbe
       new PutCommand({
         TableName: tableName(),
         Item: {
-          ...keys.deliveryAttempt(ws, webhookId, ids[0]!, attemptAt, 'automatic'),
+          ...keys.deliveryAttempt(ws, webhookId, ids[0]!, attemptAt, 'automatic', await shardOfDelivery(ids[0]!)),
           type: ItemType.deliveryAttempt,
           ttl: Math.floor(Date.now() / 1000) + 3600,
           at: attemptAt,

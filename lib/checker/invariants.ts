@@ -1,5 +1,6 @@
 import { oldSecretViolations } from './clearSecrets.ts';
 import { countViolations } from './counts.ts';
+import { deliveryViolations } from './deliveries.ts';
 import { historyViolations } from './history.ts';
 import { legacyViolations } from './legacy.ts';
 import { ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
@@ -8,6 +9,8 @@ import { ItemType, keys } from '#store/keys';
 import { MAX_LABELS_PER_TASK } from '#domain/limits';
 import { foldKey, nameKey, titleKey } from '#domain/text';
 import { tableName } from '#store/table';
+import type { DeliveriesSpreadAt } from '#webhooks/store/deliveryLayout';
+import { deliveriesSpreadAt } from '#webhooks/store/deliverySpread';
 
 type Item = Record<string, any>;
 
@@ -58,7 +61,7 @@ function workspaceFilter(workspaces: string[]) {
  * themselves (detach notes, stream receipts, copy-name claims). Counters are derived from the
  * table's stream: they match the links once the stream has drained (callers wait for that).
  */
-function findViolations(items: Item[]): string[] {
+function findViolations(items: Item[], deliveriesAt: DeliveriesSpreadAt): string[] {
   const v: string[] = [];
   const of = (type: string) => items.filter((i) => i.type === type);
   const projects = of(ItemType.project);
@@ -86,11 +89,7 @@ function findViolations(items: Item[]): string[] {
   for (const i of items) if (!known.has(i.type)) v.push(`item ${i.PK} / ${i.SK} has unknown type ${i.type}`);
   v.push(...legacyViolations(items));
   v.push(...historyViolations(items));
-  const payloads = new Set(of(ItemType.deliveryPayload).map((i) => `${i.PK} ${i.SK}`));
-  for (const d of of(ItemType.webhookDelivery)) {
-    const payload = keys.deliveryPayload(d.workspace, d.webhook_id, d.id);
-    if (d.payload === undefined && !payloads.has(`${payload.PK} ${payload.SK}`)) v.push(`delivery ${d.PK} / ${d.SK} has no payload`);
-  }
+  v.push(...deliveryViolations(items, deliveriesAt));
   v.push(...items.flatMap(oldSecretViolations));
 
   for (const p of projects) {
@@ -242,5 +241,5 @@ export function usesOfLinks(taskLinks: Item[]): Map<string, { ws: string; projec
 /** Checks the whole table, or only the given workspaces' items (tests share one table and run in parallel). */
 export async function checkTable(workspaces?: string[]): Promise<{ items: number; violations: string[] }> {
   const items = await scanTable(workspaces);
-  return { items: items.length, violations: findViolations(items) };
+  return { items: items.length, violations: findViolations(items, await deliveriesSpreadAt(false)) };
 }

@@ -19,6 +19,7 @@ import { settingValue } from '#lib/settings/check';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { serviceLayoutItem } from '#store/activityLayout';
 import { TABLE, type TableIndex } from '#store/table';
+import { deliveriesLayoutItem } from '#webhooks/store/deliveryLayout';
 
 const require = createRequire(import.meta.url);
 
@@ -205,7 +206,7 @@ function indexDefinition(i: TableIndex) {
   };
 }
 
-/** Creates the table if it is missing (with the service's history layout: nothing before this version wrote it). Returns true when it was created. */
+/** Creates the table if it is missing (with the service's layouts of the history and the deliveries: nothing before this version wrote it). Returns true when it was created. */
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<boolean> {
   try {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
@@ -233,7 +234,9 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
   await client.send(
     new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: TABLE.timeToLive, Enabled: true } }),
   );
-  // No version before this one wrote a history here: histories are spread from the first (activityLayout.ts).
-  await client.send(new PutItemCommand({ TableName: tableName, Item: marshall(serviceLayoutItem(new Date(0).toISOString())) }));
+  // No version before this one wrote here: histories and deliveries are spread from the first (activityLayout.ts, deliveryLayout.ts).
+  const longAgo = new Date(0).toISOString();
+  for (const item of [serviceLayoutItem(longAgo), deliveriesLayoutItem(longAgo)])
+    await client.send(new PutItemCommand({ TableName: tableName, Item: marshall(item) }));
   return true;
 }

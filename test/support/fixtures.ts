@@ -12,6 +12,7 @@ import { ItemType, keys } from '#store/keys';
 import { AGAIN, RETRY, withRetries } from '#store/retry';
 import { tableName } from '#store/table';
 import { putNewDelivery } from '#webhooks/store/webhookDeliveries';
+import { shardOfDelivery } from '#webhooks/store/deliverySpread';
 import { writeWebhook } from '#local/sampleWebhooks';
 import { newSecret } from '#webhooks/signing';
 import { uniqueWorkspace } from './api.ts';
@@ -114,7 +115,12 @@ export async function cloneFixtures({ fixture, items, projectId, secret }: Fixtu
     // The copy's own secret, sealed for its own webhook (a sealed value opens only where it was sealed).
     if (secret) swaps.push([secret, storedText(await sealSecret({ workspace: copy.ws, id: copy.webhook! }, newSecret()))]);
     const copied = swaps.reduce((t, [from, to]) => t.replaceAll(from, to), text);
-    for (const Item of JSON.parse(copied) as Record<string, unknown>[]) requests.push({ PutRequest: { Item } });
+    // The delivery's items (it, its payload, its attempts) in the shard of the copy's id (deliveryLayout.ts).
+    const shard = copy.delivery ? keys.webhookDeliveries(copy.ws, copy.webhook!, await shardOfDelivery(copy.delivery)) : undefined;
+    for (const Item of JSON.parse(copied) as Record<string, unknown>[]) {
+      if (shard && String(Item.PK).startsWith('WEBHOOK#') && String(Item.SK).includes(copy.delivery!)) Item.PK = shard;
+      requests.push({ PutRequest: { Item } });
+    }
     copies.push(copy);
   }
   // Items left unprocessed are sent again as the store sends them (RETRY.unprocessed).

@@ -21,7 +21,7 @@ import {
   MAX_PROJECT_NAME_BYTES,
 } from '#domain/limits';
 import { modelledMix } from '#bench/saturationMix';
-import { ACTIVITY_SHARDS, DUE_SHARDS, keys } from '#store/keys';
+import { ACTIVITY_SHARDS, DELIVERY_SHARDS, DUE_SHARDS, keys } from '#store/keys';
 import { MARK_SHARDS, PROJECT_ACTIVITY_SHARDS, TASK_ACTIVITY_SHARDS } from '#store/activityKeys';
 import { SHARDED_KEYS, shardFamilyOf, shardsOf } from '#store/shardedKeys';
 
@@ -140,18 +140,19 @@ describe('the mix', () => {
   test('each row weighs its share; events become webhook deliveries; the first key to saturate comes first', () => {
     const mix = modelMix(withAttach([call('UpdateItem', write(PROJECT, 4, 'DETACHED#5a3c1e8e'), write(PROJECT, 4, 'USE#3'))]));
     // attach: 8 per 100 requests, 10 units on the project at saturation (the use counter's 4 are the batch's:
-    // 4 batches a second, 16 units a second off its 1,000); 0.08 deliveries of 2 units each; the project's item in the workspace, 1 unit.
+    // 4 batches a second, 16 units a second off its 1,000); 0.08 deliveries of 2 units each, over the webhook's 8
+    // shards of deliveries (6,250 on one partition); the project's item in the workspace, 1 unit.
     expect(mix.partitions.map((p) => [p.name, p.rate])).toEqual([
       ['PROJECT#<project>', (1_000 - 16) / 0.8],
-      ['WEBHOOK#<ws>#<webhook>', 6_250],
       ['WS#<ws>', 12_500],
+      ['WEBHOOK#<ws>#<webhook>', 6_250 * 8],
     ]);
     expect(mix.partitions[0]!.perSecond).toEqual({ read: 0, write: 16 });
     // The cost counts everything, the batch's work too.
     expect(mix.perRequest.write).toBeCloseTo(0.08 * 15 + 0.08 * 2);
     expect(mix.perRequest.deliveries).toBeCloseTo(0.08);
     // The project's own item is one item every attach hits; a task's version and a note are one per task or record.
-    expect(mix.partitions[2]!.item).toEqual({ name: 'PROJECT#<project>', rate: 12_500 });
+    expect(mix.partitions[1]!.item).toEqual({ name: 'PROJECT#<project>', rate: 12_500 });
     expect(mix.partitions[0]!.item).toBeUndefined();
   });
 
@@ -220,8 +221,13 @@ describe('the mix', () => {
       'ACTIVITY#<ws>#MARKS#<shard>',
       'ACTIVITY#<ws>#PROJECTID#<project>',
       'ACTIVITY#<ws>#TASK#<task>',
+      'WEBHOOK#<ws>#<webhook>',
       'GSI3 DUE#<due>',
     ]);
+    // A webhook's deliveries: every shard, shard 0 (the partition of before, its health's too) among them; its health's key is one of them.
+    for (const pk of keys.webhookDeliveryShards('capacity-model', 'wh_1')) expect(shardsOf(pk)).toBe(DELIVERY_SHARDS);
+    expect(keys.webhookDeliveryShards('capacity-model', 'wh_1')[0]).toBe(keys.webhookHealth('capacity-model', 'wh_1').PK);
+    expect(shardsOf('WEBHOOK#capacity-model#wh_1#SHARD#x')).toBe(1);
   });
 
   test("a request's draws on every shard of one value are summed and spread: a read of each shard weighs as one read of one partition", () => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { SQSRecord } from 'aws-lambda';
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { EVENT_SOURCE } from '#domain/eventNames';
 import { db } from '#store/client';
 import { keys } from '#store/keys';
@@ -16,6 +16,7 @@ import { putNewDelivery } from '#webhooks/store/webhookDeliveries';
 import { type LaneMessage, type ProbeMessage, useLocalRetryLane, type WebhookQueue } from '#webhooks/queue';
 import { recoverDeliveries } from '#webhooks/recovery';
 import { uniqueWorkspace } from '#support/api';
+import { deliveryItems } from '#support/deliveries';
 import { useInProcessReceiver } from './receiver.ts';
 
 /** The recoveries here are the engine's: the caller's scopes are the routes' concern (test/hostile/scope-matrix.test.ts). */
@@ -82,16 +83,9 @@ async function failingWebhook(path: string) {
 }
 
 /** The webhook's deliveries, oldest first. */
-async function deliveriesOf(ws: string, id: string): Promise<DeliveryRecord[]> {
-  const { Items } = await db.send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-      ExpressionAttributeValues: { ':pk': keys.webhookDeliveries(ws, id), ':sk': keys.webhookDeliverySkPrefix },
-      ConsistentRead: true,
-    }),
-  );
-  return (Items ?? []) as DeliveryRecord[];
+async function deliveriesOf(ws: string, id: string): Promise<(DeliveryRecord & { PK: string; SK: string })[]> {
+  const { Items } = await deliveryItems(ws, id);
+  return Items.filter((i) => String(i.SK).startsWith(keys.webhookDeliverySkPrefix)) as (DeliveryRecord & { PK: string; SK: string })[];
 }
 
 const readHealth = async (ws: string, id: string) =>
@@ -196,7 +190,7 @@ describe('a failing endpoint behind its breaker', () => {
     await db.send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.webhookDelivery(ws, id, delivery!.id),
+        Key: { PK: delivery!.PK, SK: delivery!.SK },
         UpdateExpression: 'SET next_attempt_at = :past',
         ExpressionAttributeValues: { ':past': new Date(Date.now() - 120_000).toISOString() },
       }),
@@ -255,7 +249,7 @@ describe('a failing endpoint behind its breaker', () => {
     await db.send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.webhookDelivery(ws, id, delivery!.id),
+        Key: { PK: delivery!.PK, SK: delivery!.SK },
         UpdateExpression: 'SET #status = :failed',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: { ':failed': 'failed' },

@@ -1,7 +1,7 @@
 import { deliverySettings } from '#webhooks/settings';
 import { describe, expect, test } from 'vitest';
 import type { SQSRecord } from 'aws-lambda';
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { EVENT_SOURCE } from '#domain/eventNames';
 import { claimDelivery, readDelivery, recordAttempt } from '#webhooks/store/webhookDeliveries';
 import { readWebhook } from '#webhooks/store/webhooks';
@@ -20,6 +20,8 @@ import { updateWebhook } from '#webhooks/registration';
 import { getDelivery, listDeliveries } from '#webhooks/subscriptions';
 import { Busy, Conflict, NotFound } from '#domain/errors';
 import { uniqueWorkspace } from '#support/api';
+import { deliveryItems } from '#support/deliveries';
+import { shardOfDelivery } from '#webhooks/store/deliverySpread';
 import { useInProcessReceiver } from './receiver.ts';
 
 /** The recoveries here are the engine's: the caller's scopes are the routes' concern (test/hostile/scope-matrix.test.ts). */
@@ -244,14 +246,7 @@ describe("a delivery's payload", () => {
     expect((await consumeWebhookMessages([record(big)], queue)).tally).toMatchObject({ delivered: 1 });
     const [sent] = receiver.received('/apart');
     expect(Buffer.byteLength(sent!.body)).toBeGreaterThan(100_000);
-    const collection = await db.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': keys.webhookDeliveries(ws, id) },
-        ConsistentRead: true,
-      }),
-    );
+    const collection = await deliveryItems(ws, id);
     const byPrefix = [keys.webhookDeliverySkPrefix, 'PAYLOAD#'].map((prefix) =>
       collection.Items!.filter((i) => String(i.SK).startsWith(prefix)),
     );
@@ -265,14 +260,7 @@ describe("a delivery's payload", () => {
     expect((await redeliver(ws, id, delivery[0]!.id as string, anyCarried)).status).toBe('delivered');
     expect(receiver.received('/apart').map((r) => r.body)).toEqual([sent!.body, sent!.body]);
     // Its attempts are items beside it too: the delivery stays as small however many it has; the detail reads them.
-    const after = await db.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': keys.webhookDeliveries(ws, id) },
-        ConsistentRead: true,
-      }),
-    );
+    const after = await deliveryItems(ws, id);
     const itemOf = after.Items!.find((i) => i.SK === delivery[0]!.SK)!;
     expect(itemOf.attempt_log).toBeUndefined();
     expect(after.Items!.filter((i) => String(i.SK).startsWith(keys.deliveryAttemptPrefix(delivery[0]!.id)))).toHaveLength(2);
@@ -286,7 +274,7 @@ describe("a delivery's payload", () => {
       new PutCommand({
         TableName: tableName(),
         Item: {
-          ...keys.webhookDelivery(ws, id, legacyId),
+          ...keys.webhookDelivery(ws, id, legacyId, await shardOfDelivery(legacyId)),
           type: ItemType.webhookDelivery,
           id: legacyId,
           webhook_id: id,

@@ -1,5 +1,5 @@
 import { holdsAny, type KeyedEntry, readHistory, slugsProject } from '#store/activity';
-import { CLOCK_SKEW_MS } from '#store/activityLayout';
+import { CLOCK_SKEW_MS } from '#store/deployWindow';
 import { readPosition } from '#store/activityLog';
 import { readProject } from '#store/projects';
 import { keys } from '#store/keys';

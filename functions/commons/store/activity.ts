@@ -2,6 +2,7 @@ import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { ActivityEntry } from '#domain/entities';
 import { db } from './client';
 import { keys } from './keys';
+import { type MergeBudget, readMerged } from './merged';
 import type { Item } from './query';
 import { TABLE, tableName } from './table';
 
@@ -74,75 +75,23 @@ function queryInput(range: HistoryRange): Omit<QueryCommandInput, 'ExclusiveStar
   };
 }
 
-interface Reader {
-  partition: string;
-  /** Where its next read starts (after this key); undefined once it has read everything. */
-  start: Item | undefined;
-  done: boolean;
-}
+/** What one page of the history reads at most (merged.ts). */
+const BUDGET: MergeBudget = { calls: MAX_CALLS, units: HISTORY_READ_UNITS, filteredRound: FILTERED_ROUND };
 
 /**
- * One page of the history: every partition read in key order and merged, `after` the sort key a
- * cursor carries. A partition is read on only while it holds the page back (its last read key is the
- * nearest to the start), so a page of an unfiltered workspace history costs about one read per shard.
- * `next` is where the following page starts, or undefined when nothing follows; each entry comes with its key.
+ * One page of the history: every partition read in key order and merged (merged.ts), `after` the sort key a cursor
+ * carries. `next` is where the following page starts, or undefined when nothing follows; each entry comes with its key.
  */
 export async function readHistory(range: HistoryRange, limit: number, after?: string): Promise<{ entries: KeyedEntry[]; next?: string }> {
-  const base = queryInput(range);
   const filtering =
     Boolean(range.types?.length) ||
     range.actor !== undefined ||
     range.project !== undefined ||
     range.since !== undefined ||
     range.until !== undefined;
-  const shards = range.partitions.length;
-  // Filtered, a round evaluates FILTERED_ROUND items in all (or a page's worth, if more), shared by the partitions.
-  const perCall = filtering ? Math.ceil(Math.max(limit + 1, FILTERED_ROUND) / shards) : limit + 1;
-  // Unfiltered, each shard holds about its share of a page: read that (and a margin) first, more only where it falls short.
-  const firstCall = filtering || shards === 1 ? perCall : Math.ceil(((limit + 1) / shards) * 1.5) + 1;
-  const readers: Reader[] = range.partitions.map((partition) => ({
-    partition,
-    start: after === undefined ? undefined : { [TABLE.partitionKey]: partition, [TABLE.sortKey]: after },
-    done: false,
-  }));
-  const found: Item[] = [];
-  let calls = 0;
-  let units = 0;
-  const read = async (r: Reader, size: number) => {
-    calls++;
-    const out = await db.send(
-      new QueryCommand({
-        ...base,
-        ExpressionAttributeValues: { ...base.ExpressionAttributeValues, ':pk': r.partition },
-        Limit: size,
-        ExclusiveStartKey: r.start,
-        ReturnConsumedCapacity: 'TOTAL',
-      }),
-    );
-    units += out.ConsumedCapacity?.CapacityUnits ?? 0;
-    found.push(...(out.Items ?? []));
-    r.start = out.LastEvaluatedKey;
-    r.done = r.start === undefined;
-  };
-  const sk = (item: Item | undefined) => item![TABLE.sortKey] as string;
-  const nearer = (a: string, b: string) => (range.descending ? a > b : a < b);
-  await Promise.all(readers.map((r) => read(r, firstCall)));
-  for (;;) {
-    const open = readers.filter((r) => !r.done);
-    // Every entry up to the open partitions' nearest read key is known: the others are read past it.
-    const boundary = open
-      .map((r) => sk(r.start))
-      .reduce<string | undefined>((b, k) => (b === undefined || nearer(k, b) ? k : b), undefined);
-    const known = found
-      .filter((item) => boundary === undefined || sk(item) === boundary || nearer(sk(item), boundary))
-      .sort((a, b) => (nearer(sk(a), sk(b)) ? -1 : 1));
-    if (known.length > limit) return { entries: known.slice(0, limit).map(entryOf), next: sk(known[limit - 1]) };
-    if (boundary === undefined) return { entries: known.map(entryOf) };
-    if (calls >= MAX_CALLS || units >= HISTORY_READ_UNITS) return { entries: known.map(entryOf), next: boundary };
-    // Unfiltered, a partition holding the page back is read for what the page still lacks at most (each of its entries is nearer than the others' next).
-    const more = filtering ? perCall : Math.max(firstCall, limit + 1 - known.length);
-    await Promise.all(open.filter((r) => sk(r.start) === boundary).map((r) => read(r, more)));
-  }
+  const merged = { input: queryInput(range), partitions: range.partitions, descending: range.descending, filtering, budget: BUDGET };
+  const { items, next } = await readMerged(merged, limit, after);
+  return { entries: items.map(entryOf), ...(next === undefined ? {} : { next }) };
 }
 
 /** Whether a history partition holds any entry (expired or not). */

@@ -1,5 +1,6 @@
 import type { ActivityEntry } from '#domain/entities';
 import { EARLIER_LAYOUT, PROJECT_ACTIVITY_SHARDS, TASK_ACTIVITY_SHARDS } from './activityKeys';
+import { CLOCK_SKEW_MS, SPREAD_AFTER_MS } from './deployWindow';
 import { ItemType, type Key, keys } from './keys';
 
 /**
@@ -17,16 +18,6 @@ import { ItemType, type Key, keys } from './keys';
  * A mark made as before (or by the version before) is found by a record delivered again after the spread: an event
  * that may have been recorded before the spread began is also looked for where its mark was made before.
  */
-
-/** Longer than a deploy takes to bring every function of the stack to this version (or a failed one to roll back). */
-export const SPREAD_AFTER_MS = 15 * 60_000;
-
-/**
- * How far a writer's clock may run ahead of the recorder's: an entry is recorded no earlier than this before it
- * happened (`occurred_at`). Reads from `since` start this much earlier in key order (activityReads.ts); an event
- * that happened up to this long after the spread began may have been recorded before it.
- */
-export const CLOCK_SKEW_MS = 60_000;
 
 /** An entry before it has a place: what the stream side makes of one event. */
 export type NewEntry = Omit<ActivityEntry, 'sequence' | 'recorded_at'>;

@@ -151,23 +151,32 @@ export const keys = {
   webhookSkPrefix: WEBHOOK,
   /** Where a webhook, a send slot or the webhooks' count was kept before they had partitions of their own (`npm run rekey` moves them). */
   legacyWebhookPartition: (ws: string) => `${WS}${ws}`,
-  /** One event's delivery to one webhook; delivery ids begin with their event's time, so key order is time order. */
-  webhookDelivery: (ws: string, webhookId: string, deliveryId: string): Key => ({
-    PK: webhookDeliveries(ws, webhookId),
+  /** One event's delivery to one webhook, in shard `shard` of the webhook's deliveries; delivery ids begin with their event's time, so key order is time order. */
+  webhookDelivery: (ws: string, webhookId: string, deliveryId: string, shard = 0): Key => ({
+    PK: webhookDeliveries(ws, webhookId, shard),
     SK: `${DELIVERY}${deliveryId}`,
   }),
-  /** Beside a delivery: its payload (over 512 bytes; read to send it) and each attempt its log keeps (read with it alone). */
-  deliveryPayload: (ws: string, webhookId: string, id: string): Key => ({ PK: webhookDeliveries(ws, webhookId), SK: `${PAYLOAD}${id}` }),
-  deliveryAttempt: (ws: string, webhookId: string, id: string, at: string, trigger: string): Key => ({
-    PK: webhookDeliveries(ws, webhookId),
+  /** Beside a delivery (its shard): its payload (over 512 bytes; read to send it) and each attempt its log keeps (read with it alone). */
+  deliveryPayload: (ws: string, webhookId: string, id: string, shard = 0): Key => ({
+    PK: webhookDeliveries(ws, webhookId, shard),
+    SK: `${PAYLOAD}${id}`,
+  }),
+  deliveryAttempt: (ws: string, webhookId: string, id: string, at: string, trigger: string, shard = 0): Key => ({
+    PK: webhookDeliveries(ws, webhookId, shard),
     SK: `${ATTEMPT}${id}#${at}#${trigger}`,
   }),
   deliveryAttemptPrefix: (id: string) => `${ATTEMPT}${id}#`,
-  webhookDeliveries: (ws: string, webhookId: string) => webhookDeliveries(ws, webhookId),
-  /** A webhook's health while it fails (its run of failures), in its deliveries' partition: off the workspace's. */
-  webhookHealth: (ws: string, webhookId: string): Key => ({ PK: webhookDeliveries(ws, webhookId), SK: 'HEALTH' }),
-  /** The lease of a webhook's recovery (one at a time), in its deliveries' partition. */
-  recoveryLease: (ws: string, webhookId: string): Key => ({ PK: webhookDeliveries(ws, webhookId), SK: 'RECOVERY' }),
+  /** A shard of a webhook's deliveries: shard 0 is the one partition they had before shards (its health and recovery lease too). */
+  webhookDeliveries: (ws: string, webhookId: string, shard = 0) => webhookDeliveries(ws, webhookId, shard),
+  /** Every shard of a webhook's deliveries, shard 0 first (what a cursor is bound to). */
+  webhookDeliveryShards: (ws: string, webhookId: string) =>
+    Array.from({ length: DELIVERY_SHARDS }, (_, n) => webhookDeliveries(ws, webhookId, n)),
+  /** The service's item of when this version began to spread deliveries (webhooks/store/deliveryLayout.ts): the webhooks room's. */
+  deliveriesLayout: (): Key => ({ PK: HOOKS, SK: 'LAYOUT' }),
+  /** A webhook's health while it fails (its run of failures), in its deliveries' shard 0: off the workspace's. */
+  webhookHealth: (ws: string, webhookId: string): Key => ({ PK: webhookDeliveries(ws, webhookId, 0), SK: 'HEALTH' }),
+  /** The lease of a webhook's recovery (one at a time), in its deliveries' shard 0. */
+  recoveryLease: (ws: string, webhookId: string): Key => ({ PK: webhookDeliveries(ws, webhookId, 0), SK: 'RECOVERY' }),
   webhookDeliverySkPrefix: DELIVERY,
   /** How a delivery id begins: its event's time (12 hex digits of milliseconds), so a webhook's deliveries sort by it. */
   deliveryIdPrefix: (atMs: number) => `msg_${Math.max(0, atMs).toString(16).padStart(12, '0')}`,
@@ -185,8 +194,11 @@ export const keys = {
 
 /** Partitions of the due index: each takes about 1,000 writes a second, and a schedule's change writes it twice. */
 export const DUE_SHARDS = 16;
+/** Partitions a webhook's deliveries are spread over, by a hash of the delivery's id: one takes about 333 deliveries a second. */
+export const DELIVERY_SHARDS = 8;
 
-const webhookDeliveries = (ws: string, webhookId: string) => `${WEBHOOK}${ws}#${webhookId}`;
+const webhookDeliveries = (ws: string, webhookId: string, shard: number) =>
+  `${WEBHOOK}${ws}#${webhookId}${shard === 0 ? '' : `#SHARD#${shard}`}`;
 
 const projectStatusPartition = (ws: string, status: string) => `${WS}${ws}#STATUS#${status}`;
 const projectNamePartition = (ws: string) => `${WS}${ws}#NAME`;
@@ -224,6 +236,7 @@ export const ItemType = {
   activity: 'activity',
   activitySequence: 'activity_sequence',
   activityLayout: 'activity_layout',
+  deliveriesLayout: 'deliveries_layout',
   serviceActivityLayout: 'service_activity_layout',
   activityMark: 'activity_mark',
   activitySlug: 'activity_slug',

@@ -34,7 +34,7 @@ export function keyNamesOf(range: KeyRange) {
 }
 
 /** The one Query builder: key condition, names, values, index and consistency for a range; with `keysOnly`, a projection to the keys. */
-function queryInput(range: KeyRange, keysOnly = false): QueryCommandInput {
+export function queryInput(range: KeyRange, keysOnly = false): QueryCommandInput {
   const { partitionKey, sortKey } = keyNamesOf(range);
   const names: Record<string, string> = { '#pk': partitionKey };
   const values: Record<string, unknown> = { ':pk': range.partition };

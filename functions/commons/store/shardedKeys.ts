@@ -1,5 +1,5 @@
 import { ACTIVITY_SHARDS, MARK_SHARDS, PROJECT_ACTIVITY_SHARDS, TASK_ACTIVITY_SHARDS } from './activityKeys';
-import { DUE_SHARDS } from './keys';
+import { DELIVERY_SHARDS, DUE_SHARDS } from './keys';
 
 /**
  * Every partition key the table (or an index) spreads over shards: one registry, read by the capacity
@@ -63,6 +63,15 @@ export const SHARDED_KEYS: readonly ShardedKey[] = [
     shards: TASK_ACTIVITY_SHARDS,
     chosenBy:
       "the entry's place in the workspace's order, as for the workspace's shards (so a copy's shard takes no more than the workspace's shards of its number)",
+    feedsProcessor: false,
+  },
+  {
+    name: 'WEBHOOK#<ws>#<webhook>',
+    // Shard 0 is the webhook's deliveries' partition as it was before shards (its health and recovery lease too).
+    matches: (key) => /^WEBHOOK#[^#]+#[^#]+(#SHARD#\d+)?$/.test(key),
+    shardPart: /#SHARD#\d+$/,
+    shards: DELIVERY_SHARDS,
+    chosenBy: "a hash of the delivery's id (its payload and attempts beside it)",
     feedsProcessor: false,
   },
   {

@@ -1,6 +1,7 @@
 import { changedSinceRead, NotFound, ValidationFailed, type Precondition } from '#domain/errors';
-import { readPage, type PageRequest } from '#domain/paging';
-import { decodeDelivery, decodeWebhook, deliveriesRange, webhooksRange } from '#webhooks/store/webhookItem';
+import { readMergedPage, readPage, type PageRequest } from '#domain/paging';
+import { DELIVERY_PAGE_BUDGET, decodeDelivery, decodeWebhook, deliveriesRange, webhooksRange } from '#webhooks/store/webhookItem';
+import { keys } from '#store/keys';
 import { AGAIN, RETRY, withRetries } from '#store/retry';
 import { deleteWebhookItem, readWebhook, replaceWebhookSecret } from '#webhooks/store/webhooks';
 import { readAttemptLog, readDelivery } from '#webhooks/store/webhookDeliveries';
@@ -138,6 +139,7 @@ export const deliveryNotFound = (id: string) => new NotFound(`No delivery "${id}
 export async function listDeliveries(ws: string, id: string, req: PageRequest, status?: DeliveryRecord['status']) {
   await getWebhook(ws, id);
   const range = { ...deliveriesRange(ws, id), ...(status ? { filter: { name: 'status', value: status } } : {}) };
-  // The whole log's cursors stay those it always had; a status's are its own.
-  return readPage(range, status ? ['deliveries', status] : ['deliveries'], req, decodeDelivery);
+  // Every shard of the deliveries, merged. The whole log's cursors stay those it always had; a status's are its own.
+  const fingerprint = status ? ['deliveries', status] : ['deliveries'];
+  return readMergedPage(range, keys.webhookDeliveryShards(ws, id), DELIVERY_PAGE_BUDGET, fingerprint, req, decodeDelivery);
 }

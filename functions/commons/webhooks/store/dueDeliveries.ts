@@ -2,7 +2,9 @@ import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryRecord } from '../entities';
 import { db } from '#store/client';
 import { conditionally } from '#store/errors';
-import { keys } from '#store/keys';
+import { DELIVERY_SHARDS, keys } from '#store/keys';
+import { type MergeBudget, readMerged } from '#store/merged';
+import { shardOfDelivery } from './deliverySpread';
 import { TABLE, tableName } from '#store/table';
 
 /**
@@ -13,8 +15,11 @@ import { TABLE, tableName } from '#store/table';
 /** What a recovery needs of a delivery to schedule it again. */
 export type Recoverable = Pick<DeliveryRecord, 'id' | 'workspace' | 'webhook_id' | 'status' | 'next_attempt_at'>;
 
-/** Reads of the deliveries' collection one recovery makes at most (each up to 1 MB of keys and a few fields). */
-const MAX_READS = 10;
+/**
+ * What one call of a recovery reads at most, over the shards of the webhook's deliveries: rounds of 2,000 deliveries
+ * evaluated, 10 reads a shard, and about 10 MB (as one partition's 10 reads of up to 1 MB did before shards).
+ */
+const RECOVERY_BUDGET: MergeBudget = { calls: 10 * DELIVERY_SHARDS, units: 2_560, filteredRound: 2_000 };
 
 /**
  * The webhook's deliveries of events since `sinceMs` (a delivery's id begins with its event's time: the
@@ -41,7 +46,6 @@ export async function recoverableSince(
     eventually?: boolean;
   },
 ): Promise<{ deliveries: Recoverable[]; more: boolean; next?: string }> {
-  const deliveries: Recoverable[] = [];
   const now = new Date(opts.now).toISOString();
   // Waiting: a retry (or a park) to come, or overdue (its message lost); a recovery takes failed ones too,
   // a breaker's probe and release none an attempt holds right now.
@@ -49,42 +53,36 @@ export async function recoverableSince(
   const filter = opts.waitingOnly
     ? `${waiting} AND (attribute_not_exists(claimed_until) OR claimed_until < :now)`
     : `(#status = :failed OR ${waiting})`;
-  let start: Record<string, unknown> | undefined = opts.after ? keys.webhookDelivery(ws, webhookId, opts.after) : undefined;
-  for (let reads = 0; reads < MAX_READS && deliveries.length < opts.limit; reads++) {
-    const out = await db.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :lo AND :hi',
-        FilterExpression: `event_type <> :ping AND ${filter}${opts.madeSince === undefined ? '' : ' AND created_at >= :madeSince'}`,
-        ProjectionExpression: 'id, workspace, webhook_id, #status, next_attempt_at',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':pk': keys.webhookDeliveries(ws, webhookId),
-          ':lo': `${keys.webhookDeliverySkPrefix}${keys.deliveryIdPrefix(sinceMs)}`,
-          ':hi': `${keys.webhookDeliverySkPrefix}~`,
-          ':ping': opts.ping,
-          ...(opts.waitingOnly ? {} : { ':failed': 'failed' }),
-          ':pending': 'pending',
-          ...(opts.madeSince === undefined ? {} : { ':madeSince': opts.madeSince }),
-          ':now': now,
-          ':overdue': new Date(opts.now - opts.overdueMs).toISOString(),
-        },
-        ConsistentRead: opts.eventually !== true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    deliveries.push(...((out.Items ?? []) as Recoverable[]));
-    start = out.LastEvaluatedKey;
-    if (!start) break;
-  }
+  const prefix = keys.webhookDeliverySkPrefix;
+  const range = {
+    input: {
+      TableName: tableName(),
+      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :lo AND :hi',
+      FilterExpression: `event_type <> :ping AND ${filter}${opts.madeSince === undefined ? '' : ' AND created_at >= :madeSince'}`,
+      ProjectionExpression: '#sk, id, workspace, webhook_id, #status, next_attempt_at',
+      ExpressionAttributeNames: { '#pk': TABLE.partitionKey, '#sk': TABLE.sortKey, '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':lo': `${prefix}${keys.deliveryIdPrefix(sinceMs)}`,
+        ':hi': `${prefix}~`,
+        ':ping': opts.ping,
+        ...(opts.waitingOnly ? {} : { ':failed': 'failed' }),
+        ':pending': 'pending',
+        ...(opts.madeSince === undefined ? {} : { ':madeSince': opts.madeSince }),
+        ':now': now,
+        ':overdue': new Date(opts.now - opts.overdueMs).toISOString(),
+      },
+      ConsistentRead: opts.eventually !== true,
+    },
+    // Every shard of the webhook's deliveries, merged in key order (their ids' order).
+    partitions: keys.webhookDeliveryShards(ws, webhookId),
+    descending: false,
+    filtering: true,
+    budget: RECOVERY_BUDGET,
+  };
+  const page = await readMerged(range, opts.limit, opts.after === undefined ? undefined : `${prefix}${opts.after}`);
+  const taken = page.items.map(({ [TABLE.sortKey]: _sk, ...d }) => d as Recoverable);
   // Where a further call goes on: after the last delivery taken, or after the last key read.
-  const taken = deliveries.slice(0, opts.limit);
-  const next =
-    deliveries.length > opts.limit
-      ? taken[taken.length - 1]!.id
-      : start
-        ? String(start.SK).slice(keys.webhookDeliverySkPrefix.length)
-        : undefined;
+  const next = page.next?.slice(prefix.length);
   return { deliveries: taken, more: next !== undefined, ...(next !== undefined ? { next } : {}) };
 }
 
@@ -93,14 +91,14 @@ export async function recoverableSince(
  * or an attempt holds it now; `supersedes`, the schedule it replaces, joins the delivery's superseded
  * schedules (a retry message due then sends nothing). False when it was left.
  */
-export function rescheduleDelivery(d: Recoverable, due: string, now: string, supersedes: string | undefined, sweptUnder?: number) {
+export async function rescheduleDelivery(d: Recoverable, due: string, now: string, supersedes: string | undefined, sweptUnder?: number) {
   const swept = sweptUnder !== undefined;
   const adds = [...(supersedes ? ['superseded :stale'] : []), ...(swept ? ['requeues :one'] : [])];
   return conditionally(
     db.send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.webhookDelivery(d.workspace, d.webhook_id, d.id),
+        Key: keys.webhookDelivery(d.workspace, d.webhook_id, d.id, await shardOfDelivery(d.id)),
         // In the due index again (a delivery made before it has no shard yet); a sweep's re-queue is counted.
         UpdateExpression: `SET #status = :pending, next_attempt_at = :due, due_shard = if_not_exists(due_shard, :shard)${adds.length ? ` ADD ${adds.join(', ')}` : ''}`,
         ConditionExpression: `#status = :was AND (attribute_not_exists(claimed_until) OR claimed_until < :now)${supersedes ? ' AND next_attempt_at = :old' : ''}${swept ? ' AND (attribute_not_exists(requeues) OR requeues < :max)' : ''}`,
@@ -123,12 +121,12 @@ export function rescheduleDelivery(d: Recoverable, due: string, now: string, sup
  * Ends a delivery the sweeper found lost `max` times in a row already (its attempts kept failing before
  * they were recorded): failed, with why, unless it moved on since it was read or an attempt holds it.
  */
-export function endLostDelivery(d: DueDelivery, now: string, why: string, max: number) {
+export async function endLostDelivery(d: DueDelivery, now: string, why: string, max: number) {
   return conditionally(
     db.send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.webhookDelivery(d.workspace, d.webhook_id, d.id),
+        Key: keys.webhookDelivery(d.workspace, d.webhook_id, d.id, await shardOfDelivery(d.id)),
         UpdateExpression: 'SET #status = :failed, last_error = :why REMOVE next_attempt_at',
         ConditionExpression:
           '#status = :pending AND next_attempt_at = :seen AND (attribute_not_exists(claimed_until) OR claimed_until < :now) AND requeues >= :max',

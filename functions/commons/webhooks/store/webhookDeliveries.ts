@@ -4,13 +4,14 @@ import { db } from '#store/client';
 import { conditionally, isConditionFailure, unlessConditionFails } from '#store/errors';
 import { ItemType, keys } from '#store/keys';
 import { tableName } from '#store/table';
+import { shardOfDelivery } from './deliverySpread';
 import { decodeDelivery, setAndRemove } from './webhookItem';
 
 /**
- * Every read and write of a webhook's deliveries (one collection per webhook, newest first, each kept
- * 30 days). A delivery's payload, unless small, is an item of its own beside it (keys.deliveryPayload):
- * the log, a recovery and the attempts' records read and write the delivery's small item, a send reads
- * the payload.
+ * Every read and write of a webhook's deliveries (one collection per webhook, over DELIVERY_SHARDS partitions by
+ * delivery (deliveryLayout.ts), newest first, each kept 30 days). A delivery's payload, unless small, is an item of
+ * its own beside it (keys.deliveryPayload): the log, a recovery and the attempts' records read and write the
+ * delivery's small item, a send reads the payload.
  */
 
 const DELIVERY_KEPT_SECONDS = 30 * 24 * 3600;
@@ -30,7 +31,8 @@ const INLINE_PAYLOAD_BYTES = 512;
  */
 export async function putNewDelivery(record: DeliveryRecord): Promise<{ created: boolean; delivery: DeliveryRecord }> {
   const { payload, ...small } = record;
-  const key = keys.webhookDelivery(record.workspace, record.webhook_id, record.id);
+  const shard = await shardOfDelivery(record.id, true);
+  const key = keys.webhookDelivery(record.workspace, record.webhook_id, record.id, shard);
   const made = Math.floor(Date.parse(record.created_at) / 1000);
   if (payload === undefined) throw new Error(`delivery ${record.id} has no payload to store`);
   const inline = Buffer.byteLength(payload) <= INLINE_PAYLOAD_BYTES;
@@ -41,7 +43,7 @@ export async function putNewDelivery(record: DeliveryRecord): Promise<{ created:
         new PutCommand({
           TableName: tableName(),
           Item: {
-            ...keys.deliveryPayload(record.workspace, record.webhook_id, record.id),
+            ...keys.deliveryPayload(record.workspace, record.webhook_id, record.id, shard),
             type: ItemType.deliveryPayload,
             ttl: made + PAYLOAD_KEPT_SECONDS,
             payload,
@@ -67,25 +69,26 @@ export async function putNewDelivery(record: DeliveryRecord): Promise<{ created:
     return { created: true, delivery: record };
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
-    const existing = await readDelivery(record.workspace, record.webhook_id, record.id);
+    const existing = await readDeliveryAt(key);
     if (!existing) throw error;
     return { created: false, delivery: existing };
   }
 }
 
 export async function readDelivery(ws: string, webhookId: string, id: string): Promise<DeliveryRecord | undefined> {
-  const { Item } = await db.send(
-    new GetCommand({ TableName: tableName(), Key: keys.webhookDelivery(ws, webhookId, id), ConsistentRead: true }),
-  );
+  return readDeliveryAt(keys.webhookDelivery(ws, webhookId, id, await shardOfDelivery(id)));
+}
+
+async function readDeliveryAt(key: { PK: string; SK: string }): Promise<DeliveryRecord | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
   return Item ? decodeDelivery(Item) : undefined;
 }
 
 /** The body a delivery sends: on its record when just made (or stored before payloads moved), else its own item's. */
 export async function deliveryPayload(d: Pick<DeliveryRecord, 'workspace' | 'webhook_id' | 'id' | 'payload'>): Promise<string> {
   if (d.payload !== undefined) return d.payload;
-  const { Item } = await db.send(
-    new GetCommand({ TableName: tableName(), Key: keys.deliveryPayload(d.workspace, d.webhook_id, d.id), ConsistentRead: true }),
-  );
+  const key = keys.deliveryPayload(d.workspace, d.webhook_id, d.id, await shardOfDelivery(d.id));
+  const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
   if (typeof Item?.payload !== 'string') throw new Error(`delivery ${d.id} of webhook ${d.webhook_id} has no payload`);
   return Item.payload;
 }
@@ -131,11 +134,12 @@ export async function recordAttempt(
     ...(held ? ['claimed_until = :held'] : []),
     ...(once ? ['(attribute_not_exists(#at) OR #at <> :at)'] : []),
   ];
+  const key = keys.webhookDelivery(d.workspace, d.webhook_id, d.id, await shardOfDelivery(d.id));
   return unlessConditionFails(async () => {
     const { Attributes } = await db.send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.webhookDelivery(d.workspace, d.webhook_id, d.id),
+        Key: key,
         UpdateExpression: `${withSets(sets.expression, extra)}${add}`,
         ConditionExpression: conditions.join(' AND '),
         ExpressionAttributeNames: {
@@ -165,7 +169,7 @@ async function logAttempt(d: Pick<DeliveryRecord, 'workspace' | 'webhook_id' | '
     new PutCommand({
       TableName: tableName(),
       Item: {
-        ...keys.deliveryAttempt(d.workspace, d.webhook_id, d.id, entry.at, entry.trigger),
+        ...keys.deliveryAttempt(d.workspace, d.webhook_id, d.id, entry.at, entry.trigger, await shardOfDelivery(d.id)),
         type: ItemType.deliveryAttempt,
         ttl: Math.floor((d.created_at ? Date.parse(d.created_at) : Date.now()) / 1000) + PAYLOAD_KEPT_SECONDS,
         ...entry,
@@ -180,7 +184,10 @@ export async function readAttemptLog(d: DeliveryRecord): Promise<AttemptLogEntry
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.webhookDeliveries(d.workspace, d.webhook_id), ':prefix': keys.deliveryAttemptPrefix(d.id) },
+      ExpressionAttributeValues: {
+        ':pk': keys.webhookDeliveries(d.workspace, d.webhook_id, await shardOfDelivery(d.id)),
+        ':prefix': keys.deliveryAttemptPrefix(d.id),
+      },
       ConsistentRead: true,
       Limit: MAX_LOGGED_ATTEMPTS,
     }),
@@ -207,12 +214,12 @@ function withSets(expression: string, assignments: string[]): string {
  * pending, due then, and not held by another (or held past its time: a holder that crashed). False
  * when a duplicate message, a later schedule or a finished delivery got there first.
  */
-export function claimDelivery(d: Pick<DeliveryRecord, 'workspace' | 'webhook_id' | 'id'>, due: string, now: string, until: string) {
+export async function claimDelivery(d: Pick<DeliveryRecord, 'workspace' | 'webhook_id' | 'id'>, due: string, now: string, until: string) {
   return conditionally(
     db.send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.webhookDelivery(d.workspace, d.webhook_id, d.id),
+        Key: keys.webhookDelivery(d.workspace, d.webhook_id, d.id, await shardOfDelivery(d.id)),
         UpdateExpression: 'SET claimed_until = :until',
         ConditionExpression:
           '#status = :pending AND next_attempt_at = :due AND (attribute_not_exists(claimed_until) OR claimed_until < :now)',
@@ -224,12 +231,12 @@ export function claimDelivery(d: Pick<DeliveryRecord, 'workspace' | 'webhook_id'
 }
 
 /** Lets go of a claim this holder made (an attempt that failed before recording): the message's redelivery takes it up at once. */
-export function releaseClaim(d: Pick<DeliveryRecord, 'workspace' | 'webhook_id' | 'id'>, until: string) {
+export async function releaseClaim(d: Pick<DeliveryRecord, 'workspace' | 'webhook_id' | 'id'>, until: string) {
   return conditionally(
     db.send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.webhookDelivery(d.workspace, d.webhook_id, d.id),
+        Key: keys.webhookDelivery(d.workspace, d.webhook_id, d.id, await shardOfDelivery(d.id)),
         UpdateExpression: 'REMOVE claimed_until',
         ConditionExpression: 'claimed_until = :until',
         ExpressionAttributeValues: { ':until': until },

@@ -1,6 +1,6 @@
 import { type AttemptLogEntry, DELIVERY_STATUSES, type DeliveryRecord, type PreviousSecret, type WebhookRecord } from '../entities';
 import { bool, num, oneOf, optNum, optStr, str, strings } from '#store/codec';
-import { keys } from '#store/keys';
+import { DELIVERY_SHARDS, keys } from '#store/keys';
 import { asSealed } from '#store/sealing';
 import type { Item, KeyRange } from '#store/query';
 
@@ -80,12 +80,22 @@ export function decodeDelivery(item: Item): DeliveryRecord {
   };
 }
 
-/** A webhook's deliveries, newest first. */
+/** A webhook's deliveries, newest first: the range of its shard 0, read with every other shard (keys.webhookDeliveryShards). */
 export const deliveriesRange = (ws: string, webhookId: string): KeyRange => ({
   partition: keys.webhookDeliveries(ws, webhookId),
   sortPrefix: keys.webhookDeliverySkPrefix,
   descending: true,
 });
+
+/**
+ * What one page of a webhook's deliveries reads at most, over its shards: unfiltered, what the page needs (about a
+ * read per shard); filtered by status, 5 rounds of 400 deliveries evaluated (as one partition's 5 reads did before
+ * shards), and a short page with a cursor after them.
+ */
+export const DELIVERY_PAGE_BUDGET = {
+  unfiltered: { calls: 8 * DELIVERY_SHARDS, units: Number.POSITIVE_INFINITY, filteredRound: 0 },
+  filtered: { calls: 5 * DELIVERY_SHARDS, units: 256, filteredRound: 400 },
+};
 
 /** SET and REMOVE clauses over named attributes, so any attribute name is safe in an expression. */
 export function setAndRemove(set: Record<string, unknown>, remove: readonly string[]) {
