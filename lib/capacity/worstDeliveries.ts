@@ -1,6 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '#store/client';
 import { DELIVERY_SHARDS, ItemType, keys } from '#store/keys';
+import { shardOf } from '#store/shards';
 import { tableName } from '#store/table';
 import { MAX_LOGGED_ATTEMPTS } from '#webhooks/entities';
 import { shardOfDelivery } from '#webhooks/store/deliverySpread';
@@ -15,14 +16,14 @@ export async function seedDeliveries(ws: string, webhookId: string, count: numbe
   const ids: string[] = [];
   const base = Date.now() - 60_000;
   for (let i = 0; i < count; i++) {
-    // Each in the shard of its turn (its id's tail chosen so): what a page reads of each shard is the same every run.
+    // Each id's hash names the shard of its turn (its tail chosen so): what a page reads of each shard is the same every run.
     let id = '';
     for (let tail = 0; ; tail++) {
       id = `msg_${(base + i).toString(16).padStart(12, '0')}${String(tail).padStart(20, '0')}`;
-      if ((await shardOfDelivery(id)) === i % DELIVERY_SHARDS) break;
+      if (shardOf(id, DELIVERY_SHARDS) === i % DELIVERY_SHARDS) break;
     }
     ids.push(id);
-    const shard = i % DELIVERY_SHARDS;
+    const shard = await shardOfDelivery(id);
     await db.send(
       new PutCommand({
         TableName: tableName(),

@@ -252,7 +252,7 @@ describe('the history after its shards grew', () => {
     const name = `historyParts${Math.random()}`;
     db.middlewareStack.add(
       (next, context) => async (args) => {
-        if (context.commandName === 'TransactWriteCommand')
+        if (context.commandName === 'TransactWriteItemsCommand')
           sent.push((args.input as { TransactItems: object[] }).TransactItems.map((i) => Object.keys(i)[0]!));
         return next(args);
       },
@@ -265,6 +265,7 @@ describe('the history after its shards grew', () => {
       db.middlewareStack.remove(name);
     }
     // The suite's table was made new (npm start): no version before wrote it, so the service's layout is as of long ago.
+    expect(sent.flat()).toContain('Put');
     expect(sent.flat()).not.toContain('ConditionCheck');
     const spread = await partitionsOf(
       ws,
@@ -274,5 +275,21 @@ describe('the history after its shards grew', () => {
       expect(shards.every((pk) => spread.has(pk))).toBe(true);
     const { Item: layout } = await db.send(new GetCommand({ TableName: tableName(), Key: keys.activityLayout(ws), ConsistentRead: true }));
     expect(layout?.sharded_since).toBe(new Date(0).toISOString());
+    // Its layout is spread for good: read with the position once more, then the position alone (one read unit, not two).
+    const commands: string[] = [];
+    const spy = `historyReads${Math.random()}`;
+    db.middlewareStack.add(
+      (next, context) => async (args) => {
+        commands.push(context.commandName!);
+        return next(args);
+      },
+      { step: 'initialize', name: spy },
+    );
+    try {
+      for (const n of [40, 41]) expect(await appendActivity([entryOf(ws, n, new Date().toISOString())], RETENTION_MS)).toBe(1);
+    } finally {
+      db.middlewareStack.remove(spy);
+    }
+    expect(commands).toEqual(['BatchGetItemCommand', 'TransactWriteItemsCommand', 'GetItemCommand', 'TransactWriteItemsCommand']);
   });
 });

@@ -51,7 +51,7 @@ test("on a table the version before wrote, every workspace is written as before 
   const name = `historyParts${Math.random()}`;
   db.middlewareStack.add(
     (next, context) => async (args) => {
-      if (context.commandName === 'TransactWriteCommand')
+      if (context.commandName === 'TransactWriteItemsCommand')
         sent.push(...(args.input as { TransactItems: object[] }).TransactItems.map((i) => Object.keys(i)[0]!));
       return next(args);
     },
@@ -76,6 +76,7 @@ test("on a table the version before wrote, every workspace is written as before 
     db.middlewareStack.remove(name);
   }
   // Not spread: no mark of before to look for, and every entry where the version before reads.
+  expect(sent).toContain('Put');
   expect(sent).not.toContain('ConditionCheck');
   const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key: service, ConsistentRead: true }));
   const since = Item?.sharded_since as string;

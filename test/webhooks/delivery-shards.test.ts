@@ -64,6 +64,8 @@ test('deliveries of before are read where they are, cursors minted before go on;
   const first = await listDeliveries(WS, WEBHOOK, { limit: 2 });
   expect(ids(first)).toEqual(before.slice(0, 2));
 
+  // A reader before the service's layout exists looks in shard 0 (and does not keep that answer: below, it finds spread ones).
+  expect((await readDelivery(WS, WEBHOOK, before[0]!))?.id).toBe(before[0]);
   // This version's first deliveries: as the version before wrote them (shard 0), and the service's layout made now.
   const madeAt = Date.now();
   const meanwhile = Array.from({ length: 4 }, (_, k) => deliveryOf(10 + k, madeAt + k));
@@ -99,6 +101,8 @@ test('deliveries of before are read where they are, cursors minted before go on;
   const newest = [...meanwhile, ...spread].map((d) => d.id).reverse();
   expect(await follow(3, first.nextCursor!)).toEqual(before.slice(2));
   for (const limit of [1, 7, 100]) expect(await follow(limit)).toEqual([...newest, ...before]);
+  // Numbered pages over the merged shards: page 3 of 7 is the 15th to the 21st.
+  expect(ids(await listDeliveries(WS, WEBHOOK, { limit: 7, page: 3 }))).toEqual([...newest, ...before].slice(14, 21));
   expect(await follow(5, undefined, 'failed')).toEqual([target.id, ...before]);
   expect(await follow(9, undefined, 'pending')).toEqual(newest.filter((id) => id !== target.id));
 

@@ -145,13 +145,31 @@ async function unrecorded(ws: string, entries: NewEntry[]): Promise<NewEntry[]> 
   return entries.filter((e) => !recorded.has(keys.activityMark(ws, e.event_id).SK));
 }
 
+/**
+ * Workspaces whose history is spread, and since when, by table: a LAYOUT item is never moved once made, and a spread
+ * layout stays spread, so a function reads it once and then the position alone (a read unit a batch, not two, on the
+ * position's partition, which every batch of the workspace reads). At most MAX_KNOWN_LAYOUTS, the oldest let go first.
+ */
+const spreadLayouts = new Map<string, string>();
+const MAX_KNOWN_LAYOUTS = 10_000;
+
 /** The workspace's position and since when this version writes its history (its LAYOUT), in one strong read of both items. */
 async function readState(ws: string): Promise<{ position?: Position; shardedSince?: string }> {
+  const known = `${tableName()}|${ws}`;
+  const spreadSince = spreadLayouts.get(known);
+  if (spreadSince !== undefined) {
+    const position = await readPosition(ws);
+    return { ...(position ? { position } : {}), shardedSince: spreadSince };
+  }
   const items = await getItems([keys.activitySequence(ws), keys.activityLayout(ws)]);
   const item = (sk: string) => items.find((i) => i[TABLE.sortKey] === sk);
   const position = positionOf(item(keys.activitySequence(ws).SK));
-  const layout = item(keys.activityLayout(ws).SK);
-  return { ...(position ? { position } : {}), ...(layout ? { shardedSince: layout.sharded_since as string } : {}) };
+  const shardedSince = item(keys.activityLayout(ws).SK)?.sharded_since as string | undefined;
+  if (shardedSince !== undefined && layoutAt(new Date().toISOString(), shardedSince, false).spread) {
+    if (spreadLayouts.size >= MAX_KNOWN_LAYOUTS) spreadLayouts.delete(spreadLayouts.keys().next().value!);
+    spreadLayouts.set(known, shardedSince);
+  }
+  return { ...(position ? { position } : {}), ...(shardedSince !== undefined ? { shardedSince } : {}) };
 }
 
 /** The workspace's position, read strongly (undefined before its first entry). */

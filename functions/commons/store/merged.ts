@@ -83,8 +83,13 @@ export async function readMerged(range: MergedRange, limit: number, after?: stri
     if (known.length > limit) return { items: known.slice(0, limit), next: sk(known[limit - 1]) };
     if (boundary === undefined) return { items: known };
     if (calls >= budget.calls || units >= budget.units) return { items: known, next: boundary };
-    // Unfiltered, a partition holding the page back is read for what the page still lacks at most (each of its items is nearer than the others' next).
-    const more = range.filtering ? perCall : Math.max(firstCall, limit + 1 - known.length);
-    await Promise.all(open.filter((r) => sk(r.start) === boundary).map((r) => read(r, more)));
+    // Filtered, the partitions holding the page back share a whole round (all of it, when one alone does: a key whose items
+    // are in one of its shards is read as one partition would be). Unfiltered, each is read for what the page still lacks
+    // at most (each of its items is nearer than the others' next).
+    const holding = open.filter((r) => sk(r.start) === boundary);
+    const more = range.filtering
+      ? Math.ceil(Math.max(limit + 1, budget.filteredRound) / holding.length)
+      : Math.max(firstCall, limit + 1 - known.length);
+    await Promise.all(holding.map((r) => read(r, more)));
   }
 }

@@ -31,8 +31,9 @@ export async function deliveriesSpreadAt(making: boolean): Promise<DeliveriesSpr
     const now = new Date().toISOString();
     const put = new PutCommand({ TableName: table, Item: deliveriesLayoutItem(now), ConditionExpression: 'attribute_not_exists(PK)' });
     since = (await conditionally(db.send(put))) ? now : await readSince(table);
+    if (since === undefined) throw new Error('the deliveries layout item was made by another writer and is gone');
   }
-  const at = Date.parse(since!) + SPREAD_AFTER_MS;
+  const at = Date.parse(since) + SPREAD_AFTER_MS;
   known.set(table, at);
   return at;
 }

@@ -17,9 +17,10 @@ export type Recoverable = Pick<DeliveryRecord, 'id' | 'workspace' | 'webhook_id'
 
 /**
  * What one call of a recovery reads at most, over the shards of the webhook's deliveries: rounds of 2,000 deliveries
- * evaluated, 10 reads a shard, and about 10 MB (as one partition's 10 reads of up to 1 MB did before shards).
+ * evaluated, 3 reads a shard, and 1,280 read units (10 MB read eventually consistent, 5 MB strongly: one partition's
+ * 10 reads of up to 1 MB did about as much before shards).
  */
-const RECOVERY_BUDGET: MergeBudget = { calls: 10 * DELIVERY_SHARDS, units: 2_560, filteredRound: 2_000 };
+const RECOVERY_BUDGET: MergeBudget = { calls: 3 * DELIVERY_SHARDS, units: 1_280, filteredRound: 2_000 };
 
 /**
  * The webhook's deliveries of events since `sinceMs` (a delivery's id begins with its event's time: the
