@@ -120,7 +120,7 @@ ${h.batch} entries of one task of one project (\`Label Attached\`), as appendAct
 share of the model's rate for the same batch (recorded and modelled as docs/capacity.md's rows are): first on
 \`${h.firstKey}\`, ${fmt(h.modelled, 0)} entries a second at DynamoDB's limits, ${fmt(h.predicted, 1)} here. No write
 refused at 0.8x and some at 1.2x is the model within 20%. "Before" is the layout of the version before (the workspace's 4
-shards, one partition a copy), which a workspace new to the history keeps its first 15 minutes.
+shards, one partition a copy), which histories keep for 15 minutes after a version first writes them (during a deploy).
 
 ${table(
   ['layout', 'offered (x the model)', 'offered (entries/s)', 'recorded (entries/s)', 'writes throttled'],
