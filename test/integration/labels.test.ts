@@ -76,6 +76,8 @@ describe('list labels', () => {
     const project = (await c.createProject('Chosen')).slug;
     const label = (await c.createLabel('Chosen')).slug;
     expect((await c.post(`/projects-labels/${label}/attach`, { task_uuid: 't-1' }, { project_slug: project })).status).toBe(200);
+    // A project's labels come from the use counters the stream derives (docs/api.md: within moments): wait for it.
+    await streamDrained();
     const lists = routes.filter((r) => r.answerChoice?.paged);
     expect(lists.map((r) => r.name)).toEqual(['list-labels', 'project-labels']);
     for (const route of lists) {
