@@ -11,6 +11,7 @@ import { ItemType, keys } from '#store/keys';
 import { checkTable, scanTable } from '#lib/checker/invariants';
 import { TABLE, tableName } from '#store/table';
 import { uniqueWorkspace } from '#support/api';
+import { attachedEntry, sentDuring } from '#support/history';
 
 /**
  * The history's shards grew (the workspace's from 4 to 8, its marks from 4 to 8; a project's and a task's
@@ -25,25 +26,9 @@ const RETENTION_MS = 86_400_000;
 const PROJECT = 'prj_shards';
 const TASK = 'task-1';
 
-function entryOf(ws: string, n: number, occurredAt: string): NewEntry {
-  return {
-    id: `act_${String(n).padStart(24, '0')}`,
-    type: 'Label Attached',
-    occurred_at: occurredAt,
-    actor: null,
-    company_slug: ws,
-    project_slug: 'shards',
-    project_id: PROJECT,
-    project: null,
-    label: { id: 1, slug: 'bug' },
-    task_uuid: TASK,
-    changes: [],
-    // The same ids in every workspace (marks are the workspace's): the shards they fall in are known, so are those below.
-    event_id: `evt-${n}`,
-    request_id: null,
-    idempotency_key: null,
-  };
-}
+/** The same ids in every workspace (marks are the workspace's): the shards they fall in are known, so are those below. */
+const entryOf = (ws: string, n: number, occurredAt: string): NewEntry =>
+  attachedEntry(ws, n, occurredAt, { projectSlug: 'shards', projectId: PROJECT, task: TASK, eventId: `evt-${n}` });
 
 /** Where the version before made an event's mark: shard `hash % 4`. */
 const markBefore = (ws: string, eventId: string) => keys.earlierActivityMark(ws, eventId) ?? keys.activityMark(ws, eventId);
@@ -248,25 +233,12 @@ describe('the history after its shards grew', () => {
 
   test("a workspace new to the history, once this version's 15 minutes are over, is spread from its first entry, checked against no mark of before", async () => {
     const ws = uniqueWorkspace('firstmarks');
-    const sent: string[][] = [];
-    const name = `historyParts${Math.random()}`;
-    db.middlewareStack.add(
-      (next, context) => async (args) => {
-        if (context.commandName === 'TransactWriteItemsCommand')
-          sent.push((args.input as { TransactItems: object[] }).TransactItems.map((i) => Object.keys(i)[0]!));
-        return next(args);
-      },
-      { step: 'initialize', name },
-    );
     const entries = Array.from({ length: 16 }, (_, k) => entryOf(ws, 1 + k, new Date().toISOString()));
-    try {
-      expect(await appendActivity(entries, RETENTION_MS)).toBe(16);
-    } finally {
-      db.middlewareStack.remove(name);
-    }
+    const { result, parts } = await sentDuring(() => appendActivity(entries, RETENTION_MS));
+    expect(result).toBe(16);
     // The suite's table was made new (npm start): no version before wrote it, so the service's layout is as of long ago.
-    expect(sent.flat()).toContain('Put');
-    expect(sent.flat()).not.toContain('ConditionCheck');
+    expect(parts).toContain('Put');
+    expect(parts).not.toContain('ConditionCheck');
     const spread = await partitionsOf(
       ws,
       entries.map((e) => e.event_id),
@@ -276,20 +248,9 @@ describe('the history after its shards grew', () => {
     const { Item: layout } = await db.send(new GetCommand({ TableName: tableName(), Key: keys.activityLayout(ws), ConsistentRead: true }));
     expect(layout?.sharded_since).toBe(new Date(0).toISOString());
     // Its layout is spread for good: read with the position once more, then the position alone (one read unit, not two).
-    const commands: string[] = [];
-    const spy = `historyReads${Math.random()}`;
-    db.middlewareStack.add(
-      (next, context) => async (args) => {
-        commands.push(context.commandName!);
-        return next(args);
-      },
-      { step: 'initialize', name: spy },
-    );
-    try {
+    const { commands } = await sentDuring(async () => {
       for (const n of [40, 41]) expect(await appendActivity([entryOf(ws, n, new Date().toISOString())], RETENTION_MS)).toBe(1);
-    } finally {
-      db.middlewareStack.remove(spy);
-    }
+    });
     expect(commands).toEqual(['BatchGetItemCommand', 'TransactWriteItemsCommand', 'GetItemCommand', 'TransactWriteItemsCommand']);
   });
 });

@@ -6,6 +6,7 @@ import { db } from '#store/client';
 import { keys } from '#store/keys';
 import { tableName } from '#store/table';
 import { scanTable } from '#lib/checker/invariants';
+import { attachedEntry, sentDuring } from '#support/history';
 import { usePrivateTable } from '#support/privateTable';
 
 /**
@@ -18,24 +19,8 @@ usePrivateTable(`history-window-${Date.now()}`);
 
 const RETENTION_MS = 86_400_000;
 
-function entryOf(ws: string, n: number, occurredAt: string): NewEntry {
-  return {
-    id: `act_${String(n).padStart(24, '0')}`,
-    type: 'Label Attached',
-    occurred_at: occurredAt,
-    actor: null,
-    company_slug: ws,
-    project_slug: 'window',
-    project_id: 'prj_window',
-    project: null,
-    label: { id: 1, slug: 'bug' },
-    task_uuid: 'task-1',
-    changes: [],
-    event_id: `evt-${ws}-${n}`,
-    request_id: null,
-    idempotency_key: null,
-  };
-}
+const entryOf = (ws: string, n: number, occurredAt: string): NewEntry =>
+  attachedEntry(ws, n, occurredAt, { projectSlug: 'window', projectId: 'prj_window', task: 'task-1', eventId: `evt-${ws}-${n}` });
 
 const sharded = async (ws: string) =>
   (await db.send(new GetCommand({ TableName: tableName(), Key: keys.activityLayout(ws), ConsistentRead: true }))).Item?.sharded_since;
@@ -47,37 +32,25 @@ test("on a table the version before wrote, every workspace is written as before 
   expect(made.Item?.sharded_since).toBe(new Date(0).toISOString());
   await db.send(new DeleteCommand({ TableName: tableName(), Key: service }));
 
-  const sent: string[] = [];
-  const name = `historyParts${Math.random()}`;
-  db.middlewareStack.add(
-    (next, context) => async (args) => {
-      if (context.commandName === 'TransactWriteItemsCommand')
-        sent.push(...(args.input as { TransactItems: object[] }).TransactItems.map((i) => Object.keys(i)[0]!));
-      return next(args);
-    },
-    { step: 'initialize', name },
-  );
   const first = 'window-first';
   const second = 'window-second';
   const old = new Date(Date.now() - 3_600_000).toISOString();
   const began = Date.now();
-  try {
-    // Two workspaces, concurrently: the first write of each makes (or finds) the service's layout.
-    const [a, b] = await Promise.all(
+  // Two workspaces, concurrently: the first write of each makes (or finds) the service's layout.
+  const { result, parts } = await sentDuring(() =>
+    Promise.all(
       [first, second].map((ws) =>
         appendActivity(
           Array.from({ length: 8 }, (_, k) => entryOf(ws, k + 1, old)),
           RETENTION_MS,
         ),
       ),
-    );
-    expect([a, b]).toEqual([8, 8]);
-  } finally {
-    db.middlewareStack.remove(name);
-  }
+    ),
+  );
+  expect(result).toEqual([8, 8]);
   // Not spread: no mark of before to look for, and every entry where the version before reads.
-  expect(sent).toContain('Put');
-  expect(sent).not.toContain('ConditionCheck');
+  expect(parts).toContain('Put');
+  expect(parts).not.toContain('ConditionCheck');
   const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key: service, ConsistentRead: true }));
   const since = Item?.sharded_since as string;
   expect(Date.parse(since)).toBeGreaterThanOrEqual(began - 1_000);

@@ -1,11 +1,12 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { ActivityEntry } from '#domain/entities';
 import { copiesOf, layoutAt, markOf, markPlaces, type NewEntry, serviceLayoutItem } from './activityLayout';
 import { getItems } from './batches';
 import { db } from './client';
-import { conditionally, TransactionCancelled } from './errors';
+import { TransactionCancelled } from './errors';
 import { ItemType, keys } from './keys';
 import { AGAIN, RETRY, withRetries } from './retry';
+import { serviceShardedSince } from './serviceLayouts';
 import { TABLE, tableName } from './table';
 import { type TransactItem, transact, tx } from './transactions';
 
@@ -72,7 +73,8 @@ async function appendPart(ws: string, part: NewEntry[], retentionMs: number): Pr
     if (pending.length === 0) return 0;
     const { position, shardedSince } = await readState(ws);
     const at = laterOf(new Date().toISOString(), position?.at);
-    const layout = layoutAt(at, shardedSince ?? (await serviceShardedSince(at)), shardedSince === undefined);
+    const since = shardedSince ?? (await serviceShardedSince(keys.serviceActivityLayout(), serviceLayoutItem, at))!;
+    const layout = layoutAt(at, since, shardedSince === undefined);
     const first = (position?.sequence ?? 0) + 1;
     const expiresAt = Date.parse(at) + retentionMs;
     const ttl = Math.ceil(expiresAt / 1000);
@@ -180,28 +182,5 @@ export async function readPosition(ws: string): Promise<Position | undefined> {
 
 const positionOf = (item: Record<string, unknown> | undefined): Position | undefined =>
   item === undefined ? undefined : { sequence: item.sequence as number, at: item.at as string };
-
-/** The service's LAYOUT, by table: it never changes once made, so a function reads it once. */
-const serviceLayouts = new Map<string, Promise<string>>();
-
-/** Since when this version writes histories (activityLayout.ts): read, or made now by this first write. */
-function serviceShardedSince(at: string): Promise<string> {
-  const table = tableName();
-  const known = serviceLayouts.get(table);
-  if (known) return known;
-  const read = async () =>
-    (await db.send(new GetCommand({ TableName: table, Key: keys.serviceActivityLayout(), ConsistentRead: true }))).Item?.sharded_since as
-      | string
-      | undefined;
-  const since = (async () => {
-    const made = await read();
-    if (made !== undefined) return made;
-    const make = new PutCommand({ TableName: table, Item: serviceLayoutItem(at), ConditionExpression: 'attribute_not_exists(PK)' });
-    return (await conditionally(db.send(make))) ? at : (await read())!;
-  })();
-  serviceLayouts.set(table, since);
-  since.catch(() => serviceLayouts.delete(table));
-  return since;
-}
 
 const laterOf = (a: string, b: string | undefined) => (b !== undefined && b > a ? b : a);
