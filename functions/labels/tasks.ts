@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { tasksWithLabel } from '#domain/taskLabels';
+import { tasksWithLabel } from '#domain/labelTasks';
 import { endpoint, ok } from '#http/endpoint';
 import { pageMeta, pageRequest, paginationFields, pagingRules, projectSlugParam, slugParam } from '#wire/validation';
 

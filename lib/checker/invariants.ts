@@ -2,6 +2,7 @@ import { oldSecretViolations } from './clearSecrets.ts';
 import { countViolations } from './counts.ts';
 import { deliveryViolations } from './deliveries.ts';
 import { historyViolations } from './history.ts';
+import { labelLinkShardViolations } from './labelLinks.ts';
 import { legacyViolations } from './legacy.ts';
 import { ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { db } from '#store/client';
@@ -116,6 +117,7 @@ function findViolations(items: Item[], deliveriesAt: DeliveriesSpreadAt): string
   for (const l of labelLinks) {
     if (!taskSideIds.has(linkId(l)) && !inDeletion(l)) v.push(`label link ${linkId(l)} has no task-side half`);
   }
+  v.push(...labelLinkShardViolations(taskLinks, labelLinks, linkId));
 
   const linkedUses = usesOfLinks(taskLinks);
   const linksPerUse = new Map([...linkedUses].map(([id, use]) => [id, use.n]));

@@ -18,6 +18,7 @@ import { dirname, join } from 'node:path';
 import { settingValue } from '#lib/settings/check';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { serviceLayoutItem } from '#store/activityLayout';
+import { labelLinksLayoutItem } from '#store/labelLinkLayout';
 import { TABLE, type TableIndex } from '#store/table';
 import { deliveriesLayoutItem } from '#webhooks/store/deliveryLayout';
 
@@ -206,7 +207,7 @@ function indexDefinition(i: TableIndex) {
   };
 }
 
-/** Creates the table if it is missing (with the service's layouts of the history and the deliveries: nothing before this version wrote it). Returns true when it was created. */
+/** Creates the table if it is missing (with the service's layouts of the history, the deliveries and label links: nothing before this version wrote it). Returns true when it was created. */
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<boolean> {
   try {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
@@ -234,9 +235,10 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
   await client.send(
     new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: TABLE.timeToLive, Enabled: true } }),
   );
-  // No version before this one wrote here: histories and deliveries are spread from the first (activityLayout.ts, deliveryLayout.ts).
+  // No version before this one wrote here: histories, deliveries and label links are spread from the first (activityLayout.ts,
+  // deliveryLayout.ts, labelLinkLayout.ts).
   const longAgo = new Date(0).toISOString();
-  for (const item of [serviceLayoutItem(longAgo), deliveriesLayoutItem(longAgo)])
+  for (const item of [serviceLayoutItem(longAgo), deliveriesLayoutItem(longAgo), labelLinksLayoutItem(longAgo)])
     await client.send(new PutItemCommand({ TableName: tableName, Item: marshall(item) }));
   return true;
 }

@@ -1,6 +1,7 @@
 import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '#store/client';
-import { ItemType, keys } from '#store/keys';
+import { ItemType, keys, LABEL_LINK_SHARDS } from '#store/keys';
+import { shardOf } from '#store/shards';
 import { createLabel } from '#domain/labels';
 import { detachNoteItem, labelLinkItem, taskLinkItem, taskVersionItem } from '#store/links';
 import { getProject, storedProjectItem } from '#domain/projects';
@@ -413,8 +414,8 @@ export async function measureCosts(): Promise<CostRow[]> {
           check(keys.label(ws, label.slug), label.id),
           check(keys.project(ws, project.slug), project.id),
           { Put: { TableName: T(), Item: taskVersionItem(ws, project.id, task, (existingVersion ?? 0) + 1) } },
-          { Put: { TableName: T(), Item: taskLinkItem(ws, project, label, task, now) } },
-          { Put: { TableName: T(), Item: labelLinkItem(ws, project, label, task, now) } },
+          { Put: { TableName: T(), Item: taskLinkItem(ws, project, label, task, now, undefined, shardOf(task, LABEL_LINK_SHARDS)) } },
+          { Put: { TableName: T(), Item: labelLinkItem(ws, project, label, task, now, shardOf(task, LABEL_LINK_SHARDS)) } },
         ],
       }),
     );
@@ -465,18 +466,23 @@ export async function measureCosts(): Promise<CostRow[]> {
   await row(
     'label-tasks',
     'tasks of a label in a project',
-    'GetItem label + GetItem project + 1 Query of the label collection',
+    'GetItem label + GetItem project + 1 Query of each shard of the label collection',
     () => w.invoke('label-tasks', { path: { slug: bug.slug }, query: { project_slug: apollo.slug } }),
     async () => {
       await Promise.all([send(new GetCommand({ TableName: T(), Key: keys.label(ws, bug.slug), ConsistentRead: true })), getProjectMin()]);
-      await send(
-        new QueryCommand({
-          TableName: T(),
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
-          ExpressionAttributeValues: { ':pk': keys.labelCollection(ws, bug.id), ':p': keys.labelLinkProjectPrefix(project.id) },
-          ConsistentRead: true,
-          Limit: 50,
-        }),
+      // Every shard of the label's collection (store/labelLinkLayout.ts), each for its share of a page and a margin.
+      await Promise.all(
+        keys.labelCollectionShards(ws, bug.id).map((pk) =>
+          send(
+            new QueryCommand({
+              TableName: T(),
+              KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
+              ExpressionAttributeValues: { ':pk': pk, ':p': keys.labelLinkProjectPrefix(project.id) },
+              ConsistentRead: true,
+              Limit: 11,
+            }),
+          ),
+        ),
       );
     },
   );

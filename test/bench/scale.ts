@@ -1,7 +1,8 @@
 import type { Server } from 'node:http';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '#store/client';
-import { ItemType, keys } from '#store/keys';
+import { ItemType, keys, LABEL_LINK_SHARDS } from '#store/keys';
+import { shardOf } from '#store/shards';
 import { createLabel } from '#domain/labels';
 import { labelLinkItem, taskLinkItem, taskVersionItem } from '#store/links';
 import { storedProjectItem } from '#domain/projects';
@@ -178,7 +179,9 @@ function linkItems(ws: string, project: ProjectRecord, labels: LabelRecord[], ta
   const items: Record<string, unknown>[] = [];
   for (const task of tasks) {
     items.push(taskVersionItem(ws, project.id, task, labels.length));
-    for (const l of labels) items.push(taskLinkItem(ws, ref, l, task, now), labelLinkItem(ws, ref, l, task, now));
+    // In the shard an attach puts the label side in (a table spread from the start: store/labelLinkLayout.ts).
+    const shard = shardOf(task, LABEL_LINK_SHARDS);
+    for (const l of labels) items.push(taskLinkItem(ws, ref, l, task, now, undefined, shard), labelLinkItem(ws, ref, l, task, now, shard));
   }
   return items;
 }
@@ -289,7 +292,10 @@ export async function measureBigDeletes(opts: { hundredThousand: boolean }): Pro
         w,
         { projects: [project], labels, tasks: 2_500 },
         { path: `/projects/${project.slug}`, job: keys.projectDeletion(project.id) },
-        [{ pk: keys.projectCollection(project.id) }, ...labels.map((l) => ({ pk: keys.labelCollection(w.ws, l.id) }))],
+        [
+          { pk: keys.projectCollection(project.id) },
+          ...labels.flatMap((l) => keys.labelCollectionShards(w.ws, l.id).map((pk) => ({ pk }))),
+        ],
       );
     }
     for (const [links, perProject] of (opts.hundredThousand
@@ -308,7 +314,7 @@ export async function measureBigDeletes(opts: { hundredThousand: boolean }): Pro
         { projects, labels: [label], tasks: perProject },
         { path: `/projects-labels/${label.slug}`, job: keys.labelDeletion(w.ws, label.id) },
         [
-          { pk: keys.labelCollection(w.ws, label.id) },
+          ...keys.labelCollectionShards(w.ws, label.id).map((pk) => ({ pk })),
           // Task versions stay (a task outlives its labels); links and use counters must not.
           ...projects.map((p) => ({ pk: keys.projectCollection(p.id), linksOnly: true })),
         ],

@@ -159,7 +159,7 @@ async function snapshot(f: Fixture): Promise<string> {
   const project = await getProject(f.ws, f.project).catch(() => null);
   if (project) parts.push(stable(await queryAll({ partition: keys.projectCollection(project.id) })));
   const label = await getLabel(f.ws, f.label).catch(() => null);
-  if (label) parts.push(stable(await queryAll({ partition: keys.labelCollection(f.ws, label.id) })));
+  for (const partition of label ? keys.labelCollectionShards(f.ws, label.id) : []) parts.push(stable(await queryAll({ partition })));
   return JSON.stringify(parts, inNameOrder);
 }
 

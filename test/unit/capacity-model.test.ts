@@ -4,7 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { routes } from '#http/routes';
 import { repoRoot } from '#lib/paths';
 import { feedingShards, MIX_MESSAGES, MIX_REQUESTS, modelMix } from '#lib/capacity/mix';
-import { modelRow, saturation } from '#lib/capacity/model';
+import { modelRow, saturation, spreadOf } from '#lib/capacity/model';
 import { patternOf } from '#lib/capacity/patterns';
 import { monthlyCost, PRICES, tiered } from '#lib/capacity/prices';
 import type { Call, Touch } from '#lib/capacity/recorder';
@@ -21,7 +21,7 @@ import {
   MAX_PROJECT_NAME_BYTES,
 } from '#domain/limits';
 import { modelledMix } from '#bench/saturationMix';
-import { ACTIVITY_SHARDS, DELIVERY_SHARDS, DUE_SHARDS, keys } from '#store/keys';
+import { ACTIVITY_SHARDS, DELIVERY_SHARDS, DUE_SHARDS, keys, LABEL_LINK_SHARDS } from '#store/keys';
 import { MARK_SHARDS, PROJECT_ACTIVITY_SHARDS, TASK_ACTIVITY_SHARDS } from '#store/activityKeys';
 import { SHARDED_KEYS, shardFamilyOf, shardsOf } from '#store/shardedKeys';
 
@@ -222,12 +222,34 @@ describe('the mix', () => {
       'ACTIVITY#<ws>#PROJECTID#<project>',
       'ACTIVITY#<ws>#TASK#<task>',
       'WEBHOOK#<ws>#<webhook>',
+      'LABEL#<ws>#<label>',
       'GSI3 DUE#<due>',
     ]);
     // A webhook's deliveries: every shard, shard 0 (the partition of before, its health's too) among them; its health's key is one of them.
     for (const pk of keys.webhookDeliveryShards('capacity-model', 'wh_1')) expect(shardsOf(pk)).toBe(DELIVERY_SHARDS);
     expect(keys.webhookDeliveryShards('capacity-model', 'wh_1')[0]).toBe(keys.webhookHealth('capacity-model', 'wh_1').PK);
     expect(shardsOf('WEBHOOK#capacity-model#wh_1#SHARD#x')).toBe(1);
+    // A label's collection: every shard, shard 0 the partition of before; a link's label side by its shard, its set membership in 0.
+    const labelShards = keys.labelCollectionShards('capacity-model', 7);
+    for (const pk of labelShards) expect(shardsOf(pk)).toBe(LABEL_LINK_SHARDS);
+    expect(labelShards[0]).toBe(keys.labelProject('capacity-model', 7, 'p1').PK);
+    expect(keys.labelLink('capacity-model', 7, 'p1', 't1', 3).PK).toBe(labelShards[3]);
+    expect(new Set(labelShards).size).toBe(LABEL_LINK_SHARDS);
+    expect(shardsOf('LABEL#capacity-model#bug')).toBe(1);
+  });
+
+  test("what a sharded key keeps in its shard 0 weighs on it whole: a label's set memberships, a webhook's health", () => {
+    const label = keys.labelCollectionShards('capacity-model', 7);
+    const link = keys.labelLink('capacity-model', 7, 'p1', 't1', 5);
+    const member = keys.labelProject('capacity-model', 7, 'p1');
+    const health = keys.webhookHealth('capacity-model', 'wh_1');
+    expect(spreadOf(write(link.PK, 2, link.SK))).toBe(1 / LABEL_LINK_SHARDS);
+    expect(spreadOf(write(member.PK, 2, member.SK))).toBe(1);
+    expect(spreadOf(write(label[0]!, 2, 'DELETION'))).toBe(1);
+    expect(spreadOf(write(health.PK, 1, health.SK))).toBe(1);
+    expect(spreadOf(write(keys.webhookDeliveries('capacity-model', 'wh_1', 2), 1, 'DELIVERY#msg_1'))).toBe(1 / DELIVERY_SHARDS);
+    // A Query of a shard names no item: its load is the shard's share, like any read of every shard.
+    expect(spreadOf(read(label[0]!, 1))).toBe(1 / LABEL_LINK_SHARDS);
   });
 
   test("a request's draws on every shard of one value are summed and spread: a read of each shard weighs as one read of one partition", () => {

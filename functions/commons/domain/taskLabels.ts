@@ -1,23 +1,12 @@
 import { chunk, mapInFlight } from '#store/batches';
 import { readLabelsBySlug } from '#store/labels';
 
-import {
-  deleteTaskVersion,
-  readTask,
-  taskOfLabelLink,
-  tasksWithLabelRange,
-  writeAttach,
-  writeDetach,
-  type LabelRef,
-  type ProjectRef,
-  type TaskState,
-} from '#store/links';
+import { deleteTaskVersion, readTask, writeAttach, writeDetach, type LabelRef, type ProjectRef, type TaskState } from '#store/links';
 import { withOptimisticRetry } from '#store/transactions';
 import { inDomainTerms } from './failures';
 import { DomainError, LimitReached, PartlyApplied, type Precondition } from './errors';
 import { byTitle } from './labels';
 import { MAX_LABELS_PER_TASK } from './limits';
-import { readPage, type Page, type PageRequest } from './paging';
 import { changedLabel, goneReference, linkEnds } from './linkEnds';
 import { changeProjectLabels, type ProjectLabel } from './projectLabels';
 import { getProject } from './projects';
@@ -220,12 +209,6 @@ export async function labelsOfTask(ws: string, projectSlug: string, task: string
   const project = await getProject(ws, projectSlug);
   const [result] = await labelsOfTasks(ws, [await readTask(project.id, task)]);
   return result!.labels;
-}
-
-/** The tasks of a project that carry a label, a page at a time. */
-export async function tasksWithLabel(ws: string, labelSlug: string, projectSlug: string, req: PageRequest): Promise<Page<string>> {
-  const { labelRef, projectRef } = await linkEnds(ws, labelSlug, projectSlug);
-  return readPage(tasksWithLabelRange(ws, labelRef.id, projectRef.id), ['label-tasks'], req, taskOfLabelLink);
 }
 
 /**

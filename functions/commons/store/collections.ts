@@ -3,6 +3,7 @@ import { db } from './client';
 import { num, str } from './codec';
 import { conditionally } from './errors';
 import { ItemType, keys, type Key } from './keys';
+import { labelShardOf } from './labelLinkLayout';
 import { queryPage, type Item } from './query';
 import { tableName } from './table';
 
@@ -16,9 +17,18 @@ export async function readProjectCollectionPage(projectId: string, limit: number
   return pageWithoutJob(keys.projectCollection(projectId), limit);
 }
 
-/** Up to `limit` label-side items of a label (links and label-set memberships), the deletion job left out. */
+/**
+ * Up to `limit` label-side items of a label (links and label-set memberships), the deletion job left out: from its
+ * shards in turn (labelLinkLayout.ts), so a round that takes away what it read finds the rest from the first again.
+ */
 export async function readLabelCollectionPage(ws: string, labelId: number, limit: number): Promise<{ items: Item[]; more: boolean }> {
-  return pageWithoutJob(keys.labelCollection(ws, labelId), limit);
+  const items: Item[] = [];
+  for (const partition of keys.labelCollectionShards(ws, labelId)) {
+    const page = await pageWithoutJob(partition, limit - items.length);
+    items.push(...page.items);
+    if (page.more || items.length >= limit) return { items, more: true };
+  }
+  return { items, more: false };
 }
 
 async function pageWithoutJob(partition: string, limit: number): Promise<{ items: Item[]; more: boolean }> {
@@ -32,7 +42,7 @@ async function pageWithoutJob(partition: string, limit: number): Promise<{ items
 export function labelSidesOf(ws: string, projectId: string, items: Item[]): Key[] {
   return items.flatMap((item) =>
     item.type === ItemType.taskLink
-      ? [keys.labelLink(ws, num(item, 'label_id'), projectId, str(item, 'task_uuid'))]
+      ? [keys.labelLink(ws, num(item, 'label_id'), projectId, str(item, 'task_uuid'), labelShardOf(item))]
       : item.type === ItemType.projectLabel
         ? [keys.labelProject(ws, num(item, 'label_id'), projectId)]
         : [],

@@ -3,13 +3,12 @@
  *
  * Item collections:
  *   WS#<workspace>            project items, label items, label title guards, the label id counter
- *   PROJECT#<projectId>       a project's task-side links, task versions, per-label use counters, label set,
- *                             detach notes, task/member/sprint states (inbound events),
- *                             and its deletion job while its cascade drains
- *   LABEL#<workspace>#<id>    a label's label-side links (one per task carrying it), and its deletion job
+ *   PROJECT#<projectId>       a project's task-side links, task versions, per-label use counters, label set, detach
+ *                             notes, task/member/sprint states (inbound events), its deletion job while its cascade drains
+ *   LABEL#<workspace>#<id>    a label's label-side links (one per task carrying it; spread over LABEL_LINK_SHARDS
+ *                             shards by task: labelLinkLayout.ts), its label-set memberships and its deletion job
  *   TOKEN#<tokenId>           an API token
- *   RECEIPT#<eventId>         a stream record applied to the counters, expires: one partition per record, so the
- *                             stream's bookkeeping never adds to a busy project's partition (docs/capacity.md)
+ *   RECEIPT#<eventId>         a stream record applied to the counters, expires (a partition per record: docs/capacity.md)
  *   IDEMPOTENCY#<workspace>#<h> one Idempotency-Key of one owner in one workspace (h hashes both), expires
  *   HOOKS#<workspace>         the workspace's webhooks (WEBHOOK#<id>, each with its sealed secrets), the slots
  *                             of its outbound calls on request (SENDSLOT#<n>, leased) and their count (WEBHOOKCOUNT)
@@ -89,12 +88,17 @@ export const keys = {
   /** How many tasks of a project carry a label; exists exactly while that count is above zero. */
   labelUse: (projectId: string, labelId: number): Key => ({ PK: `${PROJECT}${projectId}`, SK: `${USE}${labelId}` }),
 
-  /** The label-side half of a link: in the label's collection, so one Query finds every task carrying it. */
-  labelLink: (ws: string, labelId: number, projectId: string, task: string): Key => ({
-    PK: labelCollection(ws, labelId),
+  /** The label-side half of a link: in shard `shard` of the label's collection (the task-side half names it), read merged. */
+  labelLink: (ws: string, labelId: number, projectId: string, task: string, shard = 0): Key => ({
+    PK: labelCollection(ws, labelId, shard),
     SK: `${PROJECT}${projectId}#${TASK}${task}`,
   }),
-  labelCollection: (ws: string, labelId: number) => labelCollection(ws, labelId),
+  /** A shard of a label's collection: shard 0 is the one partition it had before shards (its set memberships and job too). */
+  labelCollection: (ws: string, labelId: number, shard = 0) => labelCollection(ws, labelId, shard),
+  labelCollectionShards: (ws: string, labelId: number) =>
+    Array.from({ length: LABEL_LINK_SHARDS }, (_, n) => labelCollection(ws, labelId, n)),
+  /** The service's item of when this version began to spread label-side links (labelLinkLayout.ts). */
+  labelLinksLayout: (): Key => ({ PK: LABEL, SK: 'LAYOUT' }),
   labelLinkProjectPrefix: (projectId: string) => `${PROJECT}${projectId}#${TASK}`,
 
   /** A label in a project's label set (attached to the project, not to a task): the project's side. */
@@ -196,13 +200,15 @@ export const keys = {
 export const DUE_SHARDS = 16;
 /** Partitions a webhook's deliveries are spread over, by a hash of the delivery's id: one takes about 333 deliveries a second. */
 export const DELIVERY_SHARDS = 8;
+/** Partitions a label's links are spread over, by a hash of the task. */
+export const LABEL_LINK_SHARDS = 8;
 
 const webhookDeliveries = (ws: string, webhookId: string, shard: number) =>
   `${WEBHOOK}${ws}#${webhookId}${shard === 0 ? '' : `#SHARD#${shard}`}`;
 
 const projectStatusPartition = (ws: string, status: string) => `${WS}${ws}#STATUS#${status}`;
 const projectNamePartition = (ws: string) => `${WS}${ws}#NAME`;
-const labelCollection = (ws: string, labelId: number) => `${LABEL}${ws}#${labelId}`;
+const labelCollection = (ws: string, labelId: number, shard = 0) => `${LABEL}${ws}#${labelId}${shard === 0 ? '' : `#SHARD#${shard}`}`;
 
 /** Item type markers stored on every item (used by the invariant checker and for readability). */
 export const ItemType = {
@@ -237,6 +243,7 @@ export const ItemType = {
   activitySequence: 'activity_sequence',
   activityLayout: 'activity_layout',
   deliveriesLayout: 'deliveries_layout',
+  labelLinksLayout: 'label_links_layout',
   serviceActivityLayout: 'service_activity_layout',
   activityMark: 'activity_mark',
   activitySlug: 'activity_slug',

@@ -2,15 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { deleteKeys } from './batches';
 import { labelStillAsRead } from './labels';
 import { num, str } from './codec';
+import { SPREAD_AFTER_MS } from './deployWindow';
 import { ItemType, keys } from './keys';
+import { labelLinkShard, labelLinksLayoutItem, labelShardOf } from './labelLinkLayout';
 import { queryAll, type Item, type KeyRange } from './query';
+import { serviceShardedSince } from './serviceLayouts';
 import { transact, tx, type TransactItem } from './transactions';
 import type { Actor, LabelRecord } from '#domain/entities';
 
 /**
  * Task-label links. A link is two items written and deleted together in one transaction:
  *   task side   PROJECT#<projectId> / TASK#<task>#LABEL#<labelId>   (a task's labels: one Query)
- *   label side  LABEL#<ws>#<labelId> / PROJECT#<projectId>#TASK#<task> (a label's tasks: one Query)
+ *   label side  LABEL#<ws>#<labelId>[#SHARD#<n>] / PROJECT#<projectId>#TASK#<task> (a label's tasks: a merged read)
  * Both are base-table items, so every read that decides a write is strongly consistent. Per task, a
  * version item that every attach bumps keeps concurrent attaches from taking a task past the limit.
  * Nothing else is on the request path: per-label use counters and `labels_count` follow from the
@@ -34,16 +37,29 @@ export function labelAsItWas(label: LabelRef): Record<string, string> {
   return label.title === undefined || label.color === undefined ? {} : { label_title: label.title, label_color: label.color };
 }
 
+/** A label a task carries, and the shard of its link's label side (labelLinkLayout.ts), when read from the link. */
+interface TaskLink extends LabelRef {
+  shard?: number;
+}
+
 /** A task's links as read before a change, with the version that guards its label limit. */
 export interface TaskState {
   task: string;
-  links: LabelRef[];
+  links: TaskLink[];
   /** The task's version item (absent before the task's first attach). */
   version: number | undefined;
 }
 
 /** The items of a link and its bookkeeping, as attach writes them (benchmarks seed with these too). */
-export function taskLinkItem(ws: string, project: ProjectRef, label: LabelRef, task: string, createdAt: string, actor?: Actor): Item {
+export function taskLinkItem(
+  ws: string,
+  project: ProjectRef,
+  label: LabelRef,
+  task: string,
+  createdAt: string,
+  actor?: Actor,
+  labelShard = 0,
+): Item {
   return {
     ...keys.taskLink(project.id, task, label.id),
     type: ItemType.taskLink,
@@ -56,12 +72,13 @@ export function taskLinkItem(ws: string, project: ProjectRef, label: LabelRef, t
     ...labelAsItWas(label),
     created_at: createdAt,
     ...(actor ? { created_by: actor } : {}),
+    ...(labelShard === 0 ? {} : { label_shard: labelShard }),
   };
 }
 
-export function labelLinkItem(ws: string, project: ProjectRef, label: LabelRef, task: string, createdAt: string): Item {
+export function labelLinkItem(ws: string, project: ProjectRef, label: LabelRef, task: string, createdAt: string, shard = 0): Item {
   return {
-    ...keys.labelLink(ws, label.id, project.id, task),
+    ...keys.labelLink(ws, label.id, project.id, task, shard),
     type: ItemType.labelLink,
     workspace: ws,
     project_id: project.id,
@@ -89,7 +106,9 @@ export async function readTask(projectId: string, task: string): Promise<TaskSta
   const version = items.find((i) => i.type === ItemType.taskVersion);
   return {
     task,
-    links: items.filter((i) => i.type === ItemType.taskLink).map((i) => ({ id: num(i, 'label_id'), slug: str(i, 'label_slug') })),
+    links: items
+      .filter((i) => i.type === ItemType.taskLink)
+      .map((i) => ({ id: num(i, 'label_id'), slug: str(i, 'label_slug'), shard: labelShardOf(i) })),
     version: version ? num(version, 'v') : undefined,
   };
 }
@@ -110,12 +129,15 @@ const NOTE_TTL_SECONDS = 24 * 3600;
  * and per task `version:`, `link:`, `labelLink:`.
  */
 export async function writeAttach(ws: string, project: ProjectRef, label: LabelRef, adding: TaskState[], actor: Actor): Promise<void> {
-  const now = new Date().toISOString();
+  const spreadAt = await labelLinksSpreadAt();
+  const at = Date.now();
+  const now = new Date(at).toISOString();
   const parts: [string, TransactItem][] = [
     ['label', tx.check(keys.label(ws, label.slug), { condition: LABEL_LIVE, values: { ':id': label.id } })],
     ['project', tx.check(keys.project(ws, project.slug), { condition: PROJECT_LIVE, values: { ':pid': project.id } })],
   ];
   for (const s of adding) {
+    const shard = labelLinkShard(s.task, spreadAt, at);
     parts.push(
       [
         `version:${s.task}`,
@@ -124,8 +146,8 @@ export async function writeAttach(ws: string, project: ProjectRef, label: LabelR
           s.version === undefined ? { condition: 'attribute_not_exists(PK)' } : { condition: 'v = :v', values: { ':v': s.version } },
         ),
       ],
-      [`link:${s.task}`, tx.put(taskLinkItem(ws, project, label, s.task, now, actor), { condition: 'attribute_not_exists(PK)' })],
-      [`labelLink:${s.task}`, tx.put(labelLinkItem(ws, project, label, s.task, now), { condition: 'attribute_not_exists(PK)' })],
+      [`link:${s.task}`, tx.put(taskLinkItem(ws, project, label, s.task, now, actor, shard), { condition: 'attribute_not_exists(PK)' })],
+      [`labelLink:${s.task}`, tx.put(labelLinkItem(ws, project, label, s.task, now, shard), { condition: 'attribute_not_exists(PK)' })],
     );
   }
   await transact(parts);
@@ -174,7 +196,7 @@ export async function writeDetach(
   for (const s of removing) {
     parts.push(
       [`link:${s.task}`, tx.delete(keys.taskLink(project.id, s.task, label.id), { condition: 'attribute_exists(PK)' })],
-      [`labelLink:${s.task}`, tx.delete(keys.labelLink(ws, label.id, project.id, s.task))],
+      [`labelLink:${s.task}`, tx.delete(keys.labelLink(ws, label.id, project.id, s.task, shardOfLink(s, label)))],
       [`note:${s.task}`, tx.put(detachNoteItem(ws, project, label, s.task, actor))],
     );
   }
@@ -187,9 +209,21 @@ export async function readLabelUses(projectId: string): Promise<Map<number, numb
   return new Map(items.map((i) => [num(i, 'label_id'), num(i, 'n')]));
 }
 
-/** The label-side links of one project, in task order (the tasks carrying the label there). */
+/** The label-side links of one project, in task order (the tasks carrying the label there), in shard 0: merge every shard. */
 export function tasksWithLabelRange(ws: string, labelId: number, projectId: string): KeyRange {
   return { partition: keys.labelCollection(ws, labelId), sortPrefix: keys.labelLinkProjectPrefix(projectId) };
+}
+
+/** The shard of the label side of `label`'s link to the task of `s`, as read (shard 0 if the read did not say). */
+const shardOfLink = (s: TaskState, label: LabelRef) => s.links.find((l) => l.id === label.id)?.shard ?? 0;
+
+/**
+ * When label-side links began to spread, as the service's LAYOUT item says: an attach makes it, as of now, if none
+ * (labelLinkLayout.ts), and a function reads it once.
+ */
+async function labelLinksSpreadAt(): Promise<number> {
+  const since = await serviceShardedSince(keys.labelLinksLayout(), labelLinksLayoutItem, new Date().toISOString());
+  return Date.parse(since!) + SPREAD_AFTER_MS;
 }
 
 export function taskOfLabelLink(item: Item): string {

@@ -1,5 +1,5 @@
 import { ACTIVITY_SHARDS, MARK_SHARDS, PROJECT_ACTIVITY_SHARDS, TASK_ACTIVITY_SHARDS } from './activityKeys';
-import { DELIVERY_SHARDS, DUE_SHARDS } from './keys';
+import { DELIVERY_SHARDS, DUE_SHARDS, LABEL_LINK_SHARDS } from './keys';
 
 /**
  * Every partition key the table (or an index) spreads over shards: one registry, read by the capacity
@@ -19,6 +19,8 @@ export interface ShardedKey {
   shards: number;
   /** What chooses the shard an item goes to. */
   chosenBy: string;
+  /** Items of the key (by sort key) that are never spread: shard 0 takes all of their load. */
+  inShardZero?: (item: string) => boolean;
   /** Shared by every workspace of the stage: one workspace alone gets its share of each shard, and the others theirs. */
   stageWide?: true;
   /**
@@ -72,6 +74,18 @@ export const SHARDED_KEYS: readonly ShardedKey[] = [
     shardPart: /#SHARD#\d+$/,
     shards: DELIVERY_SHARDS,
     chosenBy: "a hash of the delivery's id (its payload and attempts beside it)",
+    inShardZero: (item) => item === 'HEALTH' || item === 'RECOVERY',
+    feedsProcessor: false,
+  },
+  {
+    name: 'LABEL#<ws>#<label>',
+    // Shard 0 is the label's collection as it was before shards: its label-set memberships and deletion job stay there.
+    matches: (key) => /^LABEL#[^#]+#\d+(#SHARD#\d+)?$/.test(key),
+    shardPart: /#SHARD#\d+$/,
+    shards: LABEL_LINK_SHARDS,
+    chosenBy: 'a hash of the task (the label sides of links; its label-set memberships stay in the first)',
+    inShardZero: (item) => !item.includes('#TASK#'),
+    // The processor acts on its label-set memberships and deletion job, both in shard 0; never on a label-side link.
     feedsProcessor: false,
   },
   {
@@ -104,6 +118,12 @@ export const shardedNameOf = (key: string, index?: string): string | undefined =
 
 /** How many partitions the values of a key's pattern spread over: 1 for a key that is not sharded. */
 export const shardsOf = (key: string, index?: string): number => shardedKeyOf(key, index)?.shards ?? 1;
+
+/** How many partitions an item's load spreads over: its key's shards, or 1 for an item the key keeps in shard 0. */
+export const itemShardsOf = (key: string, item: string | undefined, index?: string): number => {
+  const sharded = shardedKeyOf(key, index);
+  return sharded === undefined || (item !== undefined && sharded.inShardZero?.(item)) ? 1 : sharded.shards;
+};
 
 /** How many stream shards the processor reads a table key's records from: its shards, when it acts on them; else 1. */
 export const processorShardsOf = (key: string): number => {
