@@ -116,6 +116,9 @@ try {
   log("section 6: the history's keys under the partition simulator");
   const { measureHistorySaturation } = await import('#bench/historySaturation');
   const historySaturation = await measureHistorySaturation(quick ? 6 : 12);
+  log("section 6: step 2's keys, one at a time, under the partition simulator");
+  const { measureKeySaturation } = await import('#bench/keySaturation');
+  const keySaturation = await measureKeySaturation(quick ? 6 : 12);
   log('section 5: one label attached to many tasks at once');
   const hot = await measureHotLabel(api.url, [50, 100]);
   log('section 5: big deletes');
@@ -133,6 +136,7 @@ try {
     activity,
     atLimits,
     historySaturation,
+    keySaturation,
     warm,
     lines,
     e2e,

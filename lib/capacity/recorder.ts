@@ -42,9 +42,13 @@ export async function recorded(work: () => Promise<unknown>): Promise<Call[]> {
   }
 }
 
-/** Adds the recorder to the shared client (once, before any call is to be recorded). */
+let installed = false;
+
+/** Adds the recorder to the shared client, before any call is to be recorded (once: a second call changes nothing). */
 export function installRecorder(): void {
+  if (installed) return;
   db.middlewareStack.add(recorder(), { step: 'deserialize', priority: 'low', name: 'capacityRecorder' });
+  installed = true;
 }
 
 function recorder<I extends object, O extends object>(): DeserializeMiddleware<I, O> {

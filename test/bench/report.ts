@@ -6,6 +6,7 @@ import { type ClientSizeRow, renderClient } from './client.ts';
 import { describeCalls, type Usage } from './capacity.ts';
 import type { ColdResult } from './cold.ts';
 import type { HistorySaturation } from './historySaturation.ts';
+import { keysWithin, renderKeySaturation, type KeySaturation } from './keySaturation.ts';
 import type { SaturationResult } from './saturation.ts';
 import type { MixSaturation } from './saturationMix.ts';
 import type { CostRow, KeyCostRow } from './cost.ts';
@@ -56,6 +57,7 @@ export interface Results {
   atLimits?: LimitRow[];
   saturation?: SaturationResult;
   historySaturation?: HistorySaturation;
+  keySaturation?: KeySaturation[];
 }
 
 const SIZE_TARGET = 450 * 1024;
@@ -96,13 +98,19 @@ const INIT_GUARD = 1.2;
 const INIT_MEDIAN_TARGET = 1.12;
 const SATURATION_TOLERANCE = 0.2;
 
-function saturationRatios(s: SaturationResult | undefined, h: HistorySaturation | undefined): string {
+function saturationRatios(s: SaturationResult | undefined, h: HistorySaturation | undefined, k: KeySaturation[] = []): string {
   if (!s) return 'not measured';
   const rows = s.rows.map((x) => `${x.route} ${fmt(x.measured / x.predicted, 2)}x`);
   const history = h
     ? [`the history's hot task ${historyWithin(h) ? 'refused nothing at 0.8x, and some at 1.2x' : 'not as the model says (section 6)'}`]
     : [];
-  return [...rows, ...history, s.mix ? `the mix ${fmt(s.mix.measured / s.mix.predicted, 2)}x` : 'the mix not measured'].join('; ');
+  const names = k.map((x) => `\`${x.key}\``).join(' and ');
+  const keyed = k.length
+    ? [`${names} ${keysWithin(k) ? 'refused nothing at 0.8x, and some at 1.2x' : 'not as the model says (section 6)'}`]
+    : [];
+  return [...rows, ...history, ...keyed, s.mix ? `the mix ${fmt(s.mix.measured / s.mix.predicted, 2)}x` : 'the mix not measured'].join(
+    '; ',
+  );
 }
 
 /** The history's keys within 20% of the model: no write refused spread at 0.8x its rate, some at 1.2x. */
@@ -242,7 +250,7 @@ invocations of a handler (plus the same again for the authorizer on requests tha
 | a delete answers in < 1 s at any size (the cascade drains from the stream) | ${r.deletes.map((d) => `${d.links.toLocaleString('en-US')} links: ${fmt(d.ms, 0)} ms`).join('; ')} | ${yes(r.deletes.every((d) => d.ms < 1000 && d.status === 200))} |
 | big deletes leave nothing behind once drained | ${r.deletes.map((d) => `${d.leftovers} leftovers${d.violationsAfter === null ? '' : `, ${d.violationsAfter} violations`}`).join('; ')} | ${yes(r.deletes.every((d) => d.leftovers === 0 && !d.violationsAfter && d.status === 200))} |
 | inbound events at their minimum calls per event | ${r.inbound ? `${fmt(r.inbound.usage.calls / r.inbound.events, 2)} calls per event (minimum ${r.inbound.minimumCalls}), ${fmt(r.inbound.perSecond, 0)} events/s locally` : 'not measured'} | ${yes(!!r.inbound && r.inbound.usage.calls === r.inbound.minimumCalls * r.inbound.events)} |
-| one workspace saturates where the capacity model says (docs/capacity.md): measured with the partition simulator within ${SATURATION_TOLERANCE * 100}% | ${saturationRatios(r.saturation, r.historySaturation)} | ${yes(!!r.saturation?.mix && [...r.saturation.rows, r.saturation.mix].every((x) => Math.abs(x.measured / x.predicted - 1) <= SATURATION_TOLERANCE) && (!r.historySaturation || historyWithin(r.historySaturation)))} |
+| one workspace saturates where the capacity model says (docs/capacity.md): measured with the partition simulator within ${SATURATION_TOLERANCE * 100}% | ${saturationRatios(r.saturation, r.historySaturation, r.keySaturation)} | ${yes(!!r.saturation?.mix && [...r.saturation.rows, r.saturation.mix].every((x) => Math.abs(x.measured / x.predicted - 1) <= SATURATION_TOLERANCE) && (!r.historySaturation || historyWithin(r.historySaturation)) && keysWithin(r.keySaturation ?? []))} |
 | the stream processor at its minimum calls per change | ${r.streamCost.map((c) => `${c.usage.calls} / ${c.minimumCalls}`).join(', ')} | ${yes(r.streamCost.every((c) => c.usage.calls <= c.minimumCalls))} |
 `);
 
@@ -528,6 +536,7 @@ ${table(
 `);
   if (r.saturation) out.push(renderSaturation(r.saturation));
   if (r.historySaturation) out.push(renderHistorySaturation(r.historySaturation));
+  if (r.keySaturation?.length) out.push(renderKeySaturation(r.keySaturation));
   out.push(renderFindings(r, costAbove));
   return out.join('\n');
 }
