@@ -455,7 +455,7 @@ export async function measureCosts(): Promise<CostRow[]> {
         new TransactWriteCommand({
           TransactItems: [
             { Delete: { TableName: T(), Key: keys.taskLink(project.id, 'task-2', feature.id) } },
-            { Delete: { TableName: T(), Key: keys.labelLink(ws, feature.id, project.id, 'task-2') } },
+            { Delete: { TableName: T(), Key: keys.labelLink(ws, feature.id, project.id, 'task-2', shardOf('task-2', LABEL_LINK_SHARDS)) } },
             { Put: { TableName: T(), Item: detachNoteItem(ws, project, feature, 'task-2', BENCH_ACTOR) } },
           ],
         }),

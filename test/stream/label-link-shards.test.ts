@@ -9,7 +9,9 @@ import { processStreamBatch } from '#events/processor';
 import { db } from '#store/client';
 import { SPREAD_AFTER_MS } from '#store/deployWindow';
 import { ItemType, keys, LABEL_LINK_SHARDS } from '#store/keys';
-import { labelLinkItem, taskLinkItem, taskVersionItem } from '#store/links';
+import { labelLinkItem, readTask, taskLinkItem, taskOfLabelLink, tasksWithLabelRange, taskVersionItem, writeDetach } from '#store/links';
+import { readPage } from '#domain/paging';
+import { TransactionCancelled } from '#store/errors';
 import { shardOf } from '#store/shards';
 import { tableName } from '#store/table';
 import { uniqueWorkspace } from '#support/api';
@@ -67,7 +69,8 @@ test('links of before are read and taken apart where they are, cursors minted be
     await db.send(
       new BatchWriteCommand({ RequestItems: { [tableName()]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }),
     );
-  const first = await tasksWithLabel(ws, label.slug, project.slug, { limit: 2 });
+  // A cursor as the version before minted it: its reader of one partition.
+  const first = await readPage(tasksWithLabelRange(ws, label.id, project.id), ['label-tasks'], { limit: 2 }, taskOfLabelLink);
   expect(first.items).toEqual(before.slice(0, 2));
 
   // This version's first attaches: where the version before reads them (shard 0), and the service's layout made now.
@@ -81,6 +84,11 @@ test('links of before are read and taken apart where they are, cursors minted be
   for (const t of meanwhile) expect((await labelSides()).get(t)).toBe(shard0);
   expect((await itemsOf(ws, ItemType.taskLink)).filter((i) => i.label_shard !== undefined)).toEqual([]);
 
+  // A detach that read a link of before (shard 0), held up past the spread while the link is detached and made again.
+  const raced = meanwhile.find((t) => shardOf(t, LABEL_LINK_SHARDS) !== 0)!;
+  const stale = await readTask(project.id, raced);
+  expect(stale.links.map((l) => l.shard)).toEqual([0]);
+
   // 15 minutes on: links made from then on are spread by their task, and the task side names the shard.
   const realNow = Date.now.bind(Date);
   vi.spyOn(Date, 'now').mockImplementation(() => realNow() + SPREAD_AFTER_MS + 2_000);
@@ -92,6 +100,14 @@ test('links of before are read and taken apart where they are, cursors minted be
   expect(new Set(spread.map((t) => sides.get(t)))).toEqual(new Set(keys.labelCollectionShards(ws, label.id)));
   for (const link of await itemsOf(ws, ItemType.taskLink))
     expect(keys.labelLink(ws, label.id, project.id, link.task_uuid, link.label_shard ?? 0).PK).toBe(sides.get(link.task_uuid));
+
+  // The held-up detach finds the link made again, in its own shard: it changes nothing (and reads again when retried).
+  await change('detach', [raced]);
+  await change('attach', [raced]);
+  expect((await labelSides()).get(raced)).toBe(shardOfTask(raced));
+  await expect(writeDetach(ws, projectRef, labelRef, [stale], actor)).rejects.toBeInstanceOf(TransactionCancelled);
+  expect((await readTask(project.id, raced)).links.map((l) => l.shard)).toEqual([shardOf(raced, LABEL_LINK_SHARDS)]);
+  expect((await labelSides()).get(raced)).toBe(shardOfTask(raced));
 
   // A label's tasks: every shard merged in task order, each once, at any page size; the cursor of before goes on.
   const all = [...before, ...meanwhile, ...spread];
@@ -122,10 +138,31 @@ test('links of before are read and taken apart where they are, cursors minted be
   ]);
   await db.send(new DeleteCommand({ TableName: tableName(), Key: { PK: shard0, SK: strayItem!.SK } }));
   await db.send(new PutCommand({ TableName: tableName(), Item: strayItem }));
+  // A second label side of one link (as a detach of the version before, after a rollback, would leave in shard 0).
+  await db.send(new PutCommand({ TableName: tableName(), Item: { ...strayItem, PK: shard0 } }));
+  expect((await checkTable([ws])).violations).toEqual([
+    `label link ${linkId} has a label side in each of ${[strayItem!.PK, shard0].sort().join(', ')}`,
+    `label link ${linkId} is in ${shard0}, where its task-side half says ${strayItem!.PK}`,
+  ]);
+  await db.send(new DeleteCommand({ TableName: tableName(), Key: { PK: shard0, SK: strayItem!.SK } }));
+  expect((await checkTable([ws])).violations).toEqual([]);
 
-  // A second project's links of the label, spread too; its delete takes their label sides from every shard.
+  // A second project's links of the label, spread in the same shards: each project's list has its own; a bulk detach
+  // (two transactions) and the project's delete take their label sides from every shard.
   const other = await createProject(ws, { name: 'Other', owner: actor });
-  await changeLabels('attach', ws, { labelSlug: label.slug, projectSlug: other.slug, taskUuids: tasks('o', 24) }, actor);
+  const others = tasks('o', 40);
+  const inOther = (how: 'attach' | 'detach', taskUuids: string[]) =>
+    changeLabels(how, ws, { labelSlug: label.slug, projectSlug: other.slug, taskUuids }, actor);
+  await inOther('attach', others);
+  expect(await follow(ws, label.slug, other.slug, 9)).toEqual(others);
+  expect(await follow(ws, label.slug, project.slug, 9)).toEqual(left);
+  await inOther('detach', others.slice(0, 36));
+  expect(
+    (await itemsOf(ws, ItemType.labelLink))
+      .filter((i) => i.project_id === other.id)
+      .map((i) => i.task_uuid)
+      .sort(),
+  ).toEqual(others.slice(36));
   await deleteProject(ws, other.slug, actor);
   await drain();
   expect((await itemsOf(ws, ItemType.labelLink)).filter((i) => i.project_id === other.id)).toEqual([]);

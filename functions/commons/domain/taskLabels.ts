@@ -151,12 +151,13 @@ async function attachRead(
   const full = adding.filter((s) => s.links.length >= MAX_LABELS_PER_TASK);
   if (full.length) throw labelLimitReached(full, field);
   if (adding.length === 0) return states;
+  let shards: Map<string, number>;
   try {
-    await writeAttach(ws, project, label, adding, actor);
+    shards = await writeAttach(ws, project, label, adding, actor);
   } catch (error) {
     throw goneReference(error, label.slug, project.slug);
   }
-  return states.map((s) => (adding.includes(s) ? { ...s, links: [...s.links, label] } : s));
+  return states.map((s) => (adding.includes(s) ? { ...s, links: [...s.links, { ...label, shard: shards.get(s.task)! }] } : s));
 }
 
 /**

@@ -26,6 +26,12 @@ export function labelLinkShard(task: string, spreadAt: LabelLinksSpreadAt, now =
 /** The shard of a task link's label side, as the task link names it. */
 export const labelShardOf = (taskLink: Record<string, unknown>): number => optNum(taskLink, 'label_shard') ?? 0;
 
+/** A task side still there and naming the shard read (absent: shard 0): a detach deletes the label side it read. */
+export const stillInShard = (shard: number) =>
+  shard === 0
+    ? { condition: 'attribute_exists(PK) AND attribute_not_exists(label_shard)' }
+    : { condition: 'attribute_exists(PK) AND label_shard = :shard', values: { ':shard': shard } };
+
 /** The service's LAYOUT item of label-side links: since when this version writes them. */
 export const labelLinksLayoutItem = (since: string) => ({
   ...keys.labelLinksLayout(),

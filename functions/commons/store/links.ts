@@ -2,11 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { deleteKeys } from './batches';
 import { labelStillAsRead } from './labels';
 import { num, str } from './codec';
-import { SPREAD_AFTER_MS } from './deployWindow';
 import { ItemType, keys } from './keys';
-import { labelLinkShard, labelLinksLayoutItem, labelShardOf } from './labelLinkLayout';
+import { labelLinkShard, labelShardOf, stillInShard } from './labelLinkLayout';
+import { labelLinksSpreadAt } from './labelLinkSpread';
 import { queryAll, type Item, type KeyRange } from './query';
-import { serviceShardedSince } from './serviceLayouts';
 import { transact, tx, type TransactItem } from './transactions';
 import type { Actor, LabelRecord } from '#domain/entities';
 
@@ -37,9 +36,9 @@ export function labelAsItWas(label: LabelRef): Record<string, string> {
   return label.title === undefined || label.color === undefined ? {} : { label_title: label.title, label_color: label.color };
 }
 
-/** A label a task carries, and the shard of its link's label side (labelLinkLayout.ts), when read from the link. */
+/** A label a task carries, and the shard of its link's label side (labelLinkLayout.ts), as its task side names it. */
 interface TaskLink extends LabelRef {
-  shard?: number;
+  shard: number;
 }
 
 /** A task's links as read before a change, with the version that guards its label limit. */
@@ -128,7 +127,14 @@ const NOTE_TTL_SECONDS = 24 * 3600;
  * conditional on what was read: each task's version. Parts: `label` and `project` (still live),
  * and per task `version:`, `link:`, `labelLink:`.
  */
-export async function writeAttach(ws: string, project: ProjectRef, label: LabelRef, adding: TaskState[], actor: Actor): Promise<void> {
+export async function writeAttach(
+  ws: string,
+  project: ProjectRef,
+  label: LabelRef,
+  adding: TaskState[],
+  actor: Actor,
+): Promise<Map<string, number>> {
+  const shards = new Map<string, number>();
   const spreadAt = await labelLinksSpreadAt();
   const at = Date.now();
   const now = new Date(at).toISOString();
@@ -138,6 +144,7 @@ export async function writeAttach(ws: string, project: ProjectRef, label: LabelR
   ];
   for (const s of adding) {
     const shard = labelLinkShard(s.task, spreadAt, at);
+    shards.set(s.task, shard);
     parts.push(
       [
         `version:${s.task}`,
@@ -151,6 +158,7 @@ export async function writeAttach(ws: string, project: ProjectRef, label: LabelR
     );
   }
   await transact(parts);
+  return shards;
 }
 
 /** The note a detach leaves for its event (`task` absent: the label left the project's label set). */
@@ -181,7 +189,7 @@ export function detachNoteItem(
 
 /**
  * Unlinks the label from the tasks of `removing` (each carries it) in one transaction, with a note
- * per task for its event. Parts per task: `link:` (still there), `labelLink:`, `note:`; given
+ * per task for its event. Parts per task: `link:` (still there, naming the shard read), `labelLink:`, `note:`; given
  * `asRead` (If-Match), `labelAsRead` (the label is still that revision).
  */
 export async function writeDetach(
@@ -195,7 +203,8 @@ export async function writeDetach(
   const parts: [string, TransactItem][] = asRead ? [['labelAsRead', labelStillAsRead(ws, asRead)]] : [];
   for (const s of removing) {
     parts.push(
-      [`link:${s.task}`, tx.delete(keys.taskLink(project.id, s.task, label.id), { condition: 'attribute_exists(PK)' })],
+      // Still the link as read: a link made again since may have its label side in another shard.
+      [`link:${s.task}`, tx.delete(keys.taskLink(project.id, s.task, label.id), stillInShard(shardOfLink(s, label)))],
       [`labelLink:${s.task}`, tx.delete(keys.labelLink(ws, label.id, project.id, s.task, shardOfLink(s, label)))],
       [`note:${s.task}`, tx.put(detachNoteItem(ws, project, label, s.task, actor))],
     );
@@ -214,16 +223,11 @@ export function tasksWithLabelRange(ws: string, labelId: number, projectId: stri
   return { partition: keys.labelCollection(ws, labelId), sortPrefix: keys.labelLinkProjectPrefix(projectId) };
 }
 
-/** The shard of the label side of `label`'s link to the task of `s`, as read (shard 0 if the read did not say). */
-const shardOfLink = (s: TaskState, label: LabelRef) => s.links.find((l) => l.id === label.id)?.shard ?? 0;
-
-/**
- * When label-side links began to spread, as the service's LAYOUT item says: an attach makes it, as of now, if none
- * (labelLinkLayout.ts), and a function reads it once.
- */
-async function labelLinksSpreadAt(): Promise<number> {
-  const since = await serviceShardedSince(keys.labelLinksLayout(), labelLinksLayoutItem, new Date().toISOString());
-  return Date.parse(since!) + SPREAD_AFTER_MS;
+/** The shard of the label side of `label`'s link to the task of `s`, as read (a detach acts only on links read). */
+function shardOfLink(s: TaskState, label: LabelRef): number {
+  const link = s.links.find((l) => l.id === label.id);
+  if (!link) throw new Error(`task ${s.task} was not read carrying label ${label.id}`);
+  return link.shard;
 }
 
 export function taskOfLabelLink(item: Item): string {
