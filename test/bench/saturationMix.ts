@@ -38,6 +38,12 @@ export function modelledMix(page = readFileSync(join(repoRoot, 'docs', 'capacity
   return { key: found[1]!, rate: Number(found[2]!.replace(/,/g, '')) };
 }
 
+/** How many requests of `row` the steps send, at their shares of the mix. */
+function deletesOf(row: string, predicted: number, stepSeconds: number): number {
+  const share = MIX_REQUESTS.find(([name]) => name === row)![1] / MIX_REQUESTS.reduce((sum, [, n]) => sum + n, 0);
+  return FACTORS.reduce((sum, factor) => sum + Math.ceil(predicted * factor * stepSeconds), 0) * share;
+}
+
 /** Slot i's route: shares spread evenly over the slots (a golden-ratio sequence through the cumulative shares). */
 function scheduleOf(shares: readonly [string, number][]): (i: number) => string {
   const total = shares.reduce((sum, [, n]) => sum + n, 0);
@@ -63,10 +69,13 @@ export async function measureMixSaturation(stack: SaturationStack, scale: number
     await patiently('POST', `/projects-labels/${label}/attach?${inProject}`, { task_uuid: `pool-${i}` });
     attached.push(`pool-${i}`);
   }
-  for (let i = 0; i < 12; i++) {
+  // Enough to delete for every step (a pool that ran out would delete the mix's own project or label: its cascade,
+  // every link of the hot project, then holds the stream for minutes at these limits).
+  const pool = (row: string) => Math.ceil(deletesOf(row, predicted, stepSeconds) * 1.5) + 2;
+  for (let i = 0; i < pool('DELETE /projects/{slug}'); i++)
     doomedProjects.push((await patiently('POST', '/projects', { name: `Doomed ${i}` })).body.data.slug as string);
+  for (let i = 0; i < pool('DELETE /projects-labels/{slug}'); i++)
     doomedLabels.push((await patiently('POST', '/projects-labels', { title: `Doomed ${i}`, color: '999999' })).body.data.slug as string);
-  }
   await stack.settle();
 
   let n = 0;
@@ -82,10 +91,10 @@ export async function measureMixSaturation(stack: SaturationStack, scale: number
     'POST /projects': () => send('POST', '/projects', { name: `Mix project ${n++}` }),
     'PUT /projects/{slug}': () => send('PUT', `/projects/${project}`, { description: `Revision ${n++}` }),
     'POST /projects/{slug}/duplicate': () => send('POST', `/projects/${project}/duplicate`),
-    'DELETE /projects/{slug}': () => send('DELETE', `/projects/${doomedProjects.shift() ?? project}`),
+    'DELETE /projects/{slug}': () => send('DELETE', `/projects/${doomedProjects.shift() ?? 'pool-ran-out'}`),
     'POST /projects-labels': () => send('POST', '/projects-labels', { title: `Mix label ${n++}`, color: '1D76DB' }),
     'PUT /projects-labels/{slug}': () => send('PUT', `/projects-labels/${label}`, { color: (0x200000 + n++).toString(16).toUpperCase() }),
-    'DELETE /projects-labels/{slug}': () => send('DELETE', `/projects-labels/${doomedLabels.shift() ?? label}`),
+    'DELETE /projects-labels/{slug}': () => send('DELETE', `/projects-labels/${doomedLabels.shift() ?? 'pool-ran-out'}`),
   };
   const request = (row: string) => {
     if (write[row]) return write[row]();
