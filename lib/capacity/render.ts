@@ -43,7 +43,7 @@ export function renderCapacity(rows: RowModel[], mix: MixModel, atLimits: RowMod
     ...Object.values(STAGES).map((s) => ({
       name: `the ${s.name} stage's throttle (this stack)`,
       rate: s.throttle.rateLimit,
-      why: `${s.throttle.rateLimit}/s, burst ${s.throttle.burstLimit} (lib/cdk/stage.ts; a deployment may raise it)`,
+      why: `${s.throttle.rateLimit}/s, burst ${s.throttle.burstLimit} (lib/cdk/stage.ts; \`-c stageRate=\` and \`-c stageBurst=\` raise it)`,
     })),
     {
       name: 'one token',

@@ -8,7 +8,7 @@ import cdkNag from 'cdk-nag';
 import { ACCOUNT_STACK_NAME, AccountSettingsStack } from './account-stack.ts';
 import { NOT_ALLOWED_METHOD } from './method-not-allowed.ts';
 import { ServiceStack } from './service-stack.ts';
-import { stageConfig } from './stage.ts';
+import { stageConfig, withThrottle } from './stage.ts';
 import { opensLegacySecrets } from './secrets-key.ts';
 import { wantsWebAcl } from './web-acl.ts';
 
@@ -42,7 +42,11 @@ export function buildApp(opts: BuildAppOptions = {}): { app: App; stack: Service
   // tests synthesize the very template `cdk synth` and `cdk deploy` do.
   const context = { ...cdkJsonContext(), ...opts.context };
   const app = new App({ ...(opts.outdir ? { outdir: opts.outdir } : {}), context });
-  const stage = stageConfig(app.node.tryGetContext('stage') ?? 'dev');
+  const stage = withThrottle(
+    stageConfig(app.node.tryGetContext('stage') ?? 'dev'),
+    app.node.tryGetContext('stageRate'),
+    app.node.tryGetContext('stageBurst'),
+  );
   const alarmEmail = app.node.tryGetContext('alarmEmail') as string | undefined;
   const corsOrigins = app.node.tryGetContext('corsOrigins') as string | undefined;
   const eventBusName = app.node.tryGetContext('eventBusName') as string | undefined;

@@ -62,3 +62,27 @@ export function stageConfig(name: unknown = 'dev'): StageConfig {
   if (name !== 'dev' && name !== 'prod') throw new Error(`Unknown stage "${String(name)}": use -c stage=dev or -c stage=prod.`);
   return STAGES[name];
 }
+
+/** The most a stage's throttle may be set to here: far above any account's API Gateway quota a deployment asks for. */
+const MAX_STAGE_RATE = 1_000_000;
+
+/**
+ * The stage with its throttle as `-c stageRate=` and `-c stageBurst=` set it (requests a second, whole numbers): a
+ * deployment whose account quotas were raised (docs/deploy.md) raises the stage's with them. A rate alone takes a
+ * burst of twice it, as the stages' own do; neither given, the stage's.
+ */
+export function withThrottle(stage: StageConfig, rate: unknown, burst: unknown): StageConfig {
+  if (rate === undefined && burst === undefined) return stage;
+  const rateLimit = rate === undefined ? stage.throttle.rateLimit : requests('stageRate', rate);
+  const burstLimit = burst === undefined ? (rate === undefined ? stage.throttle.burstLimit : 2 * rateLimit) : requests('stageBurst', burst);
+  return { ...stage, throttle: { rateLimit, burstLimit } };
+}
+
+function requests(flag: string, value: unknown): number {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 1 || n > MAX_STAGE_RATE)
+    throw new Error(
+      `-c ${flag}=${JSON.stringify(value)}: use a whole number of requests a second from 1 to ${MAX_STAGE_RATE.toLocaleString('en-US')}.`,
+    );
+  return n;
+}

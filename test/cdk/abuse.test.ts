@@ -192,4 +192,24 @@ describe("the stage's budget", () => {
     expect(DEFAULT_RATE_LIMIT.rate * 10).toBeLessThanOrEqual(STAGES.prod.throttle.rateLimit);
     expect(DEFAULT_RATE_LIMIT.burst * 10).toBeLessThanOrEqual(STAGES.prod.throttle.burstLimit);
   });
+
+  test('a deployment whose account quotas were raised raises the stage throttle with -c stageRate= (and -c stageBurst=)', async () => {
+    const { STAGES, withThrottle } = await import('#cdk/stage');
+    const throttleOf = (context: Record<string, unknown>) => {
+      const [[, stage]] = ofType(resourcesOf({ stage: 'prod', context }), 'AWS::ApiGateway::Stage') as [[string, Resource]];
+      const all = (stage.Properties.MethodSettings as Record<string, unknown>[]).find((m) => m.ResourcePath === '/*');
+      return [all?.ThrottlingRateLimit, all?.ThrottlingBurstLimit];
+    };
+    expect(throttleOf({})).toEqual([STAGES.prod.throttle.rateLimit, STAGES.prod.throttle.burstLimit]);
+    expect(throttleOf({ stageRate: '12000' })).toEqual([12_000, 24_000]);
+    expect(throttleOf({ stageRate: '12000', stageBurst: '15000' })).toEqual([12_000, 15_000]);
+    // Only the flags given change; the stage's own figures otherwise.
+    expect(withThrottle(STAGES.prod, undefined, 5_000).throttle).toEqual({ rateLimit: STAGES.prod.throttle.rateLimit, burstLimit: 5_000 });
+    expect(withThrottle(STAGES.dev, undefined, undefined)).toBe(STAGES.dev);
+    for (const bad of ['0', '-5', '1.5', '1e4', 'lots', '', ' 100', '1000001', 0, 2.5])
+      expect(() => withThrottle(STAGES.prod, bad, undefined)).toThrow(
+        /^-c stageRate=.*: use a whole number of requests a second from 1 to 1,000,000\.$/,
+      );
+    expect(() => withThrottle(STAGES.prod, '100', 'x')).toThrow(/^-c stageBurst="x"/);
+  });
 });
