@@ -69,12 +69,14 @@ const MAX_STAGE_RATE = 1_000_000;
 /**
  * The stage with its throttle as `-c stageRate=` and `-c stageBurst=` set it (requests a second, whole numbers): a
  * deployment whose account quotas were raised (docs/deploy.md) raises the stage's with them. A rate alone takes a
- * burst of twice it, as the stages' own do; neither given, the stage's.
+ * burst of twice it (at most the maximum), as the stages' own do; neither given, the stage's. Not kept between deploys:
+ * a deploy without them sets the stage's own again (cdk.json's context keeps them for every deploy).
  */
 export function withThrottle(stage: StageConfig, rate: unknown, burst: unknown): StageConfig {
   if (rate === undefined && burst === undefined) return stage;
   const rateLimit = rate === undefined ? stage.throttle.rateLimit : requests('stageRate', rate);
-  const burstLimit = burst === undefined ? (rate === undefined ? stage.throttle.burstLimit : 2 * rateLimit) : requests('stageBurst', burst);
+  const twice = Math.min(2 * rateLimit, MAX_STAGE_RATE);
+  const burstLimit = burst === undefined ? (rate === undefined ? stage.throttle.burstLimit : twice) : requests('stageBurst', burst);
   return { ...stage, throttle: { rateLimit, burstLimit } };
 }
 

@@ -199,9 +199,13 @@ export async function measureKeySaturation(seconds: number): Promise<KeySaturati
   return out;
 }
 
-/** Each key within 20% of the model: nothing refused at 0.8x its rate, some at 1.2x. */
+/** Each key within 20% of the model: nothing refused (and nothing failed) at 0.8x its rate, some refused at 1.2x; none measured is not. */
 export const keysWithin = (keys: KeySaturation[]) =>
-  keys.every((k) => k.steps.find((s) => s.share === 0.8)?.throttled === 0 && (k.steps.find((s) => s.share === 1.2)?.throttled ?? 0) > 0);
+  keys.length > 0 &&
+  keys.every((k) => {
+    const below = k.steps.find((s) => s.share === 0.8);
+    return below?.throttled === 0 && below.failed === 0 && (k.steps.find((s) => s.share === 1.2)?.throttled ?? 0) > 0;
+  });
 
 export function renderKeySaturation(keys: KeySaturation[]): string {
   const [first] = keys;

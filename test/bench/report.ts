@@ -107,7 +107,7 @@ function saturationRatios(s: SaturationResult | undefined, h: HistorySaturation 
   const names = k.map((x) => `\`${x.key}\``).join(' and ');
   const keyed = k.length
     ? [`${names} ${keysWithin(k) ? 'refused nothing at 0.8x, and some at 1.2x' : 'not as the model says (section 6)'}`]
-    : [];
+    : ["step 2's keys not measured"];
   return [...rows, ...history, ...keyed, s.mix ? `the mix ${fmt(s.mix.measured / s.mix.predicted, 2)}x` : 'the mix not measured'].join(
     '; ',
   );

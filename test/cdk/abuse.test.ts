@@ -206,6 +206,7 @@ describe("the stage's budget", () => {
     // Only the flags given change; the stage's own figures otherwise.
     expect(withThrottle(STAGES.prod, undefined, 5_000).throttle).toEqual({ rateLimit: STAGES.prod.throttle.rateLimit, burstLimit: 5_000 });
     expect(withThrottle(STAGES.dev, undefined, undefined)).toBe(STAGES.dev);
+    expect(withThrottle(STAGES.prod, '1000000', undefined).throttle).toEqual({ rateLimit: 1_000_000, burstLimit: 1_000_000 });
     for (const bad of ['0', '-5', '1.5', '1e4', 'lots', '', ' 100', '1000001', 0, 2.5])
       expect(() => withThrottle(STAGES.prod, bad, undefined)).toThrow(
         /^-c stageRate=.*: use a whole number of requests a second from 1 to 1,000,000\.$/,
