@@ -12,7 +12,7 @@ import { shardOf } from './shards';
  * A function of the version before (still running during a deploy, or back after a rollback) writes, reads and deletes
  * every label side in shard 0. So links go on in shard 0 until SPREAD_AFTER_MS after this version first attaches on the
  * table (the service's LAYOUT item, `LABEL#` / `LAYOUT`); a link made before stays where it is for good. A table the
- * local tools make new has the item as of long ago. Pure: store/links.ts reads the item.
+ * local tools make new has the item as of long ago. Pure: store/links.ts reads the item (serviceLayouts.ts).
  */
 
 /** When label-side links began to spread (epoch ms). */

@@ -3,8 +3,8 @@ import { deleteKeys } from './batches';
 import { labelStillAsRead } from './labels';
 import { num, str } from './codec';
 import { ItemType, keys } from './keys';
-import { labelLinkShard, labelShardOf, stillInShard } from './labelLinkLayout';
-import { labelLinksSpreadAt } from './labelLinkSpread';
+import { labelLinkShard, labelLinksLayoutItem, labelShardOf, stillInShard } from './labelLinkLayout';
+import { serviceSpreadAt } from './serviceLayouts';
 import { queryAll, type Item, type KeyRange } from './query';
 import { transact, tx, type TransactItem } from './transactions';
 import type { Actor, LabelRecord } from '#domain/entities';
@@ -135,7 +135,8 @@ export async function writeAttach(
   actor: Actor,
 ): Promise<Map<string, number>> {
   const shards = new Map<string, number>();
-  const spreadAt = await labelLinksSpreadAt();
+  // When links began to spread: the attach makes the service's LAYOUT item, if none (labelLinkLayout.ts).
+  const spreadAt = await serviceSpreadAt(keys.labelLinksLayout(), labelLinksLayoutItem, true);
   const at = Date.now();
   const now = new Date(at).toISOString();
   const parts: [string, TransactItem][] = [
@@ -202,10 +203,11 @@ export async function writeDetach(
 ): Promise<void> {
   const parts: [string, TransactItem][] = asRead ? [['labelAsRead', labelStillAsRead(ws, asRead)]] : [];
   for (const s of removing) {
+    const shard = shardOfLink(s, label);
     parts.push(
       // Still the link as read: a link made again since may have its label side in another shard.
-      [`link:${s.task}`, tx.delete(keys.taskLink(project.id, s.task, label.id), stillInShard(shardOfLink(s, label)))],
-      [`labelLink:${s.task}`, tx.delete(keys.labelLink(ws, label.id, project.id, s.task, shardOfLink(s, label)))],
+      [`link:${s.task}`, tx.delete(keys.taskLink(project.id, s.task, label.id), stillInShard(shard))],
+      [`labelLink:${s.task}`, tx.delete(keys.labelLink(ws, label.id, project.id, s.task, shard))],
       [`note:${s.task}`, tx.put(detachNoteItem(ws, project, label, s.task, actor))],
     );
   }

@@ -1,5 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
+import { SPREAD_AFTER_MS } from './deployWindow';
 import { conditionally } from './errors';
 import type { Key } from './keys';
 import { tableName } from './table';
@@ -9,7 +10,7 @@ const known = new Map<string, string>();
 
 /**
  * Since when this version writes a key's new layout, as the service-wide LAYOUT item `key` says (`sharded_since`: the
- * history's, activityLayout.ts; the deliveries', webhooks/store/deliveryLayout.ts). A writer (`makeAt` given) that
+ * history's, activityLayout.ts; the deliveries', webhooks/store/deliveryLayout.ts; label links', labelLinkLayout.ts). A writer (`makeAt` given) that
  * finds none makes it, as of then, unless another writer made it first; a reader gets undefined and asks again next
  * time.
  */
@@ -32,4 +33,14 @@ export async function serviceShardedSince(
   }
   known.set(`${table}|${key.PK}`, since);
   return since;
+}
+
+/**
+ * When a key's layout began to spread (epoch ms): SPREAD_AFTER_MS after its LAYOUT item's time (serviceShardedSince).
+ * A reader (`making` false) that finds no item yet takes Infinity (nothing has spread, and nothing made now spreads for
+ * SPREAD_AFTER_MS) and asks again next time; a writer makes the item, as of now.
+ */
+export async function serviceSpreadAt(key: Key, itemOf: (since: string) => Record<string, unknown>, making: boolean): Promise<number> {
+  const since = await serviceShardedSince(key, itemOf, making ? new Date().toISOString() : undefined);
+  return since === undefined ? Number.POSITIVE_INFINITY : Date.parse(since) + SPREAD_AFTER_MS;
 }
