@@ -43,7 +43,7 @@ export function routeTableAccess(route: Pick<Route, 'name' | 'method' | 'path' |
     ? ['webhooks', 'webhook']
     : route.path.startsWith('/activities')
       ? ['workspace', 'activity']
-      : ['workspace', 'project', 'label'];
+      : ['workspace', 'project', 'label', 'stats'];
   return {
     partitions: route.method === 'POST' ? [...room, 'idempotency'] : room,
     write: route.access === 'write',
@@ -55,8 +55,8 @@ export function routeTableAccess(route: Pick<Route, 'name' | 'method' | 'path' |
 /** The functions no request invokes. */
 export const CONSUMER_TABLE_ACCESS = {
   authorizer: { partitions: ['token'], write: false, indexes: [], operations: ['GetItem'] },
-  'stream-processor': { partitions: ['workspace', 'project', 'label', 'receipt', 'activity'], write: true, indexes: [] },
-  'inbound-consumer': { partitions: ['workspace', 'project', 'label', 'receipt'], write: true, indexes: [] },
+  'stream-processor': { partitions: ['workspace', 'project', 'label', 'stats', 'receipt', 'activity'], write: true, indexes: [] },
+  'inbound-consumer': { partitions: ['workspace', 'project', 'label', 'stats', 'receipt'], write: true, indexes: [] },
   'webhook-deliverer': {
     partitions: ['webhooks', 'webhook'],
     write: true,

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { endpoint, ok } from '#http/endpoint';
 import { projectStatsView } from '#wire/projectViews';
-import { getProject } from '#domain/projects';
+import { getProjectWithStats } from '#domain/projects';
 import { slugParam } from '#wire/validation';
 
 const input = z.object({ path: z.object({ slug: slugParam }) });
@@ -10,5 +10,5 @@ const input = z.object({ path: z.object({ slug: slugParam }) });
 export const handler = endpoint({
   scope: 'projects:read',
   input,
-  run: async ({ path }, { workspace }) => ok(projectStatsView(await getProject(workspace, path.slug))),
+  run: async ({ path }, { workspace }) => ok(projectStatsView(await getProjectWithStats(workspace, path.slug))),
 });

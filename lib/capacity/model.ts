@@ -27,6 +27,7 @@ export const KEY_KINDS = [
   'status index',
   'name index',
   'project',
+  'stats',
   'label',
   'token',
   'webhooks',
@@ -48,6 +49,7 @@ function itemKindOf(item: string): ItemKind | undefined {
 const KIND_OF_PREFIX: [prefix: string, kind: KeyKind][] = [
   ['WS#', 'workspace'],
   ['PROJECT#', 'project'],
+  ['STATS#', 'stats'],
   ['LABEL#', 'label'],
   ['TOKEN#', 'token'],
   ['HOOKS#', 'webhooks'],

@@ -17,6 +17,7 @@ const NAMES: Record<string, string> = {
   PROJECTID: 'project',
   MARKS: 'shard',
   WS: 'ws',
+  STATS: 'slug',
 };
 
 /**

@@ -75,7 +75,7 @@ ${WORKLOAD.labels} labels, ${WORKLOAD.labelledTasks} tasks of the sample project
 publishes. The key columns give, for each kind of key, the requests per second at which the busiest key of that kind it
 touches reaches its partition's limit (\`-\`: it touches none); **saturates first** is the lowest of them. They count
 the request's draws and the stream work done once per record (a receipt); work the stream processor does once per batch
-and key (a label's use counter, the project's label count) is left out of them: at saturation the stream is behind,
+and key (a label's use counter, the project's kept stats) is left out of them: at saturation the stream is behind,
 its batches are full, and that work is shared by many records (it is in the stream columns, and in the cost). The **busiest single item** is the one rate split for heat cannot lift. The last two kind columns
 are single items, not partitions: the workspace's label id counter, and a task's busiest item (a task has no partition
 of its own: its links, version and state live in its project's collection, \`PROJECT#<project>\`). The **history**
@@ -140,7 +140,7 @@ project (the hot project's share, a parameter of the model): the most one team c
 Per request of the mix, at low load (each request's stream records in a batch of their own, what the cost below counts):
 ${units(p.read)} read units, ${units(p.write)} write units, ${units(p.calls)} DynamoDB calls, ${units(p.records)} stream records,
 ${units(p.events)} outbound events. The partitions below count what they draw at saturation, as the route table does,
-and beside it the stream's once-per-batch work (a use counter, the project's label count, with their index entries): at
+and beside it the stream's once-per-batch work (a use counter, the project's kept stats, with their index entries): at
 most ${STREAM_BATCHES_PER_SECOND} batches a second of a shard that is behind (Lambda's polling), so that many writes a second of each item it
 keeps, taken off the partition's limit whatever the request rate; times the stream shards feeding it, one per partition
 the requests write (a sharded key's requests feed it from each of its shards; every key they write today is one).

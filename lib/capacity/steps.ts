@@ -31,6 +31,16 @@ export const TARGET_STEPS: readonly Step[] = [
     before: 3_018,
     change: 'one partition became 8 shards, the label side of each link by a hash of its task (the task side names the shard)',
   },
+  {
+    key: 'GSI1 WS#<ws>#STATUS#<status>',
+    before: 4_494,
+    change: "a project's counters left its item, which the index copies whole: the stream sums them per batch into an item of their own",
+  },
+  {
+    key: 'GSI2 WS#<ws>#NAME',
+    before: 4_494,
+    change: "the same: an inbound event or a label count no longer rewrites the project's entry",
+  },
 ];
 
 /** What the steps cost and keep, said once under their table. */
@@ -54,4 +64,14 @@ task and a project's cascade delete it where it is; a label's tasks and its casc
 before goes on). Links are made in shard 0 for 15 minutes after the new version's first attach on a table, then
 spread. What it costs: a page of a label's tasks reads 8 partitions (GET /projects-labels/{slug}/tasks: 1 Query and
 4 read units for the sample before, 8 Queries and 10 now; 17 read units at the limits before, 22 now), and the mix's
-read units per request went from 3.85 to 4.19 ($8.01 to $8.06 per million requests at 1,000 a second).`;
+read units per request went from 3.85 to 4.19 ($8.01 to $8.06 per million requests at 1,000 a second).
+
+A project's counters moved nothing either: its item keeps them as they stood (its base), and what changes them since is
+kept apart (\`STATS#<ws>#<slug>\`, beside the item by slug, read with it): an inbound event writes its task's, member's or
+sprint's state alone, and the stream processor sums a batch's state changes and label counts of a project into that item
+once per batch, each record once (a receipt, so a redelivered or split batch counts nothing twice). A read adds the two.
+Counts go on on the item for 15 minutes after the new version's first count on a table, as the version before counts.
+What it costs: the project's and its stats' reads read two items (GET /projects/{slug}: 1 read unit before, 2 now),
+each state change a receipt, and the mix's units per request went from 4.19 to 4.37 read and 6.43 to 6.65 write ($8.06
+to $8.22 per million requests at 1,000 a second). The workspace's partition does not move yet: an inbound event still
+checks the project item in its transaction (the tombstones step replaces that check).`;

@@ -7,7 +7,7 @@ import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambd
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { inboundConsumerHandler, streamProcessorHandler } from '#http/routes';
 import { EVENT_SOURCE, INBOUND_TYPES } from '#domain/eventNames';
-import { PROCESSED_REMOVALS, PROCESSED_TYPES, STREAM_BATCH_SIZE, WATCHED_WHILE_FAILING } from '#events/streamFilter';
+import { COUNTED_STATES, PROCESSED_REMOVALS, PROCESSED_TYPES, STREAM_BATCH_SIZE, WATCHED_WHILE_FAILING } from '#events/streamFilter';
 import { CONSUMER_TIMEOUT_S } from '#events/patience';
 import type { ServiceParts } from './parts.ts';
 import { grantTableAccess } from './table-access.ts';
@@ -81,6 +81,10 @@ export function createStreamProcessor(stack: ServiceParts, stage: StageConfig): 
         FilterCriteria.filter({
           eventName: FilterRule.isEqual('REMOVE'),
           dynamodb: { OldImage: { type: string([...PROCESSED_REMOVALS]) } },
+        }),
+        // A state whose change the stream counts (streamFilter.ts).
+        FilterCriteria.filter({
+          dynamodb: { NewImage: { type: string([COUNTED_STATES.type]), [COUNTED_STATES.attribute]: { BOOL: [true] } } },
         }),
         // A webhook's health (streamFilter.ts): showing a run of failures, or as it stops showing one.
         FilterCriteria.filter({ dynamodb: { NewImage: failing } }),

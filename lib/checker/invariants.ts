@@ -4,6 +4,7 @@ import { deliveryViolations } from './deliveries.ts';
 import { historyViolations } from './history.ts';
 import { labelLinkShardViolations } from './labelLinks.ts';
 import { legacyViolations } from './legacy.ts';
+import { projectsWithKeptStats, staleStatsViolations } from './stats.ts';
 import { ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { db } from '#store/client';
 import { ItemType, keys } from '#store/keys';
@@ -53,7 +54,7 @@ function workspaceFilter(workspaces: string[]) {
 
 /**
  * Every violation of the data model in a set of items: orphan or half links, links to deleted
- * labels or projects, use counters and `labels_count` that differ from the links, tasks over the
+ * labels or projects, use counters and stats (base and kept) that differ from the links and states, tasks over the
  * label limit, duplicate label titles or slugs, title guards without their label, stale index keys,
  * deletion jobs whose project or label still exists.
  *
@@ -65,7 +66,7 @@ function workspaceFilter(workspaces: string[]) {
 function findViolations(items: Item[], deliveriesAt: DeliveriesSpreadAt): string[] {
   const v: string[] = [];
   const of = (type: string) => items.filter((i) => i.type === type);
-  const projects = of(ItemType.project);
+  const projects = projectsWithKeptStats(items);
   const labels = of(ItemType.label);
   const taskLinks = of(ItemType.taskLink);
   const labelLinks = of(ItemType.labelLink);
@@ -92,6 +93,7 @@ function findViolations(items: Item[], deliveriesAt: DeliveriesSpreadAt): string
   v.push(...historyViolations(items));
   v.push(...deliveryViolations(items, deliveriesAt));
   v.push(...items.flatMap(oldSecretViolations));
+  v.push(...staleStatsViolations(items));
 
   for (const p of projects) {
     const expected = {

@@ -3,13 +3,15 @@ import { db } from '#store/client';
 import { ItemType, keys } from '#store/keys';
 import { tableName } from '#store/table';
 import { inboundStats, scanTable, usesOfLinks } from './invariants.ts';
+import { keptStatsItem, keptStatsOf, projectsWithKeptStats, staleStatsViolations } from './stats.ts';
 
 /**
  * What a stream record lost to the failure destination can leave behind, put right (an offline
  * tool, like the checker; run it when the stream processor has caught up, with writes quiet):
  *   - every deletion job gets its round bumped, so its stream record runs the cascade on;
  *   - every use counter, labels_count and the four inbound counters are set to what the links and the
- *     task, member and sprint states say.
+ *     task, member and sprint states say (through the project's kept stats: its item's base stays);
+ *   - kept stats of no live project are removed.
  */
 export interface RepairReport {
   jobsRedriven: number;
@@ -41,7 +43,8 @@ export async function repairTable(opts: { dryRun: boolean }): Promise<RepairRepo
     });
   }
 
-  const projects = of(ItemType.project);
+  const projects = projectsWithKeptStats(items);
+  const bases = new Map(of(ItemType.project).map((p) => [p.id as string, p]));
   const projectIds = new Set(projects.map((p) => p.id as string));
   // Links of a deleted project go with its cascade, counters and all: only live projects' count.
   const links = usesOfLinks(of(ItemType.taskLink).filter((l) => projectIds.has(l.project_id)));
@@ -83,17 +86,12 @@ export async function repairTable(opts: { dryRun: boolean }): Promise<RepairRepo
     const wrong = Object.entries(truth).filter(([name, value]) => p[name] !== value);
     if (!wrong.length) continue;
     report.countersFixed.push(`project ${p.workspace}/${p.slug}: ${wrong.map(([n, v]) => `${n} ${p[n]} -> ${v}`).join(', ')}`);
-    await send(() =>
-      db.send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: { PK: p.PK, SK: p.SK },
-          UpdateExpression: `SET ${wrong.map(([n]) => `${n} = :${n}`).join(', ')}`,
-          ConditionExpression: 'id = :id',
-          ExpressionAttributeValues: { ':id': p.id, ...Object.fromEntries(wrong.map(([n, v]) => [`:${n}`, v])) },
-        }),
-      ),
-    );
+    // Its base stays; what the stream keeps for it (store/projectStats.ts) makes up the difference.
+    await send(() => db.send(new PutCommand({ TableName: tableName(), Item: keptStatsItem(p, bases.get(p.id)!, truth) })));
   }
+  for (const stale of staleStatsViolations(items)) report.countersFixed.push(stale);
+  const kept = new Set([...keptStatsOf(items).values()]);
+  for (const k of of(ItemType.projectStats).filter((i) => !kept.has(i)))
+    await send(() => db.send(new DeleteCommand({ TableName: tableName(), Key: { PK: k.PK, SK: k.SK } })));
   return report;
 }

@@ -19,6 +19,7 @@ import { settingValue } from '#lib/settings/check';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { serviceLayoutItem } from '#store/activityLayout';
 import { labelLinksLayoutItem } from '#store/labelLinkLayout';
+import { statsLayoutItem } from '#store/statsLayout';
 import { TABLE, type TableIndex } from '#store/table';
 import { deliveriesLayoutItem } from '#webhooks/store/deliveryLayout';
 
@@ -235,10 +236,10 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
   await client.send(
     new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: TABLE.timeToLive, Enabled: true } }),
   );
-  // No version before this one wrote here: histories, deliveries and label links are spread from the first (activityLayout.ts,
-  // deliveryLayout.ts, labelLinkLayout.ts).
+  // No version before this one wrote here: histories, deliveries and label links are spread from the first, and stats
+  // counted through the stream (activityLayout.ts, deliveryLayout.ts, labelLinkLayout.ts, projectStats.ts).
   const longAgo = new Date(0).toISOString();
-  for (const item of [serviceLayoutItem(longAgo), deliveriesLayoutItem(longAgo), labelLinksLayoutItem(longAgo)])
+  for (const item of [serviceLayoutItem(longAgo), deliveriesLayoutItem(longAgo), labelLinksLayoutItem(longAgo), statsLayoutItem(longAgo)])
     await client.send(new PutItemCommand({ TableName: tableName, Item: marshall(item) }));
   return true;
 }

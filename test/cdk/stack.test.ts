@@ -352,7 +352,7 @@ describe('stream backbone', () => {
     expect(resources[queue['Fn::GetAtt'][0]]!.Type).toBe('AWS::SQS::Queue');
   });
 
-  test("only the records the processor acts on reach it (public items, task links going, and a webhook's item while it shows failures or stops showing them)", () => {
+  test("only the records the processor acts on reach it (public items, task links going, states it counts, and a webhook's item while it shows failures or stops showing them)", () => {
     const patterns = mapping()
       .find((x) => ref(x.FunctionName) === functionLogicalId('stream-processor'))!
       .FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern));
@@ -365,6 +365,7 @@ describe('stream backbone', () => {
         },
       },
       { eventName: ['REMOVE'], dynamodb: { OldImage: { type: { S: ['task_link'] } } } },
+      { dynamodb: { NewImage: { type: { S: ['thing_state'] }, stats_by_stream: { BOOL: [true] } } } },
       { dynamodb: { NewImage: { type: { S: ['webhook'] }, failing_since: { S: [{ exists: true }] } } } },
       { dynamodb: { OldImage: { type: { S: ['webhook'] }, failing_since: { S: [{ exists: true }] } } } },
     ]);
@@ -387,8 +388,12 @@ describe('stream backbone', () => {
           : (value as Record<string, unknown>)[k] !== undefined && matches(p, (value as Record<string, unknown>)[k]),
       );
     };
-    const image = (item: Record<string, string>) => Object.fromEntries(Object.entries(item).map(([k, v]) => [k, { S: v }]));
-    const items: Record<string, string>[] = [
+    const image = (item: Record<string, string | boolean>) =>
+      Object.fromEntries(Object.entries(item).map(([k, v]) => [k, typeof v === 'boolean' ? { BOOL: v } : { S: v }]));
+    const items: Record<string, string | boolean>[] = [
+      { type: 'thing_state' },
+      { type: 'thing_state', stats_by_stream: true },
+      { type: 'thing_state', stats_by_stream: false },
       { type: 'project' },
       { type: 'label' },
       { type: 'task_link' },

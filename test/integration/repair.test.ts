@@ -3,7 +3,7 @@ import { expect, test } from 'vitest';
 import { checkTable, scanTable } from '#checker/invariants';
 import { repairTable } from '#checker/repair';
 import { createLabel, deleteLabel } from '#domain/labels';
-import { getProject } from '#domain/projects';
+import { getProject, getProjectWithStats } from '#domain/projects';
 import { changeLabels } from '#domain/taskLabels';
 import { processStreamBatch } from '#events/processor';
 import { db } from '#store/client';
@@ -61,6 +61,6 @@ test('repair re-drives a stalled cascade and sets drifted counters to what the t
     ['x1', 'Doomed', 'number'],
     ['x2', 'Doomed', 'number'],
   ]);
-  expect((await getProject(f.ws, f.project)).labels_count).toBe(2);
-  expect((await getProject(f.ws, f.project)).tasks_count).toBe(0);
+  expect((await getProjectWithStats(f.ws, f.project)).labels_count).toBe(2);
+  expect((await getProjectWithStats(f.ws, f.project)).tasks_count).toBe(0);
 });

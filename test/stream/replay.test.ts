@@ -7,7 +7,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { expect, test } from 'vitest';
 import { listActivity } from '#domain/activityReads';
 import { createLabel } from '#domain/labels';
-import { createProject, getProject, updateProject } from '#domain/projects';
+import { createProject, getProjectWithStats, updateProject } from '#domain/projects';
 import { changeLabels } from '#domain/taskLabels';
 import type { OutboundEvent } from '#events/outbound';
 import { processStreamBatch } from '#events/processor';
@@ -100,7 +100,7 @@ test('a batch described on the failure queue is read again from the stream and w
     expect(new Set(published.map((e) => e.detail.event_id)).size).toBe(5);
     // And the counters the records move: the project counts its one label.
     await drain((batch) => processStreamBatch(batch, bus), tip);
-    expect((await getProject(ws, 'replayed')).labels_count).toBe(1);
+    expect((await getProjectWithStats(ws, 'replayed')).labels_count).toBe(1);
     const labels = (await listActivity(ws, { context: 'project', projectSlug: 'replayed', order: 'asc' }, { limit: 10 })).items;
     expect(labels.filter((e) => e.type === 'Label Attached').map((e) => e.task_uuid)).toEqual(['t-1', 't-2']);
   } finally {

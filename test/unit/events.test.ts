@@ -1,11 +1,13 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, describe, expect, test } from 'vitest';
+import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { eventBridgeBus } from '#events/bus';
 import { eventsOf, type OutboundEventOf } from '#events/outbound';
 import { reachesProcessor } from '#events/streamFilter';
 import { storedProjectItem } from '#domain/projects';
 import type { Change } from '#store/streamRecords';
+import { tableName } from '#store/table';
 import { sampleProject } from '#support/items';
 
 const project = storedProjectItem({ ...sampleProject(), updated_by: { name: 'A', username: 'a' } });
@@ -19,14 +21,24 @@ const modify = (before: Record<string, unknown>, after: Record<string, unknown>)
 });
 
 describe('which changes are public', () => {
-  test('a project update within the same millisecond as the one before still yields its event', async () => {
+  // The project's kept stats (store/projectStats.ts), as the table would answer them: an update's event adds them.
+  const documents = mockClient(DynamoDBDocumentClient);
+  const kept = { workspace: project.workspace, project_slug: project.slug, project_id: project.id, tasks_count: 4 };
+  beforeEach(() => documents.on(BatchGetCommand).resolves({ Responses: { [tableName()]: [kept] } }));
+  afterEach(() => documents.reset());
+  afterAll(() => documents.restore());
+
+  test('a project update within the same millisecond as the one before still yields its event, its stats whole', async () => {
     const events = await eventsOf([modify(project, { ...project, name: 'Renamed' })]);
     expect(events.map((e) => e.detailType)).toEqual(['Project Updated']);
     expect(events[0]!.detail).toMatchObject({ data: { name: 'Renamed' }, previous: { name: project.name } });
+    const tasks = (project.tasks_count as number) + 4;
+    expect(events[0]!.detail).toMatchObject({ data: { stats: { tasks_count: tasks } }, previous: { stats: { tasks_count: tasks } } });
   });
 
-  test('a counter the stream or the inbound consumer moved is not a change anyone made: no event', async () => {
+  test('a counter the stream or the inbound consumer moved is not a change anyone made: no event, and no read', async () => {
     expect(await eventsOf([modify(project, { ...project, labels_count: 3, tasks_count: 2 })])).toEqual([]);
+    expect(documents.calls()).toHaveLength(0);
   });
 });
 

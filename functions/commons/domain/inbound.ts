@@ -2,7 +2,8 @@ import type { InboundType } from './eventNames';
 import { readProject } from '#store/projects';
 import type { Item } from '#store/query';
 import { AGAIN, RETRY, withRetries } from '#store/retry';
-import { readThing, writeTransition, type Thing } from '#store/inboundStates';
+import { readThing, writeTransition, type CounterDelta, type Thing } from '#store/inboundStates';
+import { statsOnStream } from '#store/projectStats';
 import { removeTaskLabels } from './taskLabels';
 
 /**
@@ -85,6 +86,24 @@ function contribution(thing: Thing, state: ThingState): Contribution {
   return { ...none, members_count: state.flag?.value ? 1 : 0 };
 }
 
+function difference(thing: Thing, before: ThingState, after: ThingState): CounterDelta {
+  const was = contribution(thing, before);
+  const now = contribution(thing, after);
+  return {
+    tasks_count: now.tasks_count - was.tasks_count,
+    completed_count: now.completed_count - was.completed_count,
+    members_count: now.members_count - was.members_count,
+    sprints_count: now.sprints_count - was.sprints_count,
+  };
+}
+
+/**
+ * What a state item's change moves its project's counters by, from its stream record's images (none before: the empty
+ * state): the stream processor's part of an inbound event counted through the stream.
+ */
+export const stateChangeDelta = (thing: Thing, before: Item | undefined, after: Item | undefined): CounterDelta =>
+  difference(thing, stateOf(before), stateOf(after));
+
 function sameState(a: ThingState, b: ThingState): boolean {
   return a.created === b.created && a.deleted === b.deleted && a.flag?.value === b.flag?.value && a.flag?.at === b.flag?.at;
 }
@@ -122,16 +141,10 @@ export async function applyInboundEvent(e: InboundEvent): Promise<InboundOutcome
     const after = merge(before, e);
     if (sameState(before, after)) return 'unchanged' as const;
     if (thing === 'task' && after.deleted && !before.deleted) await removeTaskLabels(e.ws, ref, e.subject);
-    const was = contribution(thing, before);
-    const now = contribution(thing, after);
-    const delta = {
-      tasks_count: now.tasks_count - was.tasks_count,
-      completed_count: now.completed_count - was.completed_count,
-      members_count: now.members_count - was.members_count,
-      sprints_count: now.sprints_count - was.sprints_count,
-    };
     const stored = { created: after.created, deleted: after.deleted, ...(after.flag ? { flag: after.flag } : {}) };
-    const written = await writeTransition(e.ws, ref, thing, e.subject, stored, read, delta);
+    // Through the stream: the state alone (its record moves the counters); before that, the counters with it.
+    const counters = (await statsOnStream()) ? 'stream' : difference(thing, before, after);
+    const written = await writeTransition(e.ws, ref, thing, e.subject, stored, read, counters);
     if (written === 'conflict') return AGAIN;
     return written === 'project gone' ? ('unknown_project' as const) : ('applied' as const);
   });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { queryAll } from '#store/query';
 import { claimCopyName, deleteProjectItem, putNewProject, readProject, updateProjectItem } from '#store/projects';
 import { decodeProject, projectRanges, projectItem, slugOfProjectItem } from '#store/projectItem';
+import { readKeptStats, withKeptStats } from '#store/projectStats';
 
 import { changedSinceRead, projectNotFound, type Precondition } from './errors';
 import { MAX_PROJECT_NAME } from './limits';
@@ -90,6 +91,16 @@ export async function getProject(ws: string, slug: string): Promise<ProjectRecor
   return project;
 }
 
+/**
+ * A project with its stats whole (its item's base and what the stream kept: store/projectStats.ts), both read
+ * strongly consistent at once: what every answer and check that shows the stats reads.
+ */
+export async function getProjectWithStats(ws: string, slug: string): Promise<ProjectRecord> {
+  const [project, kept] = await Promise.all([readProject(ws, slug), readKeptStats(ws, slug)]);
+  if (!project) throw projectNotFound(slug);
+  return withKeptStats(project, kept);
+}
+
 export function listProjects(ws: string, req: PageRequest & { status?: ProjectStatus | undefined }): Promise<Page<ProjectRecord>> {
   return req.status
     ? readPage(projectRanges.byStatus(ws, req.status), ['status'], req, decodeProject)
@@ -123,11 +134,11 @@ export async function updateProject(
 ): Promise<ProjectRecord> {
   let asRead: ProjectRecord | undefined;
   if (precondition) {
-    asRead = await getProject(ws, slug);
+    asRead = await getProjectWithStats(ws, slug);
     await precondition(asRead);
   }
-  const updated = await updateProjectItem(ws, slug, patch, nameKey, actor, asRead);
-  if (updated) return updated.project;
+  const [updated, kept] = await Promise.all([updateProjectItem(ws, slug, patch, nameKey, actor, asRead), readKeptStats(ws, slug)]);
+  if (updated) return withKeptStats(updated.project, kept);
   if (asRead) await getProject(ws, slug); // still there: it changed since it was checked
   throw asRead ? changedSinceRead() : projectNotFound(slug);
 }
@@ -144,7 +155,8 @@ export async function deleteProject(
   actor: Actor,
   precondition?: Precondition<ProjectRecord>,
 ): Promise<ProjectRecord> {
-  const project = await getProject(ws, slug);
+  // With its stats whole: the precondition's tag shows them, and so does the Project Deleted event (from its job).
+  const project = await getProjectWithStats(ws, slug);
   await precondition?.(project);
   if (await deleteProjectItem(project, actor, precondition !== undefined)) return project;
   if (precondition) await getProject(ws, slug); // still there: it changed since it was checked

@@ -2,14 +2,18 @@ import { mapInFlight } from '#store/batches';
 import { map, num, optActor, str } from '#store/codec';
 import { applyLinkDeltas, type LinkDelta } from '#store/counters';
 import { ItemType } from '#store/keys';
+import type { Thing } from '#store/inboundStates';
+import type { ProjectRef } from '#store/links';
+import { applyStatsDeltas, statsOnStream, type RecordDelta, type StatsDelta } from '#store/projectStats';
 import { decodeLabel } from '#store/labelItem';
 import type { Item } from '#store/query';
 import type { Change } from '#store/streamRecords';
 import { labelCascadeRound, projectCascadeRound } from './cascades';
 import { SYSTEM_ACTOR } from './entities';
+import { stateChangeDelta } from './inbound';
 
 /**
- * What the stream processor keeps besides events: the counters derived from links, and the cascades
+ * What the stream processor keeps besides events: the counters derived from links and from inbound events, and the cascades
  * of deletes. Both are idempotent, so a redelivered or bisected batch changes nothing twice.
  */
 
@@ -31,8 +35,36 @@ function linkDelta(change: Change): { item: Item; delta: 1 | -1 } | undefined {
   return undefined;
 }
 
-/** The use counters and `labels_count` after the batch's link changes. Returns the records that changed them. */
+/** A marked task, member or sprint state changing (inbound events counted through the stream: projectStats.ts). */
+function stateDelta(change: Change): { item: Item; delta: StatsDelta } | undefined {
+  const item = change.kind === 'REMOVE' ? undefined : change.after;
+  if (change.type !== ItemType.thingState || !item || item.stats_by_stream !== true) return undefined;
+  return { item, delta: stateChangeDelta(str(item, 'thing') as Thing, change.before, item) };
+}
+
+/**
+ * The counters after the batch's changes: its link records' use counters and `labels_count`, and its task, member and
+ * sprint states' stats, each project's summed into one write. Returns the records that changed them.
+ */
 export async function applyCounters(changes: Change[]): Promise<number> {
+  const onStream = await statsOnStream();
+  const links = await applyLinkCounters(changes, onStream);
+  const projects = new Map<string, { ws: string; project: ProjectRef; records: RecordDelta[] }>();
+  for (const change of changes) {
+    const state = stateDelta(change);
+    if (!state) continue;
+    const ws = str(state.item, 'workspace');
+    const project = { id: str(state.item, 'project_id'), slug: str(state.item, 'project_slug') };
+    const id = `${ws}\u0000${project.id}`;
+    const group = projects.get(id) ?? { ws, project, records: [] };
+    group.records.push({ eventId: change.id, delta: state.delta });
+    projects.set(id, group);
+  }
+  const outcomes = await mapInFlight([...projects.values()], GROUPS_IN_FLIGHT, (g) => applyStatsDeltas(g.ws, g.project, g.records));
+  return outcomes.reduce<number>((applied, outcome) => (outcome === 'project gone' ? applied : applied + outcome), links);
+}
+
+async function applyLinkCounters(changes: Change[], onStream: boolean): Promise<number> {
   const groups = new Map<string, LinkGroup>();
   for (const change of changes) {
     const link = linkDelta(change);
@@ -48,7 +80,9 @@ export async function applyCounters(changes: Change[]): Promise<number> {
     }
     group.deltas.push({ eventId: change.id, delta: link.delta });
   }
-  const outcomes = await mapInFlight([...groups.values()], GROUPS_IN_FLIGHT, (g) => applyLinkDeltas(g.ws, g.project, g.labelId, g.deltas));
+  const outcomes = await mapInFlight([...groups.values()], GROUPS_IN_FLIGHT, (g) =>
+    applyLinkDeltas(g.ws, g.project, g.labelId, g.deltas, onStream),
+  );
   return outcomes.reduce<number>((applied, outcome) => (outcome === 'project gone' ? applied : applied + outcome), 0);
 }
 

@@ -6,6 +6,7 @@ import { map, num, optActor, optStr, str } from '#store/codec';
 import { ItemType, keys } from '#store/keys';
 import { decodeLabel } from '#store/labelItem';
 import { decodeProject } from '#store/projectItem';
+import { keptStatsOf, type StatsOf } from './keptStats';
 import { decodeWebhook } from '#webhooks/store/webhookItem';
 import { webhookSummaryView } from '#webhooks/views';
 import type { Item } from '#store/query';
@@ -74,7 +75,7 @@ function projectFields(p: ReturnType<typeof decodeProject>) {
   return fields;
 }
 
-function projectEvent(change: Change): OutboundEvent | undefined {
+function projectEvent(change: Change, whole: StatsOf): OutboundEvent | undefined {
   const { before, after } = change;
   if (change.kind === 'INSERT' && after) {
     const p = decodeProject(after);
@@ -86,8 +87,8 @@ function projectEvent(change: Change): OutboundEvent | undefined {
   // A user's change moves updated_at or a public field (two updates within one millisecond keep
   // updated_at); the stream processor's and the inbound consumer's counter updates move neither.
   if (change.kind === 'MODIFY' && before && after) {
-    const p = decodeProject(after);
-    const was = decodeProject(before);
+    const p = whole(decodeProject(after));
+    const was = whole(decodeProject(before));
     if (before.updated_at === after.updated_at && JSON.stringify(projectFields(p)) === JSON.stringify(projectFields(was))) return undefined;
     return event(
       change,
@@ -226,12 +227,14 @@ async function labelsOf(changes: Change[]): Promise<LabelLookup> {
 
 /** The events of a batch of changes, in stream order. */
 export async function eventsOf(changes: Change[]): Promise<OutboundEvent[]> {
-  const label = await labelsOf(changes);
+  // The kept stats of the projects whose change is an event (a counter's move on the item is none).
+  const updates = changes.filter((c) => c.type === ItemType.project && c.kind === 'MODIFY' && projectEvent(c, (p) => p));
+  const [label, whole] = await Promise.all([labelsOf(changes), keptStatsOf(updates)]);
   const events: OutboundEvent[] = [];
   for (const change of changes) {
     const e =
       change.type === ItemType.project
-        ? projectEvent(change)
+        ? projectEvent(change, whole)
         : change.type === ItemType.label
           ? labelEvent(change)
           : change.type === ItemType.projectDeletion || change.type === ItemType.labelDeletion

@@ -30,9 +30,11 @@ export async function readThing(projectId: string, thing: Thing, subject: string
 export type CounterDelta = Record<'tasks_count' | 'completed_count' | 'members_count' | 'sprints_count', number>;
 
 /**
- * Writes a thing's new state and moves the project's counters by `delta`, in one transaction,
- * conditional on the state's version as read and on the project still being this one. Parts:
- * `state`, `project`. 'conflict': another event of the same thing got in between (read again).
+ * Writes a thing's new state, conditional on the state's version as read and on the project still being this one, in
+ * one transaction. `counters` 'stream': the state is marked (`stats_by_stream`) and its stream record moves the
+ * project's kept counters (projectStats.ts); a delta: the project item's counters move by it in the same transaction,
+ * as the version before counts. Parts: `state`, `project`. 'conflict': another event of the same thing got in between
+ * (read again).
  */
 export async function writeTransition(
   ws: string,
@@ -41,9 +43,9 @@ export async function writeTransition(
   subject: string,
   state: Record<string, unknown>,
   read: StoredThing,
-  delta: CounterDelta,
+  counters: CounterDelta | 'stream',
 ): Promise<'written' | 'conflict' | 'project gone'> {
-  const changes = Object.entries(delta).filter(([, d]) => d !== 0);
+  const changes = counters === 'stream' ? [] : Object.entries(counters).filter(([, d]) => d !== 0);
   const live = { condition: 'id = :pid', values: { ':pid': project.id } as Record<string, unknown> };
   changes.forEach(([, d], i) => (live.values[`:d${i}`] = d));
   try {
@@ -56,6 +58,7 @@ export async function writeTransition(
             type: ItemType.thingState,
             workspace: ws,
             project_id: project.id,
+            ...(counters === 'stream' ? { project_slug: project.slug, stats_by_stream: true } : {}),
             thing,
             subject,
             ...state,

@@ -7,6 +7,8 @@
  *                             notes, task/member/sprint states (inbound events), its deletion job while its cascade drains
  *   LABEL#<workspace>#<id>    a label's label-side links (one per task carrying it; spread over LABEL_LINK_SHARDS
  *                             shards by task: labelLinkLayout.ts), its label-set memberships and its deletion job
+ *   STATS#<workspace>#<slug>  what the stream has counted for the project of that slug since its counters left the
+ *                             project item (projectStats.ts); STATS# / LAYOUT: since when
  *   TOKEN#<tokenId>           an API token
  *   RECEIPT#<eventId>         a stream record applied to the counters, expires (a partition per record: docs/capacity.md)
  *   IDEMPOTENCY#<workspace>#<h> one Idempotency-Key of one owner in one workspace (h hashes both), expires
@@ -26,6 +28,8 @@
  */
 import { activityKeys } from './activityKeys';
 import { shardOf } from './shards';
+
+export { ItemType } from './itemTypes';
 
 export { ACTIVITY_SHARDS } from './activityKeys';
 
@@ -48,6 +52,7 @@ const PAYLOAD = 'PAYLOAD#';
 const ATTEMPT = 'ATTEMPT#';
 const SEND_SLOT = 'SENDSLOT#';
 const TOKEN = 'TOKEN#';
+const STATS = 'STATS#';
 const ACTIVITY = 'ACTIVITY#';
 const DUE = 'DUE#';
 const THING_PREFIX = { task: 'TASKSTATE#', member: 'MEMBER#', sprint: 'SPRINTSTATE#' } as const;
@@ -123,6 +128,10 @@ export const keys = {
     SK: `${THING_PREFIX[thing]}${subject}`,
   }),
   thingStatePrefix: (thing: 'task' | 'member' | 'sprint') => THING_PREFIX[thing],
+  /** The project's counters the stream keeps off its item (projectStats.ts): by slug, read beside the project item. */
+  projectStats: (ws: string, slug: string): Key => ({ PK: `${STATS}${ws}#${slug}`, SK: 'STATS' }),
+  /** The service's item of since when this version counts a project's stats through the stream (projectStats.ts). */
+  statsLayout: (): Key => ({ PK: STATS, SK: 'LAYOUT' }),
   /** A stream record already applied to a project's counters (redelivery changes nothing); expires. */
   streamReceipt: (eventId: string): Key => ({ PK: `${RECEIPT}${eventId}`, SK: 'RECEIPT' }),
   /** Where receipts were kept before they had partitions of their own (`npm run rekey` moves what is left there). */
@@ -143,6 +152,7 @@ export const keys = {
     token: TOKEN,
     activity: ACTIVITY,
     webhooks: HOOKS,
+    stats: STATS,
   },
   /** What the partition keys of each index begin with (its statements reach its partitions by these: lib/tableAccess.ts). */
   indexPartitionPrefixes: { byStatus: WS, byName: WS, byDue: DUE },
@@ -209,42 +219,3 @@ const webhookDeliveries = (ws: string, webhookId: string, shard: number) =>
 const projectStatusPartition = (ws: string, status: string) => `${WS}${ws}#STATUS#${status}`;
 const projectNamePartition = (ws: string) => `${WS}${ws}#NAME`;
 const labelCollection = (ws: string, labelId: number, shard = 0) => `${LABEL}${ws}#${labelId}${shard === 0 ? '' : `#SHARD#${shard}`}`;
-
-/** Item type markers stored on every item (used by the invariant checker and for readability). */
-export const ItemType = {
-  project: 'project',
-  label: 'label',
-  labelTitleGuard: 'label_title',
-  labelIdCounter: 'label_id_counter',
-  copyNameClaim: 'copy_name_claim',
-  taskLink: 'task_link',
-  labelLink: 'label_link',
-  taskVersion: 'task_version',
-  labelUse: 'label_use',
-  projectLabel: 'project_label',
-  labelProject: 'label_project',
-  projectDeletion: 'project_deletion',
-  labelDeletion: 'label_deletion',
-  detachNote: 'detach_note',
-  streamReceipt: 'stream_receipt',
-  thingState: 'thing_state',
-  token: 'token',
-  idempotencyKey: 'idempotency_key',
-  webhook: 'webhook',
-  webhookDelivery: 'webhook_delivery',
-  deliveryPayload: 'delivery_payload',
-  deliveryAttempt: 'delivery_attempt',
-  webhookHealth: 'webhook_health',
-  recoveryLease: 'recovery_lease',
-  sendSlot: 'send_slot',
-  labelCount: 'label_count',
-  webhookCount: 'webhook_count',
-  activity: 'activity',
-  activitySequence: 'activity_sequence',
-  activityLayout: 'activity_layout',
-  deliveriesLayout: 'deliveries_layout',
-  labelLinksLayout: 'label_links_layout',
-  serviceActivityLayout: 'service_activity_layout',
-  activityMark: 'activity_mark',
-  activitySlug: 'activity_slug',
-} as const;

@@ -138,7 +138,7 @@ function unchangedBy(project: ProjectRecord, patch: ProjectPatch): boolean {
  * in the same transaction: from then on every read answers 404, its slug is free, and the job's
  * stream record starts the cascade that removes everything keyed to its id. False when the project
  * was gone already (a concurrent delete won) or, `asRead`, is no longer the revision read. Parts:
- * `project`, `job`.
+ * `project`, `job`, `stats` (its kept stats go with it).
  */
 export async function deleteProjectItem(project: ProjectRecord, actor: Actor, asRead = false): Promise<boolean> {
   const deletedAt = new Date().toISOString();
@@ -165,6 +165,8 @@ export async function deleteProjectItem(project: ProjectRecord, actor: Actor, as
           { condition: 'attribute_not_exists(PK)' },
         ),
       ],
+      // What the stream counted for it (projectStats.ts): a new project of the slug starts from nothing.
+      ['stats', tx.delete(keys.projectStats(project.workspace, project.slug))],
     ]);
     return true;
   } catch (error) {
