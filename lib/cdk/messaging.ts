@@ -76,6 +76,7 @@ export function createStreamProcessor(stack: ServiceParts, stage: StageConfig): 
       retryAttempts: 10,
       maxRecordAge: Duration.hours(24),
       onFailure: new SqsDlq(failures),
+      // Five filters: Lambda's default quota per mapping (a sixth needs it raised, or two patterns merged).
       filters: [
         FilterCriteria.filter({ dynamodb: { NewImage: { type: string([...PROCESSED_TYPES]) } } }),
         FilterCriteria.filter({

@@ -74,6 +74,25 @@ export async function repairTable(opts: { dryRun: boolean }): Promise<RepairRepo
     await send(() => db.send(new DeleteCommand({ TableName: tableName(), Key: { PK: u.PK, SK: u.SK } })));
   }
 
+  // Kept stats of no live project go first (a live project's repaired ones may take their key), each only as read.
+  for (const stale of staleStatsViolations(items)) report.countersFixed.push(stale);
+  const kept = new Set([...keptStatsOf(items).values()]);
+  for (const k of of(ItemType.projectStats).filter((i) => !kept.has(i)))
+    await send(() =>
+      db
+        .send(
+          new DeleteCommand({
+            TableName: tableName(),
+            Key: { PK: k.PK, SK: k.SK },
+            ConditionExpression: 'project_id = :stale',
+            ExpressionAttributeValues: { ':stale': k.project_id },
+          }),
+        )
+        .catch((error: Error) => {
+          if (error.name !== 'ConditionalCheckFailedException') throw error;
+        }),
+    );
+
   const states = of(ItemType.thingState);
   for (const p of projects) {
     const truth: Record<string, number> = {
@@ -89,9 +108,5 @@ export async function repairTable(opts: { dryRun: boolean }): Promise<RepairRepo
     // Its base stays; what the stream keeps for it (store/projectStats.ts) makes up the difference.
     await send(() => db.send(new PutCommand({ TableName: tableName(), Item: keptStatsItem(p, bases.get(p.id)!, truth) })));
   }
-  for (const stale of staleStatsViolations(items)) report.countersFixed.push(stale);
-  const kept = new Set([...keptStatsOf(items).values()]);
-  for (const k of of(ItemType.projectStats).filter((i) => !kept.has(i)))
-    await send(() => db.send(new DeleteCommand({ TableName: tableName(), Key: { PK: k.PK, SK: k.SK } })));
   return report;
 }

@@ -6,6 +6,7 @@ import { applyInboundEvent, type InboundEvent } from '#domain/inbound';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { createProject, getProjectWithStats } from '#domain/projects';
 import { processStreamBatch } from '#events/processor';
+import { readProject } from '#store/projects';
 import { uniqueWorkspace } from '#support/api';
 import { usePrivateTable } from '#support/privateTable';
 
@@ -135,6 +136,13 @@ test('duplicated, shuffled and concurrent inbound events end with the counters o
     };
     expect(stats, run.ws).toEqual(run.expected);
     expect(got.tasks_count - got.completed_count).toBeGreaterThanOrEqual(0);
+    // Counted through the stream: the project item's own counters stayed as the project began.
+    expect((await readProject(run.ws, run.slug))!).toMatchObject({
+      tasks_count: 0,
+      completed_count: 0,
+      members_count: 1,
+      sprints_count: 0,
+    });
   }
   expect((await checkTable(runs.map((r) => r.ws))).violations).toEqual([]);
 }, 300_000);

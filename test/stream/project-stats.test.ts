@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterEach, expect, test, vi } from 'vitest';
 import { checkTable } from '#checker/invariants';
@@ -153,6 +153,9 @@ test("a project's delete takes its kept stats (its event shows them whole); a ne
   const again = await createProject(ws, { name: 'Gone', owner: actor });
   expect(again.slug).toBe(project.slug);
   expect(await statsOf(ws, again.slug)).toEqual({ tasks: 0, completed: 0, members: 1, sprints: 0, labels: 0 });
+  // Nor once a new project has the slug: the old project's records count for nothing on it.
+  await processStreamBatch(all, bus);
+  expect(await kept(ws, again.slug)).toBeUndefined();
 
   // Kept stats of another project of the slug (left by a version that did not know them): not counted, reported, replaced.
   const stale = {
@@ -172,6 +175,22 @@ test("a project's delete takes its kept stats (its event shows them whole); a ne
   await drain();
   expect(await kept(ws, again.slug)).toMatchObject({ project_id: again.id, tasks_count: 1 });
   expect(await statsOf(ws, again.slug)).toMatchObject({ tasks: 1 });
+
+  // A stale item and a drifted base together: the repair removes the one and makes up the other in its own kept stats.
+  await db.send(new PutCommand({ TableName: tableName(), Item: stale }));
+  await db.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.project(ws, again.slug),
+      UpdateExpression: 'SET members_count = :m',
+      ExpressionAttributeValues: { ':m': 4 },
+    }),
+  );
+  expect((await checkTable([ws])).violations).toHaveLength(3);
+  await repairTable({ dryRun: false });
+  expect((await checkTable([ws])).violations).toEqual([]);
+  expect(await statsOf(ws, again.slug)).toMatchObject({ tasks: 1, members: 1 });
+  expect(await kept(ws, again.slug)).toMatchObject({ project_id: again.id, tasks_count: 1, members_count: -3 });
 
   // Drift (a record lost to the failure destination): the repair puts the kept stats right, the base untouched.
   await db.send(new PutCommand({ TableName: tableName(), Item: { ...(await kept(ws, again.slug))!, tasks_count: 5 } }));

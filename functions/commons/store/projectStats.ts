@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProjectRecord } from '#domain/entities';
 import { chunk } from './batches';
 import { db } from './client';
@@ -85,20 +85,26 @@ export function statsPart(ws: string, project: ProjectRef, delta: StatsDelta): T
 export const projectLivePart = (ws: string, project: ProjectRef): TransactItem =>
   tx.check(keys.project(ws, project.slug), { condition: 'id = :pid', values: { ':pid': project.id } });
 
-/** Removes a kept item of another project of the slug (one deleted by a version that did not know it): `stats` failed. */
+/**
+ * Removes a kept item of another project of the slug (one left by a version that did not know it): `stats` failed. It
+ * deletes the item it read, and only while the project is still this one, so it never takes a newer project's.
+ */
 async function clearStaleStats(ws: string, project: ProjectRef): Promise<void> {
-  await db
-    .send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: keys.projectStats(ws, project.slug),
-        ConditionExpression: 'project_id <> :pid',
-        ExpressionAttributeValues: { ':pid': project.id },
+  const kept = await readKeptStats(ws, project.slug);
+  if (!kept || kept.projectId === project.id) return;
+  await transact([
+    [
+      'stats',
+      tx.delete(keys.projectStats(ws, project.slug), {
+        condition: kept.projectId === undefined ? 'attribute_not_exists(project_id)' : 'project_id = :stale',
+        ...(kept.projectId === undefined ? {} : { values: { ':stale': kept.projectId } }),
       }),
-    )
-    .catch((error: Error) => {
-      if (error.name !== 'ConditionalCheckFailedException') throw error;
-    });
+    ],
+    ['project', projectLivePart(ws, project)],
+  ]).catch((error: unknown) => {
+    // Changed meanwhile, or the project gone: the round that follows reads again.
+    if (!(error instanceof TransactionCancelled)) throw error;
+  });
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, test } from 'vitest';
 import { checkTable } from '#checker/invariants';
-import { getProject } from '#domain/projects';
+import { getProjectWithStats } from '#domain/projects';
 import { labelsOfTask } from '#domain/taskLabels';
 import { consumeInbound } from '#events/inbound';
 import { casesOf, drain, injector, oneFaultPerCall, skipStream, tableEachTest } from '#support/faults';
@@ -51,7 +51,7 @@ describe('inbound consumer', () => {
 
   async function check(f: Fixture, where: string) {
     await drain();
-    const project = await getProject(f.ws, f.project);
+    const project = await getProjectWithStats(f.ws, f.project);
     expect(
       {
         tasks_count: project.tasks_count,
