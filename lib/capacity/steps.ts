@@ -32,6 +32,16 @@ export const TARGET_STEPS: readonly Step[] = [
     change: 'one partition became 8 shards, the label side of each link by a hash of its task (the task side names the shard)',
   },
   {
+    key: 'PROJECT#<project>',
+    before: 1_153,
+    change: "an inbound event's state is one conditional put (it was a transaction with the project item)",
+  },
+  {
+    key: 'WS#<ws>',
+    before: 1_272,
+    change: 'an inbound event no longer touches the project item (a state written after its project went is removed by the stream)',
+  },
+  {
     key: 'GSI1 WS#<ws>#STATUS#<status>',
     before: 4_494,
     change: "a project's counters left its item, which the index copies whole: the stream sums them per batch into an item of their own",
@@ -68,10 +78,12 @@ read units per request went from 3.85 to 4.19 ($8.01 to $8.06 per million reques
 
 A project's counters moved nothing either: its item keeps them as they stood (its base), and what changes them since is
 kept apart (\`STATS#<ws>#<slug>\`, beside the item by slug, read with it): an inbound event writes its task's, member's or
-sprint's state alone, and the stream processor sums a batch's state changes and label counts of a project into that item
-once per batch, each record once (a receipt, so a redelivered or split batch counts nothing twice). A read adds the two.
+sprint's state alone (one conditional put), and the stream processor sums a batch's state changes and label counts of a
+project into that item once per batch, each record once (a receipt, so a redelivered or split batch counts nothing
+twice), checking that the project is still that one (a state written just after its project's delete is removed
+there). A read adds the two.
 Counts go on on the item for 15 minutes after the new version's first count on a table, as the version before counts.
 What it costs: the project's and its stats' reads read two items (GET /projects/{slug}: 1 read unit before, 2 now),
-each state change a receipt, and the mix's units per request went from 4.19 to 4.37 read and 6.43 to 6.65 write ($8.06
-to $8.22 per million requests at 1,000 a second). The workspace's partition does not move yet: an inbound event still
-checks the project item in its transaction (the tombstones step replaces that check).`;
+each state change a receipt, and the mix's units per request went from 4.19 to 4.37 read and 6.43 to 6.35 write ($8.06
+to $8.03 per million requests at 1,000 a second). A link's attach still checks the project and label items in its
+transaction (the tombstones step replaces those checks).`;

@@ -149,6 +149,12 @@ test("a project's delete takes its kept stats (its event shows them whole); a ne
   // Its records delivered again after the delete write nothing back.
   await processStreamBatch(all, bus);
   expect(await kept(ws, project.slug)).toBeUndefined();
+  // A state the consumer wrote after the delete (it read the project just before): the stream takes it away.
+  const late = await readThing(project.id, 'task', 'z');
+  expect(await writeTransition(ws, project, 'task', 'z', { created: true, deleted: false }, late, 'stream')).toBe('written');
+  await drain();
+  expect((await readThing(project.id, 'task', 'z')).item).toBeUndefined();
+  expect(await kept(ws, project.slug)).toBeUndefined();
 
   const again = await createProject(ws, { name: 'Gone', owner: actor });
   expect(again.slug).toBe(project.slug);

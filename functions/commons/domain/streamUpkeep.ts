@@ -1,7 +1,7 @@
-import { mapInFlight } from '#store/batches';
+import { deleteKeys, mapInFlight } from '#store/batches';
 import { map, num, optActor, str } from '#store/codec';
 import { applyLinkDeltas, type LinkDelta } from '#store/counters';
-import { ItemType } from '#store/keys';
+import { ItemType, type Key } from '#store/keys';
 import type { Thing } from '#store/inboundStates';
 import type { ProjectRef } from '#store/links';
 import { applyStatsDeltas, statsOnStream, type RecordDelta, type StatsDelta } from '#store/projectStats';
@@ -49,18 +49,24 @@ function stateDelta(change: Change): { item: Item; delta: StatsDelta } | undefin
 export async function applyCounters(changes: Change[]): Promise<number> {
   const onStream = await statsOnStream();
   const links = await applyLinkCounters(changes, onStream);
-  const projects = new Map<string, { ws: string; project: ProjectRef; records: RecordDelta[] }>();
+  const projects = new Map<string, { ws: string; project: ProjectRef; records: RecordDelta[]; states: Key[] }>();
   for (const change of changes) {
     const state = stateDelta(change);
     if (!state) continue;
     const ws = str(state.item, 'workspace');
     const project = { id: str(state.item, 'project_id'), slug: str(state.item, 'project_slug') };
     const id = `${ws}\u0000${project.id}`;
-    const group = projects.get(id) ?? { ws, project, records: [] };
+    const group = projects.get(id) ?? { ws, project, records: [], states: [] };
     group.records.push({ eventId: change.id, delta: state.delta });
+    group.states.push({ PK: str(state.item, 'PK'), SK: str(state.item, 'SK') });
     projects.set(id, group);
   }
-  const outcomes = await mapInFlight([...projects.values()], GROUPS_IN_FLIGHT, (g) => applyStatsDeltas(g.ws, g.project, g.records));
+  const outcomes = await mapInFlight([...projects.values()], GROUPS_IN_FLIGHT, async (g) => {
+    const outcome = await applyStatsDeltas(g.ws, g.project, g.records);
+    // States written after their project's delete (the consumer read it before): its cascade may be past them.
+    if (outcome === 'project gone') await deleteKeys(g.states);
+    return outcome;
+  });
   return outcomes.reduce<number>((applied, outcome) => (outcome === 'project gone' ? applied : applied + outcome), links);
 }
 

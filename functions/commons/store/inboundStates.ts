@@ -1,7 +1,7 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
 import { num } from './codec';
-import { TransactionCancelled } from './errors';
+import { conditionally, TransactionCancelled } from './errors';
 import { ItemType, keys } from './keys';
 import type { ProjectRef } from './links';
 import type { Item } from './query';
@@ -11,7 +11,7 @@ import { transact, tx } from './transactions';
 /**
  * The state of one task, member or sprint of a project, as the inbound events told it, stored in the
  * project's collection (its delete takes them with it). `v` is the item's version: a transition is
- * written conditionally on the version read, together with the project's counters.
+ * written conditionally on the version read.
  */
 export type Thing = 'task' | 'member' | 'sprint';
 
@@ -30,11 +30,12 @@ export async function readThing(projectId: string, thing: Thing, subject: string
 export type CounterDelta = Record<'tasks_count' | 'completed_count' | 'members_count' | 'sprints_count', number>;
 
 /**
- * Writes a thing's new state, conditional on the state's version as read and on the project still being this one, in
- * one transaction. `counters` 'stream': the state is marked (`stats_by_stream`) and its stream record moves the
- * project's kept counters (projectStats.ts); a delta: the project item's counters move by it in the same transaction,
- * as the version before counts. Parts: `state`, `project`. 'conflict': another event of the same thing got in between
- * (read again).
+ * Writes a thing's new state, conditional on the state's version as read. `counters` 'stream': the state alone, marked
+ * (`stats_by_stream`): its stream record moves the project's kept counters (projectStats.ts), and a state written
+ * after its project was deleted (read before the delete, written after) is removed there (its project check fails),
+ * so no project item is touched here. A delta: the project item's counters move by it in the same transaction,
+ * conditional on the project still being this one, as the version before counts (parts `state`, `project`).
+ * 'conflict': another event of the same thing got in between (read again).
  */
 export async function writeTransition(
   ws: string,
@@ -45,28 +46,33 @@ export async function writeTransition(
   read: StoredThing,
   counters: CounterDelta | 'stream',
 ): Promise<'written' | 'conflict' | 'project gone'> {
-  const changes = counters === 'stream' ? [] : Object.entries(counters).filter(([, d]) => d !== 0);
+  const item = {
+    ...keys.thingState(project.id, thing, subject),
+    type: ItemType.thingState,
+    workspace: ws,
+    project_id: project.id,
+    ...(counters === 'stream' ? { project_slug: project.slug, stats_by_stream: true } : {}),
+    thing,
+    subject,
+    ...state,
+    v: read.version + 1,
+  };
+  const asRead = read.item ? { condition: 'v = :v', values: { ':v': read.version } } : { condition: 'attribute_not_exists(PK)' };
+  if (counters === 'stream') {
+    const put = new PutCommand({
+      TableName: tableName(),
+      Item: item,
+      ConditionExpression: asRead.condition,
+      ...(asRead.values ? { ExpressionAttributeValues: asRead.values } : {}),
+    });
+    return (await conditionally(db.send(put))) ? 'written' : 'conflict';
+  }
+  const changes = Object.entries(counters).filter(([, d]) => d !== 0);
   const live = { condition: 'id = :pid', values: { ':pid': project.id } as Record<string, unknown> };
   changes.forEach(([, d], i) => (live.values[`:d${i}`] = d));
   try {
     await transact([
-      [
-        'state',
-        tx.put(
-          {
-            ...keys.thingState(project.id, thing, subject),
-            type: ItemType.thingState,
-            workspace: ws,
-            project_id: project.id,
-            ...(counters === 'stream' ? { project_slug: project.slug, stats_by_stream: true } : {}),
-            thing,
-            subject,
-            ...state,
-            v: read.version + 1,
-          },
-          read.item ? { condition: 'v = :v', values: { ':v': read.version } } : { condition: 'attribute_not_exists(PK)' },
-        ),
-      ],
+      ['state', tx.put(item, asRead)],
       [
         'project',
         changes.length
