@@ -127,7 +127,8 @@ In process against the same DynamoDB Local, through the simulator at \`${h.limit
 ${h.batch} entries of one task of one project (\`Label Attached\`), as appendActivity writes a stream batch, paced at a
 share of the model's rate for the same batch (recorded and modelled as docs/capacity.md's rows are): first on
 \`${h.firstKey}\`, ${fmt(h.modelled, 0)} entries a second at DynamoDB's limits, ${fmt(h.predicted, 1)} here. No write
-refused at 0.8x and some at 1.2x is the model within 20%. "Before" is the layout of the version before (the workspace's 4
+refused at 0.8x and some at 1.2x is the model within 20%; each step starts with the partitions' buckets empty (a full
+bucket's second of burst would widen that to about 0.74x-1.11x over a step). "Before" is the layout of the version before (the workspace's 4
 shards, one partition a copy), which histories keep for 15 minutes after a version first writes them (during a deploy).
 
 ${table(

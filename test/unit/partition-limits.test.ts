@@ -170,6 +170,20 @@ describe('the token buckets', () => {
     expect(buckets.available(hot, 'write')).toBe(10);
   });
 
+  test('emptied, every bucket (charged before or never used) holds what it refilled since, up to its burst: no first second of burst', () => {
+    const c = clock();
+    const buckets = new PartitionBuckets(limits, c.now);
+    buckets.charge([write('WS#hot', 3)]);
+    c.ms = 1_000;
+    buckets.emptyFrom(200);
+    expect(buckets.available(hot, 'write')).toBeCloseTo(2);
+    expect(buckets.available({ table: T, key: 'WS#neighbour' }, 'write')).toBeCloseTo(2);
+    c.ms = 1_500;
+    expect(buckets.available({ table: T, key: 'WS#later' }, 'read')).toBeCloseTo(14);
+    c.ms = 60_000;
+    expect(buckets.available(hot, 'write')).toBe(10);
+  });
+
   test("a partition's buckets are its own: another key, an index, reads and writes apart", () => {
     const buckets = new PartitionBuckets(limits, () => 0);
     buckets.charge([write('WS#hot', 50), read('WS#hot', 50, 'GSI1')]);

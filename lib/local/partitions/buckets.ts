@@ -39,11 +39,23 @@ const SWEEP_ABOVE = 10_000;
  */
 export class PartitionBuckets {
   private readonly buckets = new Map<string, { units: number; at: number }>();
+  /** Set by emptyFrom: buckets first used from then on start empty at that instant, not full. */
+  private emptySince: number | undefined;
 
   constructor(
     private readonly limits: PartitionLimits,
     private readonly now: () => number = () => performance.now(),
   ) {}
+
+  /**
+   * Every bucket empty `agoMs` before now, as a partition's is once a load above its rate has spent its burst: a
+   * measure of a key's rate judged from here sees the rate alone, not the burst a full bucket would add to its first
+   * second (`agoMs`: the refill a partition's first request of a paced load finds, one of its periods).
+   */
+  emptyFrom(agoMs = 0): void {
+    this.buckets.clear();
+    this.emptySince = this.now() - agoMs;
+  }
 
   /** The units a partition has left now (below zero: its debt). */
   available(partition: Partition, capacity: Capacity): number {
@@ -81,7 +93,8 @@ export class PartitionBuckets {
   private refilled(id: string): { units: number; at: number } {
     const now = this.now();
     const capacity = this.rate(id) * this.limits.burstSeconds;
-    const bucket = this.buckets.get(id) ?? { units: capacity, at: now };
+    const bucket =
+      this.buckets.get(id) ?? (this.emptySince === undefined ? { units: capacity, at: now } : { units: 0, at: this.emptySince });
     bucket.units = Math.min(capacity, bucket.units + ((now - bucket.at) / 1000) * this.rate(id));
     bucket.at = now;
     this.buckets.set(id, bucket);
