@@ -399,8 +399,8 @@ low priority) that returns the HTTP response DynamoDB would send, so marshalling
 deserialising still run, in the handler and in the baseline alike (\`aws-sdk-client-mock\` skips all of that, and its sinon
 matching was most of the old per-call time). Timed: the handler's own work (middy, header normalizer, scope and workspace
 checks, JSON body handling, zod validation, response shaping, **its log line and its metrics line**, written to
-/dev/null with a real write each), against a bare handler that makes the same SDK call and returns the same JSON
-envelope with no middleware, validation or logging. The stub column is one bare \`send\` of the same command. Per-call mean over
+/dev/null with a real write each), against a bare handler that makes the same SDK calls and returns the same JSON
+envelope with no middleware, validation or logging (a project's read is two: its item and its kept stats, at once). The stub column is one bare \`send\` of the same command. Per-call mean over
 ${r.settings.warmIterations} iterations, ${r.settings.warmRuns} runs of handler and bare (which goes first alternates); median of per-run ratios.
 
 ${table(
