@@ -11,7 +11,8 @@ import { keptStatsItem, keptStatsOf, projectsWithKeptStats, staleStatsViolations
  *   - every deletion job gets its round bumped, so its stream record runs the cascade on;
  *   - every use counter, labels_count and the four inbound counters are set to what the links and the
  *     task, member and sprint states say (through the project's kept stats: its item's base stays);
- *   - kept stats of no live project are removed.
+ *   - kept stats of no live project are removed, and so are task, member and sprint states of a project gone whose
+ *     cascade has finished (one written just after the delete, its stream record lost).
  */
 export interface RepairReport {
   jobsRedriven: number;
@@ -92,6 +93,14 @@ export async function repairTable(opts: { dryRun: boolean }): Promise<RepairRepo
           if (error.name !== 'ConditionalCheckFailedException') throw error;
         }),
     );
+
+  // Task, member and sprint states of a project gone with no cascade left to take them (a state written just after
+  // its project's delete, whose stream record was lost: the stream removes the others).
+  const deleting = new Set(of(ItemType.projectDeletion).map((j) => j.project_id as string));
+  for (const s of of(ItemType.thingState).filter((t) => !projectIds.has(t.project_id) && !deleting.has(t.project_id))) {
+    report.countersFixed.push(`${s.thing} state ${s.PK} / ${s.SK} of a missing project: removed`);
+    await send(() => db.send(new DeleteCommand({ TableName: tableName(), Key: { PK: s.PK, SK: s.SK } })));
+  }
 
   const states = of(ItemType.thingState);
   for (const p of projects) {

@@ -190,8 +190,8 @@ async function measureKey(work: KeyWork, seconds: number): Promise<KeySaturation
     for (const share of STEPS) {
       throttles.count = 0;
       const offered = share * predicted;
-      // The key's buckets empty as the step begins (see the top), each with the refill of one of its periods: a shard's
-      // first unit comes when its turn does, as each later one.
+      // The key's buckets empty as the step begins (see the top), each with the refill of one of its periods (and the
+      // first unit one interval in): a shard's first unit finds one to two periods' units, each later one a period's.
       buckets.emptyFrom((work.shards * 1000) / offered);
       const result = await run(unit, n, offered, seconds);
       n = result.next;

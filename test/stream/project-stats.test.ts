@@ -149,12 +149,37 @@ test("a project's delete takes its kept stats (its event shows them whole); a ne
   // Its records delivered again after the delete write nothing back.
   await processStreamBatch(all, bus);
   expect(await kept(ws, project.slug)).toBeUndefined();
-  // A state the consumer wrote after the delete (it read the project just before): the stream takes it away.
+  // States the consumer wrote after the delete (it read the project just before), two of one task in one batch: the
+  // stream takes them away.
   const late = await readThing(project.id, 'task', 'z');
   expect(await writeTransition(ws, project, 'task', 'z', { created: true, deleted: false }, late, 'stream')).toBe('written');
-  await drain();
+  const second = await readThing(project.id, 'task', 'z');
+  const completed = { created: true, deleted: false, flag: { value: true, at: 'z' } };
+  expect(await writeTransition(ws, project, 'task', 'z', completed, second, 'stream')).toBe('written');
+  const records: DynamoDBRecord[] = [];
+  await table.drain(async (batch) => void records.push(...batch), checkpoints);
+  expect(records.filter((r) => r.dynamodb?.NewImage?.SK?.S === 'TASKSTATE#z')).toHaveLength(2);
+  await processStreamBatch(records, bus);
   expect((await readThing(project.id, 'task', 'z')).item).toBeUndefined();
   expect(await kept(ws, project.slug)).toBeUndefined();
+  // One whose record was lost: the checker names it, the repair removes it.
+  expect(
+    await writeTransition(
+      ws,
+      project,
+      'sprint',
+      'lost',
+      { created: true, deleted: false },
+      await readThing(project.id, 'sprint', 'lost'),
+      'stream',
+    ),
+  ).toBe('written');
+  await table.drain(async () => undefined, checkpoints);
+  expect((await checkTable([ws])).violations).toEqual([
+    `sprint state PROJECT#${project.id} / SPRINTSTATE#lost belongs to a missing project`,
+  ]);
+  await repairTable({ dryRun: false });
+  expect((await checkTable([ws])).violations).toEqual([]);
 
   const again = await createProject(ws, { name: 'Gone', owner: actor });
   expect(again.slug).toBe(project.slug);

@@ -63,8 +63,9 @@ export async function applyCounters(changes: Change[]): Promise<number> {
   }
   const outcomes = await mapInFlight([...projects.values()], GROUPS_IN_FLIGHT, async (g) => {
     const outcome = await applyStatsDeltas(g.ws, g.project, g.records);
-    // States written after their project's delete (the consumer read it before): its cascade may be past them.
-    if (outcome === 'project gone') await deleteKeys(g.states);
+    // States written after their project's delete (the consumer read it before): its cascade may be past them. Each
+    // once, though the batch may hold several records of one (a batch write refuses a key named twice).
+    if (outcome === 'project gone') await deleteKeys([...new Map(g.states.map((k) => [`${k.PK}\u0000${k.SK}`, k])).values()]);
     return outcome;
   });
   return outcomes.reduce<number>((applied, outcome) => (outcome === 'project gone' ? applied : applied + outcome), links);
