@@ -298,7 +298,14 @@ ${
       `${fmt(r.inbound.seconds, 1)} s, ${fmt(r.inbound.perSecond, 0)} events per second on DynamoDB Local, one consumer; ` +
       `${fmt(r.inbound.usage.calls / r.inbound.events, 2)} calls (${describeCalls(r.inbound.usage)}), ${fmt(r.inbound.usage.rcu / r.inbound.events, 2)} RCU and ` +
       `${fmt(r.inbound.usage.wcu / r.inbound.events, 2)} WCU per event, ${usd(dollarsPerMillion(r.inbound.usage) / r.inbound.events)} per million events; ` +
-      `minimum: ${r.inbound.minimum} (${r.inbound.minimumCalls} calls).`
+      `minimum: ${r.inbound.minimum} (${r.inbound.minimumCalls} calls). ` +
+      (
+        r.inbound.stream
+          ? `Then the stream processor counts the states' changes, in batches of 100 records: ${fmt(r.inbound.stream.calls / r.inbound.events, 2)} calls, ` +
+            `${fmt(r.inbound.stream.rcu / r.inbound.events, 2)} RCU and ${fmt(r.inbound.stream.wcu / r.inbound.events, 2)} WCU per event (a receipt each, the project's kept stats once per batch), ` +
+            `${usd(dollarsPerMillion(r.inbound.stream) / r.inbound.events)} per million events.`
+          : ''
+      )
     : 'Not measured in this run.'
 }
 
