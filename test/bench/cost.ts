@@ -61,18 +61,21 @@ export async function measureCosts(): Promise<CostRow[]> {
     rows.push({ endpoint, scenario, handler: h.usage, minimum: m.usage, minimumIs });
   };
 
-  const getProjectMin = () => send(new GetCommand({ TableName: T(), Key: keys.project(ws, apollo.slug), ConsistentRead: true }));
+  const getProjectItemMin = () => send(new GetCommand({ TableName: T(), Key: keys.project(ws, apollo.slug), ConsistentRead: true }));
+  // A project's stats are its item's and its kept stats' (store/projectStats.ts): both read at once, by slug.
+  const keptStatsMin = (slug: string) => send(new GetCommand({ TableName: T(), Key: keys.projectStats(ws, slug), ConsistentRead: true }));
+  const getProjectMin = () => Promise.all([getProjectItemMin(), keptStatsMin(apollo.slug)]);
   await row(
     'get-project',
     'one project',
-    '1 GetItem (strong)',
+    '2 GetItem (strong, at once: the item and its kept stats)',
     () => w.invoke('get-project', { path: { slug: apollo.slug } }),
     getProjectMin,
   );
   await row(
     'project-stats',
     'one project',
-    '1 GetItem (strong)',
+    '2 GetItem (strong, at once: the item and its kept stats)',
     () => w.invoke('project-stats', { path: { slug: apollo.slug } }),
     getProjectMin,
   );
@@ -159,19 +162,22 @@ export async function measureCosts(): Promise<CostRow[]> {
   await row(
     'update-project',
     'description',
-    '1 conditional UpdateItem (ALL_NEW)',
+    '1 conditional UpdateItem (ALL_NEW) + GetItem of its kept stats, at once (the answer shows the stats whole)',
     () => w.invoke('update-project', { path: { slug: apollo.slug }, body: { company_slug: ws, description: 'Mars next' } }),
     () =>
-      send(
-        new UpdateCommand({
-          TableName: T(),
-          Key: keys.project(ws, apollo.slug),
-          UpdateExpression: 'SET description = :d, updated_at = :now',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':d': 'Venus next', ':now': new Date().toISOString() },
-          ReturnValues: 'ALL_NEW',
-        }),
-      ),
+      Promise.all([
+        send(
+          new UpdateCommand({
+            TableName: T(),
+            Key: keys.project(ws, apollo.slug),
+            UpdateExpression: 'SET description = :d, updated_at = :now',
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeValues: { ':d': 'Venus next', ':now': new Date().toISOString() },
+            ReturnValues: 'ALL_NEW',
+          }),
+        ),
+        keptStatsMin(apollo.slug),
+      ]),
   );
   await row(
     'duplicate-project',
@@ -179,7 +185,7 @@ export async function measureCosts(): Promise<CostRow[]> {
     'GetItem + Query GSI2 (taken copy names) + conditional PutItem (copy-name claim: race-free names) + PutItem',
     () => w.invoke('duplicate-project', { path: { slug: apollo.slug } }),
     async () => {
-      await getProjectMin();
+      await getProjectItemMin();
       await send(
         new QueryCommand({
           TableName: T(),
@@ -212,10 +218,13 @@ export async function measureCosts(): Promise<CostRow[]> {
   await row(
     'delete-project',
     'no links (any size answers the same: the cascade runs from the stream)',
-    'GetItem + TransactWrite(Delete project, Put deletion job)',
+    '2 GetItem (the project and its kept stats, at once: its event shows them whole) + TransactWrite(Delete project, Put deletion job, Delete kept stats)',
     () => w.invoke('delete-project', { path: { slug: doomed.slug } }),
     async () => {
-      const { Item } = await send(new GetCommand({ TableName: T(), Key: keys.project(ws, doomedMin.slug), ConsistentRead: true }));
+      const [{ Item }] = await Promise.all([
+        send(new GetCommand({ TableName: T(), Key: keys.project(ws, doomedMin.slug), ConsistentRead: true })),
+        keptStatsMin(doomedMin.slug),
+      ]);
       await send(
         new TransactWriteCommand({
           TransactItems: [
@@ -243,6 +252,7 @@ export async function measureCosts(): Promise<CostRow[]> {
                 },
               },
             },
+            { Delete: { TableName: T(), Key: keys.projectStats(ws, doomedMin.slug) } },
           ],
         }),
       );
@@ -269,7 +279,7 @@ export async function measureCosts(): Promise<CostRow[]> {
     'GetItem project + Query task + BatchGetItem labels',
     () => w.invoke('list-labels', { query: { project_slug: apollo.slug, task_uuid: 'task-1' } }),
     async () => {
-      await getProjectMin();
+      await getProjectItemMin();
       await send(
         new QueryCommand({
           TableName: T(),
@@ -521,6 +531,7 @@ export async function measureCosts(): Promise<CostRow[]> {
                 },
               },
             },
+            { Delete: { TableName: T(), Key: keys.projectStats(ws, doomedMin.slug) } },
           ],
         }),
       );

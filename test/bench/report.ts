@@ -315,7 +315,8 @@ ${renderWebhooks(r.webhooks)}${renderLanes(r.lanes)}${renderActivity(r.activity)
 Off the request path: what the stream processor spends on the records of a change (\`test/bench/stream.ts\`, a table
 of its own, the records of each scenario processed as one batch). The minimum is the new design's: the use counter
 read that decides whether \`labels_count\` moves, and one transaction writing the record's receipt (so a redelivered
-record changes nothing) with the counter and \`labels_count\` (or a check that the project still exists); then the
+record changes nothing) with the counter, and \`labels_count\` in the project's kept stats when it moves, with a check
+that the project still exists; then the
 history's entries of the batch: the workspace's position and history layout read (one BatchGetItem), and one transaction of up to 24 entries with the
 position's move, each entry's mark (a redelivered record writes none again) and its copies (the workspace's shard,
 the project's, the task's), each item two write units. The label the event names is kept on the link's item: no read.
@@ -574,8 +575,8 @@ function renderFindings(r: Results, costAbove: CostRow[]): string {
     lines.push(
       '- **Transactions are modelled, not measured.** DynamoDB Local reports a flat 2 capacity units for any TransactWriteItems, ' +
         'whatever its size. The figures above count what AWS bills instead: 2 WRU per written item (all items here are under 1 KB) ' +
-        'and a ConditionCheck as a transactional read (2 RRU); writes of index copies caused by a transaction (the project item ' +
-        "carries two GSIs with all attributes projected, so attach's `labels_count` update also rewrites both index copies) are not included.",
+        'and a ConditionCheck as a transactional read (2 RRU); writes of index copies caused by a transaction (an item a GSI ' +
+        'projects whole, as the project item, rewrites its copy when it changes) are not included.',
     );
   }
   lines.push(
