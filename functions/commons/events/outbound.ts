@@ -7,6 +7,7 @@ import { ItemType, keys } from '#store/keys';
 import { decodeLabel } from '#store/labelItem';
 import { decodeProject } from '#store/projectItem';
 import { keptStatsOf, type StatsOf } from './keptStats';
+import { userChanged } from './projectChanges';
 import { decodeWebhook } from '#webhooks/store/webhookItem';
 import { webhookSummaryView } from '#webhooks/views';
 import type { Item } from '#store/query';
@@ -69,12 +70,6 @@ function event<T extends OutboundType>(
   return { detailType, time, detail, origin: originOf(by), ...(projectId ? { projectId } : {}) } as OutboundEventOf<T> as OutboundEvent;
 }
 
-/** A project's public fields, its stats left out (counters are derived, not changes anyone made). */
-function projectFields(p: ReturnType<typeof decodeProject>) {
-  const { stats: _derived, ...fields } = projectFullView(p);
-  return fields;
-}
-
 function projectEvent(change: Change, whole: StatsOf): OutboundEvent | undefined {
   const { before, after } = change;
   if (change.kind === 'INSERT' && after) {
@@ -84,12 +79,9 @@ function projectEvent(change: Change, whole: StatsOf): OutboundEvent | undefined
       ? event(change, 'Project Created', p.workspace, p.created_at, p.updated_by, data, p.id)
       : event(change, 'Project Duplicated', p.workspace, p.created_at, p.updated_by, { ...data, source_slug: p.source_slug }, p.id);
   }
-  // A user's change moves updated_at or a public field (two updates within one millisecond keep
-  // updated_at); the stream processor's and the inbound consumer's counter updates move neither.
-  if (change.kind === 'MODIFY' && before && after) {
+  if (change.kind === 'MODIFY' && before && after && userChanged(before, after)) {
     const p = whole(decodeProject(after));
     const was = whole(decodeProject(before));
-    if (before.updated_at === after.updated_at && JSON.stringify(projectFields(p)) === JSON.stringify(projectFields(was))) return undefined;
     return event(
       change,
       'Project Updated',
@@ -228,7 +220,9 @@ async function labelsOf(changes: Change[]): Promise<LabelLookup> {
 /** The events of a batch of changes, in stream order. */
 export async function eventsOf(changes: Change[]): Promise<OutboundEvent[]> {
   // The kept stats of the projects whose change is an event (a counter's move on the item is none).
-  const updates = changes.filter((c) => c.type === ItemType.project && c.kind === 'MODIFY' && projectEvent(c, (p) => p));
+  const updates = changes.filter(
+    (c) => c.type === ItemType.project && c.kind === 'MODIFY' && c.before && c.after && userChanged(c.before, c.after),
+  );
   const [label, whole] = await Promise.all([labelsOf(changes), keptStatsOf(updates)]);
   const events: OutboundEvent[] = [];
   for (const change of changes) {
