@@ -114,10 +114,10 @@ export const oncePerBatch = (m: { stream: Call[] }): Touch[] => touchesOf(m.stre
  * so each takes that fraction of it (the workspace's history and a project's and a task's copies by their
  * entries' turn, the marks of their events and the due index's entries by a hash; the due index is shared by
  * every workspace: one workspace alone gets that much of it); every other key takes all of its load, and so does an
- * item a sharded key keeps in its shard 0 (a webhook's health, a label's set memberships). What one request draws on
+ * item or a Query's range a sharded key keeps in its shard 0 (a webhook's health, a label's set memberships, a project's use counters). What one request draws on
  * several shards of one value (a read of each) is summed first (modelRow, and the mix by name).
  */
-export const spreadOf = (t: Touch) => 1 / itemShardsOf(t.key, t.item, t.index);
+export const spreadOf = (t: Touch) => 1 / itemShardsOf(t.key, t.item ?? t.range, t.index);
 
 /** A partition as the doc names it: its key pattern, with its index. */
 export const partitionName = (t: Touch) => shardedNameOf(t.key, t.index) ?? (t.index ? `${t.index} ${patternOf(t.key)}` : patternOf(t.key));

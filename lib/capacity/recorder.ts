@@ -19,6 +19,8 @@ import { consumption, doubled, readDraw, transactPartDraws, type Wire, type Wire
 export interface Touch extends Draw {
   /** The sort key of the one item drawn on (absent for a Query and for index entries). */
   item?: string;
+  /** A Query's sort-key prefix, if it has one (what says which shard a sharded key keeps its range in: shardedKeys.ts). */
+  range?: string;
 }
 
 export interface Call {
@@ -116,8 +118,11 @@ function callOf(operation: string, input: Wire, output: Wire | undefined, images
       });
       return { operation, items: batch.entries.length, touches };
     }
-    case 'Query':
-      return { operation, items: ((output?.Items ?? []) as unknown[]).length, touches: consumption(operation, input, output) ?? [] };
+    case 'Query': {
+      const range = ((input.ExpressionAttributeValues as Record<string, WireItem[string]> | undefined)?.[':prefix'] as { S?: string })?.S;
+      const touches = (consumption(operation, input, output) ?? []).map((t) => (range === undefined ? t : { ...t, range }));
+      return { operation, items: ((output?.Items ?? []) as unknown[]).length, touches };
+    }
     default:
       // A Scan reads every partition: none of the service's paths makes one, and the model would say so.
       return { operation, items: Number(output?.Count ?? 0), touches: [{ table, key: '(every partition)', capacity: 'read', units: 0 }] };

@@ -3,7 +3,7 @@ import { DEFAULT_RATE_LIMIT } from '#domain/tokens';
 import { MIX_MESSAGES, MIX_REQUESTS, MIX_WEBHOOKS, type MixModel, STREAM_BATCHES_PER_SECOND } from './mix.ts';
 import { ACTIVITY_SHARDS, DUE_SHARDS } from '#store/keys';
 import { SHARDED_KEYS } from '#store/shardedKeys';
-import { TARGET_STEPS, TARGET_STEPS_NOTE } from './steps.ts';
+import { nextStep, TARGET_STEPS, TARGET_STEPS_NOTE } from './steps.ts';
 import { ITEM_KINDS, KEY_KINDS, PARTITION_LIMITS, type RowModel } from './model.ts';
 import { accountLimits, LAMBDA, monthlyCost, PRICES, SECONDS_PER_MONTH } from './prices.ts';
 import { renderAtLimits } from './renderLimits.ts';
@@ -14,6 +14,9 @@ import { WORKLOAD } from './scenarios.ts';
 const GOAL = 1_000;
 /** Where one workspace is headed: the mix at API Gateway's default account quota, with every promise of docs/api.md kept. */
 const TARGET = 10_000;
+/** A step's rate after it: the next step's of the same key "before", or, for a key's last step, the model's now. */
+const stepAfter = (i: number, mix: { partitions: { name: string; rate: number }[] }): string =>
+  nextStep(i) ? int(nextStep(i)!.before) : rate(mix.partitions.find((x) => x.name === TARGET_STEPS[i]!.key)?.rate);
 const percent = (share: number) => `${Number((share * 100).toFixed(1))}%`;
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const rate = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? '-' : n >= 100 ? int(n) : String(Number(n.toFixed(1))));
@@ -155,7 +158,7 @@ The steps toward it that have landed (the "before" figures as this page gave the
 
 | key | before, req/s | change | after, req/s |
 | --- | --- | --- | --- |
-${TARGET_STEPS.map((s) => `| ${code(s.key)} | ${int(s.before)} | ${s.change} | **${rate(mix.partitions.find((x) => x.name === s.key)?.rate)}** |`).join('\n')}
+${TARGET_STEPS.map((s, i) => `| ${code(s.key)} | ${int(s.before)} | ${s.change} | **${stepAfter(i, mix)}** |`).join('\n')}
 
 ${TARGET_STEPS_NOTE}
 

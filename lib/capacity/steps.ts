@@ -51,7 +51,16 @@ export const TARGET_STEPS: readonly Step[] = [
     before: 4_494,
     change: "the same: an inbound event or a label count no longer rewrites the project's entry",
   },
+  {
+    key: 'PROJECT#<project>',
+    before: 1_307,
+    change:
+      "one partition became 16 shards: a task's links, version, state and detach notes by a hash of the task (a member's or sprint's state by its name); its use counters and label set stay in shard 0",
+  },
 ];
+
+/** The step after step `i` of the same key, if any. */
+export const nextStep = (i: number): Step | undefined => TARGET_STEPS.slice(i + 1).find((t) => t.key === TARGET_STEPS[i]!.key);
 
 /** What the steps cost and keep, said once under their table. */
 export const TARGET_STEPS_NOTE = `The history's shards moved nothing: a copy's shard 0 is the partition it had, and the workspace's and the marks'
@@ -86,4 +95,16 @@ Counts go on on the item for 15 minutes after the new version's first count on a
 What it costs: the project's and its stats' reads read two items (GET /projects/{slug}: 1 read unit before, 2 now),
 each state change a receipt, and the mix's units per request went from 4.19 to 4.37 read and 6.43 to 6.35 write ($8.06
 to $8.03 per million requests at 1,000 a second). A link's attach still checks the project and label items in its
-transaction (the tombstones step replaces those checks).`;
+transaction (the tombstones step replaces those checks).
+
+A project's tasks moved nothing at first: shard 0 is the partition the collection had, and a task lives where its
+version item is, so a task made before stays there, read and written there, until \`npm run rekey\` moves it home (its
+links copied home a step at a time and marked where they were, then its version moved in one transaction, the move's
+commit, then the marked links deleted: the stream makes no event and no count of any of it). New tasks are made in
+shard 0 for 15 minutes after the new version's first attach on a table, then at home; until rekey has moved every task
+and said so on the table, a task is read in its home and in shard 0 (two Queries), and a new one's first attach checks
+that no writer made it in the other. What it costs: the project's cascade and a label's reads of a task's links cover
+every shard (16 Queries for a deleted project's round); a bulk attach is applied 24 tasks at a time before the table is
+rekeyed, 32 after. The project's use counters and label set stay in shard 0, with its deletion job: their reads (GET
+/task-labels reads both) are what caps the key now, with the use counters' once-per-batch writes from every stream
+shard the task shards feed.`;

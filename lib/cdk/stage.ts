@@ -50,7 +50,7 @@ export const STAGES: Record<StageName, StageConfig> = {
     // Above the rate at which one workspace's busiest key saturates in the mix (docs/capacity.md, 1,176
     // req/s): the stage's throttle, which API Gateway applies to every caller together, is never the first
     // limit a workspace meets. Fairness between callers is the per-token usage plans' (100/s by default).
-    throttle: { rateLimit: 1_400, burstLimit: 2_800 },
+    throttle: { rateLimit: 1_500, burstLimit: 3_000 },
     authorizerCacheTtl: Duration.minutes(5),
     logLevel: 'INFO',
     logSampleRate: 0.01,

@@ -5,6 +5,7 @@ import { historyViolations } from './history.ts';
 import { labelLinkShardViolations } from './labelLinks.ts';
 import { legacyViolations } from './legacy.ts';
 import { projectsWithKeptStats, staleStatsViolations } from './stats.ts';
+import { liveLinks, taskShardViolations } from './taskShards.ts';
 import { ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { db } from '#store/client';
 import { ItemType, keys } from '#store/keys';
@@ -68,7 +69,7 @@ function findViolations(items: Item[], deliveriesAt: DeliveriesSpreadAt): string
   const of = (type: string) => items.filter((i) => i.type === type);
   const projects = projectsWithKeptStats(items);
   const labels = of(ItemType.label);
-  const taskLinks = of(ItemType.taskLink);
+  const taskLinks = liveLinks(items);
   const labelLinks = of(ItemType.labelLink);
   const uses = of(ItemType.labelUse);
 
@@ -93,7 +94,7 @@ function findViolations(items: Item[], deliveriesAt: DeliveriesSpreadAt): string
   v.push(...historyViolations(items));
   v.push(...deliveryViolations(items, deliveriesAt));
   v.push(...items.flatMap(oldSecretViolations));
-  v.push(...staleStatsViolations(items));
+  v.push(...staleStatsViolations(items), ...taskShardViolations(items));
 
   for (const p of projects) {
     const expected = {

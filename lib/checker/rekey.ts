@@ -9,6 +9,7 @@ import type { Item } from '#store/query';
 import { oldSecretsOf, sealSecrets } from './clearSecrets.ts';
 import { scanTable } from './invariants';
 import { isLegacyReceipt, isLegacyWebhookItem } from './legacy.ts';
+import { awayFromHome, markRekeyed, moveTasksHome } from './taskMoves.ts';
 
 /**
  * Brings keys up to the current design. Keys built from user text, to the current folding
@@ -18,7 +19,9 @@ import { isLegacyReceipt, isLegacyWebhookItem } from './legacy.ts';
  * had partitions of their own, RECEIPT#<event id>), so a record the stream delivers again still finds
  * its receipt. `npm run check:table` reports both until they are rekeyed. And webhook secrets kept in
  * clear, from before they were sealed, or sealed before data keys were per workspace (store/sealing.ts): sealed anew. And the webhooks room's items kept in the
- * workspace's collection before the room had partitions of its own (store/keys.ts): moved. Idempotent; every write is
+ * workspace's collection before the room had partitions of its own (store/keys.ts): moved. And tasks and states kept in
+ * their project's shard 0 from before tasks spread: moved to their homes (taskMoves.ts), once the deploy's window has
+ * passed; a whole table's run that leaves none says so on the table (then each task is read at home alone). Idempotent; every write is
  * conditional on what was read, so it is safe beside a running service. `workspaces` limits it
  * (tests share one table).
  */
@@ -28,10 +31,14 @@ export async function rekeyTable(opts: { dryRun?: boolean; workspaces?: string[]
   receipts: number;
   webhooks: number;
   secrets: number;
+  tasks: number;
+  states: number;
+  /** Tasks and states were not moved: a function of the version before may still run until then. */
+  waitUntil?: string;
   conflicts: string[];
 }> {
   const scanned = (await scanTable(opts.workspaces)).filter((i) => !opts.workspaces || opts.workspaces.includes(i.workspace));
-  const result = { projects: 0, labels: 0, receipts: 0, webhooks: 0, secrets: 0, conflicts: [] as string[] };
+  const result = { projects: 0, labels: 0, receipts: 0, webhooks: 0, secrets: 0, tasks: 0, states: 0, conflicts: [] as string[] };
   // The webhooks room's items first, to its partitions: the secrets sealed below are sealed where they now are.
   const legacy = scanned.filter(isLegacyWebhookItem);
   result.webhooks = legacy.filter((i) => i.type === ItemType.webhook).length;
@@ -99,7 +106,14 @@ export async function rekeyTable(opts: { dryRun?: boolean; workspaces?: string[]
     });
     if (!sealed) result.conflicts.push(`webhook ${w.workspace}/${w.id}: changed while sealing; run again`);
   }
-  return result;
+  const moved = await moveTasksHome(items, result.conflicts, opts.dryRun === true);
+  if (!opts.workspaces && !opts.dryRun && moved.waitUntil === undefined && result.conflicts.length === 0) {
+    const now = await scanTable();
+    const deleting = new Set(now.filter((i) => i.type === ItemType.projectDeletion).map((i) => i.project_id));
+    const left = now.filter((i) => awayFromHome(i) && !deleting.has(i.project_id));
+    if (left.length === 0) await markRekeyed();
+  }
+  return { ...result, ...moved };
 }
 
 /** A receipt to its own partition; when one is there already (its record came again meanwhile), the old one goes. */

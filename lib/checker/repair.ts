@@ -4,6 +4,7 @@ import { ItemType, keys } from '#store/keys';
 import { tableName } from '#store/table';
 import { inboundStats, scanTable, usesOfLinks } from './invariants.ts';
 import { keptStatsItem, keptStatsOf, projectsWithKeptStats, staleStatsViolations } from './stats.ts';
+import { liveLinks } from './taskShards.ts';
 
 /**
  * What a stream record lost to the failure destination can leave behind, put right (an offline
@@ -48,7 +49,7 @@ export async function repairTable(opts: { dryRun: boolean }): Promise<RepairRepo
   const bases = new Map(of(ItemType.project).map((p) => [p.id as string, p]));
   const projectIds = new Set(projects.map((p) => p.id as string));
   // Links of a deleted project go with its cascade, counters and all: only live projects' count.
-  const links = usesOfLinks(of(ItemType.taskLink).filter((l) => projectIds.has(l.project_id)));
+  const links = usesOfLinks(liveLinks(items).filter((l) => projectIds.has(l.project_id)));
   const stored = new Map(of(ItemType.labelUse).map((u) => [`${u.project_id}#${u.label_id}`, u]));
   for (const [id, use] of links) {
     if (stored.get(id)?.n === use.n) continue;

@@ -20,6 +20,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { serviceLayoutItem } from '#store/activityLayout';
 import { labelLinksLayoutItem } from '#store/labelLinkLayout';
 import { statsLayoutItem } from '#store/statsLayout';
+import { taskShardsLayoutItem } from '#store/taskShardLayout';
 import { TABLE, type TableIndex } from '#store/table';
 import { deliveriesLayoutItem } from '#webhooks/store/deliveryLayout';
 
@@ -208,7 +209,7 @@ function indexDefinition(i: TableIndex) {
   };
 }
 
-/** Creates the table if it is missing (with the service's layouts of the history, the deliveries and label links: nothing before this version wrote it). Returns true when it was created. */
+/** Creates the table if it is missing (with the service's layouts: nothing before this version wrote it). Returns true when it was created. */
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<boolean> {
   try {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
@@ -236,10 +237,12 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
   await client.send(
     new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: TABLE.timeToLive, Enabled: true } }),
   );
-  // No version before this one wrote here: histories, deliveries and label links are spread from the first, and stats
-  // counted through the stream (activityLayout.ts, deliveryLayout.ts, labelLinkLayout.ts, projectStats.ts).
+  // No version before this one wrote here: histories, deliveries, label links and tasks are spread from the first (no
+  // task to move), and stats counted through the stream (activityLayout.ts, deliveryLayout.ts, labelLinkLayout.ts,
+  // taskShardLayout.ts, projectStats.ts).
   const longAgo = new Date(0).toISOString();
-  for (const item of [serviceLayoutItem(longAgo), deliveriesLayoutItem(longAgo), labelLinksLayoutItem(longAgo), statsLayoutItem(longAgo)])
+  const layouts = [serviceLayoutItem(longAgo), deliveriesLayoutItem(longAgo), labelLinksLayoutItem(longAgo), statsLayoutItem(longAgo)];
+  for (const item of [...layouts, taskShardsLayoutItem(longAgo, longAgo)])
     await client.send(new PutItemCommand({ TableName: tableName, Item: marshall(item) }));
   return true;
 }

@@ -2,7 +2,8 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord, DynamoDBStreamEvent, SQSEvent, SQSRecord } from 'aws-lambda';
 import { storedProjectItem } from '#domain/projects';
 import { ItemType, keys } from '#store/keys';
-import { detachNoteItem, taskLinkItem } from '#store/links';
+import { detachNoteItem, taskLinkItem } from '#store/linkItems';
+import { homeShard } from '#store/taskShardLayout';
 import { EVENT_SOURCE } from '#domain/eventNames';
 import { SAMPLE_DELIVERY, SAMPLE_WEBHOOK } from '#http/webhookRoutes';
 import { FIXED_EPOCH, FIXTURES, SAMPLE_PRINCIPAL, SAMPLE_WORKSPACE } from './sampleFixtures.ts';
@@ -60,7 +61,7 @@ export function sampleStreamEvent(): DynamoDBStreamEvent {
     updated_by: actor,
   });
   const note = {
-    ...detachNoteItem(ws, ref, bug, 'task-2', actor),
+    ...detachNoteItem(ws, ref, bug, 'task-2', actor, undefined, homeShard('task-2')),
     SK: 'DETACHED#00000000-0000-4000-8000-000000000002',
     at,
     ttl: Math.floor(FIXED_EPOCH / 1000) + 86_400,
@@ -85,7 +86,7 @@ export function sampleStreamEvent(): DynamoDBStreamEvent {
     round: 0,
   };
   const version = {
-    ...keys.taskVersion(project.id, FIXTURES.task),
+    ...keys.taskVersion(project.id, FIXTURES.task, homeShard(FIXTURES.task)),
     type: ItemType.taskVersion,
     workspace: ws,
     project_id: project.id,
@@ -95,7 +96,7 @@ export function sampleStreamEvent(): DynamoDBStreamEvent {
   const changes: [DynamoDBRecord['eventName'], Record<string, unknown> | undefined, Record<string, unknown> | undefined][] = [
     ['INSERT', undefined, storedProjectItem(project)],
     ['INSERT', undefined, version],
-    ['INSERT', undefined, taskLinkItem(ws, ref, bug, FIXTURES.task, at, actor)],
+    ['INSERT', undefined, taskLinkItem(ws, ref, bug, FIXTURES.task, at, actor, 0, homeShard(FIXTURES.task))],
     ['INSERT', undefined, note],
     ['MODIFY', labelItem(label.title, at), labelItem('Defect', new Date(FIXED_EPOCH + 60_000).toISOString())],
     ['INSERT', undefined, job],

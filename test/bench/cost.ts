@@ -3,7 +3,8 @@ import { db } from '#store/client';
 import { ItemType, keys, LABEL_LINK_SHARDS } from '#store/keys';
 import { shardOf } from '#store/shards';
 import { createLabel } from '#domain/labels';
-import { detachNoteItem, labelLinkItem, taskLinkItem, taskVersionItem } from '#store/links';
+import { detachNoteItem, labelLinkItem, taskLinkItem, taskVersionItem } from '#store/linkItems';
+import { homeShard } from '#store/taskShardLayout';
 import { getProject, storedProjectItem } from '#domain/projects';
 import { nameKey, titleKey } from '#domain/text';
 import { TABLE, tableName } from '#store/table';
@@ -284,7 +285,7 @@ export async function measureCosts(): Promise<CostRow[]> {
         new QueryCommand({
           TableName: T(),
           KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
-          ExpressionAttributeValues: { ':pk': keys.projectCollection(project.id), ':p': keys.taskLinkSkPrefix('task-1') },
+          ExpressionAttributeValues: { ':pk': keys.projectShard(project.id, homeShard('task-1')), ':p': keys.taskLinkSkPrefix('task-1') },
           ConsistentRead: true,
         }),
       );
@@ -409,7 +410,7 @@ export async function measureCosts(): Promise<CostRow[]> {
       new QueryCommand({
         TableName: T(),
         KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
-        ExpressionAttributeValues: { ':pk': keys.projectCollection(project.id), ':p': keys.taskSkPrefix(task) },
+        ExpressionAttributeValues: { ':pk': keys.projectShard(project.id, homeShard(task)), ':p': keys.taskSkPrefix(task) },
         ConsistentRead: true,
       }),
     );
@@ -423,8 +424,13 @@ export async function measureCosts(): Promise<CostRow[]> {
         TransactItems: [
           check(keys.label(ws, label.slug), label.id),
           check(keys.project(ws, project.slug), project.id),
-          { Put: { TableName: T(), Item: taskVersionItem(ws, project.id, task, (existingVersion ?? 0) + 1) } },
-          { Put: { TableName: T(), Item: taskLinkItem(ws, project, label, task, now, undefined, shardOf(task, LABEL_LINK_SHARDS)) } },
+          { Put: { TableName: T(), Item: taskVersionItem(ws, project.id, task, (existingVersion ?? 0) + 1, homeShard(task)) } },
+          {
+            Put: {
+              TableName: T(),
+              Item: taskLinkItem(ws, project, label, task, now, undefined, shardOf(task, LABEL_LINK_SHARDS), homeShard(task)),
+            },
+          },
           { Put: { TableName: T(), Item: labelLinkItem(ws, project, label, task, now, shardOf(task, LABEL_LINK_SHARDS)) } },
         ],
       }),
@@ -457,16 +463,16 @@ export async function measureCosts(): Promise<CostRow[]> {
         new QueryCommand({
           TableName: T(),
           KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
-          ExpressionAttributeValues: { ':pk': keys.projectCollection(project.id), ':p': keys.taskSkPrefix('task-2') },
+          ExpressionAttributeValues: { ':pk': keys.projectShard(project.id, homeShard('task-2')), ':p': keys.taskSkPrefix('task-2') },
           ConsistentRead: true,
         }),
       );
       await send(
         new TransactWriteCommand({
           TransactItems: [
-            { Delete: { TableName: T(), Key: keys.taskLink(project.id, 'task-2', feature.id) } },
+            { Delete: { TableName: T(), Key: keys.taskLink(project.id, 'task-2', feature.id, homeShard('task-2')) } },
             { Delete: { TableName: T(), Key: keys.labelLink(ws, feature.id, project.id, 'task-2', shardOf('task-2', LABEL_LINK_SHARDS)) } },
-            { Put: { TableName: T(), Item: detachNoteItem(ws, project, feature, 'task-2', BENCH_ACTOR) } },
+            { Put: { TableName: T(), Item: detachNoteItem(ws, project, feature, 'task-2', BENCH_ACTOR, undefined, homeShard('task-2')) } },
           ],
         }),
       );

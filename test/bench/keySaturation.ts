@@ -5,8 +5,9 @@ import { PartitionBuckets, type Draw } from '#local/partitions/buckets';
 import { sideReader } from '#local/partitions/images';
 import { partitionSimulator, SIMULATOR_MIDDLEWARE } from '#local/partitions/simulator';
 import { db } from '#store/client';
-import { DELIVERY_SHARDS, LABEL_LINK_SHARDS } from '#store/keys';
+import { DELIVERY_SHARDS, LABEL_LINK_SHARDS, TASK_SHARDS } from '#store/keys';
 import { writeAttach } from '#store/links';
+import { homeShard } from '#store/taskShardLayout';
 import { createLabel } from '#domain/labels';
 import { createProject } from '#domain/projects';
 import { shardedNameOf } from '#store/shardedKeys';
@@ -40,7 +41,7 @@ const IN_FLIGHT = 32;
 interface KeyWork {
   /** The key as the model names it (a sharded key as functions/commons/store/shardedKeys.ts does), and its kind in the model's row. */
   key: string;
-  kind: 'label' | 'webhook' | 'status index';
+  kind: 'label' | 'webhook' | 'status index' | 'project';
   /** The partitions the work takes in turn (the key's shards). */
   shards: number;
   /** Whether a draw is on the key (default: a shard of the sharded key `key`). */
@@ -85,22 +86,34 @@ function inTurn(shards: number, make: (k: number) => string) {
   };
 }
 
+/** One label attached to new tasks of one project, the tasks taken in turn over `shards` (the key's). */
+const attaches = (prefix: string, shards: number) => async () => {
+  const ws = `key-${prefix}-${randomBytes(4).toString('hex')}`;
+  const project = await createProject(ws, { name: 'Hot', owner: BENCH_ACTOR });
+  const label = await createLabel(ws, { title: 'Hot', color: 'AA0000' }, BENCH_ACTOR);
+  const [projectRef, labelRef] = [
+    { id: project.id, slug: project.slug },
+    { id: label.id, slug: label.slug },
+  ];
+  const task = inTurn(shards, (k) => `task-${k}`);
+  const fresh = (t: string) => ({ task: t, links: [], version: undefined, home: homeShard(t), elsewhere: [] });
+  return (n: number) => writeAttach(ws, projectRef, labelRef, [fresh(task(n))], BENCH_ACTOR);
+};
+
 const LABEL_LINKS: KeyWork = {
   key: 'LABEL#<ws>#<label>',
   kind: 'label',
   shards: LABEL_LINK_SHARDS,
   what: "one label attached to a new task (the attach's transaction: the task's version, both halves of the link)",
-  prepare: async () => {
-    const ws = `key-label-${randomBytes(4).toString('hex')}`;
-    const project = await createProject(ws, { name: 'Hot', owner: BENCH_ACTOR });
-    const label = await createLabel(ws, { title: 'Hot', color: 'AA0000' }, BENCH_ACTOR);
-    const [projectRef, labelRef] = [
-      { id: project.id, slug: project.slug },
-      { id: label.id, slug: label.slug },
-    ];
-    const task = inTurn(LABEL_LINK_SHARDS, (k) => `task-${k}`);
-    return (n) => writeAttach(ws, projectRef, labelRef, [{ task: task(n), links: [], version: undefined }], BENCH_ACTOR);
-  },
+  prepare: attaches('label', LABEL_LINK_SHARDS),
+};
+
+const TASK_SHARDS_WORK: KeyWork = {
+  key: 'PROJECT#<project>',
+  kind: 'project',
+  shards: TASK_SHARDS,
+  what: "the same, metered on the project's task shards (the task's version and the link's task side, at the task's home)",
+  prepare: attaches('project', TASK_SHARDS),
 };
 
 const DELIVERIES: KeyWork = {
@@ -218,7 +231,7 @@ async function measureKey(work: KeyWork, seconds: number): Promise<KeySaturation
 /** Each key of step 2 that a request or the deliverer writes (its sharded keys, the index the counters left), measured in turn. */
 export async function measureKeySaturation(seconds: number): Promise<KeySaturation[]> {
   const out: KeySaturation[] = [];
-  for (const work of [LABEL_LINKS, DELIVERIES, STATUS_INDEX]) out.push(await measureKey(work, seconds));
+  for (const work of [LABEL_LINKS, TASK_SHARDS_WORK, DELIVERIES, STATUS_INDEX]) out.push(await measureKey(work, seconds));
   return out;
 }
 

@@ -4,7 +4,8 @@ import { db } from '#store/client';
 import { ItemType, keys, LABEL_LINK_SHARDS } from '#store/keys';
 import { shardOf } from '#store/shards';
 import { createLabel } from '#domain/labels';
-import { labelLinkItem, taskLinkItem, taskVersionItem } from '#store/links';
+import { labelLinkItem, taskLinkItem, taskVersionItem } from '#store/linkItems';
+import { homeShard } from '#store/taskShardLayout';
 import { storedProjectItem } from '#domain/projects';
 import { nameKey } from '#domain/text';
 import { TABLE, tableName } from '#store/table';
@@ -178,10 +179,13 @@ function linkItems(ws: string, project: ProjectRecord, labels: LabelRecord[], ta
   const ref = { id: project.id, slug: project.slug };
   const items: Record<string, unknown>[] = [];
   for (const task of tasks) {
-    items.push(taskVersionItem(ws, project.id, task, labels.length));
-    // In the shard an attach puts the label side in (a table spread from the start: store/labelLinkLayout.ts).
+    // In the task's home, and the label side in the shard an attach puts it in (a table spread from the start:
+    // store/taskShardLayout.ts, store/labelLinkLayout.ts).
+    const home = homeShard(task);
+    items.push(taskVersionItem(ws, project.id, task, labels.length, home));
     const shard = shardOf(task, LABEL_LINK_SHARDS);
-    for (const l of labels) items.push(taskLinkItem(ws, ref, l, task, now, undefined, shard), labelLinkItem(ws, ref, l, task, now, shard));
+    for (const l of labels)
+      items.push(taskLinkItem(ws, ref, l, task, now, undefined, shard, home), labelLinkItem(ws, ref, l, task, now, shard));
   }
   return items;
 }
@@ -293,7 +297,7 @@ export async function measureBigDeletes(opts: { hundredThousand: boolean }): Pro
         { projects: [project], labels, tasks: 2_500 },
         { path: `/projects/${project.slug}`, job: keys.projectDeletion(project.id) },
         [
-          { pk: keys.projectCollection(project.id) },
+          ...keys.projectShards(project.id).map((pk) => ({ pk })),
           ...labels.flatMap((l) => keys.labelCollectionShards(w.ws, l.id).map((pk) => ({ pk }))),
         ],
       );
@@ -316,7 +320,7 @@ export async function measureBigDeletes(opts: { hundredThousand: boolean }): Pro
         [
           ...keys.labelCollectionShards(w.ws, label.id).map((pk) => ({ pk })),
           // Task versions stay (a task outlives its labels); links and use counters must not.
-          ...projects.map((p) => ({ pk: keys.projectCollection(p.id), linksOnly: true })),
+          ...projects.flatMap((p) => keys.projectShards(p.id).map((pk) => ({ pk, linksOnly: true }))),
         ],
       );
     }

@@ -68,6 +68,8 @@ test('npm run rekey brings a table written under the earlier folding up to date,
     receipts: 0,
     webhooks: 0,
     secrets: 0,
+    tasks: 0,
+    states: 0,
     conflicts: [],
   });
   const result = await rekeyTable({ workspaces: [c.ws] });
@@ -77,6 +79,8 @@ test('npm run rekey brings a table written under the earlier folding up to date,
     receipts: 0,
     webhooks: 0,
     secrets: 0,
+    tasks: 0,
+    states: 0,
     conflicts: [expect.stringContaining(`${c.ws}/${twinB.slug}`)],
   });
   // Everything but the twin titles is consistent now; find-by-name folds again.
@@ -118,9 +122,20 @@ test("npm run rekey moves stream receipts out of their project's collection, so 
     receipts: 2,
     webhooks: 0,
     secrets: 0,
+    tasks: 0,
+    states: 0,
     conflicts: [],
   });
-  expect(await rekeyTable({ workspaces: [c.ws] })).toEqual({ projects: 0, labels: 0, receipts: 2, webhooks: 0, secrets: 0, conflicts: [] });
+  expect(await rekeyTable({ workspaces: [c.ws] })).toEqual({
+    projects: 0,
+    labels: 0,
+    receipts: 2,
+    webhooks: 0,
+    secrets: 0,
+    tasks: 0,
+    states: 0,
+    conflicts: [],
+  });
   const wanted = [legacy('e-moved'), legacy('e-twice'), keys.streamReceipt('e-moved'), keys.streamReceipt('e-twice')];
   const found = await db.send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: wanted, ConsistentRead: true } } }));
   const items = found.Responses?.[tableName()] ?? [];
@@ -131,7 +146,16 @@ test("npm run rekey moves stream receipts out of their project's collection, so 
     project_id: project.id,
   });
   expect((await checkTable([c.ws])).violations).toEqual([]);
-  expect(await rekeyTable({ workspaces: [c.ws] })).toEqual({ projects: 0, labels: 0, receipts: 0, webhooks: 0, secrets: 0, conflicts: [] });
+  expect(await rekeyTable({ workspaces: [c.ws] })).toEqual({
+    projects: 0,
+    labels: 0,
+    receipts: 0,
+    webhooks: 0,
+    secrets: 0,
+    tasks: 0,
+    states: 0,
+    conflicts: [],
+  });
   // The record of a moved receipt, delivered again: it finds its receipt and changes nothing; a new record counts.
   const label = await c.createLabel('Receipts');
   const ref = { id: project.id, slug: project.slug };
@@ -185,12 +209,12 @@ test('npm run rekey says what it rekeyed, and with --dry-run what it would (its 
     const dry = await runTool('bin/rekey.ts', ['--dry-run'], env);
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toMatch(
-      /^would rekey 0 projects, 0 labels and \d+ stream receipts; would move \d+ webhooks to the webhooks room's partitions; would seal the secrets of 0 webhooks$/m,
+      /^would rekey 0 projects, 0 labels and \d+ stream receipts; would move \d+ webhooks to the webhooks room's partitions; would seal the secrets of 0 webhooks; would move \d+ tasks and \d+ task, member and sprint states to their shards$/m,
     );
     const real = await runTool('bin/rekey.ts', [], env);
     expect(real.code, real.stderr).toBe(0);
     expect(real.stdout).toMatch(
-      /^rekeyed 0 projects, 0 labels and \d+ stream receipts; moved \d+ webhooks to the webhooks room's partitions; sealed the secrets of 0 webhooks$/m,
+      /^rekeyed 0 projects, 0 labels and \d+ stream receipts; moved \d+ webhooks to the webhooks room's partitions; sealed the secrets of 0 webhooks; moved \d+ tasks and \d+ task, member and sprint states to their shards$/m,
     );
   } finally {
     await api.stop();

@@ -9,7 +9,10 @@ import { processStreamBatch } from '#events/processor';
 import { db } from '#store/client';
 import { SPREAD_AFTER_MS } from '#store/deployWindow';
 import { ItemType, keys, LABEL_LINK_SHARDS } from '#store/keys';
-import { labelLinkItem, readTask, taskLinkItem, taskOfLabelLink, tasksWithLabelRange, taskVersionItem, writeDetach } from '#store/links';
+import { labelLinkItem, taskLinkItem, taskVersionItem } from '#store/linkItems';
+import { readTask, taskOfLabelLink, tasksWithLabelRange, writeDetach } from '#store/links';
+import { readTaskLayout } from '#store/taskLayoutReads';
+import { homeShard } from '#store/taskShardLayout';
 import { readPage } from '#domain/paging';
 import { TransactionCancelled } from '#store/errors';
 import { shardOf } from '#store/shards';
@@ -57,12 +60,13 @@ test('links of before are read and taken apart where they are, cursors minted be
   const change = (how: 'attach' | 'detach', taskUuids: string[]) =>
     changeLabels(how, ws, { labelSlug: label.slug, projectSlug: project.slug, taskUuids }, actor);
 
-  // Links as the version before made them: the label side in the label's one partition, the task side naming no shard.
+  // Links as the version before made them: the label side in the label's one partition, the task side naming no shard
+  // (in its task's shard: this table's tasks are spread, taskShardLayout.ts).
   const before = tasks('b', 6);
   const at = new Date().toISOString();
   const items = before.flatMap((t) => [
-    taskVersionItem(ws, project.id, t, 1),
-    taskLinkItem(ws, projectRef, labelRef, t, at, actor),
+    taskVersionItem(ws, project.id, t, 1, homeShard(t)),
+    taskLinkItem(ws, projectRef, labelRef, t, at, actor, 0, homeShard(t)),
     labelLinkItem(ws, projectRef, labelRef, t, at),
   ]);
   for (let i = 0; i < items.length; i += 25)
@@ -86,7 +90,7 @@ test('links of before are read and taken apart where they are, cursors minted be
 
   // A detach that read a link of before (shard 0), held up past the spread while the link is detached and made again.
   const raced = meanwhile.find((t) => shardOf(t, LABEL_LINK_SHARDS) !== 0)!;
-  const stale = await readTask(project.id, raced);
+  const stale = await readTask(project.id, raced, await readTaskLayout(false));
   expect(stale.links.map((l) => l.shard)).toEqual([0]);
 
   // 15 minutes on: links made from then on are spread by their task, and the task side names the shard.
@@ -106,7 +110,9 @@ test('links of before are read and taken apart where they are, cursors minted be
   await change('attach', [raced]);
   expect((await labelSides()).get(raced)).toBe(shardOfTask(raced));
   await expect(writeDetach(ws, projectRef, labelRef, [stale], actor)).rejects.toBeInstanceOf(TransactionCancelled);
-  expect((await readTask(project.id, raced)).links.map((l) => l.shard)).toEqual([shardOf(raced, LABEL_LINK_SHARDS)]);
+  expect((await readTask(project.id, raced, await readTaskLayout(false))).links.map((l) => l.shard)).toEqual([
+    shardOf(raced, LABEL_LINK_SHARDS),
+  ]);
   expect((await labelSides()).get(raced)).toBe(shardOfTask(raced));
 
   // A label's tasks: every shard merged in task order, each once, at any page size; the cursor of before goes on.

@@ -12,6 +12,7 @@ import { processStreamBatch } from '#events/processor';
 import { db } from '#store/client';
 import { SPREAD_AFTER_MS } from '#store/deployWindow';
 import { readThing, writeTransition } from '#store/inboundStates';
+import { homeShard } from '#store/taskShardLayout';
 import { keys } from '#store/keys';
 import { readProject } from '#store/projects';
 import { tableName } from '#store/table';
@@ -176,7 +177,7 @@ test("a project's delete takes its kept stats (its event shows them whole); a ne
   ).toBe('written');
   await table.drain(async () => undefined, checkpoints);
   expect((await checkTable([ws])).violations).toEqual([
-    `sprint state PROJECT#${project.id} / SPRINTSTATE#lost belongs to a missing project`,
+    `sprint state ${keys.thingState(project.id, 'sprint', 'lost', homeShard('lost')).PK} / SPRINTSTATE#lost belongs to a missing project`,
   ]);
   await repairTable({ dryRun: false });
   expect((await checkTable([ws])).violations).toEqual([]);

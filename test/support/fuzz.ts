@@ -157,7 +157,7 @@ async function snapshot(f: Fixture): Promise<string> {
     items.filter((i) => !DERIVED_TYPES.has(i.type)).map(({ labels_count: _derived, ...rest }) => rest);
   const parts = [stable(await queryAll({ partition: keys.workspace(f.ws) }))];
   const project = await getProject(f.ws, f.project).catch(() => null);
-  if (project) parts.push(stable(await queryAll({ partition: keys.projectCollection(project.id) })));
+  for (const partition of project ? keys.projectShards(project.id) : []) parts.push(stable(await queryAll({ partition })));
   const label = await getLabel(f.ws, f.label).catch(() => null);
   for (const partition of label ? keys.labelCollectionShards(f.ws, label.id) : []) parts.push(stable(await queryAll({ partition })));
   return JSON.stringify(parts, inNameOrder);

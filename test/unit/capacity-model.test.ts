@@ -21,7 +21,7 @@ import {
   MAX_PROJECT_NAME_BYTES,
 } from '#domain/limits';
 import { modelledMix } from '#bench/saturationMix';
-import { ACTIVITY_SHARDS, DELIVERY_SHARDS, DUE_SHARDS, keys, LABEL_LINK_SHARDS } from '#store/keys';
+import { ACTIVITY_SHARDS, DELIVERY_SHARDS, DUE_SHARDS, keys, LABEL_LINK_SHARDS, TASK_SHARDS } from '#store/keys';
 import { MARK_SHARDS, PROJECT_ACTIVITY_SHARDS, TASK_ACTIVITY_SHARDS } from '#store/activityKeys';
 import { SHARDED_KEYS, shardFamilyOf, shardsOf } from '#store/shardedKeys';
 
@@ -78,7 +78,8 @@ describe('one route', () => {
     );
     expect(row.request).toEqual({ read: 0, write: 5 });
     expect(row.stream).toEqual({ read: 1, write: 2 });
-    expect(row.kinds).toEqual({ workspace: 200, project: 500, counter: 1_000 });
+    // A detach note is in its task's shard of the project: its 2 units spread over the project's TASK_SHARDS.
+    expect(row.kinds).toEqual({ workspace: 200, project: 500 * TASK_SHARDS, counter: 1_000 });
     expect(row.first).toEqual({ partition: 'WS#<ws>', rate: 200, bound: 'write' });
     // Three items at 500 req/s: ties go to the first name.
     expect(row.item).toEqual({ name: 'PROJECT#<project> DETACHED#<note>', rate: 500 });
@@ -100,9 +101,10 @@ describe('one route', () => {
     );
     const row = modelRow(attach);
     expect(row.stream).toEqual({ read: 0, write: 6 });
-    // The request's 4 units on the project; the use counter and the project's item are the batch's; the receipt a key of its own.
-    expect(row.first).toEqual({ partition: 'PROJECT#<project>', rate: 250, bound: 'write' });
-    expect(row.kinds).toEqual({ project: 250, task: 500 });
+    // The request's 4 units on the task's shard of the project (spread over TASK_SHARDS); the use counter and the project's
+    // item are the batch's; the receipt a key of its own.
+    expect(row.first).toEqual({ partition: 'PROJECT#<project>', rate: 250 * TASK_SHARDS, bound: 'write' });
+    expect(row.kinds).toEqual({ project: 250 * TASK_SHARDS, task: 500 });
   });
 
   test('keys of their own per request never gather load; a key the model does not know is an error', () => {
@@ -139,21 +141,23 @@ describe('the mix', () => {
 
   test('each row weighs its share; events become webhook deliveries; the first key to saturate comes first', () => {
     const mix = modelMix(withAttach([call('UpdateItem', write(PROJECT, 4, 'DETACHED#5a3c1e8e'), write(PROJECT, 4, 'USE#3'))]));
-    // attach: 8 per 100 requests, 10 units on the project at saturation (the use counter's 4 are the batch's:
-    // 4 batches a second, 16 units a second off its 1,000); 0.08 deliveries of 2 units each, over the webhook's 8
-    // shards of deliveries (6,250 on one partition); the project's item in the workspace, 1 unit.
+    // attach: 8 per 100 requests, 10 units on the project's task shards at saturation (its version's and its note's),
+    // spread over TASK_SHARDS; the use counter's 4 are the batch's, in shard 0: 4 batches a second of each of the
+    // TASK_SHARDS stream shards the attaches' writes feed, off its 1,000. 0.08 deliveries of 2 units each, over the
+    // webhook's 8 shards of deliveries (6,250 on one partition); the project's item in the workspace, 1 unit.
+    const batchWork = 4 * 4 * TASK_SHARDS;
     expect(mix.partitions.map((p) => [p.name, p.rate])).toEqual([
-      ['PROJECT#<project>', (1_000 - 16) / 0.8],
       ['WS#<ws>', 12_500],
+      ['PROJECT#<project>', (1_000 - batchWork) / (0.8 / TASK_SHARDS)],
       ['WEBHOOK#<ws>#<webhook>', 6_250 * 8],
     ]);
-    expect(mix.partitions[0]!.perSecond).toEqual({ read: 0, write: 16 });
+    expect(mix.partitions[1]!.perSecond).toEqual({ read: 0, write: batchWork });
     // The cost counts everything, the batch's work too.
     expect(mix.perRequest.write).toBeCloseTo(0.08 * 15 + 0.08 * 2);
     expect(mix.perRequest.deliveries).toBeCloseTo(0.08);
     // The project's own item is one item every attach hits; a task's version and a note are one per task or record.
-    expect(mix.partitions[1]!.item).toEqual({ name: 'PROJECT#<project>', rate: 12_500 });
-    expect(mix.partitions[0]!.item).toBeUndefined();
+    expect(mix.partitions[0]!.item).toEqual({ name: 'PROJECT#<project>', rate: 12_500 });
+    expect(mix.partitions[1]!.item).toBeUndefined();
   });
 
   test("the hot project's share: its own key and its own item take that share of the load; the workspace's partition all of it", () => {
@@ -161,8 +165,9 @@ describe('the mix', () => {
     const half = modelMix(withAttach(stream), { hotProjectShare: 0.5 });
     expect(half.hotProjectShare).toBe(0.5);
     const rate = (name: string) => half.partitions.find((p) => p.name === name)!.rate;
-    // Half of the attaches' 10 units on the hot project; the batch's 16 units a second are its own whatever the share.
-    expect(rate('PROJECT#<project>')).toBe((1_000 - 16) / 0.4);
+    // Half of the attaches' 10 units on the hot project (over its task shards); the batch's units a second are its own
+    // whatever the share.
+    expect(rate('PROJECT#<project>')).toBe((1_000 - 4 * 4 * TASK_SHARDS) / (0.4 / TASK_SHARDS));
     // The workspace holds every project's item: the partition takes all of it, the hot project's item half.
     expect(rate('WS#<ws>')).toBe(12_500);
     expect(half.partitions.find((p) => p.name === 'WS#<ws>')!.item).toEqual({ name: 'PROJECT#<project>', rate: 25_000 });
@@ -176,16 +181,19 @@ describe('the mix', () => {
         m.row === 'POST /projects-labels/{slug}/attach' ? { ...m, request: [...m.request, call('PutItem', extra)] } : m,
       );
     const projectWork = (rows: Measured[]) => modelMix(rows).partitions.find((p) => p.name === 'PROJECT#<project>')!.perSecond;
-    expect(projectWork(withAttach(stream))).toEqual({ read: 0, write: 16 });
-    // The history's shards and the due index's are sharded, but feed the processor nothing: 4 batches a second stay 4.
-    expect(projectWork(attachesWriting(write(keys.activity('capacity-model', 1, 'AT#x').PK, 1, 'AT#x')))).toEqual({ read: 0, write: 16 });
-    expect(projectWork(attachesWriting(write(keys.dueShard('msg_1'), 1, 'D', 'GSI3')))).toEqual({ read: 0, write: 16 });
-    expect(SHARDED_KEYS.filter((k) => k.feedsProcessor)).toEqual([]);
-    // A key the processor acts on, in 8 shards (as a project's task shards would be): the row feeds it from 8 stream shards.
+    // The attaches write a project's task shard: TASK_SHARDS stream shards feed the use counter, 4 batches a second each.
+    const fed = { read: 0, write: 4 * 4 * TASK_SHARDS };
+    expect(projectWork(withAttach(stream))).toEqual(fed);
+    // The history's shards and the due index's are sharded, but feed the processor nothing: they add no stream shard.
+    expect(projectWork(attachesWriting(write(keys.activity('capacity-model', 1, 'AT#x').PK, 1, 'AT#x')))).toEqual(fed);
+    expect(projectWork(attachesWriting(write(keys.dueShard('msg_1'), 1, 'D', 'GSI3')))).toEqual(fed);
+    expect(SHARDED_KEYS.filter((k) => k.feedsProcessor).map((k) => k.name)).toEqual(['PROJECT#<project>']);
+    // A key the processor acts on, in 8 shards: the row feeds it from 8 stream shards; the registry's, from TASK_SHARDS.
     const taskShards = (key: string) => (key.startsWith('PROJECT#') ? 8 : 1);
     const [attach] = attachesWriting(write(PROJECT, 1, 'TASK#t#VERSION')).filter((m) => m.row === 'POST /projects-labels/{slug}/attach');
     expect(feedingShards(attach!, taskShards)).toBe(8);
-    expect(feedingShards(attach!)).toBe(1);
+    expect(feedingShards(attach!)).toBe(TASK_SHARDS);
+    expect(feedingShards({ request: [call('PutItem', write('WS#capacity-model', 1, 'PROJECT#launch'))] })).toBe(1);
     // Only the table's writes: a read or an index entry is no record.
     expect(
       feedingShards({ request: [call('GetItem', read(PROJECT, 1, 'X')), call('PutItem', write('DUE#1', 1, 'D', 'GSI3'))] }, () => 8),
@@ -223,8 +231,16 @@ describe('the mix', () => {
       'ACTIVITY#<ws>#TASK#<task>',
       'WEBHOOK#<ws>#<webhook>',
       'LABEL#<ws>#<label>',
+      'PROJECT#<project>',
       'GSI3 DUE#<due>',
     ]);
+    // A project's collection: every shard, shard 0 the partition of before (its use counters and label set there).
+    const projectShards = keys.projectShards('p1');
+    for (const pk of projectShards) expect(shardsOf(pk)).toBe(TASK_SHARDS);
+    expect(projectShards[0]).toBe(keys.labelUse('p1', 7).PK);
+    expect(keys.taskLink('p1', 't1', 7, 5).PK).toBe(projectShards[5]);
+    expect(new Set(projectShards).size).toBe(TASK_SHARDS);
+    expect(shardsOf('PROJECT#p1#SHARD#x')).toBe(1);
     // A webhook's deliveries: every shard, shard 0 (the partition of before, its health's too) among them; its health's key is one of them.
     for (const pk of keys.webhookDeliveryShards('capacity-model', 'wh_1')) expect(shardsOf(pk)).toBe(DELIVERY_SHARDS);
     expect(keys.webhookDeliveryShards('capacity-model', 'wh_1')[0]).toBe(keys.webhookHealth('capacity-model', 'wh_1').PK);
@@ -248,8 +264,12 @@ describe('the mix', () => {
     expect(spreadOf(write(label[0]!, 2, 'DELETION'))).toBe(1);
     expect(spreadOf(write(health.PK, 1, health.SK))).toBe(1);
     expect(spreadOf(write(keys.webhookDeliveries('capacity-model', 'wh_1', 2), 1, 'DELIVERY#msg_1'))).toBe(1 / DELIVERY_SHARDS);
-    // A Query of a shard names no item: its load is the shard's share, like any read of every shard.
+    // A Query of a shard names no item: its load is the shard's share, like any read of every shard; unless its range
+    // is one the key keeps in shard 0 (a project's use counters and label set).
     expect(spreadOf(read(label[0]!, 1))).toBe(1 / LABEL_LINK_SHARDS);
+    expect(spreadOf({ ...read(keys.projectCollection('p1'), 1), range: keys.labelUseSkPrefix })).toBe(1);
+    expect(spreadOf({ ...read(keys.projectCollection('p1'), 1), range: keys.projectLabelSkPrefix })).toBe(1);
+    expect(spreadOf({ ...read(keys.projectShard('p1', 3), 1), range: keys.taskSkPrefix('t1') })).toBe(1 / TASK_SHARDS);
   });
 
   test("a request's draws on every shard of one value are summed and spread: a read of each shard weighs as one read of one partition", () => {
@@ -298,10 +318,14 @@ test('docs/operations.md quotes the capacity model as docs/capacity.md has it (t
   const operations = readFileSync(join(repoRoot, 'docs', 'operations.md'), 'utf8');
   const mix = modelledMix(page);
   const partition = (name: string) =>
-    new RegExp(`^\\| \`${name.replace(/[#<>]/g, (c) => `\\${c}`)}\` \\|.*\\| \\*\\*([\\d,]+)\\*\\* \\|`, 'm').exec(page)?.[1];
+    // Its row of the partitions table: read and write units per request, the stream's units a second, then its rate.
+    new RegExp(
+      `^\\| \`${name.replace(/[#<>]/g, (c) => `\\${c}`)}\` \\| [\\d.]+ \\| [\\d.]+ \\| [\\d,-]+ \\| \\*\\*([\\d,]+)\\*\\* \\|`,
+      'm',
+    ).exec(page)?.[1];
   const said = (n: number | string | undefined) => `**${typeof n === 'number' ? n.toLocaleString('en-US') : n}`;
   expect(operations).toContain(`(\`${mix.key}\`) saturates first, at ${said(mix.rate)} requests a second**`);
-  expect(operations).toContain(`(\`WS#<ws>\`) at ${said(partition('WS#<ws>'))}**`);
+  expect(operations).toContain(`(\`PROJECT#<project>\`) at ${said(partition('PROJECT#<project>'))}**`);
   expect(operations).toContain(`label creates at ${said(modelledRate('POST /projects-labels', page))} a second**`);
   expect(operations).toContain(`attaches at ${said(modelledRate('POST /projects-labels/{slug}/attach', page))} a second**`);
 });

@@ -11,8 +11,10 @@ import {
 } from '#store/collections';
 import { num, optStr, str } from '#store/codec';
 import { ItemType, keys } from '#store/keys';
-import { detachNoteItem, type LabelRef } from '#store/links';
+import { detachNoteItem, type LabelRef } from '#store/linkItems';
 import type { Item } from '#store/query';
+import { readTaskLayout } from '#store/taskLayoutReads';
+import { homeShard } from '#store/taskShardLayout';
 import type { Actor } from './entities';
 
 /**
@@ -53,7 +55,7 @@ export async function projectCascadeRound(job: DeletionJob & { projectId: string
 export async function labelCascadeRound(job: DeletionJob & { labelId: number; label: LabelRef; actor: Actor }): Promise<'next' | 'done'> {
   const { items, more } = await readLabelCollectionPage(job.ws, job.labelId, CASCADE_ROUND);
   await putItems(items.flatMap((item) => cascadeNote(job, item)));
-  const sides = taskSidesOf(job.labelId, items);
+  const sides = taskSidesOf(job.labelId, items, await readTaskLayout(false));
   await deleteKeys(sides);
   await deleteKeys(items.map(keyOf));
   count('CascadeItemsRemoved', sides.length + items.length);
@@ -66,7 +68,7 @@ function cascadeNote(job: { ws: string; labelId: number; label: LabelRef; actor:
   const project = { id: str(item, 'project_id'), slug: str(item, 'project_slug') };
   const task = optStr(item, 'task_uuid');
   const noteId = `label-deleted#${num(item, 'label_id')}#${task ?? 'SET'}`;
-  return [detachNoteItem(job.ws, project, job.label, task, job.actor, noteId)];
+  return [detachNoteItem(job.ws, project, job.label, task, job.actor, noteId, task === undefined ? 0 : homeShard(task))];
 }
 
 async function finishRound(job: ReturnType<typeof keys.projectDeletion>, round: number, more: boolean): Promise<'next' | 'done'> {

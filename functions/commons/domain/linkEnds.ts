@@ -1,6 +1,6 @@
 import { TransactionCancelled } from '#store/errors';
 
-import type { LabelRef, ProjectRef } from '#store/links';
+import type { LabelRef, ProjectRef } from '#store/linkItems';
 
 import { changedSinceRead, labelNotFound, projectNotFound } from './errors';
 import { getLabel } from './labels';

@@ -3,7 +3,7 @@ import { map, num, optActor, str } from '#store/codec';
 import { applyLinkDeltas, type LinkDelta } from '#store/counters';
 import { ItemType, type Key } from '#store/keys';
 import type { Thing } from '#store/inboundStates';
-import type { ProjectRef } from '#store/links';
+import type { ProjectRef } from '#store/linkItems';
 import { applyStatsDeltas, statsOnStream, type RecordDelta, type StatsDelta } from '#store/projectStats';
 import { decodeLabel } from '#store/labelItem';
 import type { Item } from '#store/query';
@@ -27,18 +27,25 @@ interface LinkGroup {
   deltas: LinkDelta[];
 }
 
-/** A task-side link appearing (+1) or going (-1); other changes move no counter. */
+/**
+ * A task-side link appearing (+1) or going (-1); other changes move no counter, nor does a move of a task to another shard
+ * (`npm run rekey`): its copy is made marked `moved_at`, and the link it copies is marked `moved_to` before it goes.
+ */
 function linkDelta(change: Change): { item: Item; delta: 1 | -1 } | undefined {
   if (change.type !== ItemType.taskLink) return undefined;
-  if (change.kind === 'INSERT' && change.after) return { item: change.after, delta: 1 };
-  if (change.kind === 'REMOVE' && change.before) return { item: change.before, delta: -1 };
+  if (change.kind === 'INSERT' && change.after && change.after.moved_at === undefined) return { item: change.after, delta: 1 };
+  if (change.kind === 'REMOVE' && change.before && change.before.moved_to === undefined) return { item: change.before, delta: -1 };
   return undefined;
 }
 
-/** A marked task, member or sprint state changing (inbound events counted through the stream: projectStats.ts). */
+/**
+ * A marked task, member or sprint state changing (inbound events counted through the stream: projectStats.ts); not its
+ * copy made by a move to another shard (`npm run rekey`: marked `moved_at`), whose removal where it was counts nothing.
+ */
 function stateDelta(change: Change): { item: Item; delta: StatsDelta } | undefined {
   const item = change.kind === 'REMOVE' ? undefined : change.after;
   if (change.type !== ItemType.thingState || !item || item.stats_by_stream !== true) return undefined;
+  if (change.kind === 'INSERT' && item.moved_at !== undefined) return undefined;
   return { item, delta: stateChangeDelta(str(item, 'thing') as Thing, change.before, item) };
 }
 

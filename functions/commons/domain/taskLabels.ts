@@ -1,7 +1,10 @@
 import { chunk, mapInFlight } from '#store/batches';
 import { readLabelsBySlug } from '#store/labels';
 
-import { deleteTaskVersion, readTask, writeAttach, writeDetach, type LabelRef, type ProjectRef, type TaskState } from '#store/links';
+import type { LabelRef, ProjectRef } from '#store/linkItems';
+import { deleteTaskVersion, readTask, writeAttach, writeDetach, type TaskState } from '#store/links';
+import { readTaskLayout } from '#store/taskLayoutReads';
+import type { TaskLayout } from '#store/taskShardLayout';
 import { withOptimisticRetry } from '#store/transactions';
 import { inDomainTerms } from './failures';
 import { DomainError, LimitReached, PartlyApplied, type Precondition } from './errors';
@@ -12,8 +15,12 @@ import { changeProjectLabels, type ProjectLabel } from './projectLabels';
 import { getProject } from './projects';
 import { type Actor, type LabelRecord, SYSTEM_ACTOR } from './entities';
 
-/** Tasks per transaction: attach writes 3 items per task plus 2 checks, detach 3 per task (limit 100). */
+/**
+ * Tasks per transaction (limit 100): attach writes 3 items per task plus 2 checks, and until the table is rekeyed
+ * (taskShardLayout.ts) a new task's check of its other shard; detach 3 per task.
+ */
 const ATTACH_CHUNK = 32;
+const ATTACH_CHUNK_BEFORE_REKEY = 24;
 const DETACH_CHUNK = 33;
 
 interface TaskLabels {
@@ -51,11 +58,13 @@ export async function changeLabels(
   const asRead = precondition ? label : undefined;
   const tasks = [...new Set(req.taskUuids ?? [req.taskUuid!])];
   const field = req.taskUuids ? 'task_uuids' : 'task_uuid';
-  const chunks = chunk(tasks, change === 'attach' ? ATTACH_CHUNK : DETACH_CHUNK);
+  const layout = await readTaskLayout(change === 'attach');
+  const attachSize = layout.rekeyed ? ATTACH_CHUNK : ATTACH_CHUNK_BEFORE_REKEY;
+  const chunks = chunk(tasks, change === 'attach' ? attachSize : DETACH_CHUNK);
   // Several chunks are several transactions: check every task's limit before writing any (and write on that read).
   let read: Map<string, TaskState> | undefined;
   if (change === 'attach' && chunks.length > 1) {
-    const before = await readTasks(projectRef, tasks);
+    const before = await readTasks(projectRef, tasks, layout);
     const full = before.filter((s) => !carries(s, labelRef) && s.links.length >= MAX_LABELS_PER_TASK);
     if (full.length) throw labelLimitReached(full, field);
     read = new Map(before.map((s) => [s.task, s]));
@@ -65,8 +74,8 @@ export async function changeLabels(
     for (const part of chunks) {
       const step = () =>
         change === 'attach'
-          ? attachChunk(ws, projectRef, labelRef, part, field, actor, read)
-          : detachChunk(ws, projectRef, labelRef, part, actor, asRead);
+          ? attachChunk(ws, projectRef, labelRef, part, field, actor, layout, read)
+          : detachChunk(ws, projectRef, labelRef, part, actor, layout, asRead);
       states.push(...(await withOptimisticRetry(step)));
     }
   } catch (error) {
@@ -91,9 +100,10 @@ export async function toggleTaskLabel(
   actor: Actor,
 ): Promise<LabelRecord[]> {
   const { projectRef, labelRef } = await linkEnds(ws, labelSlug, projectSlug);
+  const layout = await readTaskLayout(true);
   const [state] = await withOptimisticRetry(async () => {
     // One read decides and conditions the write: a concurrent toggle makes it fail and run again.
-    const states = await readTasks(projectRef, [task]);
+    const states = await readTasks(projectRef, [task], layout);
     if (carries(states[0]!, labelRef)) return detachRead(ws, projectRef, labelRef, states, actor);
     return attachRead(ws, projectRef, labelRef, states, 'task_uuid', actor);
   });
@@ -104,8 +114,8 @@ export async function toggleTaskLabel(
 /** Task reads in flight at once per request (a bulk change reads up to 100 tasks, one Query each). */
 const TASK_READS_IN_FLIGHT = 8;
 
-function readTasks(project: ProjectRef, tasks: string[]): Promise<TaskState[]> {
-  return mapInFlight(tasks, TASK_READS_IN_FLIGHT, (t) => readTask(project.id, t));
+function readTasks(project: ProjectRef, tasks: string[], layout: TaskLayout): Promise<TaskState[]> {
+  return mapInFlight(tasks, TASK_READS_IN_FLIGHT, (t) => readTask(project.id, t, layout));
 }
 
 const carries = (s: TaskState, label: LabelRef) => s.links.some((l) => l.id === label.id);
@@ -130,11 +140,12 @@ async function attachChunk(
   tasks: string[],
   field: string,
   actor: Actor,
+  layout: TaskLayout,
   read?: Map<string, TaskState>,
 ): Promise<TaskState[]> {
   const known = tasks.map((t) => read?.get(t));
   for (const t of tasks) read?.delete(t);
-  const states = known.every((s): s is TaskState => s !== undefined) ? known : await readTasks(project, tasks);
+  const states = known.every((s): s is TaskState => s !== undefined) ? known : await readTasks(project, tasks, layout);
   return attachRead(ws, project, label, states, field, actor);
 }
 
@@ -157,7 +168,9 @@ async function attachRead(
   } catch (error) {
     throw goneReference(error, label.slug, project.slug);
   }
-  return states.map((s) => (adding.includes(s) ? { ...s, links: [...s.links, { ...label, shard: shards.get(s.task)! }] } : s));
+  return states.map((s) =>
+    adding.includes(s) ? { ...s, links: [...s.links, { ...label, shard: shards.get(s.task)!, taskShard: s.home }] } : s,
+  );
 }
 
 /**
@@ -170,9 +183,10 @@ async function detachChunk(
   label: LabelRef,
   tasks: string[],
   actor: Actor,
+  layout: TaskLayout,
   asRead?: LabelRecord,
 ): Promise<TaskState[]> {
-  return detachRead(ws, project, label, await readTasks(project, tasks), actor, asRead);
+  return detachRead(ws, project, label, await readTasks(project, tasks, layout), actor, asRead);
 }
 
 /** Detaches the label from the tasks of `states` as read (writes conditional on that read). */
@@ -208,7 +222,7 @@ async function labelsOfTasks(ws: string, states: TaskState[]): Promise<TaskLabel
 /** The labels one task of a project carries. */
 export async function labelsOfTask(ws: string, projectSlug: string, task: string): Promise<LabelRecord[]> {
   const project = await getProject(ws, projectSlug);
-  const [result] = await labelsOfTasks(ws, [await readTask(project.id, task)]);
+  const [result] = await labelsOfTasks(ws, [await readTask(project.id, task, await readTaskLayout(false))]);
   return result!.labels;
 }
 
@@ -218,8 +232,9 @@ export async function labelsOfTask(ws: string, projectSlug: string, task: string
  * stream as for any detach), then its version item (the per-task limit guard). Idempotent.
  */
 export async function removeTaskLabels(ws: string, project: ProjectRef, task: string): Promise<void> {
+  const layout = await readTaskLayout(false);
   await withOptimisticRetry(async () => {
-    const state = await readTask(project.id, task);
+    const state = await readTask(project.id, task, layout);
     // Each label as it is now, so its detach's entry names it as it was then.
     const now = await readLabelsBySlug(ws, state.links);
     for (const link of state.links) {
@@ -228,5 +243,5 @@ export async function removeTaskLabels(ws: string, project: ProjectRef, task: st
     }
     return undefined;
   });
-  await deleteTaskVersion(project.id, task);
+  await deleteTaskVersion(project.id, task, layout);
 }

@@ -131,7 +131,8 @@ function deletionEvent(change: Change): OutboundEvent | undefined {
 
 function linkEvent(change: Change, label: LabelLookup): OutboundEvent | undefined {
   const item = change.kind === 'INSERT' ? change.after : undefined;
-  if (!item) return undefined;
+  // A link's copy made by a move of its task to another shard (`npm run rekey`) is no new link.
+  if (!item || item.moved_at !== undefined) return undefined;
   const ws = str(item, 'workspace');
   const detached = change.type === ItemType.detachNote;
   const task = item.task_uuid;

@@ -5,6 +5,7 @@ import { conditionally } from './errors';
 import { ItemType, keys, type Key } from './keys';
 import { labelShardOf } from './labelLinkLayout';
 import { queryPage, type Item } from './query';
+import { candidateShards, type TaskLayout } from './taskShardLayout';
 import { tableName } from './table';
 
 /**
@@ -12,18 +13,25 @@ import { tableName } from './table';
  * deletes, and the deletion jobs that drive them (one item per deleted project or label).
  */
 
-/** Up to `limit` items keyed to a project's internal id, the deletion job left out; `more` when others follow. */
-export async function readProjectCollectionPage(projectId: string, limit: number): Promise<{ items: Item[]; more: boolean }> {
-  return pageWithoutJob(keys.projectCollection(projectId), limit);
+/**
+ * Up to `limit` items keyed to a project's internal id, the deletion job left out; `more` when others follow: from its
+ * shards in turn (taskShardLayout.ts), so a round that takes away what it read finds the rest from the first again.
+ */
+export function readProjectCollectionPage(projectId: string, limit: number): Promise<{ items: Item[]; more: boolean }> {
+  return pageOfShards(keys.projectShards(projectId), limit);
 }
 
 /**
  * Up to `limit` label-side items of a label (links and label-set memberships), the deletion job left out: from its
  * shards in turn (labelLinkLayout.ts), so a round that takes away what it read finds the rest from the first again.
  */
-export async function readLabelCollectionPage(ws: string, labelId: number, limit: number): Promise<{ items: Item[]; more: boolean }> {
+export function readLabelCollectionPage(ws: string, labelId: number, limit: number): Promise<{ items: Item[]; more: boolean }> {
+  return pageOfShards(keys.labelCollectionShards(ws, labelId), limit);
+}
+
+async function pageOfShards(shards: string[], limit: number): Promise<{ items: Item[]; more: boolean }> {
   const items: Item[] = [];
-  for (const partition of keys.labelCollectionShards(ws, labelId)) {
+  for (const partition of shards) {
     const page = await pageWithoutJob(partition, limit - items.length);
     items.push(...page.items);
     if (page.more || items.length >= limit) return { items, more: true };
@@ -49,13 +57,17 @@ export function labelSidesOf(ws: string, projectId: string, items: Item[]): Key[
   );
 }
 
-/** The project-side halves of label-side items: task links and label-set memberships. */
-export function taskSidesOf(labelId: number, labelItems: Item[]): Key[] {
-  return labelItems.map((item) =>
-    item.type === ItemType.labelProject
-      ? keys.projectLabel(str(item, 'project_id'), labelId)
-      : keys.taskLink(str(item, 'project_id'), str(item, 'task_uuid'), labelId),
-  );
+/**
+ * The project-side halves of label-side items: label-set memberships, and task links in every shard their task may be
+ * in (taskShardLayout.ts: a move under way may have copied one to its task's home).
+ */
+export function taskSidesOf(labelId: number, labelItems: Item[], layout: TaskLayout): Key[] {
+  return labelItems.flatMap((item) => {
+    const projectId = str(item, 'project_id');
+    if (item.type === ItemType.labelProject) return [keys.projectLabel(projectId, labelId)];
+    const task = str(item, 'task_uuid');
+    return candidateShards(task, layout).map((n) => keys.taskLink(projectId, task, labelId, n));
+  });
 }
 
 export function keyOf(item: Item): Key {

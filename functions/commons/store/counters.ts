@@ -3,7 +3,7 @@ import { db } from './client';
 import { num } from './codec';
 import { ItemType, keys } from './keys';
 import { applyOnce, projectLivePart, statsPart } from './projectStats';
-import type { ProjectRef } from './links';
+import type { ProjectRef } from './linkItems';
 import type { Item } from './query';
 import { tableName } from './table';
 import { tx, type TransactItem } from './transactions';

@@ -3,28 +3,49 @@ import { db } from './client';
 import { num } from './codec';
 import { conditionally, TransactionCancelled } from './errors';
 import { ItemType, keys } from './keys';
-import type { ProjectRef } from './links';
+import type { ProjectRef } from './linkItems';
 import type { Item } from './query';
 import { tableName } from './table';
-import { transact, tx } from './transactions';
+import { candidateShards, newShard } from './taskShardLayout';
+import { readTaskLayout } from './taskLayoutReads';
+import { transact, tx, type TransactItem } from './transactions';
 
 /**
  * The state of one task, member or sprint of a project, as the inbound events told it, stored in the
- * project's collection (its delete takes them with it). `v` is the item's version: a transition is
- * written conditionally on the version read.
+ * project's collection (its delete takes them with it), in the shard of its subject (taskShardLayout.ts). `v` is the
+ * item's version: a transition is written conditionally on the version read, where it was read.
  */
 export type Thing = 'task' | 'member' | 'sprint';
 
 export interface StoredThing {
   item: Item | undefined;
   version: number;
+  /** The shard it was read in, or a new one is made in. */
+  shard: number;
+  /** A new one's other possible shards: its write checks that no writer made it there meanwhile. */
+  elsewhere: number[];
 }
 
+/** A thing's state, from every shard it may be in, at once (its home's when a move, `npm run rekey`, left it in both). */
 export async function readThing(projectId: string, thing: Thing, subject: string): Promise<StoredThing> {
-  const { Item } = await db.send(
-    new GetCommand({ TableName: tableName(), Key: keys.thingState(projectId, thing, subject), ConsistentRead: true }),
+  const layout = await readTaskLayout(true);
+  const shards = candidateShards(subject, layout);
+  const read = await Promise.all(
+    shards.map(
+      async (n) =>
+        (
+          await db.send(
+            new GetCommand({ TableName: tableName(), Key: keys.thingState(projectId, thing, subject, n), ConsistentRead: true }),
+          )
+        ).Item,
+    ),
   );
-  return { item: Item, version: Item ? num(Item, 'v') : 0 };
+  const at = read.findIndex((i) => i !== undefined);
+  if (at < 0) {
+    const shard = newShard(subject, layout);
+    return { item: undefined, version: 0, shard, elsewhere: shards.filter((n) => n !== shard) };
+  }
+  return { item: read[at], version: num(read[at]!, 'v'), shard: shards[at]!, elsewhere: [] };
 }
 
 export type CounterDelta = Record<'tasks_count' | 'completed_count' | 'members_count' | 'sprints_count', number>;
@@ -47,7 +68,7 @@ export async function writeTransition(
   counters: CounterDelta | 'stream',
 ): Promise<'written' | 'conflict' | 'project gone'> {
   const item = {
-    ...keys.thingState(project.id, thing, subject),
+    ...keys.thingState(project.id, thing, subject, read.shard),
     type: ItemType.thingState,
     workspace: ws,
     project_id: project.id,
@@ -58,6 +79,12 @@ export async function writeTransition(
     v: read.version + 1,
   };
   const asRead = read.item ? { condition: 'v = :v', values: { ':v': read.version } } : { condition: 'attribute_not_exists(PK)' };
+  const absent = read.elsewhere.map((n): [string, TransactItem] => [
+    `absent#${n}`,
+    tx.check(keys.thingState(project.id, thing, subject, n), { condition: 'attribute_not_exists(PK)' }),
+  ]);
+  if (counters === 'stream' && absent.length)
+    return (await conditionallyTransact([['state', tx.put(item, asRead)], ...absent])) ? 'written' : 'conflict';
   if (counters === 'stream') {
     const put = new PutCommand({
       TableName: tableName(),
@@ -79,12 +106,24 @@ export async function writeTransition(
           ? tx.update(keys.project(ws, project.slug), `ADD ${changes.map(([name], i) => `${name} :d${i}`).join(', ')}`, live)
           : tx.check(keys.project(ws, project.slug), live),
       ],
+      ...absent,
     ]);
     return 'written';
   } catch (error) {
     if (!(error instanceof TransactionCancelled)) throw error;
     if (error.conditionFailed('project')) return 'project gone';
-    if (error.conditionFailed('state') || error.conflicted) return 'conflict';
+    if (error.anyConditionFailed || error.conflicted) return 'conflict';
+    throw error;
+  }
+}
+
+/** A transaction of conditions only on the thing's own items: false when one failed, or another writer got in between. */
+async function conditionallyTransact(parts: [string, TransactItem][]): Promise<boolean> {
+  try {
+    await transact(parts);
+    return true;
+  } catch (error) {
+    if (error instanceof TransactionCancelled && (error.conflicted || error.anyConditionFailed)) return false;
     throw error;
   }
 }

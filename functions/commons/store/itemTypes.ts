@@ -37,4 +37,5 @@ export const ItemType = {
   activitySlug: 'activity_slug',
   projectStats: 'project_stats',
   statsLayout: 'stats_layout',
+  taskShardsLayout: 'task_shards_layout',
 } as const;

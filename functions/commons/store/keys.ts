@@ -3,8 +3,8 @@
  *
  * Item collections:
  *   WS#<workspace>            project items, label items, label title guards, the label id counter
- *   PROJECT#<projectId>       a project's task-side links, task versions, per-label use counters, label set, detach
- *                             notes, task/member/sprint states (inbound events), its deletion job while its cascade drains
+ *   PROJECT#<projectId>       a project's per-label use counters, label set, its deletion job while its cascade drains,
+ *     [#SHARD#<n>]            and its tasks' links, versions, states and detach notes, spread by task (taskKeys.ts)
  *   LABEL#<workspace>#<id>    a label's label-side links (one per task carrying it; spread over LABEL_LINK_SHARDS
  *                             shards by task: labelLinkLayout.ts), its label-set memberships and its deletion job
  *   STATS#<workspace>#<slug>  what the stream has counted for the project of that slug since its counters left the
@@ -27,11 +27,13 @@
  * so a deleted project's trail stays readable by its slug until it expires.
  */
 import { activityKeys } from './activityKeys';
+import { taskKeys } from './taskKeys';
 import { shardOf } from './shards';
 
 export { ItemType } from './itemTypes';
 
 export { ACTIVITY_SHARDS } from './activityKeys';
+export { TASK_SHARDS } from './taskKeys';
 
 export type Key = { PK: string; SK: string };
 
@@ -55,7 +57,6 @@ const TOKEN = 'TOKEN#';
 const STATS = 'STATS#';
 const ACTIVITY = 'ACTIVITY#';
 const DUE = 'DUE#';
-const THING_PREFIX = { task: 'TASKSTATE#', member: 'MEMBER#', sprint: 'SPRINTSTATE#' } as const;
 
 export const keys = {
   workspace: (ws: string) => `${WS}${ws}`,
@@ -80,15 +81,6 @@ export const keys = {
   /** A short-lived claim of a copy name, so concurrent duplicates of one project get distinct names. */
   copyNameClaim: (ws: string, nameKey: string): Key => ({ PK: `${WS}${ws}`, SK: `COPYNAME#${nameKey}` }),
 
-  /** The task-side half of a link: in the project's collection, so one Query gives a task's labels. */
-  taskLink: (projectId: string, task: string, labelId: number): Key => ({
-    PK: `${PROJECT}${projectId}`,
-    SK: `${TASK}${task}#${LABEL}${labelId}`,
-  }),
-  /** A task's version item: every attach bumps it, so concurrent attaches cannot exceed the label limit. */
-  taskVersion: (projectId: string, task: string): Key => ({ PK: `${PROJECT}${projectId}`, SK: `${TASK}${task}#VERSION` }),
-  taskSkPrefix: (task: string) => `${TASK}${task}#`,
-  taskLinkSkPrefix: (task: string) => `${TASK}${task}#${LABEL}`,
   projectCollection: (projectId: string) => `${PROJECT}${projectId}`,
   /** How many tasks of a project carry a label; exists exactly while that count is above zero. */
   labelUse: (projectId: string, labelId: number): Key => ({ PK: `${PROJECT}${projectId}`, SK: `${USE}${labelId}` }),
@@ -120,14 +112,6 @@ export const keys = {
   projectDeletion: (projectId: string): Key => ({ PK: `${PROJECT}${projectId}`, SK: DELETION }),
   /** A deleted label's cascade, until it has removed the label from every task and label set. */
   labelDeletion: (ws: string, labelId: number): Key => ({ PK: labelCollection(ws, labelId), SK: DELETION }),
-  /** Who detached what: written with a detach, read from the stream as its `Label Detached` event, expires. */
-  detachNote: (projectId: string, noteId: string): Key => ({ PK: `${PROJECT}${projectId}`, SK: `DETACHED#${noteId}` }),
-  /** What the rest of the product told us of one task, member or sprint of the project (inbound events). */
-  thingState: (projectId: string, thing: 'task' | 'member' | 'sprint', subject: string): Key => ({
-    PK: `${PROJECT}${projectId}`,
-    SK: `${THING_PREFIX[thing]}${subject}`,
-  }),
-  thingStatePrefix: (thing: 'task' | 'member' | 'sprint') => THING_PREFIX[thing],
   /** The project's counters the stream keeps off its item (projectStats.ts): by slug, read beside the project item. */
   projectStats: (ws: string, slug: string): Key => ({ PK: `${STATS}${ws}#${slug}`, SK: 'STATS' }),
   /** The service's item of since when this version counts a project's stats through the stream (projectStats.ts). */
@@ -141,6 +125,7 @@ export const keys = {
   /** A POST's Idempotency-Key: `hash` digests the owner and the key, so any key fits the key limits. */
   idempotencyKey: (ws: string, hash: string): Key => ({ PK: `${IDEMPOTENCY}${ws}#${hash}`, SK: 'KEY' }),
   ...activityKeys,
+  ...taskKeys,
   /** What the partition keys of each collection begin with (IAM policies reach partitions by these: lib/tableAccess.ts). */
   partitionPrefixes: {
     workspace: WS,

@@ -1,7 +1,8 @@
 import { num } from './codec';
 import { TransactionCancelled } from './errors';
 import { ItemType, keys } from './keys';
-import { detachNoteItem, LABEL_LIVE, labelAsItWas, PROJECT_LIVE, type LabelRef, type ProjectRef } from './links';
+import { detachNoteItem, labelAsItWas, type LabelRef, type ProjectRef } from './linkItems';
+import { LABEL_LIVE, PROJECT_LIVE } from './links';
 import { queryAll } from './query';
 import { labelStillAsRead } from './labels';
 import { transact, tx, type TransactItem } from './transactions';

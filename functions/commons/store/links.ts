@@ -1,17 +1,18 @@
-import { randomUUID } from 'node:crypto';
 import { deleteKeys } from './batches';
 import { labelStillAsRead } from './labels';
 import { num, str } from './codec';
 import { ItemType, keys } from './keys';
 import { labelLinkShard, labelLinksLayoutItem, labelShardOf, stillInShard } from './labelLinkLayout';
+import { detachNoteItem, labelLinkItem, taskLinkItem, taskVersionItem, type LabelRef, type ProjectRef } from './linkItems';
 import { serviceSpreadAt } from './serviceLayouts';
 import { queryAll, type Item, type KeyRange } from './query';
+import { candidateShards, newShard, type TaskLayout } from './taskShardLayout';
 import { transact, tx, type TransactItem } from './transactions';
 import type { Actor, LabelRecord } from '#domain/entities';
 
 /**
  * Task-label links. A link is two items written and deleted together in one transaction:
- *   task side   PROJECT#<projectId> / TASK#<task>#LABEL#<labelId>   (a task's labels: one Query)
+ *   task side   PROJECT#<projectId>[#SHARD#<n>] / TASK#<task>#LABEL#<labelId>   (a task's labels: one Query of its shard)
  *   label side  LABEL#<ws>#<labelId>[#SHARD#<n>] / PROJECT#<projectId>#TASK#<task> (a label's tasks: a merged read)
  * Both are base-table items, so every read that decides a write is strongly consistent. Per task, a
  * version item that every attach bumps keeps concurrent attaches from taking a task past the limit.
@@ -19,96 +20,54 @@ import type { Actor, LabelRecord } from '#domain/entities';
  * table's stream (store/counters.ts), so attaches of one label to many tasks never contend.
  * A detach also writes a short-lived note naming who detached what: its `Label Detached` event.
  */
-export interface ProjectRef {
-  id: string;
-  slug: string;
-}
-export interface LabelRef {
-  id: number;
-  slug: string;
-  /** The label as the change read it: kept on the items its event is made from, so its history names it as it was then. */
-  title?: string;
-  color?: string;
-}
-
-/** What a link's event item keeps of its label as it was when the link changed (labels read before that have none). */
-export function labelAsItWas(label: LabelRef): Record<string, string> {
-  return label.title === undefined || label.color === undefined ? {} : { label_title: label.title, label_color: label.color };
-}
-
-/** A label a task carries, and the shard of its link's label side (labelLinkLayout.ts), as its task side names it. */
+/** A label a task carries: the shard of its link's label side (labelLinkLayout.ts), as its task side names it, and of its task side. */
 interface TaskLink extends LabelRef {
   shard: number;
+  taskShard: number;
 }
 
-/** A task's links as read before a change, with the version that guards its label limit. */
+/** A task's links as read before a change, with the version that guards its label limit and where the task lives. */
 export interface TaskState {
   task: string;
   links: TaskLink[];
   /** The task's version item (absent before the task's first attach). */
   version: number | undefined;
+  /** The shard of its project's collection the task lives in: its version's, or where a new one is made (taskShardLayout.ts). */
+  home: number;
+  /** A new task's other possible shards: its first attach checks that no writer made it there meanwhile. */
+  elsewhere: number[];
 }
 
-/** The items of a link and its bookkeeping, as attach writes them (benchmarks seed with these too). */
-export function taskLinkItem(
-  ws: string,
-  project: ProjectRef,
-  label: LabelRef,
-  task: string,
-  createdAt: string,
-  actor?: Actor,
-  labelShard = 0,
-): Item {
-  return {
-    ...keys.taskLink(project.id, task, label.id),
-    type: ItemType.taskLink,
-    workspace: ws,
-    project_id: project.id,
-    project_slug: project.slug,
-    task_uuid: task,
-    label_id: label.id,
-    label_slug: label.slug,
-    ...labelAsItWas(label),
-    created_at: createdAt,
-    ...(actor ? { created_by: actor } : {}),
-    ...(labelShard === 0 ? {} : { label_shard: labelShard }),
-  };
-}
-
-export function labelLinkItem(ws: string, project: ProjectRef, label: LabelRef, task: string, createdAt: string, shard = 0): Item {
-  return {
-    ...keys.labelLink(ws, label.id, project.id, task, shard),
-    type: ItemType.labelLink,
-    workspace: ws,
-    project_id: project.id,
-    project_slug: project.slug,
-    task_uuid: task,
-    label_id: label.id,
-    created_at: createdAt,
-  };
-}
-
-/** Stored attribute `v` is the version. */
-export function taskVersionItem(ws: string, projectId: string, task: string, version: number): Item {
-  return {
-    ...keys.taskVersion(projectId, task),
-    type: ItemType.taskVersion,
-    workspace: ws,
-    project_id: projectId,
-    task_uuid: task,
-    v: version,
-  };
-}
-
-export async function readTask(projectId: string, task: string): Promise<TaskState> {
-  const items = await queryAll({ partition: keys.projectCollection(projectId), sortPrefix: keys.taskSkPrefix(task) });
-  const version = items.find((i) => i.type === ItemType.taskVersion);
+/**
+ * A task's links and version, from every shard it may be in (taskShardLayout.ts), at once. A link a move has copied to the
+ * task's home (`npm run rekey`) is marked `moved_to` where it was, and read where it went.
+ */
+export async function readTask(projectId: string, task: string, layout: TaskLayout): Promise<TaskState> {
+  const shards = candidateShards(task, layout);
+  const read = await Promise.all(
+    shards.map((n) => queryAll({ partition: keys.projectShard(projectId, n), sortPrefix: keys.taskSkPrefix(task) })),
+  );
+  const links = new Map<number, TaskLink>();
+  let version: { v: number; shard: number } | undefined;
+  shards.forEach((n, i) => {
+    for (const item of read[i]!) {
+      if (item.type === ItemType.taskVersion) version ??= { v: num(item, 'v'), shard: n };
+      else if (item.type === ItemType.taskLink && item.moved_to === undefined && !links.has(num(item, 'label_id')))
+        links.set(num(item, 'label_id'), {
+          id: num(item, 'label_id'),
+          slug: str(item, 'label_slug'),
+          shard: labelShardOf(item),
+          taskShard: n,
+        });
+    }
+  });
+  const home = version?.shard ?? newShard(task, layout);
   return {
     task,
-    links: items
-      .filter((i) => i.type === ItemType.taskLink)
-      .map((i) => ({ id: num(i, 'label_id'), slug: str(i, 'label_slug'), shard: labelShardOf(i) })),
-    version: version ? num(version, 'v') : undefined,
+    links: [...links.values()],
+    version: version?.v,
+    home,
+    elsewhere: version ? [] : shards.filter((n) => n !== home),
   };
 }
 
@@ -119,13 +78,10 @@ export async function readTask(projectId: string, task: string): Promise<TaskSta
 export const LABEL_LIVE = 'id = :id';
 export const PROJECT_LIVE = 'id = :pid';
 
-/** How long a detach note outlives its detach: the stream hands it on within seconds; a day is ample. */
-const NOTE_TTL_SECONDS = 24 * 3600;
-
 /**
  * Links the label to the tasks of `adding` (none of which carries it) in one transaction,
- * conditional on what was read: each task's version. Parts: `label` and `project` (still live),
- * and per task `version:`, `link:`, `labelLink:`.
+ * conditional on what was read: each task's version, in the shard it lives in. Parts: `label` and `project` (still
+ * live), and per task `version:`, `link:`, `labelLink:`, and for a new task `absent:<shard>` (not made elsewhere).
  */
 export async function writeAttach(
   ws: string,
@@ -150,48 +106,30 @@ export async function writeAttach(
       [
         `version:${s.task}`,
         tx.put(
-          taskVersionItem(ws, project.id, s.task, (s.version ?? 0) + 1),
+          taskVersionItem(ws, project.id, s.task, (s.version ?? 0) + 1, s.home),
           s.version === undefined ? { condition: 'attribute_not_exists(PK)' } : { condition: 'v = :v', values: { ':v': s.version } },
         ),
       ],
-      [`link:${s.task}`, tx.put(taskLinkItem(ws, project, label, s.task, now, actor, shard), { condition: 'attribute_not_exists(PK)' })],
+      [
+        `link:${s.task}`,
+        tx.put(taskLinkItem(ws, project, label, s.task, now, actor, shard, s.home), { condition: 'attribute_not_exists(PK)' }),
+      ],
       [`labelLink:${s.task}`, tx.put(labelLinkItem(ws, project, label, s.task, now, shard), { condition: 'attribute_not_exists(PK)' })],
+      ...s.elsewhere.map((n): [string, TransactItem] => [
+        `absent:${s.task}#${n}`,
+        tx.check(keys.taskVersion(project.id, s.task, n), { condition: 'attribute_not_exists(PK)' }),
+      ]),
     );
   }
   await transact(parts);
   return shards;
 }
 
-/** The note a detach leaves for its event (`task` absent: the label left the project's label set). */
-export function detachNoteItem(
-  ws: string,
-  project: ProjectRef,
-  label: LabelRef,
-  task: string | undefined,
-  actor: Actor,
-  noteId: string = randomUUID(),
-): Item {
-  const now = Date.now();
-  return {
-    ...keys.detachNote(project.id, noteId),
-    type: ItemType.detachNote,
-    workspace: ws,
-    project_id: project.id,
-    project_slug: project.slug,
-    label_id: label.id,
-    label_slug: label.slug,
-    ...labelAsItWas(label),
-    ...(task === undefined ? {} : { task_uuid: task }),
-    actor,
-    at: new Date(now).toISOString(),
-    ttl: Math.floor(now / 1000) + NOTE_TTL_SECONDS,
-  };
-}
-
 /**
  * Unlinks the label from the tasks of `removing` (each carries it) in one transaction, with a note
- * per task for its event. Parts per task: `link:` (still there, naming the shard read), `labelLink:`, `note:`; given
- * `asRead` (If-Match), `labelAsRead` (the label is still that revision).
+ * per task for its event. Parts per task: `link:` (still there where read, naming the shard read, and not copied home
+ * by a move since: `npm run rekey` marks what it copied), `labelLink:`, `note:`; given `asRead` (If-Match), `labelAsRead`
+ * (the label is still that revision).
  */
 export async function writeDetach(
   ws: string,
@@ -203,12 +141,19 @@ export async function writeDetach(
 ): Promise<void> {
   const parts: [string, TransactItem][] = asRead ? [['labelAsRead', labelStillAsRead(ws, asRead)]] : [];
   for (const s of removing) {
-    const shard = shardOfLink(s, label);
+    const link = linkOf(s, label);
+    const still = stillInShard(link.shard);
     parts.push(
       // Still the link as read: a link made again since may have its label side in another shard.
-      [`link:${s.task}`, tx.delete(keys.taskLink(project.id, s.task, label.id), stillInShard(shard))],
-      [`labelLink:${s.task}`, tx.delete(keys.labelLink(ws, label.id, project.id, s.task, shard))],
-      [`note:${s.task}`, tx.put(detachNoteItem(ws, project, label, s.task, actor))],
+      [
+        `link:${s.task}`,
+        tx.delete(keys.taskLink(project.id, s.task, label.id, link.taskShard), {
+          ...still,
+          condition: `${still.condition} AND attribute_not_exists(moved_to)`,
+        }),
+      ],
+      [`labelLink:${s.task}`, tx.delete(keys.labelLink(ws, label.id, project.id, s.task, link.shard))],
+      [`note:${s.task}`, tx.put(detachNoteItem(ws, project, label, s.task, actor, undefined, s.home))],
     );
   }
   await transact(parts);
@@ -225,18 +170,18 @@ export function tasksWithLabelRange(ws: string, labelId: number, projectId: stri
   return { partition: keys.labelCollection(ws, labelId), sortPrefix: keys.labelLinkProjectPrefix(projectId) };
 }
 
-/** The shard of the label side of `label`'s link to the task of `s`, as read (a detach acts only on links read). */
-function shardOfLink(s: TaskState, label: LabelRef): number {
+/** `label`'s link to the task of `s`, as read (a detach acts only on links read). */
+function linkOf(s: TaskState, label: LabelRef): TaskLink {
   const link = s.links.find((l) => l.id === label.id);
   if (!link) throw new Error(`task ${s.task} was not read carrying label ${label.id}`);
-  return link.shard;
+  return link;
 }
 
 export function taskOfLabelLink(item: Item): string {
   return str(item, 'task_uuid');
 }
 
-/** Removes a task's version item (its labels are gone: the task was deleted elsewhere). */
-export async function deleteTaskVersion(projectId: string, task: string): Promise<void> {
-  await deleteKeys([keys.taskVersion(projectId, task)]);
+/** Removes a task's version item, from every shard it may be in (its labels are gone: the task was deleted elsewhere). */
+export async function deleteTaskVersion(projectId: string, task: string, layout: TaskLayout): Promise<void> {
+  await deleteKeys(candidateShards(task, layout).map((n) => keys.taskVersion(projectId, task, n)));
 }

@@ -5,7 +5,7 @@ import { db } from './client';
 import { optNum, optStr } from './codec';
 import { TransactionCancelled } from './errors';
 import { ItemType, keys } from './keys';
-import type { ProjectRef } from './links';
+import type { ProjectRef } from './linkItems';
 import { receiptPart, RECEIPTS_PER_TRANSACTION } from './receipts';
 import { AGAIN, RETRY, withRetries } from './retry';
 import { serviceSpreadAt } from './serviceLayouts';

@@ -1,5 +1,5 @@
 import { ACTIVITY_SHARDS, MARK_SHARDS, PROJECT_ACTIVITY_SHARDS, TASK_ACTIVITY_SHARDS } from './activityKeys';
-import { DELIVERY_SHARDS, DUE_SHARDS, LABEL_LINK_SHARDS } from './keys';
+import { DELIVERY_SHARDS, DUE_SHARDS, LABEL_LINK_SHARDS, TASK_SHARDS } from './keys';
 
 /**
  * Every partition key the table (or an index) spreads over shards: one registry, read by the capacity
@@ -19,7 +19,7 @@ export interface ShardedKey {
   shards: number;
   /** What chooses the shard an item goes to. */
   chosenBy: string;
-  /** Items of the key (by sort key) that are never spread: shard 0 takes all of their load. */
+  /** Items of the key (by sort key, or a Query's sort-key prefix) that are never spread: shard 0 takes all of their load. */
   inShardZero?: (item: string) => boolean;
   /** Shared by every workspace of the stage: one workspace alone gets its share of each shard, and the others theirs. */
   stageWide?: true;
@@ -87,6 +87,17 @@ export const SHARDED_KEYS: readonly ShardedKey[] = [
     inShardZero: (item) => !item.includes('#TASK#'),
     // The processor acts on its label-set memberships and deletion job, both in shard 0; never on a label-side link.
     feedsProcessor: false,
+  },
+  {
+    name: 'PROJECT#<project>',
+    // Shard 0 is the project's collection as it was before shards: its use counters, label set and deletion job stay there.
+    matches: (key) => /^PROJECT#[^#]+(#SHARD#\d+)?$/.test(key),
+    shardPart: /#SHARD#\d+$/,
+    shards: TASK_SHARDS,
+    chosenBy: "a hash of the task (its links, version, state and detach notes; a member's or sprint's state by its name)",
+    inShardZero: (item) => /^(USE#|LABELSET#|DELETION)/.test(item),
+    // The processor acts on the links, states and detach notes of every shard.
+    feedsProcessor: true,
   },
   {
     name: 'GSI3 DUE#<due>',

@@ -1,0 +1,175 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { chunk, deleteKeys } from '#store/batches';
+import { db } from '#store/client';
+import { num, str } from '#store/codec';
+import { CLOCK_SKEW_MS, SPREAD_AFTER_MS } from '#store/deployWindow';
+import { TransactionCancelled } from '#store/errors';
+import { ItemType, keys, type Key } from '#store/keys';
+import { taskVersionItem } from '#store/linkItems';
+import { queryAll } from '#store/query';
+import { tableName } from '#store/table';
+import { homeShard } from '#store/taskShardLayout';
+import { transact, tx, type TransactItem } from '#store/transactions';
+
+/**
+ * `npm run rekey`'s part in task shards (store/taskShardLayout.ts): every task made before tasks spread, still in its
+ * project's shard 0, goes to its home, and every task's, member's or sprint's state alike. Safe beside a running
+ * service: each step is conditional on what it read, and readers see a task whole at every step.
+ *
+ * A task's move: its links are copied home in transactions of LINKS_PER_STEP, each marking the links it copied
+ * (`moved_to`: readers skip them, a detach that read one before fails and reads again, and their removal later counts
+ * nothing) and bumping the task's version (an attach that read before fails its condition and reads again, now finding
+ * each link once; one after it makes the next step fail, and the move reads again); then its version goes home
+ * in one transaction, the move's commit: from then on the task is read and written there; then the marked links go. A
+ * copy is marked `moved_at`: the stream makes no event, history entry or count of it (events/outbound.ts,
+ * domain/streamUpkeep.ts). A state moves in one transaction, copied home and removed where it was, conditional on its
+ * version.
+ */
+
+type Item = Record<string, any>;
+
+/** Links per step of a move: two operations each, and the version's bump (100 a transaction at most). */
+const LINKS_PER_STEP = 49;
+/** Rounds of a task's move before it is left to the next run (other writers kept changing it meanwhile), a pause between. */
+const ROUNDS = 10;
+const PAUSE_MS = 20;
+
+/** Whether an item is one of a task's or thing's, in shard 0 of its project, away from its home. */
+export function awayFromHome(i: Item): boolean {
+  const taskItem = i.type === ItemType.taskLink || i.type === ItemType.taskVersion || i.type === ItemType.thingState;
+  return taskItem && i.PK === keys.projectShard(i.project_id, 0) && homeShard(subjectOf(i)) !== 0;
+}
+
+/** The task (or member or sprint) a task's item or a state is of. */
+export const subjectOf = (i: Item): string => (i.type === ItemType.thingState ? i.subject : i.task_uuid);
+
+/** Until when the window of a deploy keeps tasks in shard 0 (epoch ms), or undefined when no version spreads them yet. */
+async function spreadAt(): Promise<number | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key: keys.taskShardsLayout(), ConsistentRead: true }));
+  return Item ? Date.parse(str(Item, 'sharded_since')) + SPREAD_AFTER_MS + CLOCK_SKEW_MS : undefined;
+}
+
+/**
+ * Moves the tasks and states of `items` (a scan) that are away from home, unless the deploy window is still open (then
+ * `waitUntil` says till when). Projects being deleted are left to their cascades.
+ */
+export async function moveTasksHome(
+  items: Item[],
+  conflicts: string[],
+  dryRun: boolean,
+): Promise<{ tasks: number; states: number; waitUntil?: string }> {
+  const deleting = new Set(items.filter((i) => i.type === ItemType.projectDeletion).map((i) => i.project_id as string));
+  const away = items.filter((i) => awayFromHome(i) && !deleting.has(i.project_id));
+  const tasks = new Map<string, { ws: string; projectId: string; task: string }>();
+  for (const i of away.filter((i) => i.type !== ItemType.thingState))
+    tasks.set(`${i.project_id}#${i.task_uuid}`, { ws: i.workspace, projectId: i.project_id, task: i.task_uuid });
+  const states = away.filter((i) => i.type === ItemType.thingState);
+  const result = { tasks: tasks.size, states: states.length };
+  if (dryRun || away.length === 0) return result;
+  const at = await spreadAt();
+  if (at === undefined || Date.now() < at)
+    return { ...result, waitUntil: at === undefined ? 'a deploy of this version' : new Date(at).toISOString() };
+  for (const t of tasks.values())
+    if (!(await moveTask(t.ws, t.projectId, t.task)))
+      conflicts.push(`task ${t.projectId}/${t.task}: changed on every round of its move; run again`);
+  for (const s of states)
+    if (!(await moveState(s))) conflicts.push(`${s.thing} state ${s.PK} / ${s.SK}: changed while moving, or its home has one; run again`);
+  return result;
+}
+
+/** Says on the table's task layout that no task is left away from home: functions then read each task's home alone. */
+export async function markRekeyed(): Promise<void> {
+  await db.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.taskShardsLayout(),
+      UpdateExpression: 'SET rekeyed_at = :now',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':now': new Date().toISOString() },
+    }),
+  );
+}
+
+const keyOf = (i: Item): Key => ({ PK: str(i, 'PK'), SK: str(i, 'SK') });
+
+async function moveTask(ws: string, projectId: string, task: string): Promise<boolean> {
+  for (let round = 0; round < ROUNDS; round++) {
+    try {
+      const copied = await copyTaskHome(ws, projectId, task);
+      if (copied === 'again') continue;
+      if (copied.version !== undefined)
+        // The commit: the version goes home, and the task with it.
+        await transact([
+          ['from', tx.delete(keys.taskVersion(projectId, task, 0), { condition: 'v = :v', values: { ':v': copied.version } })],
+          [
+            'to',
+            tx.put(taskVersionItem(ws, projectId, task, copied.version + 1, homeShard(task)), { condition: 'attribute_not_exists(PK)' }),
+          ],
+        ]);
+      await deleteKeys(copied.left.map(keyOf));
+      return true;
+    } catch (error) {
+      if (!(error instanceof TransactionCancelled)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, PAUSE_MS * (round + 1)));
+    }
+  }
+  return false;
+}
+
+/**
+ * A move's first part: the task's links in shard 0 copied home and marked, a step at a time (what a run that stopped
+ * before its commit leaves). Its version after, and the links it leaves in shard 0 (all marked, once committed); 'again'
+ * when a task of links alone got a version first. Throws TransactionCancelled when another writer got in between.
+ */
+export async function copyTaskHome(ws: string, projectId: string, task: string): Promise<'again' | { version?: number; left: Item[] }> {
+  const read = await queryAll({ partition: keys.projectShard(projectId, 0), sortPrefix: keys.taskSkPrefix(task) });
+  const version = read.find((i) => i.type === ItemType.taskVersion);
+  const links = read.filter((i) => i.type === ItemType.taskLink);
+  const unmarked = links.filter((i) => i.moved_to === undefined);
+  if (!version && unmarked.length) {
+    // Links from before versions were kept: the task gets one where it is, and moves on the next round.
+    await transact([['version', tx.put(taskVersionItem(ws, projectId, task, 1, 0), { condition: 'attribute_not_exists(PK)' })]]);
+    return 'again';
+  }
+  if (!version) return { left: links };
+  let v = num(version, 'v');
+  for (const part of chunk(unmarked, LINKS_PER_STEP)) {
+    const from = keys.taskVersion(projectId, task, 0);
+    await transact([['version', bump(from, v)], ...part.flatMap((l) => copyLink(l, projectId, task, homeShard(task)))]);
+    v++;
+  }
+  return { version: v, left: links };
+}
+
+const bump = (key: Key, v: number): TransactItem =>
+  tx.update(key, 'SET v = :next', { condition: 'v = :v', values: { ':v': v, ':next': v + 1 } });
+
+/** A link's copy at home (marked `moved_at`), and the link where it was marked `moved_to`, still as read. */
+function copyLink(l: Item, projectId: string, task: string, home: number): [string, TransactItem][] {
+  const label = num(l, 'label_id');
+  const copy = { ...l, ...keys.taskLink(projectId, task, label, home), moved_at: new Date().toISOString() };
+  return [
+    [`copy:${label}`, tx.put(copy, { condition: 'attribute_not_exists(PK)' })],
+    [
+      `mark:${label}`,
+      tx.update(keyOf(l), 'SET moved_to = :home', {
+        condition: 'created_at = :at AND attribute_not_exists(moved_to)',
+        values: { ':home': home, ':at': l.created_at },
+      }),
+    ],
+  ];
+}
+
+async function moveState(s: Item): Promise<boolean> {
+  const home = keys.thingState(str(s, 'project_id'), s.thing, str(s, 'subject'), homeShard(str(s, 'subject')));
+  try {
+    await transact([
+      ['to', tx.put({ ...s, ...home, moved_at: new Date().toISOString() }, { condition: 'attribute_not_exists(PK)' })],
+      ['from', tx.delete(keyOf(s), { condition: 'v = :v', values: { ':v': s.v } })],
+    ]);
+    return true;
+  } catch (error) {
+    if (!(error instanceof TransactionCancelled)) throw error;
+    return false;
+  }
+}

@@ -1,0 +1,152 @@
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { afterEach, expect, test, vi } from 'vitest';
+import { checkTable, scanTable } from '#checker/invariants';
+import { rekeyTable } from '#checker/rekey';
+import { awayFromHome, copyTaskHome } from '#checker/taskMoves';
+import { createLabel, deleteLabel } from '#domain/labels';
+import { applyInboundEvent, type InboundEvent } from '#domain/inbound';
+import { createProject, getProjectWithStats } from '#domain/projects';
+import { changeLabels, labelsOfTask, toggleTaskLabel } from '#domain/taskLabels';
+import type { OutboundEvent } from '#events/outbound';
+import { processStreamBatch } from '#events/processor';
+import { db } from '#store/client';
+import { TransactionCancelled } from '#store/errors';
+import { ItemType, keys } from '#store/keys';
+import { readTask, writeDetach } from '#store/links';
+import { readTaskLayout } from '#store/taskLayoutReads';
+import { homeShard } from '#store/taskShardLayout';
+import { tableName } from '#store/table';
+import { uniqueWorkspace } from '#support/api';
+import { usePrivateTable } from '#support/privateTable';
+
+/**
+ * A project's tasks spread over shards of its collection (store/taskShardLayout.ts). A table of this file's own, that
+ * starts as the version before left it (no task layout): tasks made in the deploy's window stay in shard 0, those made
+ * after go to their homes, and `npm run rekey` moves the ones of before while attaches, detaches and toggles go on,
+ * with no event, history entry or count of the move, and no acknowledged change lost.
+ */
+const table = usePrivateTable(`task-shards-${Date.now()}`);
+const checkpoints: Record<string, string> = {};
+const published: OutboundEvent[] = [];
+const bus = { publish: async (events: OutboundEvent[]) => void published.push(...events) };
+const drain = () => table.drain((batch: DynamoDBRecord[]) => processStreamBatch(batch, bus), checkpoints);
+
+afterEach(() => vi.restoreAllMocks());
+
+const actor = { name: 'Shards', username: 'shards' };
+let minutes = 0;
+/** The clock, `m` minutes on (a deploy's window is 15). */
+const clockAt = (m: number) => {
+  minutes = m;
+  vi.restoreAllMocks();
+  const realNow = Date.now.bind(Date);
+  vi.spyOn(Date, 'now').mockImplementation(() => realNow() + minutes * 60_000);
+};
+let n = 0;
+const inbound = (ws: string, project: string, type: InboundEvent['type'], subject: string): InboundEvent => ({
+  type,
+  eventId: `ev-${n++}`,
+  ws,
+  projectSlug: project,
+  occurredAt: new Date(Date.now() + 60_000 + n * 1_000).toISOString(),
+  subject,
+});
+/** Tasks whose home is not shard 0 (those a move takes). */
+const awayTasks = (prefix: string, count: number) =>
+  Array.from({ length: 200 }, (_, i) => `${prefix}-${i}`)
+    .filter((t) => homeShard(t) !== 0)
+    .slice(0, count);
+const shardsOfTask = async (projectId: string, task: string) =>
+  new Set(
+    (await scanTable()).filter((i) => i.task_uuid === task && i.type === ItemType.taskLink && i.project_id === projectId).map((i) => i.PK),
+  );
+
+test('tasks of before stay in shard 0 until npm run rekey moves them home, beside live writers; the move makes no event and no count', async () => {
+  await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.taskShardsLayout() }));
+  const ws = uniqueWorkspace('task-shards');
+  const project = await createProject(ws, { name: 'Spread', owner: actor });
+  const labels = [];
+  for (let i = 0; i < 55; i++) labels.push(await createLabel(ws, { title: `L${i}`, color: '112233' }, actor));
+  const [first, second, third] = labels;
+  const change = (how: 'attach' | 'detach', label: string, taskUuids: string[]) =>
+    changeLabels(how, ws, { labelSlug: label, projectSlug: project.slug, taskUuids }, actor);
+
+  // In the window (the first attach makes the layout item): tasks are made in shard 0, states too.
+  const old = awayTasks('old', 6);
+  await change('attach', first!.slug, old);
+  await change('attach', second!.slug, old.slice(0, 3));
+  for (const l of labels.slice(2)) await change('attach', l.slug, [old[0]!]); // a task with 55 labels: a move of two steps
+  for (const t of old) expect(await applyInboundEvent(inbound(ws, project.slug, 'Task Created', t))).toBe('applied');
+  expect(await applyInboundEvent(inbound(ws, project.slug, 'Member Added', 'ann'))).toBe('applied');
+  for (const t of old) expect(await shardsOfTask(project.id, t)).toEqual(new Set([keys.projectShard(project.id, 0)]));
+
+  // After the window: a new task goes home; a task of before stays where its version is, read there and at home.
+  clockAt(16);
+  const [fresh] = awayTasks('new', 1);
+  await change('attach', first!.slug, [fresh!]);
+  await change('attach', third!.slug, [old[1]!]);
+  expect(await shardsOfTask(project.id, fresh!)).toEqual(new Set([keys.projectShard(project.id, homeShard(fresh!))]));
+  expect(await shardsOfTask(project.id, old[1]!)).toEqual(new Set([keys.projectShard(project.id, 0)]));
+  expect((await labelsOfTask(ws, project.slug, old[1]!)).map((l) => l.slug).sort()).toEqual(
+    [first!.slug, second!.slug, third!.slug].sort(),
+  );
+  await drain();
+  const statsBefore = await getProjectWithStats(ws, project.slug);
+  expect(statsBefore).toMatchObject({ tasks_count: 6, members_count: 2 });
+  expect((await checkTable([ws])).violations).toEqual([]);
+  const eventsBefore = published.length;
+
+  // A move that stopped after its copies (its process died): the task reads the same; a detach that read it before
+  // fails, one that reads again takes the copy; the checker names the move, and the next run finishes it.
+  const stale = await readTask(project.id, old[2]!, await readTaskLayout(false));
+  expect([stale.home, stale.links.length]).toEqual([0, 2]);
+  expect(await copyTaskHome(ws, project.id, old[2]!)).toMatchObject({ version: 3 }); // two attaches, and the step
+  expect((await labelsOfTask(ws, project.slug, old[2]!)).map((l) => l.slug).sort()).toEqual([first!.slug, second!.slug].sort());
+  await expect(writeDetach(ws, project, { id: first!.id, slug: first!.slug }, [stale], actor)).rejects.toBeInstanceOf(TransactionCancelled);
+  await drain();
+  const midway = (await checkTable([ws])).violations;
+  expect(midway).toHaveLength(2);
+  for (const v of midway) expect(v).toMatch(/was copied home by a move that has not finished/);
+  await change('detach', first!.slug, [old[2]!]);
+
+  // The move, in the window of a deploy: nothing moves yet.
+  clockAt(5);
+  const states = old.length + (homeShard('ann') === 0 ? 0 : 1);
+  expect(await rekeyTable({ dryRun: true })).toMatchObject({ tasks: 6, states, conflicts: [] });
+  expect(await rekeyTable({})).toMatchObject({ tasks: 6, states, waitUntil: expect.any(String), conflicts: [] });
+  expect((await scanTable()).filter(awayFromHome).length).toBeGreaterThan(6);
+
+  // After it, beside toggles of a task of before and attaches to another: each acknowledged change stands.
+  clockAt(20);
+  const toggles = Array.from({ length: 6 }, () => toggleTaskLabel(ws, third!.slug, project.slug, old[3]!, actor));
+  const attaches = [change('attach', third!.slug, [old[4]!]), change('detach', first!.slug, [old[5]!])];
+  const [moved] = await Promise.all([rekeyTable({}), ...toggles, ...attaches]);
+  expect(moved.conflicts).toEqual([]);
+  await drain();
+
+  // Every task and state is home; the table says so, and a task is then read at home alone.
+  const items = await scanTable();
+  expect(items.filter(awayFromHome)).toEqual([]);
+  expect(items.find((i) => i.type === ItemType.taskShardsLayout)?.rekeyed_at).toBeDefined();
+  clockAt(30);
+  expect(await readTaskLayout(false)).toMatchObject({ rekeyed: true });
+  expect((await labelsOfTask(ws, project.slug, old[0]!)).length).toBe(55);
+  expect((await labelsOfTask(ws, project.slug, old[3]!)).map((l) => l.slug)).toEqual([first!.slug]); // six toggles: as it was
+  expect((await labelsOfTask(ws, project.slug, old[4]!)).map((l) => l.slug).sort()).toEqual([first!.slug, third!.slug].sort());
+  expect((await labelsOfTask(ws, project.slug, old[5]!)).map((l) => l.slug)).toEqual([]);
+  expect((await labelsOfTask(ws, project.slug, old[2]!)).map((l) => l.slug)).toEqual([second!.slug]);
+  expect((await checkTable([ws])).violations).toEqual([]);
+  // The stream saw the move: no event of it, and the stats and counts as they were (the checker compares the counts).
+  const moveEvents = published.slice(eventsBefore).map((e) => e.detailType);
+  expect(moveEvents.filter((t) => t === 'Label Attached')).toHaveLength(4); // old[4]'s attach, the toggles' three
+  expect(moveEvents.filter((t) => t === 'Label Detached')).toHaveLength(5); // old[5], old[2], the toggles' three
+  expect(await getProjectWithStats(ws, project.slug)).toMatchObject({ tasks_count: 6, members_count: 2 });
+
+  // A label's delete takes its links where they now are.
+  await deleteLabel(ws, first!.slug, actor);
+  await drain();
+  await drain();
+  expect((await scanTable()).filter((i) => i.type === ItemType.taskLink && i.label_id === first!.id)).toEqual([]);
+  expect((await checkTable([ws])).violations).toEqual([]);
+});
