@@ -19,7 +19,7 @@ import { consumption, doubled, readDraw, transactPartDraws, type Wire, type Wire
 export interface Touch extends Draw {
   /** The sort key of the one item drawn on (absent for a Query and for index entries). */
   item?: string;
-  /** A Query's sort-key prefix, if it has one (what says which shard a sharded key keeps its range in: shardedKeys.ts). */
+  /** A Query's sort-key prefix, or where its range begins (what says which shard a sharded key keeps its range in: shardedKeys.ts). */
   range?: string;
 }
 
@@ -119,7 +119,8 @@ function callOf(operation: string, input: Wire, output: Wire | undefined, images
       return { operation, items: batch.entries.length, touches };
     }
     case 'Query': {
-      const range = ((input.ExpressionAttributeValues as Record<string, WireItem[string]> | undefined)?.[':prefix'] as { S?: string })?.S;
+      const values = input.ExpressionAttributeValues as Record<string, { S?: string }> | undefined;
+      const range = (values?.[':prefix'] ?? values?.[':from'])?.S;
       const touches = (consumption(operation, input, output) ?? []).map((t) => (range === undefined ? t : { ...t, range }));
       return { operation, items: ((output?.Items ?? []) as unknown[]).length, touches };
     }

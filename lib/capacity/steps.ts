@@ -55,7 +55,7 @@ export const TARGET_STEPS: readonly Step[] = [
     key: 'PROJECT#<project>',
     before: 1_307,
     change:
-      "one partition became 16 shards: a task's links, version, state and detach notes by a hash of the task (a member's or sprint's state by its name); its use counters and label set stay in shard 0",
+      "a task's links, version, state and detach notes went to 16 shards of their own by a hash of the task (a member's or sprint's state by its name); the use counters and label set, left alone in the first partition, are read by one Query",
   },
 ];
 
@@ -103,8 +103,8 @@ links copied home a step at a time and marked where they were, then its version 
 commit, then the marked links deleted: the stream makes no event and no count of any of it). New tasks are made in
 shard 0 for 15 minutes after the new version's first attach on a table, then at home; until rekey has moved every task
 and said so on the table, a task is read in its home and in shard 0 (two Queries), and a new one's first attach checks
-that no writer made it in the other. What it costs: the project's cascade and a label's reads of a task's links cover
-every shard (16 Queries for a deleted project's round); a bulk attach is applied 24 tasks at a time before the table is
-rekeyed, 32 after. The project's use counters and label set stay in shard 0, with its deletion job: their reads (GET
-/task-labels reads both) are what caps the key now, with the use counters' once-per-batch writes from every stream
-shard the task shards feed.`;
+that no writer made it in the other. The project's use counters and label set stay in shard 0, with its deletion job
+and nothing else once the table is rekeyed, so one Query reads both (GET /task-labels: 3 Queries before, 2 now). What it
+costs: the project's cascade covers every shard (17 Queries for a deleted project's last round); a bulk attach is applied
+24 tasks at a time before the table is rekeyed, 32 after; the use counters' once-per-batch writes come from every
+stream shard the task shards feed.`;

@@ -37,7 +37,7 @@ const PAUSE_MS = 20;
 /** Whether an item is one of a task's or thing's, in shard 0 of its project, away from its home. */
 export function awayFromHome(i: Item): boolean {
   const taskItem = i.type === ItemType.taskLink || i.type === ItemType.taskVersion || i.type === ItemType.thingState;
-  return taskItem && i.PK === keys.projectShard(i.project_id, 0) && homeShard(subjectOf(i)) !== 0;
+  return taskItem && i.PK === keys.projectShard(i.project_id, 0);
 }
 
 /** The task (or member or sprint) a task's item or a state is of. */

@@ -239,7 +239,7 @@ describe('the mix', () => {
     for (const pk of projectShards) expect(shardsOf(pk)).toBe(TASK_SHARDS);
     expect(projectShards[0]).toBe(keys.labelUse('p1', 7).PK);
     expect(keys.taskLink('p1', 't1', 7, 5).PK).toBe(projectShards[5]);
-    expect(new Set(projectShards).size).toBe(TASK_SHARDS);
+    expect(new Set(projectShards).size).toBe(TASK_SHARDS + 1);
     expect(shardsOf('PROJECT#p1#SHARD#x')).toBe(1);
     // A webhook's deliveries: every shard, shard 0 (the partition of before, its health's too) among them; its health's key is one of them.
     for (const pk of keys.webhookDeliveryShards('capacity-model', 'wh_1')) expect(shardsOf(pk)).toBe(DELIVERY_SHARDS);

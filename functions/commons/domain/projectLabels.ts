@@ -1,5 +1,5 @@
-import { deleteProjectLabel, readProjectLabelIds, writeProjectLabel } from '#store/labelSets';
-import { readLabelUses } from '#store/links';
+import { deleteProjectLabel, writeProjectLabel } from '#store/labelSets';
+import { readProjectLabelState } from '#store/projectLabelReads';
 import { listLabels } from './labels';
 
 import type { Precondition } from './errors';
@@ -18,7 +18,7 @@ export type ProjectLabel = LabelRecord & { tasks_count: number };
  */
 export async function projectLabels(ws: string, projectSlug: string): Promise<ProjectLabel[]> {
   const project = await getProject(ws, projectSlug);
-  const [uses, set, labels] = await Promise.all([readLabelUses(project.id), readProjectLabelIds(project.id), listLabels(ws)]);
+  const [{ uses, set }, labels] = await Promise.all([readProjectLabelState(project.id), listLabels(ws)]);
   const members = new Set(set);
   return labels.filter((l) => uses.has(l.id) || members.has(l.id)).map((l) => ({ ...l, tasks_count: uses.get(l.id) ?? 0 }));
 }

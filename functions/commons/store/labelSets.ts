@@ -1,9 +1,7 @@
-import { num } from './codec';
 import { TransactionCancelled } from './errors';
 import { ItemType, keys } from './keys';
 import { detachNoteItem, labelAsItWas, type LabelRef, type ProjectRef } from './linkItems';
 import { LABEL_LIVE, PROJECT_LIVE } from './links';
-import { queryAll } from './query';
 import { labelStillAsRead } from './labels';
 import { transact, tx, type TransactItem } from './transactions';
 import type { Actor, LabelRecord } from '#domain/entities';
@@ -84,10 +82,4 @@ export async function deleteProjectLabel(
     if (error instanceof TransactionCancelled && error.conditionFailed('member')) return false;
     throw error;
   }
-}
-
-/** The label ids of the project's label set. */
-export async function readProjectLabelIds(projectId: string): Promise<number[]> {
-  const items = await queryAll({ partition: keys.projectCollection(projectId), sortPrefix: keys.projectLabelSkPrefix });
-  return items.map((i) => num(i, 'label_id'));
 }

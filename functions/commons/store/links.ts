@@ -159,12 +159,6 @@ export async function writeDetach(
   await transact(parts);
 }
 
-/** For every label some task of the project carries, how many tasks carry it (the use counters). */
-export async function readLabelUses(projectId: string): Promise<Map<number, number>> {
-  const items = await queryAll({ partition: keys.projectCollection(projectId), sortPrefix: keys.labelUseSkPrefix });
-  return new Map(items.map((i) => [num(i, 'label_id'), num(i, 'n')]));
-}
-
 /** The label-side links of one project, in task order (the tasks carrying the label there), in shard 0: merge every shard. */
 export function tasksWithLabelRange(ws: string, labelId: number, projectId: string): KeyRange {
   return { partition: keys.labelCollection(ws, labelId), sortPrefix: keys.labelLinkProjectPrefix(projectId) };

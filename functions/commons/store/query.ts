@@ -10,6 +10,8 @@ export interface KeyRange {
   partition: string;
   /** begins_with condition on the sort key. */
   sortPrefix?: string;
+  /** Or a BETWEEN condition on it: both ends included. */
+  sortBetween?: readonly [from: string, to: string];
   /** Newest first: the range in descending key order. */
   descending?: true;
   /** Only the items whose attribute `name` is `value` (a filter: the items between are read, and paid for, all the same). */
@@ -39,10 +41,13 @@ export function queryInput(range: KeyRange, keysOnly = false): QueryCommandInput
   const names: Record<string, string> = { '#pk': partitionKey };
   const values: Record<string, unknown> = { ':pk': range.partition };
   let condition = '#pk = :pk';
-  if (range.sortPrefix !== undefined || keysOnly) names['#sk'] = sortKey;
+  if (range.sortPrefix !== undefined || range.sortBetween !== undefined || keysOnly) names['#sk'] = sortKey;
   if (range.sortPrefix !== undefined) {
     values[':prefix'] = range.sortPrefix;
     condition += ' AND begins_with(#sk, :prefix)';
+  } else if (range.sortBetween !== undefined) {
+    [values[':from'], values[':to']] = range.sortBetween;
+    condition += ' AND #sk BETWEEN :from AND :to';
   }
   return {
     TableName: tableName(),

@@ -90,7 +90,8 @@ export const SHARDED_KEYS: readonly ShardedKey[] = [
   },
   {
     name: 'PROJECT#<project>',
-    // Shard 0 is the project's collection as it was before shards: its use counters, label set and deletion job stay there.
+    // Shard 0 is the project's collection as it was before shards: its use counters, label set and deletion job stay there;
+    // the tasks' homes are the other TASK_SHARDS.
     matches: (key) => /^PROJECT#[^#]+(#SHARD#\d+)?$/.test(key),
     shardPart: /#SHARD#\d+$/,
     shards: TASK_SHARDS,

@@ -2,8 +2,8 @@
  * How a project's task-side keys are spelled (keys.ts takes them in; every other module asks there):
  *
  *   PROJECT#<projectId>              shard 0: the project's collection as it was before shards; its use counters
- *                                    (USE#), label set (LABELSET#) and deletion job stay here alone
- *   PROJECT#<projectId>#SHARD#<n>    shards 1 to TASK_SHARDS - 1
+ *                                    (USE#), label set (LABELSET#) and deletion job stay here, and no task once rekeyed
+ *   PROJECT#<projectId>#SHARD#<n>    shards 1 to TASK_SHARDS: the tasks' homes
  *   PROJECT# / LAYOUT                since when this version spreads tasks, and whether a table's tasks are all moved
  *
  * A task's items (its links TASK#<task>#LABEL#<id>, its version TASK#<task>#VERSION, its state TASKSTATE#<task>, the
@@ -15,7 +15,7 @@ const TASK = 'TASK#';
 const LABEL = 'LABEL#';
 const THING_PREFIX = { task: 'TASKSTATE#', member: 'MEMBER#', sprint: 'SPRINTSTATE#' } as const;
 
-/** Partitions a project's tasks are spread over, by a hash of the task: each takes about 1,000 link writes a second. */
+/** Partitions a project's tasks are spread over (besides shard 0), by a hash of the task: each takes about 1,000 link writes a second. */
 export const TASK_SHARDS = 16;
 
 type Key = { PK: string; SK: string };
@@ -26,7 +26,7 @@ export const taskKeys = {
   /** Shard `shard` of a project's collection (0: the partition it had before shards). */
   projectShard,
   /** Every shard of a project's collection, shard 0 first. */
-  projectShards: (projectId: string) => Array.from({ length: TASK_SHARDS }, (_, n) => projectShard(projectId, n)),
+  projectShards: (projectId: string) => Array.from({ length: TASK_SHARDS + 1 }, (_, n) => projectShard(projectId, n)),
   /** The task-side half of a link: in its task's shard, so one Query gives a task's labels. */
   taskLink: (projectId: string, task: string, labelId: number, shard = 0): Key => ({
     PK: projectShard(projectId, shard),
