@@ -97,8 +97,8 @@ each state change a receipt, and the mix's units per request went from 4.19 to 4
 to $8.03 per million requests at 1,000 a second). A link's attach still checks the project and label items in its
 transaction (the tombstones step replaces those checks).
 
-A project's tasks moved nothing at first: shard 0 is the partition the collection had, and a task lives where its
-version item is, so a task made before stays there, read and written there, until \`npm run rekey\` moves it home (its
+A project's tasks moved nothing at first: shard 0 is the partition the collection had, and a task made before keeps
+its version item and its links of before there (new links go home) until \`npm run rekey\` moves them home (its
 links copied home a step at a time and marked where they were, then its version moved in one transaction, the move's
 commit, then the marked links deleted: the stream makes no event and no count of any of it). New tasks are made in
 shard 0 for 15 minutes after the new version's first attach on a table, then at home; until rekey has moved every task

@@ -69,9 +69,10 @@ export async function moveTasksHome(
   const at = await spreadAt();
   if (at === undefined || Date.now() < at)
     return { ...result, waitUntil: at === undefined ? 'a deploy of this version' : new Date(at).toISOString() };
-  for (const t of tasks.values())
-    if (!(await moveTask(t.ws, t.projectId, t.task)))
-      conflicts.push(`task ${t.projectId}/${t.task}: changed on every round of its move; run again`);
+  for (const t of tasks.values()) {
+    const failed = await moveTask(t.ws, t.projectId, t.task);
+    if (failed) conflicts.push(`task ${t.projectId}/${t.task}: ${failed}`);
+  }
   for (const s of states)
     if (!(await moveState(s))) conflicts.push(`${s.thing} state ${s.PK} / ${s.SK}: changed while moving, or its home has one; run again`);
   return result;
@@ -92,53 +93,69 @@ export async function markRekeyed(): Promise<void> {
 
 const keyOf = (i: Item): Key => ({ PK: str(i, 'PK'), SK: str(i, 'SK') });
 
-async function moveTask(ws: string, projectId: string, task: string): Promise<boolean> {
+/** Moves a task home; what kept it from moving, if anything. */
+async function moveTask(ws: string, projectId: string, task: string): Promise<string | undefined> {
   for (let round = 0; round < ROUNDS; round++) {
     try {
       const copied = await copyTaskHome(ws, projectId, task);
       if (copied === 'again') continue;
-      if (copied.version !== undefined)
+      if (copied === 'two versions') return 'has a version both in shard 0 and at home (two writers made it at once): keep one';
+      if (copied.commitAt !== undefined)
         // The commit: the version goes home, and the task with it.
         await transact([
-          ['from', tx.delete(keys.taskVersion(projectId, task, 0), { condition: 'v = :v', values: { ':v': copied.version } })],
+          ['from', tx.delete(keys.taskVersion(projectId, task, 0), { condition: 'v = :v', values: { ':v': copied.commitAt } })],
           [
             'to',
-            tx.put(taskVersionItem(ws, projectId, task, copied.version + 1, homeShard(task)), { condition: 'attribute_not_exists(PK)' }),
+            tx.put(taskVersionItem(ws, projectId, task, copied.commitAt + 1, homeShard(task)), { condition: 'attribute_not_exists(PK)' }),
           ],
         ]);
       await deleteKeys(copied.left.map(keyOf));
-      return true;
+      return undefined;
     } catch (error) {
       if (!(error instanceof TransactionCancelled)) throw error;
       await new Promise((resolve) => setTimeout(resolve, PAUSE_MS * (round + 1)));
     }
   }
-  return false;
+  return 'changed on every round of its move; run again';
 }
 
 /**
- * A move's first part: the task's links in shard 0 copied home and marked, a step at a time (what a run that stopped
- * before its commit leaves). Its version after, and the links it leaves in shard 0 (all marked, once committed); 'again'
- * when a task of links alone got a version first. Throws TransactionCancelled when another writer got in between.
+ * A move's first part: the task's links in shard 0 copied home and marked, a step at a time, each bumping the task's
+ * version where it is (what a run that stopped before its commit leaves). Then `commitAt`, the version a commit moves
+ * home (none when the version is at home already: links of before left behind by a task made at home since), and the
+ * links left in shard 0 (all marked, once it is through). 'again' when a task of links alone got a version first (in
+ * shard 0, none being at home); 'two versions' when it has one in each (check:table names it). Throws
+ * TransactionCancelled when another writer got in between.
  */
-export async function copyTaskHome(ws: string, projectId: string, task: string): Promise<'again' | { version?: number; left: Item[] }> {
-  const read = await queryAll({ partition: keys.projectShard(projectId, 0), sortPrefix: keys.taskSkPrefix(task) });
-  const version = read.find((i) => i.type === ItemType.taskVersion);
-  const links = read.filter((i) => i.type === ItemType.taskLink);
+export async function copyTaskHome(
+  ws: string,
+  projectId: string,
+  task: string,
+): Promise<'again' | 'two versions' | { commitAt?: number; left: Item[] }> {
+  const home = homeShard(task);
+  // Shard 0 first, as a task's reads (store/links.ts): what moves between the reads is found at home.
+  const atZero = await queryAll({ partition: keys.projectShard(projectId, 0), sortPrefix: keys.taskSkPrefix(task) });
+  const atHome = await queryAll({ partition: keys.projectShard(projectId, home), sortPrefix: keys.taskSkPrefix(task) });
+  const [v0, vh] = [atZero, atHome].map((items) => items.find((i) => i.type === ItemType.taskVersion));
+  const links = atZero.filter((i) => i.type === ItemType.taskLink);
   const unmarked = links.filter((i) => i.moved_to === undefined);
-  if (!version && unmarked.length) {
-    // Links from before versions were kept: the task gets one where it is, and moves on the next round.
-    await transact([['version', tx.put(taskVersionItem(ws, projectId, task, 1, 0), { condition: 'attribute_not_exists(PK)' })]]);
+  if (v0 && vh) return 'two versions';
+  if (!v0 && !vh) {
+    if (!unmarked.length) return { left: links };
+    await transact([
+      ['version', tx.put(taskVersionItem(ws, projectId, task, 1, 0), { condition: 'attribute_not_exists(PK)' })],
+      ['absent', tx.check(keys.taskVersion(projectId, task, home), { condition: 'attribute_not_exists(PK)' })],
+    ]);
     return 'again';
   }
-  if (!version) return { left: links };
-  let v = num(version, 'v');
+  const where = v0 ? 0 : home;
+  let v = num((v0 ?? vh)!, 'v');
   for (const part of chunk(unmarked, LINKS_PER_STEP)) {
-    const from = keys.taskVersion(projectId, task, 0);
-    await transact([['version', bump(from, v)], ...part.flatMap((l) => copyLink(l, projectId, task, homeShard(task)))]);
+    const version = keys.taskVersion(projectId, task, where);
+    await transact([['version', bump(version, v)], ...part.flatMap((l) => copyLink(l, projectId, task, home))]);
     v++;
   }
-  return { version: v, left: links };
+  return where === 0 ? { commitAt: v, left: links } : { left: links };
 }
 
 const bump = (key: Key, v: number): TransactItem =>

@@ -96,7 +96,7 @@ const attaches = (prefix: string, shards: number) => async () => {
     { id: label.id, slug: label.slug },
   ];
   const task = inTurn(shards, (k) => `task-${k}`);
-  const fresh = (t: string) => ({ task: t, links: [], version: undefined, home: homeShard(t), elsewhere: [] });
+  const fresh = (t: string) => ({ task: t, links: [], version: undefined, home: homeShard(t), linkShard: homeShard(t), elsewhere: [] });
   return (n: number) => writeAttach(ws, projectRef, labelRef, [fresh(task(n))], BENCH_ACTOR);
 };
 

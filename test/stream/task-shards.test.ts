@@ -1,4 +1,4 @@
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterEach, expect, test, vi } from 'vitest';
 import { checkTable, scanTable } from '#checker/invariants';
@@ -6,13 +6,15 @@ import { rekeyTable } from '#checker/rekey';
 import { awayFromHome, copyTaskHome } from '#checker/taskMoves';
 import { createLabel, deleteLabel } from '#domain/labels';
 import { applyInboundEvent, type InboundEvent } from '#domain/inbound';
-import { createProject, getProjectWithStats } from '#domain/projects';
+import { createProject, deleteProject, getProjectWithStats } from '#domain/projects';
 import { changeLabels, labelsOfTask, toggleTaskLabel } from '#domain/taskLabels';
 import type { OutboundEvent } from '#events/outbound';
 import { processStreamBatch } from '#events/processor';
 import { db } from '#store/client';
 import { TransactionCancelled } from '#store/errors';
-import { ItemType, keys } from '#store/keys';
+import { ItemType, keys, LABEL_LINK_SHARDS } from '#store/keys';
+import { labelLinkItem, taskLinkItem } from '#store/linkItems';
+import { shardOf } from '#store/shards';
 import { readTask, writeDetach } from '#store/links';
 import { readTaskLayout } from '#store/taskLayoutReads';
 import { homeShard } from '#store/taskShardLayout';
@@ -76,14 +78,30 @@ test('tasks of before stay in shard 0 until npm run rekey moves them home, besid
   for (const t of old) expect(await applyInboundEvent(inbound(ws, project.slug, 'Task Created', t))).toBe('applied');
   expect(await applyInboundEvent(inbound(ws, project.slug, 'Member Added', 'ann'))).toBe('applied');
   for (const t of old) expect(await shardsOfTask(project.id, t)).toEqual(new Set([keys.projectShard(project.id, 0)]));
+  // A task of another project, to be deleted while its move is half done.
+  const doomed = await createProject(ws, { name: 'Doomed', owner: actor });
+  await changeLabels('attach', ws, { labelSlug: first!.slug, projectSlug: doomed.slug, taskUuids: ['d1', 'd2'] }, actor);
+  // A link from before task versions were kept: no version anywhere.
+  const ref = { id: project.id, slug: project.slug };
+  const side = shardOf('nov', LABEL_LINK_SHARDS);
+  for (const Item of [
+    taskLinkItem(ws, ref, third!, 'nov', new Date().toISOString(), actor, side),
+    labelLinkItem(ws, ref, third!, 'nov', new Date().toISOString(), side),
+  ])
+    await db.send(new PutCommand({ TableName: tableName(), Item }));
 
-  // After the window: a new task goes home; a task of before stays where its version is, read there and at home.
+  // After the window: a new task goes home; a task of before keeps its version where it is, its new links go home, and
+  // it is read in both.
   clockAt(16);
   const [fresh] = awayTasks('new', 1);
   await change('attach', first!.slug, [fresh!]);
   await change('attach', third!.slug, [old[1]!]);
+  await change('attach', second!.slug, ['nov']);
   expect(await shardsOfTask(project.id, fresh!)).toEqual(new Set([keys.projectShard(project.id, homeShard(fresh!))]));
-  expect(await shardsOfTask(project.id, old[1]!)).toEqual(new Set([keys.projectShard(project.id, 0)]));
+  const bothShards = (t: string) => new Set([0, homeShard(t)].map((n) => keys.projectShard(project.id, n)));
+  expect(await shardsOfTask(project.id, old[1]!)).toEqual(bothShards(old[1]!));
+  expect(await shardsOfTask(project.id, 'nov')).toEqual(bothShards('nov'));
+  expect((await labelsOfTask(ws, project.slug, 'nov')).map((l) => l.slug).sort()).toEqual([second!.slug, third!.slug].sort());
   expect((await labelsOfTask(ws, project.slug, old[1]!)).map((l) => l.slug).sort()).toEqual(
     [first!.slug, second!.slug, third!.slug].sort(),
   );
@@ -97,7 +115,7 @@ test('tasks of before stay in shard 0 until npm run rekey moves them home, besid
   // fails, one that reads again takes the copy; the checker names the move, and the next run finishes it.
   const stale = await readTask(project.id, old[2]!, await readTaskLayout(false));
   expect([stale.home, stale.links.length]).toEqual([0, 2]);
-  expect(await copyTaskHome(ws, project.id, old[2]!)).toMatchObject({ version: 3 }); // two attaches, and the step
+  expect(await copyTaskHome(ws, project.id, old[2]!)).toMatchObject({ commitAt: 3 }); // two attaches, and the step
   expect((await labelsOfTask(ws, project.slug, old[2]!)).map((l) => l.slug).sort()).toEqual([first!.slug, second!.slug].sort());
   await expect(writeDetach(ws, project, { id: first!.id, slug: first!.slug }, [stale], actor)).rejects.toBeInstanceOf(TransactionCancelled);
   await drain();
@@ -105,12 +123,23 @@ test('tasks of before stay in shard 0 until npm run rekey moves them home, besid
   expect(midway).toHaveLength(2);
   for (const v of midway) expect(v).toMatch(/was copied home by a move that has not finished/);
   await change('detach', first!.slug, [old[2]!]);
+  // Attached again meanwhile (at home: the mark where it was is no link), and detached again.
+  await change('attach', first!.slug, [old[2]!]);
+  await change('detach', first!.slug, [old[2]!]);
+  // A project deleted while a move of its task is half done: its cascade takes both the copy and the marked link.
+  await copyTaskHome(ws, doomed.id, 'd1');
+  await deleteProject(ws, doomed.slug, actor);
+  for (let i = 0; i < 3; i++) await drain();
+  const doomedItems = (await scanTable()).filter(
+    (i) => keys.projectShards(doomed.id).includes(i.PK) || (i.type === ItemType.labelLink && i.project_id === doomed.id),
+  );
+  expect(doomedItems).toEqual([]);
 
-  // The move, in the window of a deploy: nothing moves yet.
+  // The move, in the window of a deploy: nothing moves yet (the 6 tasks, and the one of links alone).
   clockAt(5);
   const states = old.length + 1; // and ann's
-  expect(await rekeyTable({ dryRun: true })).toMatchObject({ tasks: 6, states, conflicts: [] });
-  expect(await rekeyTable({})).toMatchObject({ tasks: 6, states, waitUntil: expect.any(String), conflicts: [] });
+  expect(await rekeyTable({ dryRun: true })).toMatchObject({ tasks: 7, states, conflicts: [] });
+  expect(await rekeyTable({})).toMatchObject({ tasks: 7, states, waitUntil: expect.any(String), conflicts: [] });
   expect((await scanTable()).filter(awayFromHome).length).toBeGreaterThan(6);
 
   // After it, beside toggles of a task of before and attaches to another: each acknowledged change stands.
@@ -132,11 +161,15 @@ test('tasks of before stay in shard 0 until npm run rekey moves them home, besid
   expect((await labelsOfTask(ws, project.slug, old[4]!)).map((l) => l.slug).sort()).toEqual([first!.slug, third!.slug].sort());
   expect((await labelsOfTask(ws, project.slug, old[5]!)).map((l) => l.slug)).toEqual([]);
   expect((await labelsOfTask(ws, project.slug, old[2]!)).map((l) => l.slug)).toEqual([second!.slug]);
+  expect((await labelsOfTask(ws, project.slug, 'nov')).map((l) => l.slug).sort()).toEqual([second!.slug, third!.slug].sort());
   expect((await checkTable([ws])).violations).toEqual([]);
   // The stream saw the move: no event of it, and the stats and counts as they were (the checker compares the counts).
-  const moveEvents = published.slice(eventsBefore).map((e) => e.detailType);
-  expect(moveEvents.filter((t) => t === 'Label Attached')).toHaveLength(4); // old[4]'s attach, the toggles' three
-  expect(moveEvents.filter((t) => t === 'Label Detached')).toHaveLength(5); // old[5], old[2], the toggles' three
+  const mine = (type: string) =>
+    published
+      .slice(eventsBefore)
+      .filter((e) => e.detailType === type && (e.detail as { project_slug?: string }).project_slug === project.slug);
+  expect(mine('Label Attached')).toHaveLength(5); // old[2]'s again, old[4]'s, the toggles' three
+  expect(mine('Label Detached')).toHaveLength(6); // old[2]'s twice, old[5]'s, the toggles' three
   expect(await getProjectWithStats(ws, project.slug)).toMatchObject({ tasks_count: 6, members_count: 2 });
 
   // A label's delete takes its links where they now are.

@@ -56,9 +56,10 @@ export async function labelCascadeRound(job: DeletionJob & { labelId: number; la
   const { items, more } = await readLabelCollectionPage(job.ws, job.labelId, CASCADE_ROUND);
   await putItems(items.flatMap((item) => cascadeNote(job, item)));
   const sides = taskSidesOf(job.labelId, items, await readTaskLayout(false));
-  await deleteKeys(sides);
+  await deleteKeys(sides.first);
+  await deleteKeys(sides.then);
   await deleteKeys(items.map(keyOf));
-  count('CascadeItemsRemoved', sides.length + items.length);
+  count('CascadeItemsRemoved', sides.first.length + sides.then.length + items.length);
   return finishRound(keys.labelDeletion(job.ws, job.labelId), job.round, more);
 }
 

@@ -169,7 +169,7 @@ async function attachRead(
     throw goneReference(error, label.slug, project.slug);
   }
   return states.map((s) =>
-    adding.includes(s) ? { ...s, links: [...s.links, { ...label, shard: shards.get(s.task)!, taskShard: s.home }] } : s,
+    adding.includes(s) ? { ...s, links: [...s.links, { ...label, shard: shards.get(s.task)!, taskShard: s.linkShard }] } : s,
   );
 }
 

@@ -39,7 +39,9 @@ export async function mapInFlight<T, R>(items: readonly T[], inFlight: number, f
  * (deletes are idempotent).
  */
 export async function deleteKeys(keys: Key[]): Promise<void> {
-  await mapInFlight(chunk(keys, WRITE_BATCH), WRITE_CONCURRENCY, (batch) =>
+  // One key once: DynamoDB refuses a batch that names a key twice (a link's copy and its original share their label side).
+  const once = [...new Map(keys.map((k) => [`${k.PK}\u0000${k.SK}`, k])).values()];
+  await mapInFlight(chunk(once, WRITE_BATCH), WRITE_CONCURRENCY, (batch) =>
     writeBatch(
       batch.map((Key) => ({ DeleteRequest: { Key } })),
       'deletes',

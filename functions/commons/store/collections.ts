@@ -59,15 +59,21 @@ export function labelSidesOf(ws: string, projectId: string, items: Item[]): Key[
 
 /**
  * The project-side halves of label-side items: label-set memberships, and task links in every shard their task may be
- * in (taskShardLayout.ts: a move under way may have copied one to its task's home).
+ * in (taskShardLayout.ts: a move under way may copy one to its task's home). To be deleted in that order, `first`
+ * (shard 0's) before `then` (the homes'): a link a move copies between the two is deleted where it went.
  */
-export function taskSidesOf(labelId: number, labelItems: Item[], layout: TaskLayout): Key[] {
-  return labelItems.flatMap((item) => {
+export function taskSidesOf(labelId: number, labelItems: Item[], layout: TaskLayout): { first: Key[]; then: Key[] } {
+  const first: Key[] = [];
+  const then: Key[] = [];
+  for (const item of labelItems) {
     const projectId = str(item, 'project_id');
-    if (item.type === ItemType.labelProject) return [keys.projectLabel(projectId, labelId)];
-    const task = str(item, 'task_uuid');
-    return candidateShards(task, layout).map((n) => keys.taskLink(projectId, task, labelId, n));
-  });
+    if (item.type === ItemType.labelProject) first.push(keys.projectLabel(projectId, labelId));
+    else {
+      const task = str(item, 'task_uuid');
+      for (const n of candidateShards(task, layout)) (n === 0 ? first : then).push(keys.taskLink(projectId, task, labelId, n));
+    }
+  }
+  return { first, then };
 }
 
 export function keyOf(item: Item): Key {

@@ -34,24 +34,27 @@ export interface TaskState {
   version: number | undefined;
   /** The shard of its project's collection the task lives in: its version's, or where a new one is made (taskShardLayout.ts). */
   home: number;
+  /** Where a new link of it goes: its home shard once tasks spread (even while its version is still in shard 0, until a move). */
+  linkShard: number;
   /** A new task's other possible shards: its first attach checks that no writer made it there meanwhile. */
   elsewhere: number[];
 }
 
 /**
- * A task's links and version, from every shard it may be in (taskShardLayout.ts), at once. A link a move has copied to the
- * task's home (`npm run rekey`) is marked `moved_to` where it was, and read where it went.
+ * A task's links and version, from every shard it may be in (taskShardLayout.ts). A link a move has copied to the
+ * task's home (`npm run rekey`) is marked `moved_to` where it was, and read where it went. Items only move from shard 0
+ * to the home, so shard 0 is read first: a link moved between the two reads is found at home, never missed in both.
  */
 export async function readTask(projectId: string, task: string, layout: TaskLayout): Promise<TaskState> {
-  const shards = candidateShards(task, layout);
-  const read = await Promise.all(
-    shards.map((n) => queryAll({ partition: keys.projectShard(projectId, n), sortPrefix: keys.taskSkPrefix(task) })),
-  );
+  const shards = candidateShards(task, layout).reverse();
+  const read: Item[][] = [];
+  for (const n of shards) read.push(await queryAll({ partition: keys.projectShard(projectId, n), sortPrefix: keys.taskSkPrefix(task) }));
   const links = new Map<number, TaskLink>();
   let version: { v: number; shard: number } | undefined;
   shards.forEach((n, i) => {
     for (const item of read[i]!) {
-      if (item.type === ItemType.taskVersion) version ??= { v: num(item, 'v'), shard: n };
+      // Read in both (a move's commit between the reads): the home's, read last, is the one now.
+      if (item.type === ItemType.taskVersion) version = { v: num(item, 'v'), shard: n };
       else if (item.type === ItemType.taskLink && item.moved_to === undefined && !links.has(num(item, 'label_id')))
         links.set(num(item, 'label_id'), {
           id: num(item, 'label_id'),
@@ -67,6 +70,7 @@ export async function readTask(projectId: string, task: string, layout: TaskLayo
     links: [...links.values()],
     version: version?.v,
     home,
+    linkShard: newShard(task, layout),
     elsewhere: version ? [] : shards.filter((n) => n !== home),
   };
 }
@@ -112,7 +116,7 @@ export async function writeAttach(
       ],
       [
         `link:${s.task}`,
-        tx.put(taskLinkItem(ws, project, label, s.task, now, actor, shard, s.home), { condition: 'attribute_not_exists(PK)' }),
+        tx.put(taskLinkItem(ws, project, label, s.task, now, actor, shard, s.linkShard), { condition: 'attribute_not_exists(PK)' }),
       ],
       [`labelLink:${s.task}`, tx.put(labelLinkItem(ws, project, label, s.task, now, shard), { condition: 'attribute_not_exists(PK)' })],
       ...s.elsewhere.map((n): [string, TransactItem] => [
