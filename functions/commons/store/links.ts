@@ -157,7 +157,8 @@ export async function writeDetach(
         }),
       ],
       [`labelLink:${s.task}`, tx.delete(keys.labelLink(ws, label.id, project.id, s.task, link.shard))],
-      [`note:${s.task}`, tx.put(detachNoteItem(ws, project, label, s.task, actor, undefined, s.home))],
+      // Beside the link: its attach's and its detach's records come in order from one stream shard.
+      [`note:${s.task}`, tx.put(detachNoteItem(ws, project, label, s.task, actor, undefined, link.taskShard))],
     );
   }
   await transact(parts);
@@ -179,7 +180,10 @@ export function taskOfLabelLink(item: Item): string {
   return str(item, 'task_uuid');
 }
 
-/** Removes a task's version item, from every shard it may be in (its labels are gone: the task was deleted elsewhere). */
+/**
+ * Removes a task's version item, from every shard it may be in (its labels are gone: the task was deleted elsewhere):
+ * shard 0's first, then its home's, so a move's commit between the two (shard 0 to home) leaves none behind.
+ */
 export async function deleteTaskVersion(projectId: string, task: string, layout: TaskLayout): Promise<void> {
-  await deleteKeys(candidateShards(task, layout).map((n) => keys.taskVersion(projectId, task, n)));
+  for (const n of candidateShards(task, layout).reverse()) await deleteKeys([keys.taskVersion(projectId, task, n)]);
 }
