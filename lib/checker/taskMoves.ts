@@ -1,13 +1,14 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { chunk, deleteKeys } from '#store/batches';
 import { db } from '#store/client';
 import { num, str } from '#store/codec';
-import { CLOCK_SKEW_MS, SPREAD_AFTER_MS } from '#store/deployWindow';
+import { CLOCK_SKEW_MS } from '#store/deployWindow';
 import { TransactionCancelled } from '#store/errors';
 import { ItemType, keys, type Key } from '#store/keys';
 import { taskVersionItem } from '#store/linkItems';
 import { queryAll } from '#store/query';
 import { tableName } from '#store/table';
+import { readTaskLayout } from '#store/taskLayoutReads';
 import { homeShard } from '#store/taskShardLayout';
 import { transact, tx, type TransactItem } from '#store/transactions';
 
@@ -43,12 +44,6 @@ export function awayFromHome(i: Item): boolean {
 /** The task (or member or sprint) a task's item or a state is of. */
 export const subjectOf = (i: Item): string => (i.type === ItemType.thingState ? i.subject : i.task_uuid);
 
-/** Until when the window of a deploy keeps tasks in shard 0 (epoch ms), or undefined when no version spreads them yet. */
-async function spreadAt(): Promise<number | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key: keys.taskShardsLayout(), ConsistentRead: true }));
-  return Item ? Date.parse(str(Item, 'sharded_since')) + SPREAD_AFTER_MS + CLOCK_SKEW_MS : undefined;
-}
-
 /**
  * Moves the tasks and states of `items` (a scan) that are away from home, unless the deploy window is still open (then
  * `waitUntil` says till when). Projects being deleted are left to their cascades.
@@ -66,9 +61,9 @@ export async function moveTasksHome(
   const states = away.filter((i) => i.type === ItemType.thingState);
   const result = { tasks: tasks.size, states: states.length };
   if (dryRun || away.length === 0) return result;
-  const at = await spreadAt();
-  if (at === undefined || Date.now() < at)
-    return { ...result, waitUntil: at === undefined ? 'a deploy of this version' : new Date(at).toISOString() };
+  // Until the deploy's window has passed, and a writer's clock skew with it (Infinity: no version spreads tasks yet).
+  const at = (await readTaskLayout(false)).spreadAt + CLOCK_SKEW_MS;
+  if (Date.now() < at) return { ...result, waitUntil: Number.isFinite(at) ? new Date(at).toISOString() : 'a deploy of this version' };
   for (const t of tasks.values()) {
     const failed = await moveTask(t.ws, t.projectId, t.task);
     if (failed) conflicts.push(`task ${t.projectId}/${t.task}: ${failed}`);

@@ -116,26 +116,9 @@ test("npm run rekey moves stream receipts out of their project's collection, so 
     expect.stringMatching(/^stream receipt PROJECT#.* \/ APPLIED#e-twice .*npm run rekey moves it$/),
   ]);
 
-  expect(await rekeyTable({ dryRun: true, workspaces: [c.ws] })).toEqual({
-    projects: 0,
-    labels: 0,
-    receipts: 2,
-    webhooks: 0,
-    secrets: 0,
-    tasks: 0,
-    states: 0,
-    conflicts: [],
-  });
-  expect(await rekeyTable({ workspaces: [c.ws] })).toEqual({
-    projects: 0,
-    labels: 0,
-    receipts: 2,
-    webhooks: 0,
-    secrets: 0,
-    tasks: 0,
-    states: 0,
-    conflicts: [],
-  });
+  const twoReceipts = { projects: 0, labels: 0, receipts: 2, webhooks: 0, secrets: 0, tasks: 0, states: 0, conflicts: [] };
+  expect(await rekeyTable({ dryRun: true, workspaces: [c.ws] })).toEqual(twoReceipts);
+  expect(await rekeyTable({ workspaces: [c.ws] })).toEqual(twoReceipts);
   const wanted = [legacy('e-moved'), legacy('e-twice'), keys.streamReceipt('e-moved'), keys.streamReceipt('e-twice')];
   const found = await db.send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: wanted, ConsistentRead: true } } }));
   const items = found.Responses?.[tableName()] ?? [];

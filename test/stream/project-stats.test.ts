@@ -4,7 +4,7 @@ import { afterEach, expect, test, vi } from 'vitest';
 import { checkTable } from '#checker/invariants';
 import { repairTable } from '#checker/repair';
 import { createLabel } from '#domain/labels';
-import { applyInboundEvent, type InboundEvent } from '#domain/inbound';
+import { applyInboundEvent } from '#domain/inbound';
 import { createProject, deleteProject, getProjectWithStats, updateProject } from '#domain/projects';
 import { changeLabels } from '#domain/taskLabels';
 import type { OutboundEvent } from '#events/outbound';
@@ -17,6 +17,7 @@ import { keys } from '#store/keys';
 import { readProject } from '#store/projects';
 import { tableName } from '#store/table';
 import { uniqueWorkspace } from '#support/api';
+import { inboundEvent } from '#support/inbound';
 import { usePrivateTable } from '#support/privateTable';
 
 /**
@@ -48,15 +49,6 @@ const later = () => {
   const realNow = Date.now.bind(Date);
   vi.spyOn(Date, 'now').mockImplementation(() => realNow() + SPREAD_AFTER_MS + 2_000);
 };
-let n = 0;
-const inbound = (ws: string, project: string, type: InboundEvent['type'], subject: string): InboundEvent => ({
-  type,
-  eventId: `ev-${n++}`,
-  ws,
-  projectSlug: project,
-  occurredAt: new Date(Date.now() + 60_000 + n * 1_000).toISOString(),
-  subject,
-});
 const statsOf = async (ws: string, slug: string) => {
   const p = await getProjectWithStats(ws, slug);
   return { tasks: p.tasks_count, completed: p.completed_count, members: p.members_count, sprints: p.sprints_count, labels: p.labels_count };
@@ -80,7 +72,7 @@ test('counted on the item for 15 minutes after the first count, then through the
     ['Task Created', 't2'],
     ['Task Completed', 't1'],
   ] as const)
-    expect(await applyInboundEvent(inbound(ws, project.slug, type, task))).toBe('applied');
+    expect(await applyInboundEvent(inboundEvent(ws, project.slug, type, task))).toBe('applied');
   await changeLabels('attach', ws, { labelSlug: 'one', projectSlug: project.slug, taskUuids: ['t1'] }, actor);
   await drain();
   expect(await kept(ws, project.slug)).toBeUndefined();
@@ -90,10 +82,10 @@ test('counted on the item for 15 minutes after the first count, then through the
 
   // 15 minutes on: a state changes alone, and the stream moves the kept stats; the item's base stays.
   later();
-  expect(await applyInboundEvent(inbound(ws, project.slug, 'Task Created', 't3'))).toBe('applied');
-  expect(await applyInboundEvent(inbound(ws, project.slug, 'Task Deleted', 't2'))).toBe('applied'); // a state of before
-  expect(await applyInboundEvent(inbound(ws, project.slug, 'Member Added', 'ann'))).toBe('applied');
-  expect(await applyInboundEvent(inbound(ws, project.slug, 'Sprint Created', 's1'))).toBe('applied');
+  expect(await applyInboundEvent(inboundEvent(ws, project.slug, 'Task Created', 't3'))).toBe('applied');
+  expect(await applyInboundEvent(inboundEvent(ws, project.slug, 'Task Deleted', 't2'))).toBe('applied'); // a state of before
+  expect(await applyInboundEvent(inboundEvent(ws, project.slug, 'Member Added', 'ann'))).toBe('applied');
+  expect(await applyInboundEvent(inboundEvent(ws, project.slug, 'Sprint Created', 's1'))).toBe('applied');
   await changeLabels('attach', ws, { labelSlug: 'two', projectSlug: project.slug, taskUuids: ['t3'] }, actor);
   const records = await drain();
   expect(await statsOf(ws, project.slug)).toEqual({ tasks: 2, completed: 1, members: 2, sprints: 1, labels: 2 });
@@ -136,8 +128,8 @@ test("a project's delete takes its kept stats (its event shows them whole); a ne
   later();
   const ws = uniqueWorkspace('stats-delete');
   const project = await createProject(ws, { name: 'Gone', owner: actor });
-  expect(await applyInboundEvent(inbound(ws, project.slug, 'Task Created', 'a'))).toBe('applied');
-  expect(await applyInboundEvent(inbound(ws, project.slug, 'Task Created', 'b'))).toBe('applied');
+  expect(await applyInboundEvent(inboundEvent(ws, project.slug, 'Task Created', 'a'))).toBe('applied');
+  expect(await applyInboundEvent(inboundEvent(ws, project.slug, 'Task Created', 'b'))).toBe('applied');
   const all = await drain();
   expect(await statsOf(ws, project.slug)).toMatchObject({ tasks: 2 });
 
@@ -203,7 +195,7 @@ test("a project's delete takes its kept stats (its event shows them whole); a ne
   expect((await checkTable([ws])).violations).toEqual([
     `kept stats ${stale.PK} / STATS name project ${project.id}, which is not the live project of that slug; npm run repair removes them`,
   ]);
-  expect(await applyInboundEvent(inbound(ws, again.slug, 'Task Created', 'c'))).toBe('applied');
+  expect(await applyInboundEvent(inboundEvent(ws, again.slug, 'Task Created', 'c'))).toBe('applied');
   await drain();
   expect(await kept(ws, again.slug)).toMatchObject({ project_id: again.id, tasks_count: 1 });
   expect(await statsOf(ws, again.slug)).toMatchObject({ tasks: 1 });

@@ -5,7 +5,7 @@ import { checkTable, scanTable } from '#checker/invariants';
 import { rekeyTable } from '#checker/rekey';
 import { awayFromHome, copyTaskHome } from '#checker/taskMoves';
 import { createLabel, deleteLabel } from '#domain/labels';
-import { applyInboundEvent, type InboundEvent } from '#domain/inbound';
+import { applyInboundEvent } from '#domain/inbound';
 import { createProject, deleteProject, getProjectWithStats } from '#domain/projects';
 import { changeLabels, labelsOfTask, toggleTaskLabel } from '#domain/taskLabels';
 import type { OutboundEvent } from '#events/outbound';
@@ -20,6 +20,7 @@ import { readTaskLayout } from '#store/taskLayoutReads';
 import { homeShard } from '#store/taskShardLayout';
 import { tableName } from '#store/table';
 import { uniqueWorkspace } from '#support/api';
+import { inboundEvent } from '#support/inbound';
 import { usePrivateTable } from '#support/privateTable';
 
 /**
@@ -45,15 +46,6 @@ const clockAt = (m: number) => {
   const realNow = Date.now.bind(Date);
   vi.spyOn(Date, 'now').mockImplementation(() => realNow() + minutes * 60_000);
 };
-let n = 0;
-const inbound = (ws: string, project: string, type: InboundEvent['type'], subject: string): InboundEvent => ({
-  type,
-  eventId: `ev-${n++}`,
-  ws,
-  projectSlug: project,
-  occurredAt: new Date(Date.now() + 60_000 + n * 1_000).toISOString(),
-  subject,
-});
 const awayTasks = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}-${i}`);
 const shardsOfTask = async (projectId: string, task: string) =>
   new Set(
@@ -75,8 +67,8 @@ test('tasks of before stay in shard 0 until npm run rekey moves them home, besid
   await change('attach', first!.slug, old);
   await change('attach', second!.slug, old.slice(0, 3));
   for (const l of labels.slice(2)) await change('attach', l.slug, [old[0]!]); // a task with 55 labels: a move of two steps
-  for (const t of old) expect(await applyInboundEvent(inbound(ws, project.slug, 'Task Created', t))).toBe('applied');
-  expect(await applyInboundEvent(inbound(ws, project.slug, 'Member Added', 'ann'))).toBe('applied');
+  for (const t of old) expect(await applyInboundEvent(inboundEvent(ws, project.slug, 'Task Created', t))).toBe('applied');
+  expect(await applyInboundEvent(inboundEvent(ws, project.slug, 'Member Added', 'ann'))).toBe('applied');
   for (const t of old) expect(await shardsOfTask(project.id, t)).toEqual(new Set([keys.projectShard(project.id, 0)]));
   // A task of another project, to be deleted while its move is half done.
   const doomed = await createProject(ws, { name: 'Doomed', owner: actor });

@@ -1,7 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { expect } from 'vitest';
+import type { InboundEvent } from '#domain/inbound';
 import { call } from './api.ts';
 import { localStack } from './stack.ts';
+
+let made = 0;
+/** An inbound event for the consumer's domain code (applyInboundEvent): each a second after the one before, a minute ahead of now. */
+export function inboundEvent(ws: string, projectSlug: string, type: InboundEvent['type'], subject: string): InboundEvent {
+  const k = made++;
+  return { type, eventId: `ev-${k}`, ws, projectSlug, occurredAt: new Date(Date.now() + 60_000 + (k + 1) * 1_000).toISOString(), subject };
+}
 
 /** Sends one inbound event to the local API's queue, as `npm run emit` does (EventBridge PutEvents shape). */
 export async function emitInbound(type: string, detail: Record<string, unknown>, extra: Record<string, unknown> = {}) {
