@@ -9,6 +9,8 @@ export interface SaturationStack {
   label: string;
   send: (method: string, path: string, body?: unknown) => Promise<Response>;
   patiently: (method: string, path: string, body?: unknown) => Promise<Response>;
+  /** The stack's log file (what its 503s were refused on). */
+  logFile: string;
   /** Once the stream has handled everything, and the partitions have refilled. */
   settle: () => Promise<void>;
 }

@@ -145,15 +145,25 @@ The model's mix (docs/capacity.md, "Under a realistic mix": the same shares, and
 on one workspace, one project and one label, in steps of its predicted saturation (${fmt(m.modelled, 0)} requests per
 second at DynamoDB's limits, first on \`${m.firstKey}\`; here ${fmt(m.predicted, 1)}). **Measured: ${fmt(m.measured, 1)} requests per
 second (${fmt(m.measured / m.predicted, 2)}x the prediction)**, midway between the last step refusing at most 1% and the first refusing more.
+The labels a step began and ended with: the mix makes labels twice as fast as it deletes them, so a step ends with more
+than it began with, and what it left is deleted before the next${m.modelLabels ? ` (the model's workspace has ${m.modelLabels})` : ''}; every labels list the mix reads
+reads them all. A 503's partition is the one its log line's refusal names.
 
 ${table(
-  ['step', 'offered (req/s)', 'answers', '503', 'refused'],
+  ['step', 'offered (req/s)', 'answers', '503', 'refused', 'labels', "refused on (the 503s' logged causes, most first)"],
   m.steps.map((x) => [
     `${x.factor}x`,
     fmt(x.offered, 1),
     String(x.answers),
     String(x.refused),
     `${fmt((100 * x.refused) / Math.max(1, x.answers), 1)}%`,
+    x.labels ? `${x.labels[0]} -> ${x.labels[1]}` : '-',
+    x.refusedOn?.length
+      ? x.refusedOn
+          .slice(0, 3)
+          .map(([where, n]) => `\`${where}\`: ${n}`)
+          .join(', ')
+      : '-',
   ]),
 )}
 `;

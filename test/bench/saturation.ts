@@ -62,9 +62,10 @@ export interface SaturationResult {
 
 export async function measureSaturation(seconds: number, mixStepSeconds: number): Promise<SaturationResult> {
   const dataDir = mkdtempSync(join(tmpdir(), 'pls-saturation-'));
-  const api = await startLocalApi({ env: { DYNAMODB_PARTITION_LIMITS: LIMITS, DATA_DIR: dataDir }, asNpmRuns: true });
+  const logFile = join(dataDir, 'logs.jsonl');
+  const api = await startLocalApi({ env: { DYNAMODB_PARTITION_LIMITS: LIMITS, DATA_DIR: dataDir, LOG_FILE: logFile }, asNpmRuns: true });
   try {
-    const stack = await prepare(api.url, dataDir);
+    const stack = await prepare(api.url, dataDir, logFile);
     const rows = await measureRoutes(stack, seconds);
     const mix = await measureMixSaturation(stack, SCALE, mixStepSeconds);
     return { limits: LIMITS, scale: SCALE, rows, mix };
@@ -75,7 +76,7 @@ export async function measureSaturation(seconds: number, mixStepSeconds: number)
 }
 
 /** A token far above what is offered (only the partitions refuse), and the model's workspace: its labels, projects and labelled tasks. */
-async function prepare(url: string, dataDir: string): Promise<SaturationStack> {
+async function prepare(url: string, dataDir: string, logFile: string): Promise<SaturationStack> {
   const { owner } = SAMPLE_PRINCIPAL;
   const made = await runTool(
     'bin/token.ts',
@@ -133,7 +134,7 @@ async function prepare(url: string, dataDir: string): Promise<SaturationStack> {
   for (let t = 2; t <= WORKLOAD.labelledTasks + 1; t++)
     for (const l of [label, `topic-${4 + (t % (WORKLOAD.labels - 3))}`])
       await patiently('POST', `/projects-labels/${l}/attach${inProject}`, { task_uuid: `task-${t}` });
-  const stack = { url, project, label, send, patiently, settle };
+  const stack = { url, project, label, send, patiently, settle, logFile };
   await settle();
   return stack;
 }

@@ -2,10 +2,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { routes } from '#http/routes';
 import { MIX_MESSAGES, MIX_REQUESTS } from '#lib/capacity/mix';
+import { WORKLOAD } from '#lib/capacity/scenarios';
 import { repoRoot } from '#lib/paths';
 import { FIXTURES } from '#local/sampleFixtures';
 import type { Response } from '#support/api';
 import { openLoop, type SaturationStack } from './openLoop.ts';
+import { refusalsSince } from './refusals.ts';
 import { log } from './stats.ts';
 
 /**
@@ -23,12 +25,23 @@ export interface MixSaturation {
   modelled: number;
   predicted: number;
   firstKey: string;
-  steps: { factor: number; offered: number; answers: number; refused: number }[];
+  /** Each step's 503s, and the partitions they were refused on (the log's causes, most first). */
+  steps: {
+    factor: number;
+    offered: number;
+    answers: number;
+    refused: number;
+    refusedOn?: [string, number][];
+    /** The workspace's labels as the step began and as it ended (every labels list of the mix reads them all). */
+    labels?: [number, number];
+  }[];
+  /** The labels of the model's workspace (lib/capacity/scenarios.ts). */
+  modelLabels?: number;
   /** The knee: midway between the last step refusing at most 1% and the first refusing more (at most the lowest step, at least the highest). */
   measured: number;
 }
 
-const FACTORS = [0.7, 0.85, 1, 1.15, 1.3, 1.5];
+const FACTORS = [0.7, 0.85, 1, 1.1, 1.2, 1.3, 1.5];
 const REFUSED_AT_MOST = 0.01;
 
 /** The mix's predicted saturation at DynamoDB's limits, and the key, from docs/capacity.md. */
@@ -36,6 +49,11 @@ export function modelledMix(page = readFileSync(join(repoRoot, 'docs', 'capacity
   const found = /\*\*The first key to saturate is `([^`]+)`, at ([\d,.]+) requests per second of the mix\*\*/.exec(page);
   if (!found) throw new Error('docs/capacity.md names no first key to saturate under the mix');
   return { key: found[1]!, rate: Number(found[2]!.replace(/,/g, '')) };
+}
+
+/** The workspace's labels now (the list without a limit is the whole list). */
+async function labelCount(stack: SaturationStack): Promise<number> {
+  return ((await stack.patiently('GET', '/projects-labels')).body.data as unknown[]).length;
 }
 
 /** How many requests of `row` the steps send, at their shares of the mix. */
@@ -74,9 +92,19 @@ export async function measureMixSaturation(stack: SaturationStack, scale: number
   const pool = (row: string) => Math.ceil(deletesOf(row, predicted, stepSeconds) * 1.5) + 2;
   for (let i = 0; i < pool('DELETE /projects/{slug}'); i++)
     doomedProjects.push((await patiently('POST', '/projects', { name: `Doomed ${i}` })).body.data.slug as string);
-  for (let i = 0; i < pool('DELETE /projects-labels/{slug}'); i++)
-    doomedLabels.push((await patiently('POST', '/projects-labels', { title: `Doomed ${i}`, color: '999999' })).body.data.slug as string);
-  await stack.settle();
+  // Labels to delete are those the mix makes (it makes twice as many as it deletes), and one spare at each step's start:
+  // a pool made beforehand would put its labels on every labels list the mix reads (the model's workspace has
+  // WORKLOAD.labels), and the mix's own would pile up from step to step, so what a step leaves is deleted before the next.
+  const baseLabels = await labelCount(stack);
+  let spares = 0;
+  const keepOneSpare = async () => {
+    while (doomedLabels.length > 1) await patiently('DELETE', `/projects-labels/${doomedLabels.shift()!}`);
+    if (doomedLabels.length === 0)
+      doomedLabels.push(
+        (await patiently('POST', '/projects-labels', { title: `Spare ${spares++}`, color: '999999' })).body.data.slug as string,
+      );
+    await stack.settle();
+  };
 
   let n = 0;
   const write: Record<string, () => Promise<Response>> = {
@@ -92,7 +120,11 @@ export async function measureMixSaturation(stack: SaturationStack, scale: number
     'PUT /projects/{slug}': () => send('PUT', `/projects/${project}`, { description: `Revision ${n++}` }),
     'POST /projects/{slug}/duplicate': () => send('POST', `/projects/${project}/duplicate`),
     'DELETE /projects/{slug}': () => send('DELETE', `/projects/${doomedProjects.shift() ?? 'pool-ran-out'}`),
-    'POST /projects-labels': () => send('POST', '/projects-labels', { title: `Mix label ${n++}`, color: '1D76DB' }),
+    'POST /projects-labels': async () => {
+      const made = await send('POST', '/projects-labels', { title: `Mix label ${n++}`, color: '1D76DB' });
+      if (made.status === 201) doomedLabels.push(made.body.data.slug as string);
+      return made;
+    },
     'PUT /projects-labels/{slug}': () => send('PUT', `/projects-labels/${label}`, { color: (0x200000 + n++).toString(16).toUpperCase() }),
     'DELETE /projects-labels/{slug}': () => send('DELETE', `/projects-labels/${doomedLabels.shift() ?? 'pool-ran-out'}`),
   };
@@ -129,7 +161,10 @@ export async function measureMixSaturation(stack: SaturationStack, scale: number
 
   const steps: MixSaturation['steps'] = [];
   let slot = 0;
+  let logRead = refusalsSince(stack.logFile, 0).end;
   for (const factor of FACTORS) {
+    await keepOneSpare();
+    const labels = baseLabels + doomedLabels.length;
     const offered = predicted * factor;
     log(`section 6: the mix at ${offered.toFixed(1)}/s (${factor}x the predicted ${predicted.toFixed(1)}/s)`);
     let emitted = 0;
@@ -139,8 +174,19 @@ export async function measureMixSaturation(stack: SaturationStack, scale: number
       return request(routeOf(at));
     });
     slot += answers.length;
-    steps.push({ factor, offered, answers: answers.length, refused: answers.filter((a) => a.status === 503).length });
     await stack.settle();
+    const refusals = refusalsSince(stack.logFile, logRead);
+    logRead = refusals.end;
+    const refused = answers.filter((a) => a.status === 503).length;
+    steps.push({
+      factor,
+      offered,
+      answers: answers.length,
+      refused,
+      refusedOn: refusals.partitions,
+      labels: [labels, baseLabels + doomedLabels.length],
+    });
+    if (refused) log(`section 6: refused on ${refusals.partitions.map(([k, n]) => `${k}: ${n}`).join(', ')}`);
   }
   // The knee: between the step before the first that refuses more than 1% and that step.
   const first = steps.findIndex((s) => s.refused > REFUSED_AT_MOST * s.answers);
@@ -150,5 +196,5 @@ export async function measureMixSaturation(stack: SaturationStack, scale: number
       : first === 0
         ? steps[0]!.offered
         : (steps[first - 1]!.offered + steps[first]!.offered) / 2;
-  return { modelled: rate, predicted, firstKey: key, steps, measured };
+  return { modelled: rate, predicted, firstKey: key, steps, measured, modelLabels: WORKLOAD.labels };
 }

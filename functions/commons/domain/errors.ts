@@ -95,8 +95,9 @@ export class Busy extends DomainError {
   constructor(
     message = 'The database is busy; retry shortly.',
     readonly retryAfterSeconds = 1,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
   }
 }
 
