@@ -11,8 +11,9 @@ import {
   spreadOf,
 } from './model.ts';
 import { patternOf } from './patterns.ts';
+import type { Touch } from './recorder.ts';
 import type { Measured } from './scenarios.ts';
-import { processorShardsOf } from '#store/shardedKeys';
+import { pastShardZero, processorShardsOf } from '#store/shardedKeys';
 
 /**
  * The realistic mix: what a team's day on the board sends one workspace, per 100 requests. The
@@ -85,6 +86,14 @@ export const STREAM_BATCHES_PER_SECOND = 4;
 export const feedingShards = (m: Pick<Measured, 'request'>, shards: (key: string) => number = processorShardsOf) =>
   Math.max(1, ...m.request.flatMap((c) => c.touches).flatMap((t) => (t.capacity === 'write' && !t.index ? [shards(t.key)] : [])));
 
+/**
+ * Where a touch's load lands: its partition, or, for a spread item of a key whose spread skips shard 0 (a project's
+ * tasks, shardedKeys.ts), the shards past it, apart from what shard 0 keeps (its use counters, the stream's
+ * once-per-batch work on them): each is a partition of its own, and the key saturates with the busier.
+ */
+const PAST_ZERO = ' (past shard 0)';
+const slotOf = (t: Touch) => `${partitionName(t)}${pastShardZero(t.key, t.item ?? t.range, t.index) ? PAST_ZERO : ''}`;
+
 interface MixPartition {
   name: string;
   /** Units per request of the mix. */
@@ -129,8 +138,8 @@ export function modelMix(measured: Measured[], { hotProjectShare = MIX_HOT_PROJE
     if (share > 0) {
       const batchesPerSecond = STREAM_BATCHES_PER_SECOND * feedingShards(m);
       for (const t of oncePerBatch(m)) {
-        const id = JSON.stringify([partitionName(t), t.item]);
-        const work = batchWork.get(id) ?? { partition: partitionName(t), read: 0, write: 0 };
+        const id = JSON.stringify([slotOf(t), t.item]);
+        const work = batchWork.get(id) ?? { partition: slotOf(t), read: 0, write: 0 };
         work[t.capacity] = Math.max(work[t.capacity], t.units * batchesPerSecond);
         batchWork.set(id, work);
       }
@@ -138,8 +147,9 @@ export function modelMix(measured: Measured[], { hotProjectShare = MIX_HOT_PROJE
     for (const t of atSaturation(m)) {
       const partition = partitionName(t);
       const item = t.item === undefined ? undefined : patternOf(t.item);
-      addTo(partitions, partition, t, share * spreadOf(t) * hot(partition));
-      if (onSharedItem(t)) addTo(items, JSON.stringify([partition, item]), t, share * hot(`${partition} ${item}`));
+      addTo(partitions, slotOf(t), t, share * spreadOf(t) * hot(partition));
+      // An item of a sharded key that is in every shard (a deleted project's mark) takes its shard's share alone.
+      if (onSharedItem(t)) addTo(items, JSON.stringify([partition, item]), t, share * spreadOf(t) * hot(`${partition} ${item}`));
     }
     perRequest.calls += (m.request.length + m.stream.length) * share;
     perRequest.records += m.records * share;
@@ -150,13 +160,20 @@ export function modelMix(measured: Measured[], { hotProjectShare = MIX_HOT_PROJE
     [...batchWork.values()]
       .filter((w) => w.partition === name)
       .reduce((sum, w) => ({ read: sum.read + w.read, write: sum.write + w.write }), { read: 0, write: 0 });
-  const found = [...partitions].map(([name, load]): MixPartition => {
+  // A key of two slots is as busy as the busier: its shard 0, or each shard past it.
+  const slots = [...partitions].map(([slot, load]) => ({ slot, name: slot.replace(PAST_ZERO, ''), load, fixed: perSecond(slot) }));
+  const busiest = new Map<string, (typeof slots)[number] & { rate: number }>();
+  for (const s of slots) {
+    const rate = saturation(s.load, s.fixed);
+    const known = busiest.get(s.name);
+    if (!known || rate < known.rate) busiest.set(s.name, { ...s, rate });
+  }
+  const found = [...busiest.values()].map(({ name, load, fixed, rate }): MixPartition => {
     const own = [...items].filter(([id]) => JSON.parse(id)[0] === name);
     const hottest = own
       .map(([id, l]) => ({ name: JSON.parse(id)[1] as string, rate: saturation(l) }))
       .sort((a, b) => a.rate - b.rate || byName(a.name, b.name))[0];
-    const fixed = perSecond(name);
-    return { name, load, perSecond: fixed, rate: saturation(load, fixed), bound: boundBy(load), ...(hottest ? { item: hottest } : {}) };
+    return { name, load, perSecond: fixed, rate, bound: boundBy(load), ...(hottest ? { item: hottest } : {}) };
   });
   return { hotProjectShare, perRequest, partitions: found.sort((a, b) => a.rate - b.rate || byName(a.name, b.name)) };
 }

@@ -163,7 +163,8 @@ ${TARGET_STEPS.map((s, i) => `| ${code(s.key)} | ${int(s.before)} | ${s.change} 
 ${TARGET_STEPS_NOTE}
 
 Keys spread over shards (functions/commons/store/shardedKeys.ts, the one list the model reads: every other key is one
-partition per value, and takes all of its load):
+partition per value, and takes all of its load; a key whose spread skips its first shard is as busy as the busier of
+that first shard and one of the others, and the table below shows that one's units):
 
 | key | shards | a shard is chosen by |
 | --- | --- | --- |

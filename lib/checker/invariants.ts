@@ -6,6 +6,7 @@ import { labelLinkShardViolations } from './labelLinks.ts';
 import { legacyViolations } from './legacy.ts';
 import { projectsWithKeptStats, staleStatsViolations } from './stats.ts';
 import { liveLinks, taskShardViolations } from './taskShards.ts';
+import { tombstoneViolations } from './tombstones.ts';
 import { ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { db } from '#store/client';
 import { ItemType, keys } from '#store/keys';
@@ -91,10 +92,9 @@ function findViolations(items: Item[], deliveriesAt: DeliveriesSpreadAt): string
   const known = new Set<string>(Object.values(ItemType));
   for (const i of items) if (!known.has(i.type)) v.push(`item ${i.PK} / ${i.SK} has unknown type ${i.type}`);
   v.push(...legacyViolations(items));
-  v.push(...historyViolations(items));
-  v.push(...deliveryViolations(items, deliveriesAt));
+  v.push(...historyViolations(items), ...deliveryViolations(items, deliveriesAt));
   v.push(...items.flatMap(oldSecretViolations));
-  v.push(...staleStatsViolations(items), ...taskShardViolations(items));
+  v.push(...staleStatsViolations(items), ...taskShardViolations(items), ...tombstoneViolations(items));
 
   for (const p of projects) {
     const expected = {

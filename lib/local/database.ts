@@ -21,6 +21,7 @@ import { serviceLayoutItem } from '#store/activityLayout';
 import { labelLinksLayoutItem } from '#store/labelLinkLayout';
 import { statsLayoutItem } from '#store/statsLayout';
 import { taskShardsLayoutItem } from '#store/taskShardLayout';
+import { tombstonesLayoutItem } from '#store/tombstoneLayout';
 import { TABLE, type TableIndex } from '#store/table';
 import { deliveriesLayoutItem } from '#webhooks/store/deliveryLayout';
 
@@ -238,11 +239,11 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
     new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: TABLE.timeToLive, Enabled: true } }),
   );
   // No version before this one wrote here: histories, deliveries, label links and tasks are spread from the first (no
-  // task to move), and stats counted through the stream (activityLayout.ts, deliveryLayout.ts, labelLinkLayout.ts,
-  // taskShardLayout.ts, projectStats.ts).
+  // task to move), stats counted through the stream, and deletes marked (activityLayout.ts, deliveryLayout.ts,
+  // labelLinkLayout.ts, taskShardLayout.ts, projectStats.ts, tombstones.ts).
   const longAgo = new Date(0).toISOString();
   const layouts = [serviceLayoutItem(longAgo), deliveriesLayoutItem(longAgo), labelLinksLayoutItem(longAgo), statsLayoutItem(longAgo)];
-  for (const item of [...layouts, taskShardsLayoutItem(longAgo, longAgo)])
+  for (const item of [...layouts, tombstonesLayoutItem(longAgo), taskShardsLayoutItem(longAgo, longAgo)])
     await client.send(new PutItemCommand({ TableName: tableName, Item: marshall(item) }));
   return true;
 }

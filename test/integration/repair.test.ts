@@ -54,10 +54,22 @@ test('repair re-drives a stalled cascade and sets drifted counters to what the t
   await drain();
   expect((await checkTable([f.ws])).violations).toEqual([]);
   const items = await scanTable([f.ws]);
-  // Nothing of the label is left but the notes of the detaches its delete caused (their events; they expire within a day).
+  // Nothing of the label is left but the notes of the detaches its delete caused (their events) and its mark in each shard
+  // of its collection (store/tombstones.ts), all expiring within a day.
   const left = items.filter((i) => i.workspace === f.ws && (i.label_id === doomed.id || i.type === 'label_deletion'));
-  expect(left.filter((i) => i.type !== 'detach_note')).toEqual([]);
-  expect(left.map((i) => [i.task_uuid, i.label_title, typeof i.ttl]).sort()).toEqual([
+  expect(left.filter((i) => i.type !== 'detach_note' && i.type !== 'tombstone')).toEqual([]);
+  expect(
+    left
+      .filter((i) => i.type === 'tombstone')
+      .map((i) => i.PK as string)
+      .sort(),
+  ).toEqual(keys.labelCollectionShards(f.ws, doomed.id).sort());
+  expect(
+    left
+      .filter((i) => i.type === 'detach_note')
+      .map((i) => [i.task_uuid, i.label_title, typeof i.ttl])
+      .sort(),
+  ).toEqual([
     ['x1', 'Doomed', 'number'],
     ['x2', 'Doomed', 'number'],
   ]);

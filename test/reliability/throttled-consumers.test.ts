@@ -6,10 +6,11 @@ import { call, honouringRetryAfter, type Response } from '#support/api';
 import { startLocalApi, type LocalApi } from '#support/local-api';
 import { localStack } from '#support/stack';
 import { runTool } from '#support/tools';
+import { homeShard } from '#store/taskShardLayout';
 
 /**
  * No cliff behind the requests: with the partition simulator set low, one project is driven past its
- * write limit by label attaches and the rest of the product's task events at once. The stream
+ * write limit (its tasks' busiest home shard) by label attaches and the rest of the product's task events at once. The stream
  * processor and the inbound consumer meet the same throttling on every call; they must wait it out
  * and catch up, not set work aside: once the stream has drained, no stream record is in the failure
  * file, no inbound event was dead-lettered, every acknowledged link is there, and the counters the
@@ -89,17 +90,19 @@ test('throttled for seconds, the stream processor and the inbound consumer catch
     labels.push(label.body.data.slug as string);
   }
 
-  // Every worker labels tasks of its own (each attach a new link); the tasks service tells of each task meanwhile.
+  // Every worker labels tasks of its own (each attach a new link); the tasks service tells of each task meanwhile. The
+  // tasks are all of one home (store/taskShardLayout.ts): the project's busiest partition, as one of its 16 would be.
   const acknowledged: [task: string, label: string][] = [];
   const refused: Response[] = [];
   const started = Date.now();
-  const tasks = Array.from({ length: WORKERS }, (_, w) => Array.from({ length: ATTACHES_PER_WORKER }, (_, i) => `task-${w}-${i}`)).flat();
+  const oneHome = Array.from({ length: 2_000 }, (_, k) => `task-${k}`).filter((t) => homeShard(t) === 1);
+  const tasks = oneHome.slice(0, WORKERS * ATTACHES_PER_WORKER);
   const told = tasks.filter((_, i) => i % 2 === 0);
   const events = Promise.all(told.map((task, i) => emit(i % 2 ? 'Task Completed' : 'Task Created', slug, task, started + i)));
   await Promise.all(
     Array.from({ length: WORKERS }, async (_, w) => {
       for (let i = 0; i < ATTACHES_PER_WORKER; i++) {
-        const task = `task-${w}-${i}`;
+        const task = tasks[w * ATTACHES_PER_WORKER + i]!;
         const label = labels[i % LABELS]!;
         const res = await send('POST', `/projects-labels/${label}/attach?project_slug=${slug}`, { task_uuid: task });
         if (res.status === 200) acknowledged.push([task, label]);

@@ -132,7 +132,14 @@ describe('the mix', () => {
     ...all.filter((m) => m.row !== 'POST /projects-labels/{slug}/attach'),
     measured(
       'POST /projects-labels/{slug}/attach',
-      [call('TransactWriteItems', write(PROJECT, 6, 'TASK#task-1#VERSION'), write('WS#capacity-model', 1, 'PROJECT#launch'))],
+      [
+        call(
+          'TransactWriteItems',
+          write(PROJECT, 6, 'TASK#task-1#VERSION'),
+          write('WS#capacity-model', 1, 'PROJECT#launch'),
+          write(PROJECT, 1, 'LABELSET#3'),
+        ),
+      ],
       stream,
       1,
     ),
@@ -142,22 +149,26 @@ describe('the mix', () => {
   test('each row weighs its share; events become webhook deliveries; the first key to saturate comes first', () => {
     const mix = modelMix(withAttach([call('UpdateItem', write(PROJECT, 4, 'DETACHED#5a3c1e8e'), write(PROJECT, 4, 'USE#3'))]));
     // attach: 8 per 100 requests, 10 units on the project's task shards at saturation (its version's and its note's),
-    // spread over TASK_SHARDS; the use counter's 4 are the batch's, in shard 0: 4 batches a second of each of the
-    // TASK_SHARDS stream shards the attaches' writes feed, off its 1,000. 0.08 deliveries of 2 units each, over the
-    // webhook's 8 shards of deliveries (6,250 on one partition); the project's item in the workspace, 1 unit.
+    // spread over TASK_SHARDS; 1 unit on its label set, and the use counter's 4 are the batch's, in shard 0: 4 batches
+    // a second of each of the TASK_SHARDS stream shards the attaches' writes feed, off its 1,000. The homes are never
+    // shard 0 (shardedKeys.ts): the key is as busy as the busier, here shard 0, which takes none of their units.
+    // 0.08 deliveries of 2 units each, over the webhook's 8 shards of deliveries (6,250 on one partition); the
+    // project's item in the workspace, 1 unit.
     const batchWork = 4 * 4 * TASK_SHARDS;
     expect(mix.partitions.map((p) => [p.name, p.rate])).toEqual([
+      ['PROJECT#<project>', (1_000 - batchWork) / 0.08],
       ['WS#<ws>', 12_500],
-      ['PROJECT#<project>', (1_000 - batchWork) / (0.8 / TASK_SHARDS)],
       ['WEBHOOK#<ws>#<webhook>', 6_250 * 8],
     ]);
-    expect(mix.partitions[1]!.perSecond).toEqual({ read: 0, write: batchWork });
+    expect(mix.partitions[0]!.perSecond).toEqual({ read: 0, write: batchWork });
+    expect(mix.partitions[0]!.load.write).toBeCloseTo(0.08);
     // The cost counts everything, the batch's work too.
-    expect(mix.perRequest.write).toBeCloseTo(0.08 * 15 + 0.08 * 2);
+    expect(mix.perRequest.write).toBeCloseTo(0.08 * 16 + 0.08 * 2);
     expect(mix.perRequest.deliveries).toBeCloseTo(0.08);
-    // The project's own item is one item every attach hits; a task's version and a note are one per task or record.
-    expect(mix.partitions[0]!.item).toEqual({ name: 'PROJECT#<project>', rate: 12_500 });
-    expect(mix.partitions[1]!.item).toBeUndefined();
+    // The project's own item is one item every attach hits, and so is its label set's; a task's version and a note are
+    // one per task or record.
+    expect(mix.partitions[1]!.item).toEqual({ name: 'PROJECT#<project>', rate: 12_500 });
+    expect(mix.partitions[0]!.item).toEqual({ name: 'LABELSET#<label>', rate: 12_500 });
   });
 
   test("the hot project's share: its own key and its own item take that share of the load; the workspace's partition all of it", () => {
@@ -165,9 +176,9 @@ describe('the mix', () => {
     const half = modelMix(withAttach(stream), { hotProjectShare: 0.5 });
     expect(half.hotProjectShare).toBe(0.5);
     const rate = (name: string) => half.partitions.find((p) => p.name === name)!.rate;
-    // Half of the attaches' 10 units on the hot project (over its task shards); the batch's units a second are its own
-    // whatever the share.
-    expect(rate('PROJECT#<project>')).toBe((1_000 - 4 * 4 * TASK_SHARDS) / (0.4 / TASK_SHARDS));
+    // Half of the attaches' unit on the hot project's shard 0 (the busier of its shard 0 and its homes); the batch's
+    // units a second are its own whatever the share.
+    expect(rate('PROJECT#<project>')).toBe((1_000 - 4 * 4 * TASK_SHARDS) / 0.04);
     // The workspace holds every project's item: the partition takes all of it, the hot project's item half.
     expect(rate('WS#<ws>')).toBe(12_500);
     expect(half.partitions.find((p) => p.name === 'WS#<ws>')!.item).toEqual({ name: 'PROJECT#<project>', rate: 25_000 });

@@ -14,7 +14,7 @@ import { tableName } from './table';
  */
 
 /**
- * Up to `limit` items keyed to a project's internal id, the deletion job left out; `more` when others follow: from its
+ * Up to `limit` items keyed to a project's internal id, the deletion job and marks left out; `more` when others follow: from its
  * shards in turn (taskShardLayout.ts), so a round that takes away what it read finds the rest from the first again.
  */
 export function readProjectCollectionPage(projectId: string, limit: number): Promise<{ items: Item[]; more: boolean }> {
@@ -22,7 +22,7 @@ export function readProjectCollectionPage(projectId: string, limit: number): Pro
 }
 
 /**
- * Up to `limit` label-side items of a label (links and label-set memberships), the deletion job left out: from its
+ * Up to `limit` label-side items of a label (links and label-set memberships), the deletion job and marks left out: from its
  * shards in turn (labelLinkLayout.ts), so a round that takes away what it read finds the rest from the first again.
  */
 export function readLabelCollectionPage(ws: string, labelId: number, limit: number): Promise<{ items: Item[]; more: boolean }> {
@@ -39,10 +39,13 @@ async function pageOfShards(shards: string[], limit: number): Promise<{ items: I
   return { items, more: false };
 }
 
+/** What a cascade leaves: the job that drives it, and the marks (tombstones.ts) that outlive it and expire. */
+const LEFT = new Set<string>([ItemType.projectDeletion, ItemType.labelDeletion, ItemType.tombstone]);
+
 async function pageWithoutJob(partition: string, limit: number): Promise<{ items: Item[]; more: boolean }> {
-  // One more than asked: the job itself may be among them.
-  const { items, lastKey } = await queryPage({ partition }, limit + 1);
-  const rest = items.filter((i) => i.type !== ItemType.projectDeletion && i.type !== ItemType.labelDeletion);
+  // Two more than asked: the job and the shard's mark may be among them.
+  const { items, lastKey } = await queryPage({ partition }, limit + 2);
+  const rest = items.filter((i) => !LEFT.has(i.type as string));
   return { items: rest, more: lastKey !== undefined };
 }
 

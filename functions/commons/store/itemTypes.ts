@@ -38,4 +38,6 @@ export const ItemType = {
   projectStats: 'project_stats',
   statsLayout: 'stats_layout',
   taskShardsLayout: 'task_shards_layout',
+  tombstone: 'tombstone',
+  tombstonesLayout: 'tombstones_layout',
 } as const;

@@ -6,7 +6,8 @@
  *   PROJECT#<projectId>       a project's per-label use counters, label set, its deletion job while its cascade drains,
  *     [#SHARD#<n>]            and its tasks' links, versions, states and detach notes, spread by task (taskKeys.ts)
  *   LABEL#<workspace>#<id>    a label's label-side links (one per task carrying it; spread over LABEL_LINK_SHARDS
- *                             shards by task: labelLinkLayout.ts), its label-set memberships and its deletion job
+ *                             shards by task: labelLinkLayout.ts), its label-set memberships and its deletion job;
+ *                             once deleted, a mark in each shard (GONE, tombstones.ts) until it expires
  *   STATS#<workspace>#<slug>  what the stream has counted for the project of that slug since its counters left the
  *                             project item (projectStats.ts); STATS# / LAYOUT: since when
  *   TOKEN#<tokenId>           an API token
@@ -110,6 +111,10 @@ export const keys = {
 
   /** A deleted project's cascade, until it has removed everything keyed to the project's id. */
   projectDeletion: (projectId: string): Key => ({ PK: `${PROJECT}${projectId}`, SK: DELETION }),
+  /** A deleted label's mark in shard `shard` of its collection (tombstones.ts): a link is written only where none is. */
+  labelTombstone: (ws: string, labelId: number, shard: number): Key => ({ PK: labelCollection(ws, labelId, shard), SK: 'GONE' }),
+  /** The service's item of since when this version marks what it deletes, and checks the marks alone (tombstones.ts). */
+  tombstonesLayout: (): Key => ({ PK: PROJECT, SK: 'LAYOUT#GONE' }),
   /** A deleted label's cascade, until it has removed the label from every task and label set. */
   labelDeletion: (ws: string, labelId: number): Key => ({ PK: labelCollection(ws, labelId), SK: DELETION }),
   /** The project's counters the stream keeps off its item (projectStats.ts): by slug, read beside the project item. */

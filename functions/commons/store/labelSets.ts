@@ -1,8 +1,8 @@
 import { TransactionCancelled } from './errors';
 import { ItemType, keys } from './keys';
 import { detachNoteItem, labelAsItWas, type LabelRef, type ProjectRef } from './linkItems';
-import { LABEL_LIVE, PROJECT_LIVE } from './links';
 import { labelStillAsRead } from './labels';
+import { stillLive } from './links';
 import { transact, tx, type TransactItem } from './transactions';
 import type { Actor, LabelRecord } from '#domain/entities';
 
@@ -14,7 +14,7 @@ import type { Actor, LabelRecord } from '#domain/entities';
 
 /**
  * Adds the label to the project's label set (both sides, conditional on label and project being
- * live); false when it was in the set already. Parts: `label`, `project`, `member`, `labelSide`.
+ * live); false when it was in the set already. Parts: `label...`, `project...` (tombstones.ts), `member`, `labelSide`.
  */
 export async function writeProjectLabel(ws: string, project: ProjectRef, label: LabelRef, actor: Actor): Promise<boolean> {
   const now = new Date().toISOString();
@@ -28,8 +28,8 @@ export async function writeProjectLabel(ws: string, project: ProjectRef, label: 
   };
   try {
     await transact([
-      ['label', tx.check(keys.label(ws, label.slug), { condition: LABEL_LIVE, values: { ':id': label.id } })],
-      ['project', tx.check(keys.project(ws, project.slug), { condition: PROJECT_LIVE, values: { ':pid': project.id } })],
+      // Both sides are written in shard 0 of their collections, so their marks are looked for there (tombstones.ts).
+      ...(await stillLive(ws, project, label, { projectShard: 0, labelShard: 0 })),
       [
         'member',
         tx.put(

@@ -8,6 +8,7 @@ import { isConditionFailure } from './errors';
 import { ItemType, keys } from './keys';
 import { queryAll } from './query';
 import { tableName } from './table';
+import { labelTombstones } from './tombstones';
 import { transact, tx, type TransactItem } from './transactions';
 import { countedKinds, countOutPart } from './workspaceCounts';
 import type { Actor, LabelRecord } from '#domain/entities';
@@ -183,11 +184,13 @@ export async function recolorLabel(
  * Deletes the label and its title guard (if they are still this label's) and writes its deletion
  * job in the same transaction: the label is gone from every read at once, its title and slug are
  * free, and the job's stream record starts the cascade that takes it off every task and label set.
- * Parts: `label` (`asRead`: still the revision read), `guard`, `job`.
+ * Parts: `label` (`asRead`: still the revision read), `guard`, `job`, `count`, `mark:<shard>` (its tombstones,
+ * tombstones.ts).
  */
 export async function deleteLabelItems(ws: string, label: LabelRecord, titleKey: TitleKey, actor: Actor, asRead = false): Promise<void> {
   const { titleNorm: _stored, rev: _rev, ...record } = label;
   const countOut = await countOutPart(countedKinds.labels, ws);
+  const deletedAt = new Date().toISOString();
   const labelCondition = asRead
     ? {
         condition: `id = :id AND ${sameRevision(label)}`,
@@ -212,12 +215,13 @@ export async function deleteLabelItems(ws: string, label: LabelRecord, titleKey:
           label_slug: label.slug,
           label: record,
           actor,
-          deleted_at: new Date().toISOString(),
+          deleted_at: deletedAt,
           round: 0,
         },
         { condition: 'attribute_not_exists(PK)' },
       ),
     ],
     ['count', countOut],
+    ...labelTombstones(ws, label, deletedAt),
   ]);
 }

@@ -7,6 +7,8 @@ import { detachNoteItem, labelLinkItem, taskLinkItem, taskVersionItem, type Labe
 import { serviceSpreadAt } from './serviceLayouts';
 import { queryAll, type Item, type KeyRange } from './query';
 import { candidateShards, newShard, type TaskLayout } from './taskShardLayout';
+import { tombstonesLayoutItem } from './tombstoneLayout';
+import { liveParts } from './tombstones';
 import { transact, tx, type TransactItem } from './transactions';
 import type { Actor, LabelRecord } from '#domain/entities';
 
@@ -76,16 +78,25 @@ export async function readTask(projectId: string, task: string, layout: TaskLayo
 }
 
 /**
- * An attach needs the label and the project to exist and be the same ones (not namesakes): a delete
- * removes the item at once, so no link can be written once its label or project is deleted.
+ * The parts that hold a link's (or a label-set membership's) transaction to a live project and label (tombstones.ts):
+ * the marks alone once no function of the version before can be deleting (the deploy's window after this version's
+ * first link on the table), the items as well until then.
  */
-export const LABEL_LIVE = 'id = :id';
-export const PROJECT_LIVE = 'id = :pid';
+export async function stillLive(
+  ws: string,
+  project: ProjectRef,
+  label: LabelRef,
+  where: { projectShard: number; labelShard: number },
+): Promise<[string, TransactItem][]> {
+  const marksAlone = Date.now() >= (await serviceSpreadAt(keys.tombstonesLayout(), tombstonesLayoutItem, true));
+  return liveParts(ws, project, label, where, marksAlone);
+}
 
 /**
  * Links the label to the tasks of `adding` (none of which carries it) in one transaction,
- * conditional on what was read: each task's version, in the shard it lives in. Parts: `label` and `project` (still
- * live), and per task `version:`, `link:`, `labelLink:`, and for a new task `absent:<shard>` (not made elsewhere).
+ * conditional on what was read: each task's version, in the shard it lives in. Parts: the project and the label
+ * still live (`project...`, `label...`: tombstones.ts), and per task `version:`, `link:`, `labelLink:`, and for a new
+ * task `absent:<shard>` (not made elsewhere).
  */
 export async function writeAttach(
   ws: string,
@@ -99,10 +110,12 @@ export async function writeAttach(
   const spreadAt = await serviceSpreadAt(keys.labelLinksLayout(), labelLinksLayoutItem, true);
   const at = Date.now();
   const now = new Date(at).toISOString();
-  const parts: [string, TransactItem][] = [
-    ['label', tx.check(keys.label(ws, label.slug), { condition: LABEL_LIVE, values: { ':id': label.id } })],
-    ['project', tx.check(keys.project(ws, project.slug), { condition: PROJECT_LIVE, values: { ':pid': project.id } })],
-  ];
+  // The first task's shards answer for the project and the label (tombstones.ts): a delete marks every shard.
+  const first = adding[0]!;
+  const parts = await stillLive(ws, project, label, {
+    projectShard: first.linkShard,
+    labelShard: labelLinkShard(first.task, spreadAt, at),
+  });
   for (const s of adding) {
     const shard = labelLinkShard(s.task, spreadAt, at);
     shards.set(s.task, shard);

@@ -5,6 +5,7 @@ import { db } from './client';
 import { conditionally, isConditionFailure, TransactionCancelled } from './errors';
 import { ItemType, keys } from './keys';
 import { tableName } from './table';
+import { projectTombstones } from './tombstones';
 import { transact, tx } from './transactions';
 import { decodeProject, projectItem, type NameKey } from './projectItem';
 import type { Actor, ProjectPatch, ProjectRecord } from '#domain/entities';
@@ -138,7 +139,7 @@ function unchangedBy(project: ProjectRecord, patch: ProjectPatch): boolean {
  * in the same transaction: from then on every read answers 404, its slug is free, and the job's
  * stream record starts the cascade that removes everything keyed to its id. False when the project
  * was gone already (a concurrent delete won) or, `asRead`, is no longer the revision read. Parts:
- * `project`, `job`, `stats` (its kept stats go with it).
+ * `project`, `job`, `stats` (its kept stats go with it), `mark:<shard>` (its tombstones, tombstones.ts).
  */
 export async function deleteProjectItem(project: ProjectRecord, actor: Actor, asRead = false): Promise<boolean> {
   const deletedAt = new Date().toISOString();
@@ -167,6 +168,7 @@ export async function deleteProjectItem(project: ProjectRecord, actor: Actor, as
       ],
       // What the stream counted for it (projectStats.ts): a new project of the slug starts from nothing.
       ['stats', tx.delete(keys.projectStats(project.workspace, project.slug))],
+      ...projectTombstones(project.workspace, project, deletedAt),
     ]);
     return true;
   } catch (error) {

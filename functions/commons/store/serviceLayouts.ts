@@ -20,7 +20,7 @@ export async function serviceShardedSince(
   makeAt?: string,
 ): Promise<string | undefined> {
   const table = tableName();
-  const cached = known.get(`${table}|${key.PK}`);
+  const cached = known.get(`${table}|${key.PK}|${key.SK}`);
   if (cached !== undefined) return cached;
   const read = async () =>
     (await db.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }))).Item?.sharded_since as string | undefined;
@@ -31,7 +31,7 @@ export async function serviceShardedSince(
     since = (await conditionally(db.send(put))) ? makeAt : await read();
     if (since === undefined) throw new Error(`the layout item ${key.PK} / ${key.SK} was made by another writer and is gone`);
   }
-  known.set(`${table}|${key.PK}`, since);
+  known.set(`${table}|${key.PK}|${key.SK}`, since);
   return since;
 }
 

@@ -21,6 +21,8 @@ export interface ShardedKey {
   chosenBy: string;
   /** Items of the key (by sort key, or a Query's sort-key prefix) that are never spread: shard 0 takes all of their load. */
   inShardZero?: (item: string) => boolean;
+  /** Whether the spread items skip shard 0 (a project's tasks: their homes are shards 1 to TASK_SHARDS), so that shard 0 takes only the inShardZero items' load. */
+  spreadPastZero?: true;
   /** Shared by every workspace of the stage: one workspace alone gets its share of each shard, and the others theirs. */
   stageWide?: true;
   /**
@@ -84,7 +86,8 @@ export const SHARDED_KEYS: readonly ShardedKey[] = [
     shardPart: /#SHARD#\d+$/,
     shards: LABEL_LINK_SHARDS,
     chosenBy: 'a hash of the task (the label sides of links; its label-set memberships stay in the first)',
-    inShardZero: (item) => !item.includes('#TASK#'),
+    // A deleted label's mark (GONE) is in every shard, and an attach checks the one its link goes to.
+    inShardZero: (item) => !item.includes('#TASK#') && item !== 'GONE',
     // The processor acts on its label-set memberships and deletion job, both in shard 0; never on a label-side link.
     feedsProcessor: false,
   },
@@ -97,6 +100,7 @@ export const SHARDED_KEYS: readonly ShardedKey[] = [
     shards: TASK_SHARDS,
     chosenBy: "a hash of the task (its links, version, state and detach notes; a member's or sprint's state by its name)",
     inShardZero: (item) => /^(USE#|LABELSET#|DELETION)/.test(item),
+    spreadPastZero: true,
     // The processor acts on the links, states and detach notes of every shard.
     feedsProcessor: true,
   },
@@ -136,6 +140,10 @@ export const itemShardsOf = (key: string, item: string | undefined, index?: stri
   const sharded = shardedKeyOf(key, index);
   return sharded === undefined || (item !== undefined && sharded.inShardZero?.(item)) ? 1 : sharded.shards;
 };
+
+/** Whether an item's load goes to the shards past shard 0 alone (a spread item of a key whose spread skips shard 0). */
+export const pastShardZero = (key: string, item: string | undefined, index?: string): boolean =>
+  shardedKeyOf(key, index)?.spreadPastZero === true && itemShardsOf(key, item, index) > 1;
 
 /** How many stream shards the processor reads a table key's records from: its shards, when it acts on them; else 1. */
 export const processorShardsOf = (key: string): number => {

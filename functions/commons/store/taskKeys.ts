@@ -5,6 +5,7 @@
  *                                    (USE#), label set (LABELSET#) and deletion job stay here, and no task once rekeyed
  *   PROJECT#<projectId>#SHARD#<n>    shards 1 to TASK_SHARDS: the tasks' homes
  *   PROJECT# / LAYOUT                since when this version spreads tasks, and whether a table's tasks are all moved
+ *   each shard's GONE                a deleted project's mark (tombstones.ts), until it expires
  *
  * A task's items (its links TASK#<task>#LABEL#<id>, its version TASK#<task>#VERSION, its state TASKSTATE#<task>, the
  * notes of its detaches DETACHED#<id>) live in one shard: the one its version item is in (taskShardLayout.ts), a
@@ -44,6 +45,8 @@ export const taskKeys = {
     SK: `${THING_PREFIX[thing]}${subject}`,
   }),
   thingStatePrefix: (thing: 'task' | 'member' | 'sprint') => THING_PREFIX[thing],
+  /** A deleted project's mark in shard `shard` (tombstones.ts): a link is written in a shard only while it has none. */
+  projectTombstone: (projectId: string, shard: number): Key => ({ PK: projectShard(projectId, shard), SK: 'GONE' }),
   /** The service's item of since when this version spreads a project's tasks (taskShardLayout.ts). */
   taskShardsLayout: (): Key => ({ PK: PROJECT, SK: 'LAYOUT' }),
 } as const;

@@ -59,8 +59,11 @@ describe('stream processor', () => {
     expect((await checkTable([ws])).violations).toEqual([]);
     // What stays: the labels, their guards, id counter and count, and what expires by itself (detach notes; stream receipts,
     // which have partitions of their own, RECEIPT#<event id>, and so are no project's to cascade; the history's entries,
-    // which outlive what they describe until their retention ends, and their marks). The history's position and layout stay.
+    // which outlive what they describe until their retention ends, and their marks; a deleted project's or label's marks
+    // in its shards, store/tombstones.ts, which the checker above holds to ids that are gone). The history's position and
+    // layout stay.
     const expiring = [
+      'tombstone',
       'detach_note',
       'stream_receipt',
       'activity',

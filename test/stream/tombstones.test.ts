@@ -1,0 +1,122 @@
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { afterAll, expect, test, vi } from 'vitest';
+import { checkTable, scanTable } from '#checker/invariants';
+import { createLabel, deleteLabel } from '#domain/labels';
+import { createProject, deleteProject } from '#domain/projects';
+import { processStreamBatch } from '#events/processor';
+import { db } from '#store/client';
+import { TransactionCancelled } from '#store/errors';
+import { ItemType, keys, LABEL_LINK_SHARDS, TASK_SHARDS } from '#store/keys';
+import { writeProjectLabel } from '#store/labelSets';
+import { readTask, writeAttach } from '#store/links';
+import { shardOf } from '#store/shards';
+import { readTaskLayout } from '#store/taskLayoutReads';
+import { homeShard } from '#store/taskShardLayout';
+import { tableName } from '#store/table';
+import { TOMBSTONE_TTL_SECONDS } from '#store/tombstones';
+import { uniqueWorkspace } from '#support/api';
+import { usePrivateTable } from '#support/privateTable';
+
+/**
+ * Tombstones (store/tombstones.ts): a deleted project or label marks every shard of its collection, and a link (or a
+ * label-set membership) is written only in a shard with no mark, instead of checking the project's and label's items
+ * in the workspace's partition. A table of this file's own, that starts as the version before left it (no LAYOUT#GONE
+ * item): for the deploy's window an attach checks the items too, and after it the marks alone. Each race is played out
+ * step by step: an attach's read, then the delete, then the attach's transaction.
+ */
+const table = usePrivateTable(`tombstones-${Date.now()}`);
+const checkpoints: Record<string, string> = {};
+const drain = () => table.drain((batch: DynamoDBRecord[]) => processStreamBatch(batch, { publish: async () => {} }), checkpoints);
+afterAll(() => vi.restoreAllMocks());
+
+const actor = { name: 'Marks', username: 'marks' };
+/** The clock, `minutes` on (a deploy's window is 15). */
+const clockAt = (minutes: number) => {
+  vi.restoreAllMocks();
+  const realNow = Date.now.bind(Date);
+  vi.spyOn(Date, 'now').mockImplementation(() => realNow() + minutes * 60_000);
+};
+/** Tasks whose homes are every shard `shardOfTask` gives, one each. */
+function tasksCovering(count: number, shardOfTask: (task: string) => number): string[] {
+  const found = new Map<number, string>();
+  for (let i = 0; found.size < count; i++) if (!found.has(shardOfTask(`t-${i}`))) found.set(shardOfTask(`t-${i}`), `t-${i}`);
+  return [...found.values()];
+}
+/** What a transaction's cancellation says is gone: the project, the label, or neither. */
+async function gone(write: Promise<unknown>): Promise<string> {
+  const error = await write.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(error instanceof TransactionCancelled)) return error === undefined ? 'written' : String(error);
+  return ['project', 'label'].filter((side) => error.conditionFailed(side)).join(' and ') || error.message;
+}
+
+test("in the deploy's window an attach checks the items too: a project the version before deleted (no marks) fails it", async () => {
+  await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.tombstonesLayout() }));
+  const ws = uniqueWorkspace('tombstones');
+  const project = await createProject(ws, { name: 'Old delete', owner: actor });
+  const label = await createLabel(ws, { title: 'Window', color: '112233' }, actor);
+  const layout = await readTaskLayout(true);
+  const read = await readTask(project.id, 'w-1', layout);
+  // The version before deletes the project's item and marks nothing.
+  await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.project(ws, project.slug) }));
+  expect(await gone(writeAttach(ws, project, label, [read], actor))).toBe('project');
+  expect(await gone(writeProjectLabel(ws, project, label, actor))).toBe('project');
+  // After the window the marks alone are checked: the item is not read (no delete of the version before is left to
+  // mark nothing; this one is the window's, played after it to show that the item is no longer looked at).
+  clockAt(16);
+  expect(await gone(writeAttach(ws, project, label, [read], actor))).toBe('written');
+});
+
+test('an attach or a label-set add that read before a delete fails on its mark in every shard; the cascade leaves the marks, which expire', async () => {
+  clockAt(16);
+  const ws = uniqueWorkspace('tombstones');
+  const doomed = await createProject(ws, { name: 'Doomed', owner: actor });
+  const stays = await createProject(ws, { name: 'Stays', owner: actor });
+  const label = await createLabel(ws, { title: 'Doomed label', color: '112233' }, actor);
+  const kept = await createLabel(ws, { title: 'Kept', color: '445566' }, actor);
+  const layout = await readTaskLayout(true);
+  // Links of both to delete with them: the cascades run, and leave the marks alone.
+  await writeAttach(ws, doomed, kept, [await readTask(doomed.id, 'linked', layout)], actor);
+  await writeAttach(ws, stays, label, [await readTask(stays.id, 'linked', layout)], actor);
+
+  // A task of each home of the project, and of each shard of the label's collection, read before the deletes.
+  const homes = tasksCovering(TASK_SHARDS, homeShard);
+  const labelShards = tasksCovering(LABEL_LINK_SHARDS, (t) => shardOf(t, LABEL_LINK_SHARDS));
+  const beforeProject = await Promise.all(homes.map((t) => readTask(doomed.id, t, layout)));
+  const beforeLabel = await Promise.all(labelShards.map((t) => readTask(stays.id, t, layout)));
+  expect(new Set(beforeProject.map((s) => s.linkShard)).size).toBe(TASK_SHARDS);
+
+  await deleteProject(ws, doomed.slug, actor);
+  await deleteLabel(ws, label.slug, actor);
+  for (const state of beforeProject) expect(await gone(writeAttach(ws, doomed, kept, [state], actor))).toBe('project');
+  for (const state of beforeLabel) expect(await gone(writeAttach(ws, stays, label, [state], actor))).toBe('label');
+  expect(await gone(writeAttach(ws, doomed, label, beforeProject.slice(0, 3), actor))).toBe('project and label');
+  expect(await gone(writeProjectLabel(ws, doomed, kept, actor))).toBe('project');
+  expect(await gone(writeProjectLabel(ws, stays, label, actor))).toBe('label');
+  // The live ones are not held up by the other's marks.
+  expect(await gone(writeAttach(ws, stays, kept, [beforeLabel[0]!], actor))).toBe('written');
+
+  await drain();
+  const items = await scanTable([ws]);
+  const left = (prefixes: string[]) => items.filter((i) => prefixes.includes(i.PK));
+  const projectMarks = left(keys.projectShards(doomed.id));
+  const labelMarks = left(keys.labelCollectionShards(ws, label.id));
+  expect(projectMarks.map((i) => [i.PK, i.SK, i.type]).sort()).toEqual(
+    keys
+      .projectShards(doomed.id)
+      .map((pk) => [pk, 'GONE', ItemType.tombstone])
+      .sort(),
+  );
+  expect(labelMarks.map((i) => [i.PK, i.SK, i.type]).sort()).toEqual(
+    keys
+      .labelCollectionShards(ws, label.id)
+      .map((pk) => [pk, 'GONE', ItemType.tombstone])
+      .sort(),
+  );
+  for (const mark of [...projectMarks, ...labelMarks])
+    expect(mark.ttl).toBe(Math.floor(Date.parse(mark.deleted_at) / 1000) + TOMBSTONE_TTL_SECONDS);
+  expect((await checkTable([ws])).violations).toEqual([]);
+});
