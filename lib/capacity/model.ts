@@ -1,5 +1,5 @@
 import { keys } from '#store/keys';
-import { itemShardsOf, shardedNameOf, shardFamilyOf } from '#store/shardedKeys';
+import { itemShardsOf, pastShardZero, shardedNameOf, shardFamilyOf } from '#store/shardedKeys';
 import type { Call, Touch } from './recorder.ts';
 import type { Measured } from './scenarios.ts';
 import { patternOf } from './patterns.ts';
@@ -161,7 +161,8 @@ export function modelRow(m: Measured): RowModel {
   const named = new Map<string, Touch>();
   const items = new Map<string, Load>();
   for (const t of touches) {
-    const id = JSON.stringify([t.index ?? '', shardFamilyOf(t.key, t.index)]);
+    // A key whose spread skips shard 0 is two partitions: shard 0, and each past it (the busier is the key's).
+    const id = JSON.stringify([t.index ?? '', shardFamilyOf(t.key, t.index), pastShardZero(t.key, t.item ?? t.range, t.index)]);
     // One request's entry lands in one shard of the history, but the route's requests in all of them: what a
     // request draws on a sharded key's shards, summed, is spread over them (a read of every shard, one of each).
     addTo(partitions, id, t, spreadOf(t));

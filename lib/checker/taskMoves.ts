@@ -108,6 +108,8 @@ async function moveTask(ws: string, projectId: string, task: string): Promise<st
       return undefined;
     } catch (error) {
       if (!(error instanceof TransactionCancelled)) throw error;
+      // Deleted since: its cascade takes the task wherever it is.
+      if (error.conditionFailed('project')) return undefined;
       await new Promise((resolve) => setTimeout(resolve, PAUSE_MS * (round + 1)));
     }
   }
@@ -140,6 +142,8 @@ export async function copyTaskHome(
     await transact([
       ['version', tx.put(taskVersionItem(ws, projectId, task, 1, 0), { condition: 'attribute_not_exists(PK)' })],
       ['absent', tx.check(keys.taskVersion(projectId, task, home), { condition: 'attribute_not_exists(PK)' })],
+      // Not for a project deleted since the read (its mark, store/tombstones.ts): its cascade may have passed already.
+      ['project:gone', tx.check(keys.projectTombstone(projectId, 0), { condition: 'attribute_not_exists(PK)' })],
     ]);
     return 'again';
   }

@@ -15,7 +15,7 @@ export function tombstoneViolations(items: Item[]): string[] {
   );
   const v: string[] = [];
   for (const mark of items.filter((i) => i.type === ItemType.tombstone)) {
-    const of = mark.project_id !== undefined ? `project ${mark.project_id}` : `label ${mark.workspace}#${mark.label_id}`;
+    const of = mark.label_id !== undefined ? `label ${mark.workspace}#${mark.label_id}` : `project ${mark.project_id}`;
     if (live.has(of)) v.push(`tombstone ${mark.PK} / ${mark.SK} marks ${of} as deleted, but it exists`);
     if (typeof mark.ttl !== 'number') v.push(`tombstone ${mark.PK} / ${mark.SK} never expires (no ttl)`);
   }

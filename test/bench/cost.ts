@@ -18,6 +18,13 @@ import { log } from './stats.ts';
  * hand-written minimum for the same access pattern (the fewest calls that can answer it correctly
  * with this data model), both measured with the same client middleware on the same data.
  */
+
+/** A delete's marks (store/tombstones.ts), as small as they can be: one in each partition of its collection, expiring. */
+const marks = (at: { PK: string; SK: string }[], of: Record<string, unknown>) =>
+  at.map((key) => ({
+    Put: { TableName: T(), Item: { ...key, type: ItemType.tombstone, ...of, ttl: Math.floor(Date.now() / 1000) + 86_400 } },
+  }));
+
 export interface CostRow {
   endpoint: string;
   scenario: string;
@@ -219,7 +226,7 @@ export async function measureCosts(): Promise<CostRow[]> {
   await row(
     'delete-project',
     'no links (any size answers the same: the cascade runs from the stream)',
-    '2 GetItem (the project and its kept stats, at once: its event shows them whole) + TransactWrite(Delete project, Put deletion job, Delete kept stats)',
+    '2 GetItem (the project and its kept stats, at once: its event shows them whole) + TransactWrite(Delete project, Put deletion job, Delete kept stats, Put its mark in each of its 17 partitions)',
     () => w.invoke('delete-project', { path: { slug: doomed.slug } }),
     async () => {
       const [{ Item }] = await Promise.all([
@@ -254,6 +261,10 @@ export async function measureCosts(): Promise<CostRow[]> {
               },
             },
             { Delete: { TableName: T(), Key: keys.projectStats(ws, doomedMin.slug) } },
+            ...marks(
+              keys.projectShards(Item.id).map((pk) => ({ PK: pk, SK: 'GONE' })),
+              { project_id: Item.id },
+            ),
           ],
         }),
       );
@@ -505,7 +516,7 @@ export async function measureCosts(): Promise<CostRow[]> {
   await row(
     'delete-label',
     'no links (any size answers the same: the cascade runs from the stream)',
-    'GetItem + TransactWrite(Delete label, Delete title guard, Put deletion job)',
+    'GetItem + TransactWrite(Delete label, Delete title guard, Put deletion job, Put its mark in each of its 8 partitions)',
     () => w.invoke('delete-label', { path: { slug: topic(5) } }),
     async () => {
       const { Item } = await send(new GetCommand({ TableName: T(), Key: keys.label(ws, topic(6)), ConsistentRead: true }));
@@ -538,6 +549,10 @@ export async function measureCosts(): Promise<CostRow[]> {
               },
             },
             { Delete: { TableName: T(), Key: keys.projectStats(ws, doomedMin.slug) } },
+            ...marks(
+              keys.labelCollectionShards(ws, Item.id).map((pk) => ({ PK: pk, SK: 'GONE' })),
+              { label_id: Item.id },
+            ),
           ],
         }),
       );

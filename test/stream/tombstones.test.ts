@@ -1,14 +1,17 @@
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, expect, test, vi } from 'vitest';
 import { checkTable, scanTable } from '#checker/invariants';
+import { copyTaskHome } from '#checker/taskMoves';
 import { createLabel, deleteLabel } from '#domain/labels';
 import { createProject, deleteProject } from '#domain/projects';
 import { processStreamBatch } from '#events/processor';
 import { db } from '#store/client';
+import { taskSidesOf } from '#store/collections';
 import { TransactionCancelled } from '#store/errors';
 import { ItemType, keys, LABEL_LINK_SHARDS, TASK_SHARDS } from '#store/keys';
 import { writeProjectLabel } from '#store/labelSets';
+import { labelLinkItem, taskLinkItem } from '#store/linkItems';
 import { readTask, writeAttach } from '#store/links';
 import { shardOf } from '#store/shards';
 import { readTaskLayout } from '#store/taskLayoutReads';
@@ -119,4 +122,33 @@ test('an attach or a label-set add that read before a delete fails on its mark i
   for (const mark of [...projectMarks, ...labelMarks])
     expect(mark.ttl).toBe(Math.floor(Date.parse(mark.deleted_at) / 1000) + TOMBSTONE_TTL_SECONDS);
   expect((await checkTable([ws])).violations).toEqual([]);
+
+  // The version before reads a label's whole collection, its job aside, in its cascade (a rollback, or its stream
+  // processor mid-deploy): each item as a link or a membership, its task sides deleted, then the item. A mark names a
+  // project and a task that are none: nothing real is deleted for it, and the cascade goes on.
+  const sides = taskSidesOf(label.id, labelMarks, layout);
+  expect([...sides.first, ...sides.then].length).toBeGreaterThan(0);
+  for (const key of [...sides.first, ...sides.then]) expect(key.PK.startsWith(keys.projectShard('-', 0))).toBe(true);
+});
+
+test('npm run rekey gives no version to a task of a project deleted since its read', async () => {
+  clockAt(16);
+  const ws = uniqueWorkspace('tombstones');
+  const project = await createProject(ws, { name: 'Moving', owner: actor });
+  const label = await createLabel(ws, { title: 'Old link', color: '112233' }, actor);
+  // A link from before task versions were kept, in shard 0: a move gives the task a version first.
+  const side = shardOf('lone', LABEL_LINK_SHARDS);
+  for (const Item of [
+    taskLinkItem(ws, project, label, 'lone', new Date().toISOString(), actor, side),
+    labelLinkItem(ws, project, label, 'lone', new Date().toISOString(), side),
+  ])
+    await db.send(new PutCommand({ TableName: tableName(), Item }));
+  await deleteProject(ws, project.slug, actor);
+  const error = await copyTaskHome(ws, project.id, 'lone').then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error instanceof TransactionCancelled && error.conditionFailed('project')).toBe(true);
+  await drain();
+  expect((await scanTable([ws])).filter((i) => i.type === ItemType.taskVersion || i.type === ItemType.taskLink)).toEqual([]);
 });

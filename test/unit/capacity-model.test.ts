@@ -23,7 +23,7 @@ import {
 import { modelledMix } from '#bench/saturationMix';
 import { ACTIVITY_SHARDS, DELIVERY_SHARDS, DUE_SHARDS, keys, LABEL_LINK_SHARDS, TASK_SHARDS } from '#store/keys';
 import { MARK_SHARDS, PROJECT_ACTIVITY_SHARDS, TASK_ACTIVITY_SHARDS } from '#store/activityKeys';
-import { SHARDED_KEYS, shardFamilyOf, shardsOf } from '#store/shardedKeys';
+import { itemShardsOf, pastShardZero, SHARDED_KEYS, shardFamilyOf, shardsOf } from '#store/shardedKeys';
 
 /**
  * The capacity model's arithmetic on calls made up here (the measured calls are the integration test's:
@@ -47,6 +47,8 @@ const read = (key: string, units: number, item?: string): Touch => ({
 });
 const call = (operation: string, ...touches: Touch[]): Call => ({ operation, items: touches.length, touches });
 const PROJECT = 'PROJECT#0f8fad5b-d9cb-469f-a165-70867728950e';
+/** One of the project's task homes (shards 1 to TASK_SHARDS: a task's items, a detach note); PROJECT is its shard 0. */
+const HOME = `${PROJECT}#SHARD#3`;
 const measured = (row: string, request: Call[], stream: Call[] = [], events = 0): Measured => ({
   row,
   scenario: '',
@@ -73,7 +75,7 @@ describe('one route', () => {
           call('UpdateItem', write('WS#capacity-model', 1, 'COUNTER#LABEL_ID')),
           call('TransactWriteItems', write('WS#capacity-model', 2, 'LABEL#bug'), write('WS#capacity-model', 2, 'LABELTITLE#bug')),
         ],
-        [call('UpdateItem', write(PROJECT, 2, 'DETACHED#5a3c1e8e'), read('WS#capacity-model', 1, 'LABEL#bug'))],
+        [call('UpdateItem', write(HOME, 2, 'DETACHED#5a3c1e8e'), read('WS#capacity-model', 1, 'LABEL#bug'))],
       ),
     );
     expect(row.request).toEqual({ read: 0, write: 5 });
@@ -89,7 +91,7 @@ describe('one route', () => {
   test('at saturation, stream work on an item every record of a key shares (a use counter) is done once per batch: left out', () => {
     const attach = measured(
       'POST /projects-labels/{slug}/attach',
-      [call('TransactWriteItems', write(PROJECT, 2, 'TASK#task-1#VERSION'), write(PROJECT, 2, 'TASK#task-1#LABEL#3'))],
+      [call('TransactWriteItems', write(HOME, 2, 'TASK#task-1#VERSION'), write(HOME, 2, 'TASK#task-1#LABEL#3'))],
       [
         call(
           'TransactWriteItems',
@@ -135,7 +137,7 @@ describe('the mix', () => {
       [
         call(
           'TransactWriteItems',
-          write(PROJECT, 6, 'TASK#task-1#VERSION'),
+          write(HOME, 6, 'TASK#task-1#VERSION'),
           write('WS#capacity-model', 1, 'PROJECT#launch'),
           write(PROJECT, 1, 'LABELSET#3'),
         ),
@@ -147,7 +149,7 @@ describe('the mix', () => {
   ];
 
   test('each row weighs its share; events become webhook deliveries; the first key to saturate comes first', () => {
-    const mix = modelMix(withAttach([call('UpdateItem', write(PROJECT, 4, 'DETACHED#5a3c1e8e'), write(PROJECT, 4, 'USE#3'))]));
+    const mix = modelMix(withAttach([call('UpdateItem', write(HOME, 4, 'DETACHED#5a3c1e8e'), write(PROJECT, 4, 'USE#3'))]));
     // attach: 8 per 100 requests, 10 units on the project's task shards at saturation (its version's and its note's),
     // spread over TASK_SHARDS; 1 unit on its label set, and the use counter's 4 are the batch's, in shard 0: 4 batches
     // a second of each of the TASK_SHARDS stream shards the attaches' writes feed, off its 1,000. The homes are never
@@ -172,7 +174,7 @@ describe('the mix', () => {
   });
 
   test("the hot project's share: its own key and its own item take that share of the load; the workspace's partition all of it", () => {
-    const stream = [call('UpdateItem', write(PROJECT, 4, 'DETACHED#5a3c1e8e'), write(PROJECT, 4, 'USE#3'))];
+    const stream = [call('UpdateItem', write(HOME, 4, 'DETACHED#5a3c1e8e'), write(PROJECT, 4, 'USE#3'))];
     const half = modelMix(withAttach(stream), { hotProjectShare: 0.5 });
     expect(half.hotProjectShare).toBe(0.5);
     const rate = (name: string) => half.partitions.find((p) => p.name === name)!.rate;
@@ -201,7 +203,7 @@ describe('the mix', () => {
     expect(SHARDED_KEYS.filter((k) => k.feedsProcessor).map((k) => k.name)).toEqual(['PROJECT#<project>']);
     // A key the processor acts on, in 8 shards: the row feeds it from 8 stream shards; the registry's, from TASK_SHARDS.
     const taskShards = (key: string) => (key.startsWith('PROJECT#') ? 8 : 1);
-    const [attach] = attachesWriting(write(PROJECT, 1, 'TASK#t#VERSION')).filter((m) => m.row === 'POST /projects-labels/{slug}/attach');
+    const [attach] = attachesWriting(write(HOME, 1, 'TASK#t#VERSION')).filter((m) => m.row === 'POST /projects-labels/{slug}/attach');
     expect(feedingShards(attach!, taskShards)).toBe(8);
     expect(feedingShards(attach!)).toBe(TASK_SHARDS);
     expect(feedingShards({ request: [call('PutItem', write('WS#capacity-model', 1, 'PROJECT#launch'))] })).toBe(1);
@@ -222,6 +224,13 @@ describe('the mix', () => {
     // 1 per 100 requests, 2 units, over ACTIVITY_SHARDS shards; 1 unit over DUE_SHARDS.
     expect(rate('ACTIVITY#<ws>#SHARD#<shard>')).toBeCloseTo(1_000 / ((0.01 * 2) / ACTIVITY_SHARDS));
     expect(rate('GSI3 DUE#<due>')).toBeCloseTo(1_000 / (0.01 / DUE_SHARDS));
+    // A deleted project's or label's mark is in every shard (store/tombstones.ts): an attach checks the one its write goes
+    // to, so a home's or a label shard's takes its share; a project's first partition is none of the homes, and its own
+    // mark is its alone.
+    expect([itemShardsOf(HOME, 'GONE'), pastShardZero(HOME, 'GONE')]).toEqual([TASK_SHARDS, true]);
+    expect([itemShardsOf(PROJECT, 'GONE'), pastShardZero(PROJECT, 'GONE')]).toEqual([1, false]);
+    expect([itemShardsOf(PROJECT, 'USE#3'), itemShardsOf(HOME, 'USE#3')]).toEqual([1, 1]);
+    expect(itemShardsOf(keys.labelTombstone('capacity-model', 3, 2).PK, 'GONE')).toBe(LABEL_LINK_SHARDS);
     // Every key the registry names is spelled so by keys.ts; a key that only looks like one is not sharded.
     expect(shardsOf(keys.activityMark('capacity-model', 'evt-1').PK)).toBe(MARK_SHARDS);
     expect(shardsOf(keys.activity('capacity-model', 7, 'AT#x').PK)).toBe(ACTIVITY_SHARDS);

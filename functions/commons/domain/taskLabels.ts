@@ -16,8 +16,9 @@ import { getProject } from './projects';
 import { type Actor, type LabelRecord, SYSTEM_ACTOR } from './entities';
 
 /**
- * Tasks per transaction (limit 100): attach writes 3 items per task plus 2 checks, and until the table is rekeyed
- * (taskShardLayout.ts) a new task's check of its other shard; detach 3 per task.
+ * Tasks per transaction (limit 100): attach writes 3 items per task plus 2 checks (4 in a deploy's window,
+ * store/tombstones.ts: 32 x 3 + 4 = 100), and until the table is rekeyed (taskShardLayout.ts) a new task's check of its
+ * other shard (24 x 4 + 4); detach 3 per task.
  */
 const ATTACH_CHUNK = 32;
 const ATTACH_CHUNK_BEFORE_REKEY = 24;

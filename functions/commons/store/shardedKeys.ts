@@ -21,7 +21,10 @@ export interface ShardedKey {
   chosenBy: string;
   /** Items of the key (by sort key, or a Query's sort-key prefix) that are never spread: shard 0 takes all of their load. */
   inShardZero?: (item: string) => boolean;
-  /** Whether the spread items skip shard 0 (a project's tasks: their homes are shards 1 to TASK_SHARDS), so that shard 0 takes only the inShardZero items' load. */
+  /**
+   * Whether the spread items skip shard 0 (a project's tasks: their homes are shards 1 to TASK_SHARDS), so that shard 0
+   * takes only what is written in it (the inShardZero items, and its own copy of an item every shard has).
+   */
   spreadPastZero?: true;
   /** Shared by every workspace of the stage: one workspace alone gets its share of each shard, and the others theirs. */
   stageWide?: true;
@@ -138,7 +141,9 @@ export const shardsOf = (key: string, index?: string): number => shardedKeyOf(ke
 /** How many partitions an item's load spreads over: its key's shards, or 1 for an item the key keeps in shard 0. */
 export const itemShardsOf = (key: string, item: string | undefined, index?: string): number => {
   const sharded = shardedKeyOf(key, index);
-  return sharded === undefined || (item !== undefined && sharded.inShardZero?.(item)) ? 1 : sharded.shards;
+  if (sharded === undefined || (item !== undefined && sharded.inShardZero?.(item))) return 1;
+  // A key whose spread skips shard 0: what is written in shard 0 itself is shard 0's (an item in every shard, a mark).
+  return sharded.spreadPastZero && !sharded.shardPart.test(key) ? 1 : sharded.shards;
 };
 
 /** Whether an item's load goes to the shards past shard 0 alone (a spread item of a key whose spread skips shard 0). */

@@ -40,11 +40,19 @@ export function projectTombstones(ws: string, project: ProjectRef, deletedAt: st
   return marks(shards, { workspace: ws, project_id: project.id, project_slug: project.slug }, deletedAt);
 }
 
-/** A deleted label's marks: one in each shard of its collection (parts `mark:<shard>`). */
+/**
+ * A deleted label's marks: one in each shard of its collection (parts `mark:<shard>`). Each names a project and a task
+ * that are none (NO_LINK): the label's cascade of the version before (a rollback, or its stream processor still running
+ * mid-deploy) reads every item of the collection but its job as a link or a membership, and would stop on a mark
+ * without them; with them it deletes a task side that does not exist, then the mark, and goes on.
+ */
 export function labelTombstones(ws: string, label: LabelRef, deletedAt: string): [string, TransactItem][] {
   const shards = Array.from({ length: LABEL_LINK_SHARDS }, (_, n) => keys.labelTombstone(ws, label.id, n));
-  return marks(shards, { workspace: ws, label_id: label.id, label_slug: label.slug }, deletedAt);
+  return marks(shards, { workspace: ws, label_id: label.id, label_slug: label.slug, project_id: NO_LINK, task_uuid: NO_LINK }, deletedAt);
 }
+
+/** The project and task a label's mark names for the version before: no id is one character long. */
+const NO_LINK = '-';
 
 /**
  * The parts of a transaction that adds to the collections of `project` and `label`, in shard `projectShard` of the
