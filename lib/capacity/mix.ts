@@ -148,8 +148,9 @@ export function modelMix(measured: Measured[], { hotProjectShare = MIX_HOT_PROJE
       const partition = partitionName(t);
       const item = t.item === undefined ? undefined : patternOf(t.item);
       addTo(partitions, slotOf(t), t, share * spreadOf(t) * hot(partition));
-      // An item of a sharded key that is in every shard (a deleted project's mark) takes its shard's share alone.
-      if (onSharedItem(t)) addTo(items, JSON.stringify([partition, item]), t, share * spreadOf(t) * hot(`${partition} ${item}`));
+      // An item of a sharded key that is in every shard (a deleted project's mark) takes its shard's share alone, and
+      // shard 0's copy is apart from the homes'.
+      if (onSharedItem(t)) addTo(items, JSON.stringify([slotOf(t), item]), t, share * spreadOf(t) * hot(`${partition} ${item}`));
     }
     perRequest.calls += (m.request.length + m.stream.length) * share;
     perRequest.records += m.records * share;
@@ -169,7 +170,8 @@ export function modelMix(measured: Measured[], { hotProjectShare = MIX_HOT_PROJE
     if (!known || rate < known.rate) busiest.set(s.name, { ...s, rate });
   }
   const found = [...busiest.values()].map(({ name, load, fixed, rate }): MixPartition => {
-    const own = [...items].filter(([id]) => JSON.parse(id)[0] === name);
+    // Shard 0's copy of an item every shard has, and a home's, are two items.
+    const own = [...items].filter(([id]) => (JSON.parse(id)[0] as string).replace(PAST_ZERO, '') === name);
     const hottest = own
       .map(([id, l]) => ({ name: JSON.parse(id)[1] as string, rate: saturation(l) }))
       .sort((a, b) => a.rate - b.rate || byName(a.name, b.name))[0];

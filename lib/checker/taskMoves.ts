@@ -103,6 +103,7 @@ async function moveTask(ws: string, projectId: string, task: string): Promise<st
             'to',
             tx.put(taskVersionItem(ws, projectId, task, copied.commitAt + 1, homeShard(task)), { condition: 'attribute_not_exists(PK)' }),
           ],
+          projectLive(projectId),
         ]);
       await deleteKeys(copied.left.map(keyOf));
       return undefined;
@@ -142,8 +143,7 @@ export async function copyTaskHome(
     await transact([
       ['version', tx.put(taskVersionItem(ws, projectId, task, 1, 0), { condition: 'attribute_not_exists(PK)' })],
       ['absent', tx.check(keys.taskVersion(projectId, task, home), { condition: 'attribute_not_exists(PK)' })],
-      // Not for a project deleted since the read (its mark, store/tombstones.ts): its cascade may have passed already.
-      ['project:gone', tx.check(keys.projectTombstone(projectId, 0), { condition: 'attribute_not_exists(PK)' })],
+      projectLive(projectId),
     ]);
     return 'again';
   }
@@ -151,11 +151,20 @@ export async function copyTaskHome(
   let v = num((v0 ?? vh)!, 'v');
   for (const part of chunk(unmarked, LINKS_PER_STEP)) {
     const version = keys.taskVersion(projectId, task, where);
-    await transact([['version', bump(version, v)], ...part.flatMap((l) => copyLink(l, projectId, task, home))]);
+    await transact([['version', bump(version, v)], ...part.flatMap((l) => copyLink(l, projectId, task, home)), projectLive(projectId)]);
     v++;
   }
   return where === 0 ? { commitAt: v, left: links } : { left: links };
 }
+
+/**
+ * Each write of a move is for a project not deleted since its read (its mark in shard 0, store/tombstones.ts): the
+ * project's cascade may have read where the write goes already, and finished without what it adds.
+ */
+const projectLive = (projectId: string): [string, TransactItem] => [
+  'project:gone',
+  tx.check(keys.projectTombstone(projectId, 0), { condition: 'attribute_not_exists(PK)' }),
+];
 
 const bump = (key: Key, v: number): TransactItem =>
   tx.update(key, 'SET v = :next', { condition: 'v = :v', values: { ':v': v, ':next': v + 1 } });
@@ -182,10 +191,12 @@ async function moveState(s: Item): Promise<boolean> {
     await transact([
       ['to', tx.put({ ...s, ...home, moved_at: new Date().toISOString() }, { condition: 'attribute_not_exists(PK)' })],
       ['from', tx.delete(keyOf(s), { condition: 'v = :v', values: { ':v': s.v } })],
+      projectLive(str(s, 'project_id')),
     ]);
     return true;
   } catch (error) {
     if (!(error instanceof TransactionCancelled)) throw error;
-    return false;
+    // Deleted since: its cascade takes the state wherever it is.
+    return error.conditionFailed('project');
   }
 }

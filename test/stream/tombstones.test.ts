@@ -11,7 +11,7 @@ import { taskSidesOf } from '#store/collections';
 import { TransactionCancelled } from '#store/errors';
 import { ItemType, keys, LABEL_LINK_SHARDS, TASK_SHARDS } from '#store/keys';
 import { writeProjectLabel } from '#store/labelSets';
-import { labelLinkItem, taskLinkItem } from '#store/linkItems';
+import { labelLinkItem, taskLinkItem, taskVersionItem } from '#store/linkItems';
 import { readTask, writeAttach } from '#store/links';
 import { shardOf } from '#store/shards';
 import { readTaskLayout } from '#store/taskLayoutReads';
@@ -131,7 +131,7 @@ test('an attach or a label-set add that read before a delete fails on its mark i
   for (const key of [...sides.first, ...sides.then]) expect(key.PK.startsWith(keys.projectShard('-', 0))).toBe(true);
 });
 
-test('npm run rekey gives no version to a task of a project deleted since its read', async () => {
+test('npm run rekey moves nothing of a project deleted since its read: no version made, no link copied', async () => {
   clockAt(16);
   const ws = uniqueWorkspace('tombstones');
   const project = await createProject(ws, { name: 'Moving', owner: actor });
@@ -141,14 +141,20 @@ test('npm run rekey gives no version to a task of a project deleted since its re
   for (const Item of [
     taskLinkItem(ws, project, label, 'lone', new Date().toISOString(), actor, side),
     labelLinkItem(ws, project, label, 'lone', new Date().toISOString(), side),
+    // A task of before with its version in shard 0: a move copies its links home first.
+    taskVersionItem(ws, project.id, 'kept', 1, 0),
+    taskLinkItem(ws, project, label, 'kept', new Date().toISOString(), actor, shardOf('kept', LABEL_LINK_SHARDS)),
+    labelLinkItem(ws, project, label, 'kept', new Date().toISOString(), shardOf('kept', LABEL_LINK_SHARDS)),
   ])
     await db.send(new PutCommand({ TableName: tableName(), Item }));
   await deleteProject(ws, project.slug, actor);
-  const error = await copyTaskHome(ws, project.id, 'lone').then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error instanceof TransactionCancelled && error.conditionFailed('project')).toBe(true);
+  for (const task of ['lone', 'kept']) {
+    const error = await copyTaskHome(ws, project.id, task).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error instanceof TransactionCancelled && error.conditionFailed('project'), task).toBe(true);
+  }
   await drain();
   expect((await scanTable([ws])).filter((i) => i.type === ItemType.taskVersion || i.type === ItemType.taskLink)).toEqual([]);
 });

@@ -51,7 +51,7 @@ export function labelTombstones(ws: string, label: LabelRef, deletedAt: string):
   return marks(shards, { workspace: ws, label_id: label.id, label_slug: label.slug, project_id: NO_LINK, task_uuid: NO_LINK }, deletedAt);
 }
 
-/** The project and task a label's mark names for the version before: no id is one character long. */
+/** The project and task a label's mark names for the version before: a project's id is a UUID, a task's begins with a letter or digit. */
 const NO_LINK = '-';
 
 /**
