@@ -10,6 +10,7 @@ import { queryAll } from '#store/query';
 import { tableName } from '#store/table';
 import { readTaskLayout } from '#store/taskLayoutReads';
 import { homeShard } from '#store/taskShardLayout';
+import { projectMarkCheck } from '#store/tombstones';
 import { transact, tx, type TransactItem } from '#store/transactions';
 
 /**
@@ -161,10 +162,7 @@ export async function copyTaskHome(
  * Each write of a move is for a project not deleted since its read (its mark in shard 0, store/tombstones.ts): the
  * project's cascade may have read where the write goes already, and finished without what it adds.
  */
-const projectLive = (projectId: string): [string, TransactItem] => [
-  'project:gone',
-  tx.check(keys.projectTombstone(projectId, 0), { condition: 'attribute_not_exists(PK)' }),
-];
+const projectLive = (projectId: string): [string, TransactItem] => ['project:gone', projectMarkCheck(projectId, 0)];
 
 const bump = (key: Key, v: number): TransactItem =>
   tx.update(key, 'SET v = :next', { condition: 'v = :v', values: { ':v': v, ':next': v + 1 } });

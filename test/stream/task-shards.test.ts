@@ -21,6 +21,7 @@ import { homeShard } from '#store/taskShardLayout';
 import { tableName } from '#store/table';
 import { uniqueWorkspace } from '#support/api';
 import { inboundEvent } from '#support/inbound';
+import { clockAt } from '#support/clock';
 import { usePrivateTable } from '#support/privateTable';
 
 /**
@@ -38,14 +39,6 @@ const drain = () => table.drain((batch: DynamoDBRecord[]) => processStreamBatch(
 afterEach(() => vi.restoreAllMocks());
 
 const actor = { name: 'Shards', username: 'shards' };
-let minutes = 0;
-/** The clock, `m` minutes on (a deploy's window is 15). */
-const clockAt = (m: number) => {
-  minutes = m;
-  vi.restoreAllMocks();
-  const realNow = Date.now.bind(Date);
-  vi.spyOn(Date, 'now').mockImplementation(() => realNow() + minutes * 60_000);
-};
 const awayTasks = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}-${i}`);
 const shardsOfTask = async (projectId: string, task: string) =>
   new Set(

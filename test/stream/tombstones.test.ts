@@ -19,6 +19,7 @@ import { homeShard } from '#store/taskShardLayout';
 import { tableName } from '#store/table';
 import { TOMBSTONE_TTL_SECONDS } from '#store/tombstones';
 import { uniqueWorkspace } from '#support/api';
+import { clockAt } from '#support/clock';
 import { usePrivateTable } from '#support/privateTable';
 
 /**
@@ -34,12 +35,6 @@ const drain = () => table.drain((batch: DynamoDBRecord[]) => processStreamBatch(
 afterAll(() => vi.restoreAllMocks());
 
 const actor = { name: 'Marks', username: 'marks' };
-/** The clock, `minutes` on (a deploy's window is 15). */
-const clockAt = (minutes: number) => {
-  vi.restoreAllMocks();
-  const realNow = Date.now.bind(Date);
-  vi.spyOn(Date, 'now').mockImplementation(() => realNow() + minutes * 60_000);
-};
 /** Tasks whose homes are every shard `shardOfTask` gives, one each. */
 function tasksCovering(count: number, shardOfTask: (task: string) => number): string[] {
   const found = new Map<number, string>();

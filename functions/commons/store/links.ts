@@ -6,7 +6,7 @@ import { labelLinkShard, labelLinksLayoutItem, labelShardOf, stillInShard } from
 import { detachNoteItem, labelLinkItem, taskLinkItem, taskVersionItem, type LabelRef, type ProjectRef } from './linkItems';
 import { serviceSpreadAt } from './serviceLayouts';
 import { queryAll, type Item, type KeyRange } from './query';
-import { candidateShards, newShard, type TaskLayout } from './taskShardLayout';
+import { newShard, shardsInMoveOrder, type TaskLayout } from './taskShardLayout';
 import { tombstonesLayoutItem } from './tombstoneLayout';
 import { liveParts } from './tombstones';
 import { transact, tx, type TransactItem } from './transactions';
@@ -48,7 +48,7 @@ export interface TaskState {
  * to the home, so shard 0 is read first: a link moved between the two reads is found at home, never missed in both.
  */
 export async function readTask(projectId: string, task: string, layout: TaskLayout): Promise<TaskState> {
-  const shards = candidateShards(task, layout).reverse();
+  const shards = shardsInMoveOrder(task, layout);
   const read: Item[][] = [];
   for (const n of shards) read.push(await queryAll({ partition: keys.projectShard(projectId, n), sortPrefix: keys.taskSkPrefix(task) }));
   const links = new Map<number, TaskLink>();
@@ -198,5 +198,5 @@ export function taskOfLabelLink(item: Item): string {
  * shard 0's first, then its home's, so a move's commit between the two (shard 0 to home) leaves none behind.
  */
 export async function deleteTaskVersion(projectId: string, task: string, layout: TaskLayout): Promise<void> {
-  for (const n of candidateShards(task, layout).reverse()) await deleteKeys([keys.taskVersion(projectId, task, n)]);
+  for (const n of shardsInMoveOrder(task, layout)) await deleteKeys([keys.taskVersion(projectId, task, n)]);
 }

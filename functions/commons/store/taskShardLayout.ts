@@ -31,6 +31,12 @@ export function candidateShards(subject: string, layout: TaskLayout): number[] {
   return layout.rekeyed ? [homeShard(subject)] : [homeShard(subject), 0];
 }
 
+/**
+ * The same shards in the order a move carries items (`npm run rekey`: from shard 0 to the home), shard 0 first: a reader
+ * or a deleter that goes in it finds at home what a move carried between its two steps, and misses nothing.
+ */
+export const shardsInMoveOrder = (subject: string, layout: TaskLayout): number[] => candidateShards(subject, layout).reverse();
+
 /** The service's LAYOUT item of task shards: since when this version writes them (and, once rekeyed, when). */
 export const taskShardsLayoutItem = (since: string, rekeyedAt?: string) => ({
   ...keys.taskShardsLayout(),

@@ -29,6 +29,10 @@ const PROJECT_LIVE = 'id = :pid';
 
 const NO_MARK = { condition: 'attribute_not_exists(PK)' };
 
+/** A check that shard `shard` of a project's collection has no mark: the project is not deleted. */
+export const projectMarkCheck = (projectId: string, shard: number): TransactItem =>
+  tx.check(keys.projectTombstone(projectId, shard), NO_MARK);
+
 function marks(keysOf: Key[], item: Record<string, unknown>, deletedAt: string): [string, TransactItem][] {
   const ttl = Math.floor(Date.parse(deletedAt) / 1000) + TOMBSTONE_TTL_SECONDS;
   return keysOf.map((key, n) => [`mark:${n}`, tx.put({ ...key, type: ItemType.tombstone, ...item, deleted_at: deletedAt, ttl })]);
@@ -69,7 +73,7 @@ export function liveParts(
 ): [string, TransactItem][] {
   const parts: [string, TransactItem][] = [
     ['label:gone', tx.check(keys.labelTombstone(ws, label.id, where.labelShard), NO_MARK)],
-    ['project:gone', tx.check(keys.projectTombstone(project.id, where.projectShard), NO_MARK)],
+    ['project:gone', projectMarkCheck(project.id, where.projectShard)],
   ];
   if (marksAlone) return parts;
   return [
