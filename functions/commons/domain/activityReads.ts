@@ -16,7 +16,9 @@ import type { Page, PageRequest } from './paging';
  * Oldest first, the cursor is a sync token: the read goes no further than the workspace's position,
  * read first (activityLog.ts: every entry up to it is written), and `next_cursor` is never null: the
  * place after the last entry answered, or the position itself when everything up to it was read, so
- * calling again with it answers what became readable since, each entry once.
+ * calling again with it answers what became readable since, each entry once. A workspace with no
+ * position has no entry with a place (only those kept before places existed); a read that finds a
+ * position made while it read reads again, to that position.
  */
 export async function listActivity(ws: string, q: ActivityQuery, req: PageRequest): Promise<Page<ActivityEntry>> {
   const ascending = q.order === 'asc';
@@ -92,6 +94,8 @@ export async function listActivity(ws: string, q: ActivityQuery, req: PageReques
     skip + req.limit,
     start,
   );
+  // No position, so no bound: an entry placed meanwhile may have been read past one still being written. Again, to the position.
+  if (ascending && position === undefined && (await readPosition(ws)) !== undefined) return listActivity(ws, q, req);
   if (q.context === 'project' && page.entries.length === 0 && req.cursor === undefined) await projectWithHistory(ws, q, partitions);
   const kept = withinBytes(page.entries.slice(skip));
   const cut = kept.length < page.entries.length - skip;
