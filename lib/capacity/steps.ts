@@ -127,11 +127,14 @@ costs: the project's cascade covers every shard (17 Queries for a deleted projec
 stream shard the task shards feed.
 
 Tombstones moved nothing either: a delete of a project or label writes, in its transaction, a mark (\`GONE\`, expiring
-after a day) in each shard of its collection (17 for a project, 8 for a label), and an attach, a toggle or a label-set
+after two days) in each shard of its collection (17 for a project, 8 for a label), and an attach, a toggle or a label-set
 add checks that the shard it writes has none, instead of checking the project's and label's items in \`WS#<ws>\`; ids
 are never reused, so a mark answers for its project or label alone, and a write that read before the delete fails on it
 (404) as it failed on the items. For 15 minutes after the new version's first attach on a table an attach checks the
 items as well, as a delete of the version before marks nothing. What it costs: a project's delete writes 17 more
 items and a label's 8 (the route table: DELETE /projects/{slug} 10 write units before, the figure there now), and the
 mix's write units per request went from 6.35 to 6.52 ($8.01 to $8.11 per million requests at 1,000 a second); the
-checks' write units moved from \`WS#<ws>\` to the shards.`;
+checks' write units moved from \`WS#<ws>\` to the shards. The stream processor's counter writes then left the project's
+item too, for its mark in the first partition, where its use counters are (the 128 write units a second of stream
+batches that \`WS#<ws>\` took at the mix's rate); they check the item as well for a day after the 15 minutes, as a
+stream record may be handled a day after the write that read its project, and marks last two days.`;

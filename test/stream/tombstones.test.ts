@@ -18,6 +18,9 @@ import { readTaskLayout } from '#store/taskLayoutReads';
 import { homeShard } from '#store/taskShardLayout';
 import { tableName } from '#store/table';
 import { TOMBSTONE_TTL_SECONDS } from '#store/tombstones';
+import { applyLinkDeltas } from '#store/counters';
+import { applyStatsDeltas } from '#store/projectStats';
+import { sentDuring } from '#support/history';
 import { uniqueWorkspace } from '#support/api';
 import { clockAt } from '#support/clock';
 import { usePrivateTable } from '#support/privateTable';
@@ -152,4 +155,52 @@ test('npm run rekey moves nothing of a project deleted since its read: no versio
   }
   await drain();
   expect((await scanTable([ws])).filter((i) => i.type === ItemType.taskVersion || i.type === ItemType.taskLink)).toEqual([]);
+});
+
+test("the stream's counter writes check the project's mark in its first partition, not its item; its item as well for a day after the window", async () => {
+  const ws = uniqueWorkspace('tombstones');
+  const label = await createLabel(ws, { title: 'Counted', color: '112233' }, actor);
+  const late = (n: number) => [{ eventId: `evt-late-${ws}-${n}`, delta: 1 as const }];
+  const counted = (projectId: string) =>
+    scanTable([ws]).then((items) => items.filter((i) => i.PK.startsWith(keys.projectShard(projectId, 0)) && i.SK !== 'GONE'));
+
+  // Within a day of the window: a project the version before deleted (its item removed, no marks) fails the item's check.
+  clockAt(16);
+  const old = await createProject(ws, { name: 'Old counted', owner: actor });
+  await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.project(ws, old.slug) }));
+  expect(await applyLinkDeltas(ws, old, label.id, late(1), true)).toBe('project gone');
+  expect(await applyStatsDeltas(ws, old, [{ eventId: `evt-late-${ws}-2`, delta: { tasks_count: 1 } }])).toBe('project gone');
+  expect(await counted(old.id)).toEqual([]);
+
+  // A day after the window the mark alone is checked: WS#<ws> is not in the transaction.
+  clockAt(16 + 24 * 60);
+  const live = await createProject(ws, { name: 'Live counted', owner: actor });
+  const { result, parts } = await sentDuring(() => applyLinkDeltas(ws, live, label.id, late(3), true));
+  expect(result).toBe(1);
+  const sent: string[] = [];
+  const name = `counterKeys${Math.random()}`;
+  db.middlewareStack.add(
+    (next) => async (args) => {
+      sent.push(JSON.stringify(args.input));
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  try {
+    expect(await applyStatsDeltas(ws, live, [{ eventId: `evt-late-${ws}-4`, delta: { tasks_count: 1 } }])).toBe(1);
+    expect(await applyLinkDeltas(ws, live, label.id, late(5), true)).toBe(1);
+  } finally {
+    db.middlewareStack.remove(name);
+  }
+  expect(parts).toContain('ConditionCheck');
+  expect(sent.some((input) => input.includes(`"${keys.projectTombstone(live.id, 0).PK}"`))).toBe(true);
+  expect(sent.filter((input) => input.includes(`"WS#${ws}"`))).toEqual([]);
+  // The same late record after its project's delete (marks made; the cascade has run) fails on the mark: nothing is left.
+  await deleteProject(ws, live.slug, actor);
+  await drain();
+  expect(await applyLinkDeltas(ws, live, label.id, late(6), true)).toBe('project gone');
+  expect(await applyStatsDeltas(ws, live, [{ eventId: `evt-late-${ws}-7`, delta: { members_count: 1 } }])).toBe('project gone');
+  expect(await counted(live.id)).toEqual([]);
+  expect((await scanTable([ws])).filter((i) => i.PK === keys.projectStats(ws, live.slug).PK)).toEqual([]);
+  expect((await checkTable([ws])).violations).toEqual([]);
 });

@@ -1,5 +1,5 @@
 import { holdsAny, type KeyedEntry, readHistory, slugsProject } from '#store/activity';
-import { CLOCK_SKEW_MS } from '#store/deployWindow';
+import { CLOCK_SKEW_MS, STREAM_RECORD_LIFE_MS } from '#store/deployWindow';
 import { readPosition } from '#store/activityLog';
 import { readProject } from '#store/projects';
 import { keys } from '#store/keys';
@@ -123,11 +123,8 @@ const keptFor = (ms: number) => (ms >= DAY_MS ? `${Math.round(ms / DAY_MS)} days
 /** A place before every entry: the token of a workspace that has recorded none yet. */
 const START = keys.activityTimeKey('0');
 
-/**
- * How long after it happened an entry may be recorded: the stream keeps a change 24 hours (a batch that
- * fails is retried, then replayed, within them). A read to `until` goes this much further in key order.
- */
-const RECORD_LAG_MS = 24 * 3_600_000 + CLOCK_SKEW_MS;
+/** How long after it happened an entry may be recorded. A read to `until` goes this much further in key order. */
+const RECORD_LAG_MS = STREAM_RECORD_LIFE_MS + CLOCK_SKEW_MS;
 
 /** The range of keys (places: recorded time, then sequence) that can hold the query's entries. */
 function keyRange(q: ActivityQuery, oldest: string): { lo: string; hi: string } {

@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
 import { num } from './codec';
 import { ItemType, keys } from './keys';
-import { applyOnce, projectLivePart, statsPart } from './projectStats';
+import { applyOnce, projectLiveParts, statsPart } from './projectStats';
 import type { ProjectRef } from './linkItems';
 import type { Item } from './query';
 import { tableName } from './table';
@@ -55,7 +55,7 @@ export async function applyLinkDeltas(
   onStream: boolean,
 ): Promise<number | 'project gone'> {
   return applyOnce(ws, project, deltas, async (pending) =>
-    counterParts(ws, project, labelId, pending, await readUse(project.id, labelId), onStream),
+    counterParts(ws, project, labelId, pending, await readUse(project.id, labelId), onStream, await projectLiveParts(ws, project)),
   );
 }
 
@@ -66,6 +66,7 @@ function counterParts(
   pending: LinkDelta[],
   n: number | undefined,
   onStream: boolean,
+  live: [string, TransactItem][],
 ): [string, TransactItem][] {
   const before = n ?? 0;
   // Never below zero, even if a record was lost to the failure destination (the checker reports drift).
@@ -78,14 +79,14 @@ function counterParts(
   } else if (after > 0)
     parts.push(['use', tx.update(key, 'SET n = :after', { ...counted, values: { ...counted.values, ':after': after } })]);
   else parts.push(['use', tx.delete(key, counted)]);
-  const live = { condition: 'id = :pid', values: { ':pid': project.id } };
+  const same = { condition: 'id = :pid', values: { ':pid': project.id } };
   const change = (after > 0 ? 1 : 0) - (before > 0 ? 1 : 0);
-  if (change === 0) parts.push(['project', projectLivePart(ws, project)]);
-  else if (onStream) parts.push(['stats', statsPart(ws, project, { labels_count: change })], ['project', projectLivePart(ws, project)]);
+  if (change === 0) parts.push(...live);
+  else if (onStream) parts.push(['stats', statsPart(ws, project, { labels_count: change })], ...live);
   else
     parts.push([
       'project',
-      tx.update(keys.project(ws, project.slug), 'ADD labels_count :change', { ...live, values: { ...live.values, ':change': change } }),
+      tx.update(keys.project(ws, project.slug), 'ADD labels_count :change', { ...same, values: { ...same.values, ':change': change } }),
     ]);
   return parts;
 }

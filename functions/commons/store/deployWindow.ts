@@ -13,3 +13,9 @@ export const SPREAD_AFTER_MS = 15 * 60_000;
  * that happened up to this long after a spread began may have been written before it, in the layout of before.
  */
 export const CLOCK_SKEW_MS = 60_000;
+
+/**
+ * How long a stream record can be handled after it was written: the stream keeps a change 24 hours (a batch that fails
+ * is retried, then replayed from it, within them).
+ */
+export const STREAM_RECORD_LIFE_MS = 24 * 3_600_000;

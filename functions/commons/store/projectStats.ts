@@ -1,6 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProjectRecord } from '#domain/entities';
 import { chunk } from './batches';
+import { STREAM_RECORD_LIFE_MS } from './deployWindow';
 import { db } from './client';
 import { optNum, optStr } from './codec';
 import { TransactionCancelled } from './errors';
@@ -10,6 +11,8 @@ import { receiptPart, RECEIPTS_PER_TRANSACTION } from './receipts';
 import { AGAIN, RETRY, withRetries } from './retry';
 import { serviceSpreadAt } from './serviceLayouts';
 import { statsLayoutItem } from './statsLayout';
+import { tombstonesLayoutItem } from './tombstoneLayout';
+import { projectMarkCheck } from './tombstones';
 import { tableName } from './table';
 import { transact, tx, type TransactItem } from './transactions';
 
@@ -81,9 +84,18 @@ export function statsPart(ws: string, project: ProjectRef, delta: StatsDelta): T
   );
 }
 
-/** The part (`project`) that holds a counter's write to the project still being this one. */
-export const projectLivePart = (ws: string, project: ProjectRef): TransactItem =>
-  tx.check(keys.project(ws, project.slug), { condition: 'id = :pid', values: { ':pid': project.id } });
+/**
+ * The parts (`project:gone`, `project`) that hold a counter's write to the project still being this one: no mark in its
+ * first partition, where its use counters are (tombstones.ts), rather than its item in `WS#<ws>`. A record may be
+ * handled a day after a write that read the project (STREAM_RECORD_LIFE_MS), so the item is checked as well until a day
+ * after the deploy's window: a delete of the version before marks nothing, and a record of before it may come that late.
+ */
+export async function projectLiveParts(ws: string, project: ProjectRef): Promise<[string, TransactItem][]> {
+  const gone: [string, TransactItem] = ['project:gone', projectMarkCheck(project.id, 0)];
+  const spreadAt = await serviceSpreadAt(keys.tombstonesLayout(), tombstonesLayoutItem, true);
+  if (Date.now() >= spreadAt + STREAM_RECORD_LIFE_MS) return [gone];
+  return [gone, ['project', tx.check(keys.project(ws, project.slug), { condition: 'id = :pid', values: { ':pid': project.id } })]];
+}
 
 /**
  * Removes a kept item of another project of the slug (one left by a version that did not know it): `stats` failed. It
@@ -100,7 +112,7 @@ async function clearStaleStats(ws: string, project: ProjectRef): Promise<void> {
         ...(kept.projectId === undefined ? {} : { values: { ':stale': kept.projectId } }),
       }),
     ],
-    ['project', projectLivePart(ws, project)],
+    ...(await projectLiveParts(ws, project)),
   ]).catch((error: unknown) => {
     // Changed meanwhile, or the project gone: the round that follows reads again.
     if (!(error instanceof TransactionCancelled)) throw error;
@@ -150,9 +162,6 @@ export function applyStatsDeltas(ws: string, project: ProjectRef, records: Recor
   return applyOnce(ws, project, records, async (pending) => {
     const sum: StatsDelta = {};
     for (const { delta } of pending) for (const n of STAT_NAMES) sum[n] = (sum[n] ?? 0) + (delta[n] ?? 0);
-    return [
-      ['stats', statsPart(ws, project, sum)],
-      ['project', projectLivePart(ws, project)],
-    ];
+    return [['stats', statsPart(ws, project, sum)], ...(await projectLiveParts(ws, project))];
   });
 }

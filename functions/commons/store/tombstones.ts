@@ -14,14 +14,18 @@ import { tx, type TransactItem } from './transactions';
  * The mark outlives any write that read the project or label before the delete (a function runs for minutes at most):
  * a write that finds it fails as the item's check did (404). The cascade leaves marks alone (collections.ts); they expire.
  *
- * A function of the version before deletes without marking. So until SPREAD_AFTER_MS after this version first links on
- * the table (the service's LAYOUT item, `PROJECT#` / `LAYOUT#GONE`) a write also checks the items, as before; a table
+ * A function of the version before deletes without marking. So until SPREAD_AFTER_MS after this version first links or
+ * counts on the table (the service's LAYOUT item, `PROJECT#` / `LAYOUT#GONE`) a write also checks the items, as before
+ * (a counter's write, a day more: projectStats.ts); a table
  * the local tools make new has the item as of long ago (tombstoneLayout.ts). A rollback is safe: the version before checks the items, and a
  * delete of this version removes them as before.
  */
 
-/** A mark lives a day: far longer than a write can take between its read and its transaction. */
-export const TOMBSTONE_TTL_SECONDS = 24 * 3600;
+/**
+ * A mark lives two days: far longer than a write can take between its read and its transaction, and than a stream
+ * record lives after the write that made it (a counter's write checks the project's mark too: projectStats.ts).
+ */
+export const TOMBSTONE_TTL_SECONDS = 48 * 3600;
 
 /** An attach needs the label and the project to be the same ones it read (not namesakes): the checks on their items. */
 const LABEL_LIVE = 'id = :id';
