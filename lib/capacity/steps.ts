@@ -74,6 +74,12 @@ export const TARGET_STEPS: readonly Step[] = [
     change:
       "the same marks: an attach checks the project's in its task's home; and the model counts the first partition apart from the homes, which it never shares a partition with (it added the two)",
   },
+  {
+    key: 'WS#<ws>',
+    before: 1_489,
+    change:
+      "label copies: each label's item has a copy in each of 8 partitions of its own, written in the same transaction, and a read of labels takes any one (2.01 read units a request here -> 0.75, its projects' items now)",
+  },
 ];
 
 /** The step after step `i` of the same key, if any. */
@@ -137,4 +143,13 @@ mix's write units per request went from 6.35 to 6.52 ($8.01 to $8.11 per million
 checks' write units moved from \`WS#<ws>\` to the shards. The stream processor's counter writes then left the project's
 item too, for its mark in the first partition, where its use counters are (the 128 write units a second of stream
 batches that \`WS#<ws>\` took at the mix's rate); they check the item as well for a day after the 15 minutes, as a
-stream record may be handled a day after the write that read its project, and marks last two days.`;
+stream record may be handled a day after the write that read its project, and marks last two days.
+
+Label copies moved nothing either: the label's item stays where it was, every write of it (create, recolor, rename,
+delete) writes its 8 copies (\`WS#<ws>#COPY#<n>\`) in the same transaction, and reads (a label, labels by slug, the
+list) take one copy at random once \`npm run rekey\` has copied every label, 15 minutes after the new version first ran
+on a table (until then they read the item, as a function of the version before writes the item alone). A copy is read
+strongly and is never behind its item, so a client reads its own write from any. What it costs: a label's writes are
+transactions of 8 more items (a recolor, one UpdateItem before, is now a read and a transaction: the route table,
+PUT /projects-labels/{slug}), and the mix's write units per request went from 6.52 to 6.84 ($8.11 to $8.31 per million
+requests at 1,000 a second).`;

@@ -2,6 +2,7 @@ import { oldSecretViolations } from './clearSecrets.ts';
 import { countViolations } from './counts.ts';
 import { deliveryViolations } from './deliveries.ts';
 import { historyViolations } from './history.ts';
+import { labelCopyViolations, labelsCopied } from './labelCopies.ts';
 import { labelLinkShardViolations } from './labelLinks.ts';
 import { legacyViolations } from './legacy.ts';
 import { projectsWithKeptStats, staleStatsViolations } from './stats.ts';
@@ -65,7 +66,7 @@ function workspaceFilter(workspaces: string[]) {
  * themselves (detach notes, stream receipts, copy-name claims). Counters are derived from the
  * table's stream: they match the links once the stream has drained (callers wait for that).
  */
-function findViolations(items: Item[], deliveriesAt: DeliveriesSpreadAt): string[] {
+function findViolations(items: Item[], deliveriesAt: DeliveriesSpreadAt, copied: boolean): string[] {
   const v: string[] = [];
   const of = (type: string) => items.filter((i) => i.type === type);
   const projects = projectsWithKeptStats(items);
@@ -91,10 +92,10 @@ function findViolations(items: Item[], deliveriesAt: DeliveriesSpreadAt): string
 
   const known = new Set<string>(Object.values(ItemType));
   for (const i of items) if (!known.has(i.type)) v.push(`item ${i.PK} / ${i.SK} has unknown type ${i.type}`);
-  v.push(...legacyViolations(items));
+  v.push(...legacyViolations(items), ...items.flatMap(oldSecretViolations));
   v.push(...historyViolations(items), ...deliveryViolations(items, deliveriesAt));
-  v.push(...items.flatMap(oldSecretViolations));
-  v.push(...staleStatsViolations(items), ...taskShardViolations(items), ...tombstoneViolations(items));
+  v.push(...staleStatsViolations(items), ...taskShardViolations(items));
+  v.push(...tombstoneViolations(items), ...labelCopyViolations(items, copied));
 
   for (const p of projects) {
     const expected = {
@@ -180,7 +181,6 @@ function findViolations(items: Item[], deliveriesAt: DeliveriesSpreadAt): string
   for (const t of of(ItemType.taskVersion))
     if (!projectById.has(t.project_id) && !projectJobs.has(t.project_id))
       v.push(`task version ${t.PK} / ${t.SK} belongs to a missing project`);
-
   const guards = of(ItemType.labelTitleGuard);
   const guardByKey = new Map(guards.map((g) => [`${g.PK}|${g.SK}`, g]));
   const titles = new Map<string, Item>();
@@ -246,5 +246,5 @@ export function usesOfLinks(taskLinks: Item[]): Map<string, { ws: string; projec
 /** Checks the whole table, or only the given workspaces' items (tests share one table and run in parallel). */
 export async function checkTable(workspaces?: string[]): Promise<{ items: number; violations: string[] }> {
   const items = await scanTable(workspaces);
-  return { items: items.length, violations: findViolations(items, await deliveriesSpreadAt(false)) };
+  return { items: items.length, violations: findViolations(items, await deliveriesSpreadAt(false), await labelsCopied()) };
 }

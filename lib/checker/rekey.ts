@@ -4,11 +4,12 @@ import { TransactionCancelled } from '#store/errors';
 import { db } from '#store/client';
 import { ItemType, keys } from '#store/keys';
 import { tableName } from '#store/table';
-import { transact, tx } from '#store/transactions';
+import { transact, tx, type TransactItem } from '#store/transactions';
 import type { Item } from '#store/query';
 import { oldSecretsOf, sealSecrets } from './clearSecrets.ts';
 import { scanTable } from './invariants';
 import { isLegacyReceipt, isLegacyWebhookItem } from './legacy.ts';
+import { copyLabels, labelCopiesOf, markCopied } from './labelCopyMoves.ts';
 import { awayFromHome, markRekeyed, moveTasksHome } from './taskMoves.ts';
 
 /**
@@ -21,7 +22,9 @@ import { awayFromHome, markRekeyed, moveTasksHome } from './taskMoves.ts';
  * clear, from before they were sealed, or sealed before data keys were per workspace (store/sealing.ts): sealed anew. And the webhooks room's items kept in the
  * workspace's collection before the room had partitions of its own (store/keys.ts): moved. And tasks and states kept in
  * their project's shard 0 from before tasks spread: moved to their homes (taskMoves.ts), once the deploy's window has
- * passed; a whole table's run that leaves none says so on the table (then each task is read at home alone). Idempotent; every write is
+ * passed; a whole table's run that leaves none says so on the table (then each task is read at home alone). And label
+ * copies brought up to their items (labelCopyMoves.ts), likewise once the window has passed; a whole table's run with no
+ * conflict says so (then reads take the copies). Idempotent; every write is
  * conditional on what was read, so it is safe beside a running service. `workspaces` limits it
  * (tests share one table).
  */
@@ -35,6 +38,10 @@ export async function rekeyTable(opts: { dryRun?: boolean; workspaces?: string[]
   states: number;
   /** Tasks and states were not moved: a function of the version before may still run until then. */
   waitUntil?: string;
+  /** Labels whose copies were brought up to their item (store/labelCopies.ts). */
+  copies: number;
+  /** Labels were not copied: a function of the version before may still write one until then. */
+  copyAfter?: string;
   conflicts: string[];
 }> {
   const scanned = (await scanTable(opts.workspaces)).filter((i) => !opts.workspaces || opts.workspaces.includes(i.workspace));
@@ -66,14 +73,17 @@ export async function rekeyTable(opts: { dryRun?: boolean; workspaces?: string[]
     result.labels++;
     if (opts.dryRun) continue;
     try {
+      // Its copies with it, as every label write writes them (store/labelCopies.ts): as read, so on its revision read.
+      const asRead = l.rev === undefined ? 'attribute_not_exists(rev)' : 'rev = :rev';
       await transact([
         [
           'label',
           tx.update(keys.label(l.workspace, l.slug), 'SET title_norm = :new', {
-            condition: 'id = :id AND title_norm = :old',
-            values: { ':new': titleKey(l.title), ':id': l.id, ':old': l.title_norm },
+            condition: `id = :id AND title_norm = :old AND ${asRead}`,
+            values: { ':new': titleKey(l.title), ':id': l.id, ':old': l.title_norm, ...(l.rev === undefined ? {} : { ':rev': l.rev }) },
           }),
         ],
+        ...labelCopiesOf({ ...l, title_norm: titleKey(l.title) }).map((c, n): [string, TransactItem] => [`copy:${n}`, tx.put(c)]),
         ['oldGuard', tx.delete(keys.labelTitleGuard(l.workspace, l.title_norm), { condition: 'label_id = :id', values: { ':id': l.id } })],
         [
           'newGuard',
@@ -89,6 +99,8 @@ export async function rekeyTable(opts: { dryRun?: boolean; workspaces?: string[]
           ),
         ],
       ]);
+      // What the copies' step below reads: the label as it is now.
+      l.title_norm = titleKey(l.title);
     } catch (error) {
       if (!(error instanceof TransactionCancelled)) throw error;
       // Another label already holds the folded title (e.g. `Bug` and `ＢＵＧ` from before): rename one.
@@ -107,13 +119,16 @@ export async function rekeyTable(opts: { dryRun?: boolean; workspaces?: string[]
     if (!sealed) result.conflicts.push(`webhook ${w.workspace}/${w.id}: changed while sealing; run again`);
   }
   const moved = await moveTasksHome(items, result.conflicts, opts.dryRun === true);
+  const copied = await copyLabels(items, result.conflicts, opts.dryRun === true);
+  const whole = !opts.workspaces && !opts.dryRun && result.conflicts.length === 0;
+  if (whole && copied.waitUntil === undefined) await markCopied();
   if (!opts.workspaces && !opts.dryRun && moved.waitUntil === undefined && result.conflicts.length === 0) {
     const now = await scanTable();
     const deleting = new Set(now.filter((i) => i.type === ItemType.projectDeletion).map((i) => i.project_id));
     const left = now.filter((i) => awayFromHome(i) && !deleting.has(i.project_id));
     if (left.length === 0) await markRekeyed();
   }
-  return { ...result, ...moved };
+  return { ...result, ...moved, copies: copied.labels, ...(copied.waitUntil ? { copyAfter: copied.waitUntil } : {}) };
 }
 
 /** A receipt to its own partition; when one is there already (its record came again meanwhile), the old one goes. */

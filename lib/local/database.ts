@@ -17,13 +17,8 @@ import {
 import { dirname, join } from 'node:path';
 import { settingValue } from '#lib/settings/check';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { serviceLayoutItem } from '#store/activityLayout';
-import { labelLinksLayoutItem } from '#store/labelLinkLayout';
-import { statsLayoutItem } from '#store/statsLayout';
-import { taskShardsLayoutItem } from '#store/taskShardLayout';
-import { tombstonesLayoutItem } from '#store/tombstoneLayout';
+import { newTableLayoutItems } from './newTableLayouts.ts';
 import { TABLE, type TableIndex } from '#store/table';
-import { deliveriesLayoutItem } from '#webhooks/store/deliveryLayout';
 
 const require = createRequire(import.meta.url);
 
@@ -238,12 +233,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
   await client.send(
     new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: TABLE.timeToLive, Enabled: true } }),
   );
-  // No version before this one wrote here: histories, deliveries, label links and tasks are spread from the first (no
-  // task to move), stats counted through the stream, and deletes marked (activityLayout.ts, deliveryLayout.ts,
-  // labelLinkLayout.ts, taskShardLayout.ts, projectStats.ts, tombstones.ts).
-  const longAgo = new Date(0).toISOString();
-  const layouts = [serviceLayoutItem(longAgo), deliveriesLayoutItem(longAgo), labelLinksLayoutItem(longAgo), statsLayoutItem(longAgo)];
-  for (const item of [...layouts, tombstonesLayoutItem(longAgo), taskShardsLayoutItem(longAgo, longAgo)])
-    await client.send(new PutItemCommand({ TableName: tableName, Item: marshall(item) }));
+  // No version before this one wrote here: every layout as of long ago.
+  for (const item of newTableLayoutItems()) await client.send(new PutItemCommand({ TableName: tableName, Item: marshall(item) }));
   return true;
 }

@@ -1,6 +1,6 @@
 import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '#store/client';
-import { ItemType, keys, LABEL_LINK_SHARDS } from '#store/keys';
+import { ItemType, keys, LABEL_LINK_SHARDS, WORKSPACE_COPIES } from '#store/keys';
 import { shardOf } from '#store/shards';
 import { createLabel } from '#domain/labels';
 import { detachNoteItem, labelLinkItem, taskLinkItem, taskVersionItem } from '#store/linkItems';
@@ -24,6 +24,14 @@ const marks = (at: { PK: string; SK: string }[], of: Record<string, unknown>) =>
   at.map((key) => ({
     Put: { TableName: T(), Item: { ...key, type: ItemType.tombstone, ...of, ttl: Math.floor(Date.now() / 1000) + 86_400 } },
   }));
+
+/** A label's copies (store/labelCopies.ts), written in its item's transaction: one in each copy partition. */
+const copyPuts = (ws: string, item: Record<string, any>) =>
+  Array.from({ length: WORKSPACE_COPIES }, (_, n) => ({
+    Put: { TableName: T(), Item: { ...item, ...keys.labelCopy(ws, item.slug, n), type: ItemType.labelCopy } },
+  }));
+const copyDeletes = (ws: string, slug: string) =>
+  Array.from({ length: WORKSPACE_COPIES }, (_, n) => ({ Delete: { TableName: T(), Key: keys.labelCopy(ws, slug, n) } }));
 
 export interface CostRow {
   endpoint: string;
@@ -306,7 +314,7 @@ export async function measureCosts(): Promise<CostRow[]> {
   await row(
     'create-label',
     'new title',
-    'UpdateItem (id counter) + TransactWrite(2 Put: label, title guard)',
+    `UpdateItem (id counter) + TransactWrite(2 Put: label, title guard; ${WORKSPACE_COPIES} Put: its copies)`,
     () => w.invoke('create-label', { body: { title: 'Urgent', color: 'FFAA00' } }),
     async () => {
       const { Attributes } = await send(
@@ -354,6 +362,17 @@ export async function measureCosts(): Promise<CostRow[]> {
                 ConditionExpression: 'attribute_not_exists(PK)',
               },
             },
+            ...copyPuts(ws, {
+              type: ItemType.label,
+              workspace: ws,
+              title_norm: 'later',
+              id,
+              slug: 'later',
+              title: 'Later',
+              color: 'ABCDEF',
+              created_at: now,
+              updated_at: now,
+            }),
           ],
         }),
       );
@@ -363,24 +382,33 @@ export async function measureCosts(): Promise<CostRow[]> {
   await row(
     'update-label',
     'color only',
-    '1 conditional UpdateItem (ALL_NEW)',
+    `GetItem + TransactWrite(Update label, conditional on its revision; ${WORKSPACE_COPIES} Put: its copies)`,
     () => w.invoke('update-label', { path: { slug: topic(1) }, body: { color: '123456' } }),
-    () =>
-      send(
-        new UpdateCommand({
-          TableName: T(),
-          Key: keys.label(ws, topic(2)),
-          UpdateExpression: 'SET color = :c, updated_at = :now',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':c': '654321', ':now': new Date().toISOString() },
-          ReturnValues: 'ALL_NEW',
+    async () => {
+      const { Item } = await send(new GetCommand({ TableName: T(), Key: keys.label(ws, topic(2)), ConsistentRead: true }));
+      const now = new Date().toISOString();
+      await send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: T(),
+                Key: keys.label(ws, topic(2)),
+                UpdateExpression: 'SET color = :c, updated_at = :now',
+                ConditionExpression: 'id = :id',
+                ExpressionAttributeValues: { ':c': '654321', ':now': now, ':id': Item.id },
+              },
+            },
+            ...copyPuts(ws, { ...Item, color: '654321', updated_at: now }),
+          ],
         }),
-      ),
+      );
+    },
   );
   await row(
     'update-label',
     'rename',
-    'GetItem (old title) + TransactWrite(Update label, Delete old guard, Put new guard)',
+    `GetItem (old title) + TransactWrite(Update label, Delete old guard, Put new guard; ${WORKSPACE_COPIES} Put: its copies)`,
     () => w.invoke('update-label', { path: { slug: topic(3) }, body: { title: 'Topic three' } }),
     async () => {
       const { Item } = await send(new GetCommand({ TableName: T(), Key: keys.label(ws, topic(4)), ConsistentRead: true }));
@@ -410,6 +438,7 @@ export async function measureCosts(): Promise<CostRow[]> {
                 ConditionExpression: 'attribute_not_exists(PK)',
               },
             },
+            ...copyPuts(ws, { ...Item, title: 'Topic four', title_norm: 'topic four' }),
           ],
         }),
       );
@@ -516,7 +545,7 @@ export async function measureCosts(): Promise<CostRow[]> {
   await row(
     'delete-label',
     'no links (any size answers the same: the cascade runs from the stream)',
-    'GetItem + TransactWrite(Delete label, Delete title guard, Put deletion job, Put its mark in each of its 8 partitions)',
+    `GetItem + TransactWrite(Delete label, Delete title guard, Put deletion job, Put its mark in each of its 8 partitions; ${WORKSPACE_COPIES} Delete: its copies)`,
     () => w.invoke('delete-label', { path: { slug: topic(5) } }),
     async () => {
       const { Item } = await send(new GetCommand({ TableName: T(), Key: keys.label(ws, topic(6)), ConsistentRead: true }));
@@ -553,6 +582,7 @@ export async function measureCosts(): Promise<CostRow[]> {
               keys.labelCollectionShards(ws, Item.id).map((pk) => ({ PK: pk, SK: 'GONE' })),
               { label_id: Item.id },
             ),
+            ...copyDeletes(ws, topic(6)),
           ],
         }),
       );

@@ -21,7 +21,7 @@ import {
   MAX_PROJECT_NAME_BYTES,
 } from '#domain/limits';
 import { modelledMix } from '#bench/saturationMix';
-import { ACTIVITY_SHARDS, DELIVERY_SHARDS, DUE_SHARDS, keys, LABEL_LINK_SHARDS, TASK_SHARDS } from '#store/keys';
+import { ACTIVITY_SHARDS, DELIVERY_SHARDS, DUE_SHARDS, keys, LABEL_LINK_SHARDS, TASK_SHARDS, WORKSPACE_COPIES } from '#store/keys';
 import { MARK_SHARDS, PROJECT_ACTIVITY_SHARDS, TASK_ACTIVITY_SHARDS } from '#store/activityKeys';
 import { itemShardsOf, pastShardZero, SHARDED_KEYS, shardFamilyOf, shardsOf } from '#store/shardedKeys';
 
@@ -252,8 +252,15 @@ describe('the mix', () => {
       'WEBHOOK#<ws>#<webhook>',
       'LABEL#<ws>#<label>',
       'PROJECT#<project>',
+      'WS#<ws>#COPY#<copy>',
       'GSI3 DUE#<due>',
     ]);
+    // A label's copies: one in each copy partition, the workspace's own partition none of them.
+    expect(Array.from({ length: WORKSPACE_COPIES }, (_, n) => shardsOf(keys.labelCopy('capacity-model', 'bug', n).PK))).toEqual(
+      Array(WORKSPACE_COPIES).fill(WORKSPACE_COPIES),
+    );
+    expect(shardsOf(keys.label('capacity-model', 'bug').PK)).toBe(1);
+    expect(patternOf(keys.labelCopy('capacity-model', 'bug', 3).PK)).toBe('WS#<ws>#COPY#<copy>');
     // A project's collection: every shard, shard 0 the partition of before (its use counters and label set there).
     const projectShards = keys.projectShards('p1');
     for (const pk of projectShards) expect(shardsOf(pk)).toBe(TASK_SHARDS);

@@ -85,7 +85,7 @@ async function createCountedLabel(
 
 /**
  * Title and/or color; the slug and id never change. A rename moves the title guard atomically. Every
- * write is conditional on the revision read (or, a color alone, touches only the color), so two
+ * write is conditional on the revision read (a color alone touches only the color), so two
  * concurrent changes never lose each other's fields: a change that lost the race reads again and
  * reapplies its own fields. With a precondition (If-Match) a change in between is a 412 instead. A
  * change that changes nothing writes nothing: no event, the same ETag.
@@ -98,7 +98,7 @@ export async function updateLabel(
   precondition?: Precondition<LabelRecord>,
 ): Promise<LabelRecord> {
   if (patch.title === undefined && patch.color !== undefined && !precondition) {
-    // A recolor: one conditional UpdateItem, no read before it.
+    // A recolor alone: conditional on the revision it reads, retried on a change in between (store/labels.ts).
     const recolored = await recolorLabel(ws, slug, patch.color, actor);
     if (!recolored) throw labelNotFound(slug);
     return recolored.label;

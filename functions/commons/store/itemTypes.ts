@@ -40,4 +40,6 @@ export const ItemType = {
   taskShardsLayout: 'task_shards_layout',
   tombstone: 'tombstone',
   tombstonesLayout: 'tombstones_layout',
+  labelCopy: 'label_copy',
+  labelCopiesLayout: 'label_copies_layout',
 } as const;

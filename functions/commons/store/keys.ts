@@ -3,6 +3,7 @@
  *
  * Item collections:
  *   WS#<workspace>            project items, label items, label title guards, the label id counter
+ *   WS#<workspace>#COPY#<n>   a copy of each label item, in each of WORKSPACE_COPIES partitions (labelCopies.ts)
  *   PROJECT#<projectId>       a project's per-label use counters, label set, its deletion job while its cascade drains,
  *     [#SHARD#<n>]            and its tasks' links, versions, states and detach notes, spread by task (taskKeys.ts)
  *   LABEL#<workspace>#<id>    a label's label-side links (one per task carrying it; spread over LABEL_LINK_SHARDS
@@ -79,6 +80,11 @@ export const keys = {
   labelSkPrefix: LABEL,
   labelTitleGuard: (ws: string, normalizedTitle: string): Key => ({ PK: `${WS}${ws}`, SK: `${TITLE}${normalizedTitle}` }),
   labelIdCounter: (ws: string): Key => ({ PK: `${WS}${ws}`, SK: 'COUNTER#LABEL_ID' }),
+  /** A label's copy in copy partition `n` of the workspace's (labelCopies.ts): the label item as written, read instead of it. */
+  labelCopy: (ws: string, slug: string, n: number): Key => ({ PK: copyPartition(ws, n), SK: `${LABEL}${slug}` }),
+  copyPartition: (ws: string, n: number) => copyPartition(ws, n),
+  /** The service's item of since when this version writes label copies, and whether every label has them (labelCopies.ts). */
+  labelCopiesLayout: (): Key => ({ PK: WS, SK: 'LAYOUT#COPIES' }),
   /** A short-lived claim of a copy name, so concurrent duplicates of one project get distinct names. */
   copyNameClaim: (ws: string, nameKey: string): Key => ({ PK: `${WS}${ws}`, SK: `COPYNAME#${nameKey}` }),
 
@@ -202,10 +208,13 @@ export const DUE_SHARDS = 16;
 export const DELIVERY_SHARDS = 8;
 /** Partitions a label's links are spread over, by a hash of the task. */
 export const LABEL_LINK_SHARDS = 8;
+/** Copy partitions of a workspace's labels: a read takes any one, a write writes them all. */
+export const WORKSPACE_COPIES = 8;
 
 const webhookDeliveries = (ws: string, webhookId: string, shard: number) =>
   `${WEBHOOK}${ws}#${webhookId}${shard === 0 ? '' : `#SHARD#${shard}`}`;
 
+const copyPartition = (ws: string, n: number) => `${WS}${ws}#COPY#${n}`;
 const projectStatusPartition = (ws: string, status: string) => `${WS}${ws}#STATUS#${status}`;
 const projectNamePartition = (ws: string) => `${WS}${ws}#NAME`;
 const labelCollection = (ws: string, labelId: number, shard = 0) => `${LABEL}${ws}#${labelId}${shard === 0 ? '' : `#SHARD#${shard}`}`;

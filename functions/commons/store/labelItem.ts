@@ -1,6 +1,7 @@
 import type { LabelRecord } from '#domain/entities';
 import { num, optActor, optNum, optStr, str } from './codec';
 import { ItemType, keys } from './keys';
+import { labelBody } from './labelCopyLayout';
 import type { Item, KeyRange } from './query';
 
 /** The label item and its title guard as the table keeps them: keys and attributes, decoded back into the entity, and the range of a family of slugs. */
@@ -9,8 +10,7 @@ import type { Item, KeyRange } from './query';
 export type TitleKey = (title: string) => string;
 
 export function labelItem(ws: string, l: LabelRecord, titleKey: TitleKey): Item {
-  const { titleNorm: _stored, ...fields } = l;
-  return { ...keys.label(ws, l.slug), type: ItemType.label, workspace: ws, title_norm: titleKey(l.title), ...fields };
+  return { ...keys.label(ws, l.slug), ...labelBody(ws, { ...l, titleNorm: titleKey(l.title) }) };
 }
 
 /**

@@ -1,14 +1,14 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { getItems } from './batches';
 import { db } from './client';
 import { num } from './codec';
-import { isConditionFailure } from './errors';
+import { TransactionCancelled } from './errors';
+import { AGAIN, RETRY, withRetries } from './retry';
 import { ItemType, keys } from './keys';
 import { queryAll } from './query';
 import { tableName } from './table';
 import { labelTombstones } from './tombstones';
+import { copyDeletes, copyPuts, labelsPartition } from './labelCopies';
 import { transact, tx, type TransactItem } from './transactions';
 import { countedKinds, countOutPart } from './workspaceCounts';
 import type { Actor, LabelRecord } from '#domain/entities';
@@ -17,11 +17,15 @@ import { decodeLabel, labelItem, storedTitleKey, titleGuardItem, type TitleKey }
 /** Every read and write of a label item, its title guard and the workspace's label id counter (their shape: labelItem.ts). */
 
 export async function readLabels(ws: string): Promise<LabelRecord[]> {
-  return (await queryAll({ partition: keys.workspace(ws), sortPrefix: keys.labelSkPrefix })).map(decodeLabel);
+  return (await queryAll({ partition: await labelsPartition(ws), sortPrefix: keys.labelSkPrefix })).map(decodeLabel);
 }
 
+/** A label's item or one of its copies (labelCopies.ts): either is as it was after the last write. */
+const labelKeyIn = (partition: string, ws: string, slug: string) => ({ PK: partition, SK: keys.label(ws, slug).SK });
+
 export async function readLabel(ws: string, slug: string): Promise<LabelRecord | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key: keys.label(ws, slug), ConsistentRead: true }));
+  const Key = labelKeyIn(await labelsPartition(ws), ws, slug);
+  const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key, ConsistentRead: true }));
   return Item ? decodeLabel(Item) : undefined;
 }
 
@@ -30,7 +34,8 @@ export async function readLabelsBySlug(ws: string, wanted: { slug: string; id: n
   const slugs = [...new Set(wanted.map((w) => w.slug))];
   const wantedIds = new Set(wanted.map((w) => w.id));
   const found = new Map<number, LabelRecord>();
-  for (const item of await getItems(slugs.map((slug) => keys.label(ws, slug)))) {
+  const partition = await labelsPartition(ws);
+  for (const item of await getItems(slugs.map((slug) => labelKeyIn(partition, ws, slug)))) {
     const label = decodeLabel(item);
     if (wantedIds.has(label.id)) found.set(label.id, label);
   }
@@ -52,12 +57,13 @@ export async function nextLabelId(ws: string): Promise<number> {
   return num(Attributes ?? {}, 'next_id');
 }
 
-/** Writes a new label with its title guard and its place in the count; all conditional (parts `label`, `guard`, `count`). */
+/** Writes a new label with its title guard and its place in the count (parts `label`, `guard`, `count`: conditional), and its copies. */
 export async function putNewLabel(ws: string, label: LabelRecord, titleKey: TitleKey, count: TransactItem): Promise<void> {
   await transact([
     ['label', tx.put(labelItem(ws, label, titleKey), { condition: 'attribute_not_exists(PK)' })],
     ['guard', tx.put(titleGuardItem(ws, label.title, label, titleKey), { condition: 'attribute_not_exists(PK)' })],
     ['count', count],
+    ...(await copyPuts(ws, { ...label, titleNorm: titleKey(label.title) })),
   ]);
 }
 
@@ -87,7 +93,7 @@ export function labelStillAsRead(ws: string, read: LabelRecord): TransactItem {
  */
 export async function rewriteLabel(ws: string, current: LabelRecord, next: LabelRecord, titleKey: TitleKey): Promise<void> {
   const recolor = next.color !== current.color;
-  const parts: [string, ReturnType<typeof tx.put>][] = [
+  const parts: [string, TransactItem][] = [
     [
       'label',
       tx.update(
@@ -112,6 +118,7 @@ export async function rewriteLabel(ws: string, current: LabelRecord, next: Label
       ),
     ],
   ];
+  parts.push(...(await copyPuts(ws, { ...next, titleNorm: titleKey(next.title) })));
   if (titleKey(next.title) !== storedTitleKey(current, titleKey)) {
     parts.push(
       [
@@ -134,11 +141,10 @@ export interface Recolored {
 }
 
 /**
- * A change of color alone touches only the label item: one conditional UpdateItem, no transaction
- * (which would bill every write twice), and only when the color differs (the same color writes
- * nothing and answers the label as it is). Without `asRead`, no read comes before it; given `asRead`,
- * it is conditional on that revision. Undefined when there is no such label (or, `asRead`, when it is
- * no longer that label at that revision).
+ * A change of color alone, only when the color differs (the same color writes nothing and answers the label as it is):
+ * the item's update, conditional on the revision read (`asRead`, or read here), with its copies in one transaction; a
+ * change in between reads again. Undefined when there is no such label (or, `asRead`, when it is no longer that label
+ * at that revision).
  */
 export async function recolorLabel(
   ws: string,
@@ -147,37 +153,36 @@ export async function recolorLabel(
   actor: Actor,
   asRead?: LabelRecord,
 ): Promise<Recolored | undefined> {
-  const condition = `attribute_exists(PK) AND color <> :color${asRead ? ` AND id = :readId AND ${sameRevision(asRead)}` : ''}`;
-  const readValues = asRead ? { ':readId': asRead.id, ...(asRead.rev === undefined ? {} : { ':readRev': asRead.rev }) } : {};
-  try {
-    const { Attributes } = await db.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.label(ws, slug),
-        UpdateExpression: 'SET color = :color, updated_at = :now, updated_by = :by, #rev = if_not_exists(#rev, :zero) + :one',
-        ConditionExpression: condition,
-        ExpressionAttributeNames: { '#rev': 'rev' },
-        ExpressionAttributeValues: {
-          ...readValues,
+  return withRetries(RETRY.conflicts, 'The label is being changed by other requests; retry shortly.', async () => {
+    const current = asRead ?? (await readLabel(ws, slug));
+    if (!current) return undefined;
+    if (current.color === color) return { label: current, changed: false };
+    const next: LabelRecord = { ...current, color, updated_at: new Date().toISOString(), updated_by: actor, rev: (current.rev ?? 0) + 1 };
+    const update = tx.update(
+      keys.label(ws, slug),
+      'SET color = :color, updated_at = :now, updated_by = :by, #rev = if_not_exists(#rev, :zero) + :one',
+      {
+        condition: `id = :readId AND ${sameRevision(current)}`,
+        names: { '#rev': 'rev' },
+        values: {
+          ':readId': current.id,
+          ...(current.rev === undefined ? {} : { ':readRev': current.rev }),
           ':color': color,
-          ':now': new Date().toISOString(),
+          ':now': next.updated_at,
           ':by': actor,
           ':zero': 0,
           ':one': 1,
         },
-        ReturnValues: 'ALL_NEW',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
+      },
     );
-    return Attributes ? { label: decodeLabel(Attributes), changed: true } : undefined;
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    const returned = (error as { Item?: Record<string, AttributeValue> }).Item;
-    const label = returned ? decodeLabel(unmarshall(returned)) : await readLabel(ws, slug);
-    if (!label) return undefined;
-    const asReadStill = !asRead || (label.id === asRead.id && label.rev === asRead.rev);
-    return asReadStill && label.color === color ? { label, changed: false } : undefined;
-  }
+    try {
+      await transact([['label', update], ...(await copyPuts(ws, next))]);
+      return { label: next, changed: true };
+    } catch (error) {
+      if (!(error instanceof TransactionCancelled) || (!error.conditionFailed('label') && !error.conflicted)) throw error;
+      return asRead ? undefined : AGAIN;
+    }
+  });
 }
 
 /**
@@ -223,5 +228,6 @@ export async function deleteLabelItems(ws: string, label: LabelRecord, titleKey:
     ],
     ['count', countOut],
     ...labelTombstones(ws, label, deletedAt),
+    ...copyDeletes(ws, label.slug),
   ]);
 }

@@ -1,5 +1,5 @@
 import { ACTIVITY_SHARDS, MARK_SHARDS, PROJECT_ACTIVITY_SHARDS, TASK_ACTIVITY_SHARDS } from './activityKeys';
-import { DELIVERY_SHARDS, DUE_SHARDS, LABEL_LINK_SHARDS, TASK_SHARDS } from './keys';
+import { DELIVERY_SHARDS, DUE_SHARDS, LABEL_LINK_SHARDS, TASK_SHARDS, WORKSPACE_COPIES } from './keys';
 
 /**
  * Every partition key the table (or an index) spreads over shards: one registry, read by the capacity
@@ -106,6 +106,15 @@ export const SHARDED_KEYS: readonly ShardedKey[] = [
     spreadPastZero: true,
     // The processor acts on the links, states and detach notes of every shard.
     feedsProcessor: true,
+  },
+  {
+    name: 'WS#<ws>#COPY#<copy>',
+    matches: (key) => /^WS#[^#]+#COPY#\d+$/.test(key),
+    shardPart: /#COPY#\d+$/,
+    shards: WORKSPACE_COPIES,
+    chosenBy: "none: a label's item has a copy in each (all written with it), and a read takes any one at random",
+    // Copies make stream records the processor never sees (events/streamFilter.ts: not a type it acts on).
+    feedsProcessor: false,
   },
   {
     name: 'GSI3 DUE#<due>',

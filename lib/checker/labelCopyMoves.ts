@@ -1,0 +1,69 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '#store/client';
+import { TransactionCancelled } from '#store/errors';
+import { ItemType, keys, WORKSPACE_COPIES } from '#store/keys';
+import { labelCopiesLayoutItem } from '#store/labelCopyLayout';
+import { readMoveLayout } from '#store/moveLayouts';
+import { tableName } from '#store/table';
+import { transact, tx } from '#store/transactions';
+import { sameBody } from './labelCopies.ts';
+
+type Item = Record<string, any>;
+
+/**
+ * Brings every label's copies (store/labelCopies.ts) up to its item, once no function of the version before can write a
+ * label without them (the deploy's window after this version's first label read or write): a label's copies are put as
+ * its item is, in one transaction conditional on the item's revision read (one changed meanwhile is named: run again),
+ * and a copy of a label that is gone is deleted, conditional on the item still being gone. Labels whose copies are all
+ * as their item are left alone.
+ */
+export async function copyLabels(items: Item[], conflicts: string[], dryRun: boolean): Promise<{ labels: number; waitUntil?: string }> {
+  const { spreadAt } = await readMoveLayout(keys.labelCopiesLayout(), (since) => labelCopiesLayoutItem(since), 'copied_at', true);
+  const slot = (i: Item) => `${i.PK}|${i.SK}`;
+  const copies = new Map(items.filter((i) => i.type === ItemType.labelCopy).map((c) => [slot(c), c]));
+  const labels = items.filter((i) => i.type === ItemType.label);
+  const stale = labels.filter((l) => labelCopiesOf(l).some((c) => !sameBody(c, copies.get(slot(c)))));
+  const labelOf = new Map(labels.map((l) => [`${l.workspace}|${l.slug}`, l]));
+  const orphans = [...copies.values()].filter((c) => labelOf.get(`${c.workspace}|${c.slug}`)?.id !== c.id);
+  const count = stale.length + new Set(orphans.map((c) => `${c.workspace}|${c.slug}`)).size;
+  if (Date.now() < spreadAt) return { labels: count, waitUntil: new Date(spreadAt).toISOString() };
+  if (dryRun) return { labels: count };
+  for (const l of stale) {
+    const asRead = l.rev === undefined ? { condition: 'id = :id AND attribute_not_exists(rev)' } : { condition: 'id = :id AND rev = :rev' };
+    const values = { ':id': l.id, ...(l.rev === undefined ? {} : { ':rev': l.rev }) };
+    await write(conflicts, `label ${l.workspace}/${l.slug}`, [
+      ['label', tx.check(keys.label(l.workspace, l.slug), { ...asRead, values })],
+      ...labelCopiesOf(l).map((c, n): [string, ReturnType<typeof tx.put>] => [`copy:${n}`, tx.put(c)]),
+    ]);
+  }
+  for (const c of orphans)
+    await write(conflicts, `label copy ${c.PK} / ${c.SK}`, [
+      ['label', tx.check(keys.label(c.workspace, c.slug), { condition: 'attribute_not_exists(PK) OR id <> :id', values: { ':id': c.id } })],
+      ['copy', tx.delete({ PK: c.PK, SK: c.SK }, { condition: 'id = :id', values: { ':id': c.id } })],
+    ]);
+  return { labels: count };
+}
+
+/** A label item's copies as the table keeps it: the item, in every copy partition of its workspace, typed as a copy. */
+export const labelCopiesOf = (l: Item): Item[] =>
+  Array.from({ length: WORKSPACE_COPIES }, (_, n) => ({ ...l, ...keys.labelCopy(l.workspace, l.slug, n), type: ItemType.labelCopy }));
+
+/** Says on the LAYOUT item that every label has its copies: reads take them from now (within a function's relook). */
+export async function markCopied(): Promise<void> {
+  await db.send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.labelCopiesLayout(),
+      UpdateExpression: 'SET copied_at = :now',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':now': new Date().toISOString() },
+    }),
+  );
+}
+
+async function write(conflicts: string[], what: string, parts: Parameters<typeof transact>[0]): Promise<void> {
+  await transact(parts).catch((error: unknown) => {
+    if (!(error instanceof TransactionCancelled)) throw error;
+    conflicts.push(`${what}: changed while copying; run again`);
+  });
+}
