@@ -1,5 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '#store/client';
+import { CLOCK_SKEW_MS } from '#store/deployWindow';
 import { TransactionCancelled } from '#store/errors';
 import { ItemType, keys, WORKSPACE_COPIES } from '#store/keys';
 import { labelCopiesLayoutItem } from '#store/labelCopyLayout';
@@ -11,14 +12,20 @@ import { sameBody } from './labelCopies.ts';
 type Item = Record<string, any>;
 
 /**
- * Brings every label's copies (store/labelCopies.ts) up to its item, once no function of the version before can write a
- * label without them (the deploy's window after this version's first label read or write): a label's copies are put as
+ * Brings every label's copies (store/labelCopies.ts) up to its item, from a scan taken once no function of the version
+ * before can write a label without them (the deploy's window after this version's first label write): a label's copies are put as
  * its item is, in one transaction conditional on the item's revision read (one changed meanwhile is named: run again),
  * and a copy of a label that is gone is deleted, conditional on the item still being gone. Labels whose copies are all
  * as their item are left alone.
  */
-export async function copyLabels(items: Item[], conflicts: string[], dryRun: boolean): Promise<{ labels: number; waitUntil?: string }> {
-  const { spreadAt } = await readMoveLayout(keys.labelCopiesLayout(), (since) => labelCopiesLayoutItem(since), 'copied_at', true);
+export async function copyLabels(
+  items: Item[],
+  scannedAt: number,
+  conflicts: string[],
+  dryRun: boolean,
+): Promise<{ labels: number; waitUntil?: string }> {
+  // Read, never made here: a run before the deploy (a dry run from a new checkout) must not start the window.
+  const { spreadAt } = await readMoveLayout(keys.labelCopiesLayout(), (since) => labelCopiesLayoutItem(since), 'copied_at', false);
   const slot = (i: Item) => `${i.PK}|${i.SK}`;
   const copies = new Map(items.filter((i) => i.type === ItemType.labelCopy).map((c) => [slot(c), c]));
   const labels = items.filter((i) => i.type === ItemType.label);
@@ -26,7 +33,9 @@ export async function copyLabels(items: Item[], conflicts: string[], dryRun: boo
   const labelOf = new Map(labels.map((l) => [`${l.workspace}|${l.slug}`, l]));
   const orphans = [...copies.values()].filter((c) => labelOf.get(`${c.workspace}|${c.slug}`)?.id !== c.id);
   const count = stale.length + new Set(orphans.map((c) => `${c.workspace}|${c.slug}`)).size;
-  if (Date.now() < spreadAt) return { labels: count, waitUntil: new Date(spreadAt).toISOString() };
+  // The scan must come after the window (and a clock's skew): a label the version before wrote alone is then in it.
+  if (!Number.isFinite(spreadAt)) return { labels: count, waitUntil: "15 minutes after this version's first label write" };
+  if (scannedAt < spreadAt + CLOCK_SKEW_MS) return { labels: count, waitUntil: new Date(spreadAt + CLOCK_SKEW_MS).toISOString() };
   if (dryRun) return { labels: count };
   for (const l of stale) {
     const asRead = l.rev === undefined ? { condition: 'id = :id AND attribute_not_exists(rev)' } : { condition: 'id = :id AND rev = :rev' };

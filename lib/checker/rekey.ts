@@ -44,6 +44,7 @@ export async function rekeyTable(opts: { dryRun?: boolean; workspaces?: string[]
   copyAfter?: string;
   conflicts: string[];
 }> {
+  const scannedAt = Date.now();
   const scanned = (await scanTable(opts.workspaces)).filter((i) => !opts.workspaces || opts.workspaces.includes(i.workspace));
   const result = { projects: 0, labels: 0, receipts: 0, webhooks: 0, secrets: 0, tasks: 0, states: 0, conflicts: [] as string[] };
   // The webhooks room's items first, to its partitions: the secrets sealed below are sealed where they now are.
@@ -103,7 +104,8 @@ export async function rekeyTable(opts: { dryRun?: boolean; workspaces?: string[]
       l.title_norm = titleKey(l.title);
     } catch (error) {
       if (!(error instanceof TransactionCancelled)) throw error;
-      // Another label already holds the folded title (e.g. `Bug` and `ＢＵＧ` from before): rename one.
+      // Another label already holds the folded title (e.g. `Bug` and `ＢＵＧ` from before): rename one; or the label
+      // changed since the scan (its `label` part failed, the message says): run again.
       result.labels--;
       result.conflicts.push(`label ${l.workspace}/${l.slug} "${l.title}": ${error.message}`);
     }
@@ -119,7 +121,7 @@ export async function rekeyTable(opts: { dryRun?: boolean; workspaces?: string[]
     if (!sealed) result.conflicts.push(`webhook ${w.workspace}/${w.id}: changed while sealing; run again`);
   }
   const moved = await moveTasksHome(items, result.conflicts, opts.dryRun === true);
-  const copied = await copyLabels(items, result.conflicts, opts.dryRun === true);
+  const copied = await copyLabels(items, scannedAt, result.conflicts, opts.dryRun === true);
   const whole = !opts.workspaces && !opts.dryRun && result.conflicts.length === 0;
   if (whole && copied.waitUntil === undefined) await markCopied();
   if (!opts.workspaces && !opts.dryRun && moved.waitUntil === undefined && result.conflicts.length === 0) {

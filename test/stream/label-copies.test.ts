@@ -41,6 +41,12 @@ async function kept(ws: string, slug: string) {
 test("a table of the version before: reads take the item until npm run rekey, after the deploy's window, has copied every label", async () => {
   await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.labelCopiesLayout() }));
   const ws = uniqueWorkspace('copies');
+  // A read makes no LAYOUT item (a read-only function may not write): only a label write starts the window.
+  const { commands } = await sentDuring(() => Promise.all([listLabels(ws), getLabel(ws, 'none').catch(() => undefined)]));
+  expect(commands.filter((c) => !/^(Get|Query|BatchGet)/.test(c))).toEqual([]);
+  expect((await db.send(new GetCommand({ TableName: tableName(), Key: keys.labelCopiesLayout() }))).Item).toBeUndefined();
+  expect((await rekeyTable({ dryRun: true, workspaces: [ws] })).copyAfter).toBe("15 minutes after this version's first label write");
+  expect((await db.send(new GetCommand({ TableName: tableName(), Key: keys.labelCopiesLayout() }))).Item).toBeUndefined();
   // Labels as the version before wrote them: items alone. One it recolored, one it deleted after this version copied it.
   await db.send(
     new PutCommand({
@@ -92,7 +98,7 @@ test("a table of the version before: reads take the item until npm run rekey, af
   const scanned = await scanTable([ws]);
   await updateLabel(ws, recolored.slug, { color: 'FEDCBA' }, actor);
   const conflicts: string[] = [];
-  await copyLabels(scanned, conflicts, false);
+  await copyLabels(scanned, Date.now(), conflicts, false);
   expect(conflicts).toEqual([`label ${ws}/${recolored.slug}: changed while copying; run again`]);
   // The write itself brought its copies up to it; the old label and the deleted one's copies are put right now.
   const run = await rekeyTable();
@@ -130,6 +136,14 @@ test("a table of the version before: reads take the item until npm run rekey, af
       `label copy ${keys.copyPartition(ws, 3)} / LABEL#${deleted.slug} has no label it copies`,
     ].sort(),
   );
+  // A copy left behind its item (as after a rollback: the version before recolored the item alone, moving its revision)
+  // does not hold writes up: one that lost its condition on a stale copy reads the item next, and puts the copies right.
+  await db.send(new PutCommand({ TableName: tableName(), Item: { ...labelItem(ws, { ...before, color: '777777', rev: 5 }, titleKey) } }));
+  const healed = await updateLabel(ws, 'old', { color: '888888' }, actor);
+  expect(healed).toMatchObject({ color: '888888', rev: 6 });
+  const { item, copies } = await kept(ws, 'old');
+  expect(item).toMatchObject({ color: '888888', rev: 6 });
+  for (const copy of copies) expect(copy).toEqual(item);
 });
 
 test('every write of a label writes its copies with it: after a create, a recolor, a rename and a delete, each copy is its item', async () => {

@@ -25,8 +25,9 @@ export async function listLabels(ws: string): Promise<LabelRecord[]> {
   return (await readLabels(ws)).sort(byTitle);
 }
 
-export async function getLabel(ws: string, slug: string): Promise<LabelRecord> {
-  const label = await readLabel(ws, slug);
+/** A label, or a 404; `fromItem`: read from its item, not a copy (store/labelCopies.ts). */
+export async function getLabel(ws: string, slug: string, fromItem = false): Promise<LabelRecord> {
+  const label = await readLabel(ws, slug, fromItem);
   if (!label) throw labelNotFound(slug);
   return label;
 }
@@ -85,7 +86,7 @@ async function createCountedLabel(
 
 /**
  * Title and/or color; the slug and id never change. A rename moves the title guard atomically. Every
- * write is conditional on the revision read (a color alone touches only the color), so two
+ * write is conditional on the revision read (a color alone changes only the color), so two
  * concurrent changes never lose each other's fields: a change that lost the race reads again and
  * reapplies its own fields. With a precondition (If-Match) a change in between is a 412 instead. A
  * change that changes nothing writes nothing: no event, the same ETag.
@@ -103,8 +104,11 @@ export async function updateLabel(
     if (!recolored) throw labelNotFound(slug);
     return recolored.label;
   }
+  // A change that lost its condition reads the item itself next (a copy the version before left stale is then put right).
+  let again = false;
   return withRetries<LabelRecord>(RETRY.conflicts, 'The label is being changed by other requests; retry shortly.', async () => {
-    const current = await getLabel(ws, slug);
+    const current = await getLabel(ws, slug, again);
+    again = true;
     await precondition?.(current);
     const title = patch.title ?? current.title;
     const color = patch.color ?? current.color;

@@ -16,16 +16,23 @@ import { tx, type TransactItem } from './transactions';
  * local tools make new has the item as of long ago, copied.
  */
 
-const layoutOf = () => readMoveLayout(keys.labelCopiesLayout(), (since) => labelCopiesLayoutItem(since), 'copied_at', true);
+/** The layout; a writer (`making`) that finds none makes it, as of now (a read-only function may not write it). */
+const layoutOf = (making: boolean) =>
+  readMoveLayout(keys.labelCopiesLayout(), (since) => labelCopiesLayoutItem(since), 'copied_at', making);
 
-/** The partition a read of the workspace's labels takes: a copy at random once every label has them, else the item's. */
-export async function labelsPartition(ws: string): Promise<string> {
-  return (await layoutOf()).done ? keys.copyPartition(ws, Math.floor(Math.random() * WORKSPACE_COPIES)) : keys.workspace(ws);
+/**
+ * The partition a read of the workspace's labels takes: a copy at random once every label has them, else the item's.
+ * `fromItem`: the item's whatever the layout (a write that lost its condition reads again there: a copy left stale by
+ * the version before, after a rollback, is put right by the write that follows).
+ */
+export async function labelsPartition(ws: string, fromItem = false): Promise<string> {
+  if (fromItem || !(await layoutOf(false)).done) return keys.workspace(ws);
+  return keys.copyPartition(ws, Math.floor(Math.random() * WORKSPACE_COPIES));
 }
 
 /** The parts (`copy:<n>`) that write the label's copies as `l` (its item after the write they go with). */
 export async function copyPuts(ws: string, l: LabelRecord): Promise<[string, TransactItem][]> {
-  await layoutOf();
+  await layoutOf(true);
   return labelCopyItems(ws, l).map((item, n) => [`copy:${n}`, tx.put(item)]);
 }
 

@@ -23,8 +23,9 @@ export async function readLabels(ws: string): Promise<LabelRecord[]> {
 /** A label's item or one of its copies (labelCopies.ts): either is as it was after the last write. */
 const labelKeyIn = (partition: string, ws: string, slug: string) => ({ PK: partition, SK: keys.label(ws, slug).SK });
 
-export async function readLabel(ws: string, slug: string): Promise<LabelRecord | undefined> {
-  const Key = labelKeyIn(await labelsPartition(ws), ws, slug);
+/** A label, from a copy; `fromItem`, from its item (labelsPartition). */
+export async function readLabel(ws: string, slug: string, fromItem = false): Promise<LabelRecord | undefined> {
+  const Key = labelKeyIn(await labelsPartition(ws, fromItem), ws, slug);
   const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key, ConsistentRead: true }));
   return Item ? decodeLabel(Item) : undefined;
 }
@@ -153,8 +154,9 @@ export async function recolorLabel(
   actor: Actor,
   asRead?: LabelRecord,
 ): Promise<Recolored | undefined> {
+  let again = false;
   return withRetries(RETRY.conflicts, 'The label is being changed by other requests; retry shortly.', async () => {
-    const current = asRead ?? (await readLabel(ws, slug));
+    const current = asRead ?? (await readLabel(ws, slug, again));
     if (!current) return undefined;
     if (current.color === color) return { label: current, changed: false };
     const next: LabelRecord = { ...current, color, updated_at: new Date().toISOString(), updated_by: actor, rev: (current.rev ?? 0) + 1 };
@@ -180,6 +182,7 @@ export async function recolorLabel(
       return { label: next, changed: true };
     } catch (error) {
       if (!(error instanceof TransactionCancelled) || (!error.conditionFailed('label') && !error.conflicted)) throw error;
+      again = true;
       return asRead ? undefined : AGAIN;
     }
   });
