@@ -31,7 +31,9 @@ export async function copyLabels(
   const labels = items.filter((i) => i.type === ItemType.label);
   const stale = labels.filter((l) => labelCopiesOf(l).some((c) => !sameBody(c, copies.get(slot(c)))));
   const labelOf = new Map(labels.map((l) => [`${l.workspace}|${l.slug}`, l]));
-  const orphans = [...copies.values()].filter((c) => labelOf.get(`${c.workspace}|${c.slug}`)?.id !== c.id);
+  // Copies of a slug no label has now; one a new label of the slug took (the version before deleted and made it again)
+  // is its copy's place, and its copies are put there above.
+  const orphans = [...copies.values()].filter((c) => !labelOf.has(`${c.workspace}|${c.slug}`));
   const count = stale.length + new Set(orphans.map((c) => `${c.workspace}|${c.slug}`)).size;
   // The scan must come after the window (and a clock's skew): a label the version before wrote alone is then in it.
   if (!Number.isFinite(spreadAt)) return { labels: count, waitUntil: "15 minutes after this version's first label write" };

@@ -78,19 +78,35 @@ test("a table of the version before: reads take the item until npm run rekey, af
   );
   for (const key of [keys.label(ws, deleted.slug), keys.labelTitleGuard(ws, titleKey(deleted.title))])
     await db.send(new DeleteCommand({ TableName: tableName(), Key: key }));
+  // And one it deleted and made again under the same slug (another id): its copies' places are the new label's.
+  const reused = await createLabel(ws, { title: 'Reused', color: '444444' }, actor);
+  await db.send(new PutCommand({ TableName: tableName(), Item: labelItem(ws, { ...reused, id: 800, color: '555555' }, titleKey) }));
   await db.send(
-    new PutCommand({ TableName: tableName(), Item: { ...keys.labelCount(ws), type: ItemType.labelCount, workspace: ws, count: 2 } }),
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...keys.labelTitleGuard(ws, titleKey(reused.title)),
+        type: ItemType.labelTitleGuard,
+        workspace: ws,
+        label_id: 800,
+        label_slug: reused.slug,
+      },
+    }),
+  );
+  await db.send(
+    new PutCommand({ TableName: tableName(), Item: { ...keys.labelCount(ws), type: ItemType.labelCount, workspace: ws, count: 3 } }),
   );
   // Not copied: reads take the item (the old label is listed), and the checker says nothing of copies yet.
   expect(await labelsPartition(ws)).toBe(keys.workspace(ws));
   expect((await listLabels(ws)).map((l) => [l.slug, l.color])).toEqual([
     ['old', '111111'],
     [recolored.slug, 'ABCDEF'],
+    [reused.slug, '555555'],
   ]);
   // Within the window rekey copies nothing and says when it will.
   const early = await rekeyTable({ workspaces: [ws] });
   expect(early.copyAfter).toBeDefined();
-  expect(early.copies).toBe(3);
+  expect(early.copies).toBe(4);
   expect((await kept(ws, 'old')).copies).toEqual(Array(WORKSPACE_COPIES).fill(undefined));
 
   clockAt(16);
@@ -104,7 +120,7 @@ test("a table of the version before: reads take the item until npm run rekey, af
   const run = await rekeyTable();
   expect(run.conflicts).toEqual([]);
   expect(run.copyAfter).toBeUndefined();
-  for (const slug of ['old', recolored.slug]) {
+  for (const slug of ['old', recolored.slug, reused.slug]) {
     const { item, copies } = await kept(ws, slug);
     for (const copy of copies) expect(copy).toEqual(item);
   }
@@ -118,6 +134,7 @@ test("a table of the version before: reads take the item until npm run rekey, af
   expect((await listLabels(ws)).map((l) => [l.slug, l.color])).toEqual([
     ['old', '111111'],
     [recolored.slug, 'FEDCBA'],
+    [reused.slug, '555555'],
   ]);
   expect((await checkTable([ws])).violations).toEqual([]);
   await db.send(new PutCommand({ TableName: tableName(), Item: { ...labelItem(ws, { ...before, color: '999999' }, titleKey) } }));
