@@ -5,7 +5,9 @@ import { PartitionBuckets, type Draw } from '#local/partitions/buckets';
 import { sideReader } from '#local/partitions/images';
 import { partitionSimulator, SIMULATOR_MIDDLEWARE } from '#local/partitions/simulator';
 import { db } from '#store/client';
-import { DELIVERY_SHARDS, LABEL_LINK_SHARDS, TASK_SHARDS } from '#store/keys';
+import { DELIVERY_SHARDS, keys, LABEL_LINK_SHARDS, TASK_SHARDS, WORKSPACE_COPIES } from '#store/keys';
+import { tableName } from '#store/table';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { writeAttach } from '#store/links';
 import { homeShard } from '#store/taskShardLayout';
 import { createLabel } from '#domain/labels';
@@ -41,7 +43,7 @@ const IN_FLIGHT = 32;
 interface KeyWork {
   /** The key as the model names it (a sharded key as functions/commons/store/shardedKeys.ts does), and its kind in the model's row. */
   key: string;
-  kind: 'label' | 'webhook' | 'status index' | 'project';
+  kind: 'label' | 'webhook' | 'status index' | 'project' | 'workspace';
   /** The partitions the work takes in turn (the key's shards). */
   shards: number;
   /** Whether a draw is on the key (default: a shard of the sharded key `key`). */
@@ -151,6 +153,20 @@ const STATUS_INDEX: KeyWork = {
   },
 };
 
+const LABEL_COPIES: KeyWork = {
+  key: 'WS#<ws>#COPY#<copy>',
+  kind: 'workspace',
+  shards: WORKSPACE_COPIES,
+  what: "one label read by its slug (GET /projects-labels/{slug}'s read: a copy of the label, store/labelCopies.ts)",
+  prepare: async () => {
+    const ws = `key-copies-${randomBytes(4).toString('hex')}`;
+    const label = await createLabel(ws, { title: 'Hot', color: 'AA0000' }, BENCH_ACTOR);
+    // readLabel's call: one strong GetItem of a copy, taken at random there; here in turn, as the other keys' shards are.
+    return (n) =>
+      db.send(new GetCommand({ TableName: tableName(), Key: keys.labelCopy(ws, label.slug, n % WORKSPACE_COPIES), ConsistentRead: true }));
+  },
+};
+
 /** `work` paced at `rate` units a second for `seconds` (open-loop, at most IN_FLIGHT at once). */
 async function run(work: (n: number) => Promise<unknown>, first: number, rate: number, seconds: number) {
   const started = performance.now();
@@ -231,7 +247,7 @@ async function measureKey(work: KeyWork, seconds: number): Promise<KeySaturation
 /** Each key of step 2 that a request or the deliverer writes (its sharded keys, the index the counters left), measured in turn. */
 export async function measureKeySaturation(seconds: number): Promise<KeySaturation[]> {
   const out: KeySaturation[] = [];
-  for (const work of [LABEL_LINKS, TASK_SHARDS_WORK, DELIVERIES, STATUS_INDEX]) out.push(await measureKey(work, seconds));
+  for (const work of [LABEL_LINKS, TASK_SHARDS_WORK, DELIVERIES, STATUS_INDEX, LABEL_COPIES]) out.push(await measureKey(work, seconds));
   return out;
 }
 
