@@ -54,9 +54,16 @@ async function seedLabels(
 }
 
 describe('labels per workspace', () => {
-  test(`a workspace holds at most ${MAX_LABELS_PER_WORKSPACE} labels, every title as wide as titles get: its list stays far under Lambda's 6 MB answer, one more is a 422 naming the limit, and a delete makes room`, async () => {
+  // One workspace seeded at the limit but two serves both tests below: seeding 1,000 labels (each with its copies) is
+  // most of their time.
+  test(`a workspace holds at most ${MAX_LABELS_PER_WORKSPACE} labels, every title as wide as titles get: concurrent creates at the limit get in exactly as many as there is room for, its list stays far under Lambda's 6 MB answer, one more is a 422 naming the limit, and a delete makes room`, async () => {
     const c = await workspaceClient('limits');
-    await seedLabels(c.ws, MAX_LABELS_PER_WORKSPACE, (i) => `${WIDE.repeat(45)}${String(i).padStart(5, '0')}`);
+    const wide = (tail: string) => `${WIDE.repeat(45)}${tail.padStart(5, '0')}`;
+    await seedLabels(c.ws, MAX_LABELS_PER_WORKSPACE - 2, (i) => wide(String(i)));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => c.post('/projects-labels', { title: wide(`R${i}`), color: '00FF00' })),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 201, 422, 422, 422, 422]);
     const list = await c.get('/projects-labels');
     expect(list.status).toBe(200);
     expect(list.body.data).toHaveLength(MAX_LABELS_PER_WORKSPACE);
@@ -76,17 +83,6 @@ describe('labels per workspace', () => {
     const made = await c.post('/projects-labels', { title: 'Room again', color: '00FF00' });
     expect(made.status, made.text).toBe(201);
     expect((await c.post('/projects-labels', { title: 'And one more', color: '00FF00' })).status).toBe(422);
-    expect(await settledViolations([c.ws])).toEqual([]);
-  });
-
-  test('concurrent creates at the limit: exactly as many get in as there is room for, never more', async () => {
-    const c = await workspaceClient('limits');
-    await seedLabels(c.ws, MAX_LABELS_PER_WORKSPACE - 2);
-    const answers = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => c.post('/projects-labels', { title: `Racing ${i}`, color: '00FF00' })),
-    );
-    expect(answers.map((a) => a.status).sort()).toEqual([201, 201, 422, 422, 422, 422]);
-    expect((await c.get('/projects-labels')).body.data).toHaveLength(MAX_LABELS_PER_WORKSPACE);
     // Counted from here on: a delete and two creates race too, and the count stays exact.
     const raced = await Promise.all([
       c.del('/projects-labels/seeded-2'),
