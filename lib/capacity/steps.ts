@@ -150,7 +150,7 @@ delete) writes its 8 copies (\`WS#<ws>#COPY#<n>\`) in the same transaction, and 
 list) take one copy at random once \`npm run rekey\` has copied every label, 15 minutes after the new version first wrote
 one on a table (until then they read the item, as a function of the version before writes the item alone). A copy is
 written in its item's transaction, so a read of it is as strong as one of the item: a client reads its own write from
-any (a write that lost its condition reads the item, so a copy a rollback left behind is put right by the next write). What it costs: a label's writes are
-transactions of 8 more items (a recolor, one UpdateItem before, is now a read and a transaction: the route table,
-PUT /projects-labels/{slug}), and the mix's write units per request went from 6.52 to 6.84 ($8.11 to $8.31 per million
+any (a write that lost its condition reads the item, so a copy a rollback left behind is put right by the next rename). What it costs: a label's writes are
+transactions of 8 more items (a recolor, one UpdateItem before, is now a transaction of the same update on the item
+and its copies, and a read of the label after: the route table, PUT /projects-labels/{slug}), and the mix's write units per request went from 6.52 to 6.84 ($8.11 to $8.31 per million
 requests at 1,000 a second).`;

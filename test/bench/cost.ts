@@ -382,27 +382,27 @@ export async function measureCosts(): Promise<CostRow[]> {
   await row(
     'update-label',
     'color only',
-    `GetItem + TransactWrite(Update label, conditional on its revision; ${WORKSPACE_COPIES} Put: its copies)`,
+    `TransactWrite(the same Update of the label and its ${WORKSPACE_COPIES} copies) + GetItem (the label after, a copy)`,
     () => w.invoke('update-label', { path: { slug: topic(1) }, body: { color: '123456' } }),
     async () => {
-      const { Item } = await send(new GetCommand({ TableName: T(), Key: keys.label(ws, topic(2)), ConsistentRead: true }));
       const now = new Date().toISOString();
+      const update = (Key: { PK: string; SK: string }) => ({
+        Update: {
+          TableName: T(),
+          Key,
+          UpdateExpression: 'SET color = :c, updated_at = :now',
+          ExpressionAttributeValues: { ':c': '654321', ':now': now },
+        },
+      });
       await send(
         new TransactWriteCommand({
           TransactItems: [
-            {
-              Update: {
-                TableName: T(),
-                Key: keys.label(ws, topic(2)),
-                UpdateExpression: 'SET color = :c, updated_at = :now',
-                ConditionExpression: 'id = :id',
-                ExpressionAttributeValues: { ':c': '654321', ':now': now, ':id': Item.id },
-              },
-            },
-            ...copyPuts(ws, { ...Item, color: '654321', updated_at: now }),
+            update(keys.label(ws, topic(2))),
+            ...Array.from({ length: WORKSPACE_COPIES }, (_, n) => update(keys.labelCopy(ws, topic(2), n))),
           ],
         }),
       );
+      await send(new GetCommand({ TableName: T(), Key: keys.labelCopy(ws, topic(2), 0), ConsistentRead: true }));
     },
   );
   await row(

@@ -1,4 +1,5 @@
-import { deleteLabelItems, nextLabelId, putNewLabel, readLabel, readLabels, recolorLabel, rewriteLabel } from '#store/labels';
+import { deleteLabelItems, nextLabelId, putNewLabel, readLabel, readLabels, rewriteLabel } from '#store/labels';
+import { recolorLabel } from '#store/labelRecolors';
 import { withOptimisticRetry } from '#store/transactions';
 import { countedKinds, countInPart } from '#store/workspaceCounts';
 import { labelSlugsRange, slugOfLabelItem } from '#store/labelItem';

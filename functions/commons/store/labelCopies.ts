@@ -39,3 +39,15 @@ export async function copyPuts(ws: string, l: LabelRecord): Promise<[string, Tra
 /** The parts (`copy:<n>`) that delete the label's copies, with its item. */
 export const copyDeletes = (ws: string, slug: string): [string, TransactItem][] =>
   Array.from({ length: WORKSPACE_COPIES }, (_, n) => [`copy:${n}`, tx.delete(keys.labelCopy(ws, slug, n))]);
+
+/** Whether every label has its copies (reads take them; a change may be made to the item and each copy alike). */
+export const labelsCopied = async (): Promise<boolean> => (await layoutOf(false)).done;
+
+/** The parts (`copy:<n>`) that make the same update on each of the label's copies as on its item (copies are the item's). */
+export const copyUpdates = (
+  ws: string,
+  slug: string,
+  expression: string,
+  change: { names: Record<string, string>; values: Record<string, unknown> },
+): [string, TransactItem][] =>
+  Array.from({ length: WORKSPACE_COPIES }, (_, n) => [`copy:${n}`, tx.update(keys.labelCopy(ws, slug, n), expression, change)]);

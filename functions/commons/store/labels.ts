@@ -2,8 +2,6 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getItems } from './batches';
 import { db } from './client';
 import { num } from './codec';
-import { TransactionCancelled } from './errors';
-import { AGAIN, RETRY, withRetries } from './retry';
 import { ItemType, keys } from './keys';
 import { queryAll } from './query';
 import { tableName } from './table';
@@ -69,7 +67,7 @@ export async function putNewLabel(ws: string, label: LabelRecord, titleKey: Titl
 }
 
 /** The condition that the label is still the revision `read` (for a write a client made conditional: If-Match). */
-function sameRevision(read: LabelRecord): string {
+export function sameRevision(read: LabelRecord): string {
   return read.rev === undefined ? 'attribute_not_exists(#rev)' : '#rev = :readRev';
 }
 
@@ -133,59 +131,6 @@ export async function rewriteLabel(ws: string, current: LabelRecord, next: Label
     );
   }
   await transact(parts);
-}
-
-/** What a recolor found: the label after it, and whether it changed (false: it had that color already). */
-export interface Recolored {
-  label: LabelRecord;
-  changed: boolean;
-}
-
-/**
- * A change of color alone, only when the color differs (the same color writes nothing and answers the label as it is):
- * the item's update, conditional on the revision read (`asRead`, or read here), with its copies in one transaction; a
- * change in between reads again. Undefined when there is no such label (or, `asRead`, when it is no longer that label
- * at that revision).
- */
-export async function recolorLabel(
-  ws: string,
-  slug: string,
-  color: string,
-  actor: Actor,
-  asRead?: LabelRecord,
-): Promise<Recolored | undefined> {
-  let again = false;
-  return withRetries(RETRY.conflicts, 'The label is being changed by other requests; retry shortly.', async () => {
-    const current = asRead ?? (await readLabel(ws, slug, again));
-    if (!current) return undefined;
-    if (current.color === color) return { label: current, changed: false };
-    const next: LabelRecord = { ...current, color, updated_at: new Date().toISOString(), updated_by: actor, rev: (current.rev ?? 0) + 1 };
-    const update = tx.update(
-      keys.label(ws, slug),
-      'SET color = :color, updated_at = :now, updated_by = :by, #rev = if_not_exists(#rev, :zero) + :one',
-      {
-        condition: `id = :readId AND ${sameRevision(current)}`,
-        names: { '#rev': 'rev' },
-        values: {
-          ':readId': current.id,
-          ...(current.rev === undefined ? {} : { ':readRev': current.rev }),
-          ':color': color,
-          ':now': next.updated_at,
-          ':by': actor,
-          ':zero': 0,
-          ':one': 1,
-        },
-      },
-    );
-    try {
-      await transact([['label', update], ...(await copyPuts(ws, next))]);
-      return { label: next, changed: true };
-    } catch (error) {
-      if (!(error instanceof TransactionCancelled) || (!error.conditionFailed('label') && !error.conflicted)) throw error;
-      again = true;
-      return asRead ? undefined : AGAIN;
-    }
-  });
 }
 
 /**
