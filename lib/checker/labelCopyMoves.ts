@@ -2,8 +2,10 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '#store/client';
 import { CLOCK_SKEW_MS } from '#store/deployWindow';
 import { TransactionCancelled } from '#store/errors';
-import { ItemType, keys, WORKSPACE_COPIES } from '#store/keys';
-import { labelCopiesLayoutItem } from '#store/labelCopyLayout';
+import { ItemType, keys } from '#store/keys';
+import { copiesOfItem, labelCopiesLayoutItem } from '#store/labelCopyLayout';
+import { decodeLabel } from '#store/labelItem';
+import { labelStillAsRead } from '#store/labels';
 import { readMoveLayout } from '#store/moveLayouts';
 import { tableName } from '#store/table';
 import { transact, tx } from '#store/transactions';
@@ -29,7 +31,7 @@ export async function copyLabels(
   const slot = (i: Item) => `${i.PK}|${i.SK}`;
   const copies = new Map(items.filter((i) => i.type === ItemType.labelCopy).map((c) => [slot(c), c]));
   const labels = items.filter((i) => i.type === ItemType.label);
-  const stale = labels.filter((l) => labelCopiesOf(l).some((c) => !sameBody(c, copies.get(slot(c)))));
+  const stale = labels.filter((l) => copiesOfItem(l).some((c) => !sameBody(c, copies.get(slot(c)))));
   const labelOf = new Map(labels.map((l) => [`${l.workspace}|${l.slug}`, l]));
   // Copies of a slug no label has now; one a new label of the slug took (the version before deleted and made it again)
   // is its copy's place, and its copies are put there above.
@@ -40,11 +42,9 @@ export async function copyLabels(
   if (scannedAt < spreadAt + CLOCK_SKEW_MS) return { labels: count, waitUntil: new Date(spreadAt + CLOCK_SKEW_MS).toISOString() };
   if (dryRun) return { labels: count };
   for (const l of stale) {
-    const asRead = l.rev === undefined ? { condition: 'id = :id AND attribute_not_exists(rev)' } : { condition: 'id = :id AND rev = :rev' };
-    const values = { ':id': l.id, ...(l.rev === undefined ? {} : { ':rev': l.rev }) };
     await write(conflicts, `label ${l.workspace}/${l.slug}`, [
-      ['label', tx.check(keys.label(l.workspace, l.slug), { ...asRead, values })],
-      ...labelCopiesOf(l).map((c, n): [string, ReturnType<typeof tx.put>] => [`copy:${n}`, tx.put(c)]),
+      ['label', labelStillAsRead(l.workspace, decodeLabel(l))],
+      ...copiesOfItem(l).map((c, n): [string, ReturnType<typeof tx.put>] => [`copy:${n}`, tx.put(c)]),
     ]);
   }
   for (const c of orphans)
@@ -54,10 +54,6 @@ export async function copyLabels(
     ]);
   return { labels: count };
 }
-
-/** A label item's copies as the table keeps it: the item, in every copy partition of its workspace, typed as a copy. */
-export const labelCopiesOf = (l: Item): Item[] =>
-  Array.from({ length: WORKSPACE_COPIES }, (_, n) => ({ ...l, ...keys.labelCopy(l.workspace, l.slug, n), type: ItemType.labelCopy }));
 
 /** Says on the LAYOUT item that every label has its copies: reads take them from now (within a function's relook). */
 export async function markCopied(): Promise<void> {

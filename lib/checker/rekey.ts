@@ -9,7 +9,10 @@ import type { Item } from '#store/query';
 import { oldSecretsOf, sealSecrets } from './clearSecrets.ts';
 import { scanTable } from './invariants';
 import { isLegacyReceipt, isLegacyWebhookItem } from './legacy.ts';
-import { copyLabels, labelCopiesOf, markCopied } from './labelCopyMoves.ts';
+import { copiesOfItem } from '#store/labelCopyLayout';
+import { decodeLabel } from '#store/labelItem';
+import { sameRevision } from '#store/labels';
+import { copyLabels, markCopied } from './labelCopyMoves.ts';
 import { awayFromHome, markRekeyed, moveTasksHome } from './taskMoves.ts';
 
 /**
@@ -75,16 +78,16 @@ export async function rekeyTable(opts: { dryRun?: boolean; workspaces?: string[]
     if (opts.dryRun) continue;
     try {
       // Its copies with it, as every label write writes them (store/labelCopies.ts): as read, so on its revision read.
-      const asRead = l.rev === undefined ? 'attribute_not_exists(rev)' : 'rev = :rev';
       await transact([
         [
           'label',
           tx.update(keys.label(l.workspace, l.slug), 'SET title_norm = :new', {
-            condition: `id = :id AND title_norm = :old AND ${asRead}`,
-            values: { ':new': titleKey(l.title), ':id': l.id, ':old': l.title_norm, ...(l.rev === undefined ? {} : { ':rev': l.rev }) },
+            condition: `id = :id AND title_norm = :old AND ${sameRevision(decodeLabel(l))}`,
+            names: { '#rev': 'rev' },
+            values: { ':new': titleKey(l.title), ':id': l.id, ':old': l.title_norm, ...(l.rev === undefined ? {} : { ':readRev': l.rev }) },
           }),
         ],
-        ...labelCopiesOf({ ...l, title_norm: titleKey(l.title) }).map((c, n): [string, TransactItem] => [`copy:${n}`, tx.put(c)]),
+        ...copiesOfItem({ ...l, title_norm: titleKey(l.title) }).map((c, n): [string, TransactItem] => [`copy:${n}`, tx.put(c)]),
         ['oldGuard', tx.delete(keys.labelTitleGuard(l.workspace, l.title_norm), { condition: 'label_id = :id', values: { ':id': l.id } })],
         [
           'newGuard',

@@ -5,6 +5,7 @@ import { shardOf } from '#store/shards';
 import { createLabel } from '#domain/labels';
 import { detachNoteItem, labelLinkItem, taskLinkItem, taskVersionItem } from '#store/linkItems';
 import { homeShard } from '#store/taskShardLayout';
+import { copiesOfItem } from '#store/labelCopyLayout';
 import { getProject, storedProjectItem } from '#domain/projects';
 import { nameKey, titleKey } from '#domain/text';
 import { TABLE, tableName } from '#store/table';
@@ -26,10 +27,7 @@ const marks = (at: { PK: string; SK: string }[], of: Record<string, unknown>) =>
   }));
 
 /** A label's copies (store/labelCopies.ts), written in its item's transaction: one in each copy partition. */
-const copyPuts = (ws: string, item: Record<string, any>) =>
-  Array.from({ length: WORKSPACE_COPIES }, (_, n) => ({
-    Put: { TableName: T(), Item: { ...item, ...keys.labelCopy(ws, item.slug, n), type: ItemType.labelCopy } },
-  }));
+const copyPuts = (item: Record<string, any>) => copiesOfItem(item).map((Item) => ({ Put: { TableName: T(), Item } }));
 const copyDeletes = (ws: string, slug: string) =>
   Array.from({ length: WORKSPACE_COPIES }, (_, n) => ({ Delete: { TableName: T(), Key: keys.labelCopy(ws, slug, n) } }));
 
@@ -328,24 +326,25 @@ export async function measureCosts(): Promise<CostRow[]> {
       );
       const id = Attributes.next_id as number;
       const now = new Date().toISOString();
+      // The label as its item keeps it, keys aside: the item and each of its copies.
+      const later = {
+        type: ItemType.label,
+        workspace: ws,
+        title_norm: 'later',
+        id,
+        slug: 'later',
+        title: 'Later',
+        color: 'ABCDEF',
+        created_at: now,
+        updated_at: now,
+      };
       await send(
         new TransactWriteCommand({
           TransactItems: [
             {
               Put: {
                 TableName: T(),
-                Item: {
-                  ...keys.label(ws, 'later'),
-                  type: ItemType.label,
-                  workspace: ws,
-                  title_norm: 'later',
-                  id,
-                  slug: 'later',
-                  title: 'Later',
-                  color: 'ABCDEF',
-                  created_at: now,
-                  updated_at: now,
-                },
+                Item: { ...keys.label(ws, 'later'), ...later },
                 ConditionExpression: 'attribute_not_exists(PK)',
               },
             },
@@ -362,17 +361,7 @@ export async function measureCosts(): Promise<CostRow[]> {
                 ConditionExpression: 'attribute_not_exists(PK)',
               },
             },
-            ...copyPuts(ws, {
-              type: ItemType.label,
-              workspace: ws,
-              title_norm: 'later',
-              id,
-              slug: 'later',
-              title: 'Later',
-              color: 'ABCDEF',
-              created_at: now,
-              updated_at: now,
-            }),
+            ...copyPuts(later),
           ],
         }),
       );
@@ -438,7 +427,7 @@ export async function measureCosts(): Promise<CostRow[]> {
                 ConditionExpression: 'attribute_not_exists(PK)',
               },
             },
-            ...copyPuts(ws, { ...Item, title: 'Topic four', title_norm: 'topic four' }),
+            ...copyPuts({ ...Item, title: 'Topic four', title_norm: 'topic four' }),
           ],
         }),
       );

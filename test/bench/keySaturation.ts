@@ -74,6 +74,9 @@ export interface KeySaturation {
   steps: Step[];
 }
 
+/** A workspace of its own for one key's work. */
+const keyWorkspace = (what: string) => `key-${what}-${randomBytes(4).toString('hex')}`;
+
 /** For the n-th unit, the next unused id of `make(0)`, `make(1)`, ... whose shard is n's turn among `shards`. */
 function inTurn(shards: number, make: (k: number) => string) {
   const next = new Map<number, number>();
@@ -90,7 +93,7 @@ function inTurn(shards: number, make: (k: number) => string) {
 
 /** One label attached to new tasks of one project, the tasks taken in turn over `shards` (the key's). */
 const attaches = (prefix: string, shards: number) => async () => {
-  const ws = `key-${prefix}-${randomBytes(4).toString('hex')}`;
+  const ws = keyWorkspace(prefix);
   const project = await createProject(ws, { name: 'Hot', owner: BENCH_ACTOR });
   const label = await createLabel(ws, { title: 'Hot', color: 'AA0000' }, BENCH_ACTOR);
   const [projectRef, labelRef] = [
@@ -124,7 +127,7 @@ const DELIVERIES: KeyWork = {
   shards: DELIVERY_SHARDS,
   what: "one event's delivery to one webhook, made and its attempt recorded as the deliverer does (the attempt's log entry too)",
   prepare: async () => {
-    const ws = `key-hooks-${randomBytes(4).toString('hex')}`;
+    const ws = keyWorkspace('hooks');
     const webhook = { id: `wh_${randomBytes(12).toString('hex')}`, workspace: ws, url: 'https://hooks.example.com/bench' };
     await writeWebhook(webhook);
     const record = { ...webhook, events: ['*'] } as unknown as WebhookRecord;
@@ -148,7 +151,7 @@ const STATUS_INDEX: KeyWork = {
   what: "one project created in a workspace (its entry in the index of the workspace's projects by status)",
   onKey: (d) => d.index === 'GSI1',
   prepare: async () => {
-    const ws = `key-status-${randomBytes(4).toString('hex')}`;
+    const ws = keyWorkspace('status');
     return (n) => createProject(ws, { name: `Project ${n}`, owner: BENCH_ACTOR });
   },
 };
@@ -159,7 +162,7 @@ const LABEL_COPIES: KeyWork = {
   shards: WORKSPACE_COPIES,
   what: "one label read by its slug (GET /projects-labels/{slug}'s read: a copy of the label, store/labelCopies.ts)",
   prepare: async () => {
-    const ws = `key-copies-${randomBytes(4).toString('hex')}`;
+    const ws = keyWorkspace('copies');
     const label = await createLabel(ws, { title: 'Hot', color: 'AA0000' }, BENCH_ACTOR);
     // readLabel's call: one strong GetItem of a copy, taken at random there; here in turn, as the other keys' shards are.
     return (n) =>

@@ -23,6 +23,13 @@ export function labelBody(ws: string, l: LabelRecord): Record<string, unknown> {
   return { type: ItemType.label, workspace: ws, ...(titleNorm === undefined ? {} : { title_norm: titleNorm }), ...fields };
 }
 
-/** The label's copies, one in each copy partition of its workspace: its item as written, typed as a copy. */
-export const labelCopyItems = (ws: string, l: LabelRecord): Record<string, unknown>[] =>
-  Array.from({ length: WORKSPACE_COPIES }, (_, n) => ({ ...labelBody(ws, l), ...keys.labelCopy(ws, l.slug, n), type: ItemType.labelCopy }));
+/** A label item's copies, one in each copy partition of its workspace: the item as kept (its keys aside), typed as a copy. */
+export const copiesOfItem = (item: Record<string, unknown>): Record<string, unknown>[] =>
+  Array.from({ length: WORKSPACE_COPIES }, (_, n) => ({
+    ...item,
+    ...keys.labelCopy(String(item.workspace), String(item.slug), n),
+    type: ItemType.labelCopy,
+  }));
+
+/** The label's copies as a write of `l` leaves them. */
+export const labelCopyItems = (ws: string, l: LabelRecord): Record<string, unknown>[] => copiesOfItem(labelBody(ws, l));

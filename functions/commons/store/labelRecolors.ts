@@ -37,23 +37,19 @@ export async function recolorLabel(
     if (!current) return undefined;
     if (current.color === color) return { label: current, changed: false };
     const next: LabelRecord = { ...current, color, updated_at: new Date().toISOString(), updated_by: actor, rev: (current.rev ?? 0) + 1 };
-    const update = tx.update(
-      keys.label(ws, slug),
-      'SET color = :color, updated_at = :now, updated_by = :by, #rev = if_not_exists(#rev, :zero) + :one',
-      {
-        condition: `id = :readId AND ${sameRevision(current)}`,
-        names: { '#rev': 'rev' },
-        values: {
-          ':readId': current.id,
-          ...(current.rev === undefined ? {} : { ':readRev': current.rev }),
-          ':color': color,
-          ':now': next.updated_at,
-          ':by': actor,
-          ':zero': 0,
-          ':one': 1,
-        },
+    const update = tx.update(keys.label(ws, slug), RECOLOR, {
+      condition: `id = :readId AND ${sameRevision(current)}`,
+      names: { '#rev': 'rev' },
+      values: {
+        ':readId': current.id,
+        ...(current.rev === undefined ? {} : { ':readRev': current.rev }),
+        ':color': color,
+        ':now': next.updated_at,
+        ':by': actor,
+        ':zero': 0,
+        ':one': 1,
       },
-    );
+    });
     try {
       await transact([['label', update], ...(await copyPuts(ws, next))]);
       return { label: next, changed: true };

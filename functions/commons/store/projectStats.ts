@@ -12,7 +12,7 @@ import { AGAIN, RETRY, withRetries } from './retry';
 import { serviceSpreadAt } from './serviceLayouts';
 import { statsLayoutItem } from './statsLayout';
 import { tombstonesLayoutItem } from './tombstoneLayout';
-import { projectMarkCheck } from './tombstones';
+import { projectItemCheck, projectMarkCheck } from './tombstones';
 import { tableName } from './table';
 import { transact, tx, type TransactItem } from './transactions';
 
@@ -94,7 +94,7 @@ export async function projectLiveParts(ws: string, project: ProjectRef): Promise
   const gone: [string, TransactItem] = ['project:gone', projectMarkCheck(project.id, 0)];
   const spreadAt = await serviceSpreadAt(keys.tombstonesLayout(), tombstonesLayoutItem, true);
   if (Date.now() >= spreadAt + STREAM_RECORD_LIFE_MS) return [gone];
-  return [gone, ['project', tx.check(keys.project(ws, project.slug), { condition: 'id = :pid', values: { ':pid': project.id } })]];
+  return [gone, ['project', projectItemCheck(ws, project)]];
 }
 
 /**

@@ -33,6 +33,10 @@ const PROJECT_LIVE = 'id = :pid';
 
 const NO_MARK = { condition: 'attribute_not_exists(PK)' };
 
+/** A check that the project's item is still this project (not gone, not a namesake): what a write checked before marks. */
+export const projectItemCheck = (ws: string, project: ProjectRef): TransactItem =>
+  tx.check(keys.project(ws, project.slug), { condition: PROJECT_LIVE, values: { ':pid': project.id } });
+
 /** A check that shard `shard` of a project's collection has no mark: the project is not deleted. */
 export const projectMarkCheck = (projectId: string, shard: number): TransactItem =>
   tx.check(keys.projectTombstone(projectId, shard), NO_MARK);
@@ -82,7 +86,7 @@ export function liveParts(
   if (marksAlone) return parts;
   return [
     ['label', tx.check(keys.label(ws, label.slug), { condition: LABEL_LIVE, values: { ':id': label.id } })],
-    ['project', tx.check(keys.project(ws, project.slug), { condition: PROJECT_LIVE, values: { ':pid': project.id } })],
+    ['project', projectItemCheck(ws, project)],
     ...parts,
   ];
 }
