@@ -15,6 +15,7 @@ import {
 } from '#domain/projects';
 import type { ProjectRecord } from '#domain/entities';
 import { changedSinceRead, NotFound, PreconditionFailed } from '#domain/errors';
+import { createLabel, getLabel, updateLabel } from '#domain/labels';
 import { db } from '#store/client';
 import { copiesPartition } from '#store/copies';
 import { COPIED } from '#store/copyLayouts';
@@ -161,12 +162,13 @@ test('every write of a project writes its copies with it; reads of one take a co
   // An update that changes nothing writes nothing; an If-Match at a revision gone is refused and writes nothing.
   expect(await updateProject(ws, project.slug, { status: 'archived' }, actor)).toMatchObject({ rev: 1 });
   expect(await same(ws, project.slug)).toMatchObject({ status: 'archived', rev: 1 });
+  // The store's own condition: another update lands between the precondition's read and the write.
   await expect(
-    updateProject(ws, project.slug, { description: 'late' }, actor, async (p) => {
-      if (p.rev !== 0) throw changedSinceRead();
+    updateProject(ws, project.slug, { description: 'late' }, actor, async () => {
+      await updateProject(ws, project.slug, { description: 'between' }, actor);
     }),
   ).rejects.toBeInstanceOf(PreconditionFailed);
-  expect(await same(ws, project.slug)).toMatchObject({ description: 'first', rev: 1 });
+  expect(await same(ws, project.slug)).toMatchObject({ description: 'between', rev: 2 });
 
   // Reads of a project, with its stats or not, send nothing to the workspace's partition.
   const sent: string[] = [];
@@ -212,6 +214,7 @@ test('concurrent updates of one project, with and without If-Match: no change lo
     ),
   );
   expect(held.filter((h) => h.status === 'fulfilled')).toHaveLength(1);
+  for (const h of held) if (h.status === 'rejected') expect(h.reason).toBeInstanceOf(PreconditionFailed);
   expect(await same(ws, project.slug)).toMatchObject({ rev: 13 });
   expect((await checkTable([ws])).violations).toEqual([]);
 });
@@ -222,5 +225,27 @@ test('a copy missing (the invariant broken) holds no write up: the update reads 
   await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.projectCopy(ws, project.slug, 3) }));
   expect(await updateProject(ws, project.slug, { description: 'mended' }, actor)).toMatchObject({ description: 'mended', rev: 1 });
   expect(await same(ws, project.slug)).toMatchObject({ description: 'mended', rev: 1 });
+  // A create whose copies were lost after its item was written (putNewProject writes the item first): reads take the item.
+  const bare = await createProject(ws, { name: 'Bare', owner: actor });
+  for (let n = 0; n < WORKSPACE_COPIES; n++)
+    await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.projectCopy(ws, bare.slug, n) }));
+  for (let i = 0; i < 8; i++) expect((await getProject(ws, bare.slug)).id).toBe(bare.id);
+  await expect(getProject(ws, 'never-made')).rejects.toBeInstanceOf(NotFound);
+  // A label's recolor likewise (store/labelRecolors.ts), reading the item, not the copy that is missing.
+  const label = await createLabel(ws, { title: 'Holed', color: '000000' }, actor);
+  for (let i = 1; i <= 8; i++) {
+    const n = i % WORKSPACE_COPIES;
+    await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.labelCopy(ws, label.slug, n) }));
+    // Every read that takes a copy takes the one missing.
+    const random = vi.spyOn(Math, 'random').mockReturnValue((n + 0.5) / WORKSPACE_COPIES);
+    try {
+      expect(await updateLabel(ws, label.slug, { color: `00000${i}` }, actor)).toMatchObject({ color: `00000${i}` });
+    } finally {
+      random.mockRestore();
+    }
+  }
+  for (let i = 0; i < 8; i++) expect((await getLabel(ws, label.slug)).color).toBe('000008');
+  expect((await checkTable([ws])).violations.every((v) => v.startsWith(`project ${ws}/${bare.slug} has no copy`))).toBe(true);
+  expect(await rekeyTable({ workspaces: [ws] })).toMatchObject({ projectCopies: 1, conflicts: [] });
   expect((await checkTable([ws])).violations).toEqual([]);
 });

@@ -80,10 +80,10 @@ export const keys = {
   labelSkPrefix: LABEL,
   labelTitleGuard: (ws: string, normalizedTitle: string): Key => ({ PK: `${WS}${ws}`, SK: `${TITLE}${normalizedTitle}` }),
   labelIdCounter: (ws: string): Key => ({ PK: `${WS}${ws}`, SK: 'COUNTER#LABEL_ID' }),
-  /** A label's copy in copy partition `n` of the workspace's (labelCopies.ts): the label item as written, read instead of it. */
+  /** A label's copy in copy partition `n` of the workspace's (copies.ts): the label item as written, read instead of it. */
   labelCopy: (ws: string, slug: string, n: number): Key => ({ PK: copyPartition(ws, n), SK: `${LABEL}${slug}` }),
   copyPartition: (ws: string, n: number) => copyPartition(ws, n),
-  /** The service's item of since when this version writes label copies, and whether every label has them (labelCopies.ts). */
+  /** The service's item of since when this version writes label copies, and whether every label has them (copies.ts). */
   labelCopiesLayout: (): Key => ({ PK: WS, SK: 'LAYOUT#COPIES' }),
   /** A project's copy in copy partition `n` of the workspace's (copies.ts): the project item as written, its index keys aside. */
   projectCopy: (ws: string, slug: string, n: number): Key => ({ PK: copyPartition(ws, n), SK: `${PROJECT}${slug}` }),

@@ -32,11 +32,14 @@ export async function recolorLabel(
   actor: Actor,
   asRead?: LabelRecord,
 ): Promise<Recolored | undefined> {
+  let missing = false;
   if (!asRead && (await allCopied(COPIED.label))) {
     const inPlace = await recolorInPlace(ws, slug, color, actor);
     if (inPlace !== COPY_MISSING) return inPlace;
+    missing = true;
   }
-  let again = false;
+  // A copy missing: read the item, whichever copy would be read.
+  let again = missing;
   return withRetries(RETRY.conflicts, 'The label is being changed by other requests; retry shortly.', async () => {
     const current = asRead ?? (await readLabel(ws, slug, again));
     if (!current) return undefined;

@@ -133,8 +133,8 @@ async function updateInPlace(
     } catch (error) {
       if (!(error instanceof TransactionCancelled)) throw error;
       if (error.conditionFailed('project')) {
-        // Not there, not the revision read, or already as asked (any copy is as its item: they change together).
-        const project = await readProject(ws, slug);
+        // Not there, not the revision read, or already as asked: as its item says (a copy it could not have found).
+        const project = await readProject(ws, slug, true);
         if (!project || !asWasRead(project, asRead)) return undefined;
         return unchangedBy(project, patch) ? { project, changed: false } : AGAIN;
       }

@@ -3,6 +3,7 @@ import { db } from './client';
 import { copiesPartition, copyDeletes, copyPuts } from './copies';
 import { COPIED } from './copyLayouts';
 import { conditionally, TransactionCancelled } from './errors';
+import { AGAIN, RETRY, withRetries } from './retry';
 import { ItemType, keys } from './keys';
 import { tableName } from './table';
 import { projectTombstones } from './tombstones';
@@ -12,16 +13,33 @@ import type { Actor, ProjectRecord } from '#domain/entities';
 
 /** Every read and write of a project item but its updates (projectUpdates.ts; its shape: projectItem.ts). */
 
-/** Writes a new project, with its copies (copies.ts), unless its slug is taken; false when it is. */
+/**
+ * Writes a new project unless its slug is taken (false when it is), then its copies (copies.ts), conditional on it
+ * still being this project. The item first, alone: the create stands once it is written (DynamoDB Local was seen to lose
+ * an acknowledged transaction when killed, never a put), and a read that finds no copy reads the item (readProject), so
+ * copies not yet written, or lost, hide nothing; the checker names them and `npm run rekey` puts them.
+ */
 export async function putNewProject(record: ProjectRecord, nameKey: NameKey): Promise<boolean> {
   const item = projectItem(record, nameKey);
-  try {
-    await transact([['project', tx.put(item, { condition: 'attribute_not_exists(PK)' })], ...(await copyPuts(item))]);
-    return true;
-  } catch (error) {
-    if (error instanceof TransactionCancelled && error.conditionFailed('project')) return false;
-    throw error;
-  }
+  const put = new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' });
+  if (!(await conditionally(db.send(put)))) return false;
+  const copies = async () => {
+    try {
+      await transact([
+        ['project', tx.check(keys.project(record.workspace, record.slug), { condition: 'id = :id', values: { ':id': record.id } })],
+        ...(await copyPuts(item)),
+      ]);
+      return true;
+    } catch (error) {
+      if (!(error instanceof TransactionCancelled)) throw error;
+      // Deleted (or replaced) meanwhile: its delete took no copies, and none are to be made.
+      if (error.conditionFailed('project')) return true;
+      return AGAIN;
+    }
+  };
+  // The project is made: a failure here loses no write of the client's (reads take the item where a copy is missing).
+  await withRetries(RETRY.conflicts, 'copies', copies).catch(() => undefined);
+  return true;
 }
 
 /**
@@ -31,7 +49,9 @@ export async function putNewProject(record: ProjectRecord, nameKey: NameKey): Pr
 export async function readProject(ws: string, slug: string, fromItem = false): Promise<ProjectRecord | undefined> {
   const Key = { PK: await copiesPartition(COPIED.project, ws, fromItem), SK: keys.project(ws, slug).SK };
   const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key, ConsistentRead: true }));
-  return Item ? decodeProject(Item) : undefined;
+  if (Item) return decodeProject(Item);
+  // No copy: no project, or one whose copies are not written yet (putNewProject): its item says which.
+  return Key.PK === keys.workspace(ws) ? undefined : readProject(ws, slug, true);
 }
 
 /**
