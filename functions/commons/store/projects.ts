@@ -1,9 +1,8 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
 import { copiesPartition, copyDeletes, copyPuts } from './copies';
 import { COPIED } from './copyLayouts';
 import { conditionally, TransactionCancelled } from './errors';
-import { AGAIN, RETRY, withRetries } from './retry';
 import { ItemType, keys } from './keys';
 import { tableName } from './table';
 import { projectTombstones } from './tombstones';
@@ -23,24 +22,37 @@ export async function putNewProject(record: ProjectRecord, nameKey: NameKey): Pr
   const item = projectItem(record, nameKey);
   const put = new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' });
   if (!(await conditionally(db.send(put)))) return false;
-  const copies = async () => {
+  const copies = async () =>
+    transact([
+      ['project', tx.check(keys.project(record.workspace, record.slug), { condition: 'id = :id', values: { ':id': record.id } })],
+      ...(await copyPuts(item)),
+    ]);
+  for (let attempt = 1; ; attempt++) {
     try {
-      await transact([
-        ['project', tx.check(keys.project(record.workspace, record.slug), { condition: 'id = :id', values: { ':id': record.id } })],
-        ...(await copyPuts(item)),
-      ]);
+      await copies();
       return true;
     } catch (error) {
-      if (!(error instanceof TransactionCancelled)) throw error;
       // Deleted (or replaced) meanwhile: its delete took no copies, and none are to be made.
-      if (error.conditionFailed('project')) return true;
-      return AGAIN;
+      if (error instanceof TransactionCancelled && error.conditionFailed('project')) return true;
+      if (attempt < COPY_ATTEMPTS) continue;
+      // Not acknowledged (503): the item goes again (if still this project), so a failed create leaves nothing half made.
+      await db
+        .send(
+          new DeleteCommand({
+            TableName: tableName(),
+            Key: keys.project(record.workspace, record.slug),
+            ConditionExpression: 'id = :id',
+            ExpressionAttributeValues: { ':id': record.id },
+          }),
+        )
+        .catch(() => undefined);
+      throw error;
     }
-  };
-  // The project is made: a failure here loses no write of the client's (reads take the item where a copy is missing).
-  await withRetries(RETRY.conflicts, 'copies', copies).catch(() => undefined);
-  return true;
+  }
 }
+
+/** How many times a create tries to write its copies (a throttled or conflicted transaction goes again at once). */
+const COPY_ATTEMPTS = 3;
 
 /**
  * The project, read strongly consistent (callers expect to see their own writes), or undefined: from a copy, or
