@@ -1,9 +1,7 @@
 import type { Actor, LabelRecord } from '#domain/entities';
 import { TransactionCancelled } from './errors';
 import { keys } from './keys';
-import { allCopied, copyPuts, copyUpdates } from './copies';
-import { COPIED } from './copyLayouts';
-import { labelBody } from './labelCopyLayout';
+import { copyPuts, copyUpdates, labelsCopied } from './labelCopies';
 import { readLabel, sameRevision } from './labels';
 import { AGAIN, RETRY, withRetries } from './retry';
 import { transact, tx } from './transactions';
@@ -32,14 +30,8 @@ export async function recolorLabel(
   actor: Actor,
   asRead?: LabelRecord,
 ): Promise<Recolored | undefined> {
-  let missing = false;
-  if (!asRead && (await allCopied(COPIED.label))) {
-    const inPlace = await recolorInPlace(ws, slug, color, actor);
-    if (inPlace !== COPY_MISSING) return inPlace;
-    missing = true;
-  }
-  // A copy missing: read the item, whichever copy would be read.
-  let again = missing;
+  if (!asRead && (await labelsCopied())) return recolorInPlace(ws, slug, color, actor);
+  let again = false;
   return withRetries(RETRY.conflicts, 'The label is being changed by other requests; retry shortly.', async () => {
     const current = asRead ?? (await readLabel(ws, slug, again));
     if (!current) return undefined;
@@ -59,7 +51,7 @@ export async function recolorLabel(
       },
     });
     try {
-      await transact([['label', update], ...(await copyPuts(labelBody(ws, next)))]);
+      await transact([['label', update], ...(await copyPuts(ws, next))]);
       return { label: next, changed: true };
     } catch (error) {
       if (!(error instanceof TransactionCancelled) || (!error.conditionFailed('label') && !error.conflicted)) throw error;
@@ -71,11 +63,8 @@ export async function recolorLabel(
 
 const RECOLOR = 'SET color = :color, updated_at = :now, updated_by = :by, #rev = if_not_exists(#rev, :zero) + :one';
 
-/** A copy was not where it should be (the copies' invariant broken): the recolor goes by a read, which puts them all. */
-const COPY_MISSING = Symbol('copy missing');
-
 /** The recolor of a copied table without a revision to hold to (recolorLabel); the answer is the label as it is after. */
-async function recolorInPlace(ws: string, slug: string, color: string, actor: Actor): Promise<Recolored | undefined | typeof COPY_MISSING> {
+async function recolorInPlace(ws: string, slug: string, color: string, actor: Actor): Promise<Recolored | undefined> {
   const change = {
     names: { '#rev': 'rev' },
     values: { ':color': color, ':now': new Date().toISOString(), ':by': actor, ':zero': 0, ':one': 1 },
@@ -84,11 +73,10 @@ async function recolorInPlace(ws: string, slug: string, color: string, actor: Ac
     try {
       await transact([
         ['label', tx.update(keys.label(ws, slug), RECOLOR, { condition: 'attribute_exists(PK) AND color <> :color', ...change })],
-        ...copyUpdates(COPIED.label, ws, slug, RECOLOR, change),
+        ...copyUpdates(ws, slug, RECOLOR, change),
       ]);
     } catch (error) {
       if (!(error instanceof TransactionCancelled)) throw error;
-      if (!error.conditionFailed('label') && error.anyConditionFailed) return COPY_MISSING;
       if (!error.conditionFailed('label')) {
         if (error.conflicted) return AGAIN;
         throw error;
