@@ -2,7 +2,7 @@ import { oldSecretViolations } from './clearSecrets.ts';
 import { countViolations } from './counts.ts';
 import { deliveryViolations } from './deliveries.ts';
 import { historyViolations } from './history.ts';
-import { labelCopyViolations, labelsCopied } from './labelCopies.ts';
+import { copyViolations } from './copies.ts';
 import { labelLinkShardViolations } from './labelLinks.ts';
 import { legacyViolations } from './legacy.ts';
 import { projectsWithKeptStats, staleStatsViolations } from './stats.ts';
@@ -66,7 +66,7 @@ function workspaceFilter(workspaces: string[]) {
  * themselves (detach notes, stream receipts, copy-name claims). Counters are derived from the
  * table's stream: they match the links once the stream has drained (callers wait for that).
  */
-function findViolations(items: Item[], deliveriesAt: DeliveriesSpreadAt, copied: boolean): string[] {
+function findViolations(items: Item[], deliveriesAt: DeliveriesSpreadAt, copies: string[]): string[] {
   const v: string[] = [];
   const of = (type: string) => items.filter((i) => i.type === type);
   const projects = projectsWithKeptStats(items);
@@ -95,7 +95,7 @@ function findViolations(items: Item[], deliveriesAt: DeliveriesSpreadAt, copied:
   v.push(...legacyViolations(items), ...items.flatMap(oldSecretViolations));
   v.push(...historyViolations(items), ...deliveryViolations(items, deliveriesAt));
   v.push(...staleStatsViolations(items), ...taskShardViolations(items));
-  v.push(...tombstoneViolations(items), ...labelCopyViolations(items, copied));
+  v.push(...tombstoneViolations(items), ...copies);
 
   for (const p of projects) {
     const expected = {
@@ -246,5 +246,5 @@ export function usesOfLinks(taskLinks: Item[]): Map<string, { ws: string; projec
 /** Checks the whole table, or only the given workspaces' items (tests share one table and run in parallel). */
 export async function checkTable(workspaces?: string[]): Promise<{ items: number; violations: string[] }> {
   const items = await scanTable(workspaces);
-  return { items: items.length, violations: findViolations(items, await deliveriesSpreadAt(false), await labelsCopied()) };
+  return { items: items.length, violations: findViolations(items, await deliveriesSpreadAt(false), await copyViolations(items)) };
 }

@@ -9,10 +9,10 @@ import type { Item } from '#store/query';
 import { oldSecretsOf, sealSecrets } from './clearSecrets.ts';
 import { scanTable } from './invariants';
 import { isLegacyReceipt, isLegacyWebhookItem } from './legacy.ts';
-import { copiesOfItem } from '#store/labelCopyLayout';
+import { COPIED, copiesOfItem } from '#store/copyLayouts';
 import { decodeLabel } from '#store/labelItem';
 import { sameRevision } from '#store/labels';
-import { copyLabels, markCopied } from './labelCopyMoves.ts';
+import { copyItems, markCopied } from './copyMoves.ts';
 import { awayFromHome, markRekeyed, moveTasksHome } from './taskMoves.ts';
 
 /**
@@ -26,8 +26,8 @@ import { awayFromHome, markRekeyed, moveTasksHome } from './taskMoves.ts';
  * workspace's collection before the room had partitions of its own (store/keys.ts): moved. And tasks and states kept in
  * their project's shard 0 from before tasks spread: moved to their homes (taskMoves.ts), once the deploy's window has
  * passed; a whole table's run that leaves none says so on the table (then each task is read at home alone). And label
- * copies brought up to their items (labelCopyMoves.ts), likewise once the window has passed; a whole table's run with no
- * conflict says so (then reads take the copies). Idempotent; every write is
+ * and project copies brought up to their items (copyMoves.ts), likewise once the window has passed; a whole table's run
+ * with no conflict says so, kind by kind (then reads take the copies). Idempotent; every write is
  * conditional on what was read, so it is safe beside a running service. `workspaces` limits it
  * (tests share one table).
  */
@@ -41,10 +41,14 @@ export async function rekeyTable(opts: { dryRun?: boolean; workspaces?: string[]
   states: number;
   /** Tasks and states were not moved: a function of the version before may still run until then. */
   waitUntil?: string;
-  /** Labels whose copies were brought up to their item (store/labelCopies.ts). */
+  /** Labels whose copies were brought up to their item (store/copies.ts). */
   copies: number;
   /** Labels were not copied: a function of the version before may still write one until then. */
   copyAfter?: string;
+  /** Projects whose copies were brought up to their item. */
+  projectCopies: number;
+  /** Projects were not copied: a function of the version before may still write one (or count on one) until then. */
+  projectCopyAfter?: string;
   conflicts: string[];
 }> {
   const scannedAt = Date.now();
@@ -77,7 +81,7 @@ export async function rekeyTable(opts: { dryRun?: boolean; workspaces?: string[]
     result.labels++;
     if (opts.dryRun) continue;
     try {
-      // Its copies with it, as every label write writes them (store/labelCopies.ts): as read, so on its revision read.
+      // Its copies with it, as every label write writes them (store/copies.ts): as read, so on its revision read.
       await transact([
         [
           'label',
@@ -124,16 +128,25 @@ export async function rekeyTable(opts: { dryRun?: boolean; workspaces?: string[]
     if (!sealed) result.conflicts.push(`webhook ${w.workspace}/${w.id}: changed while sealing; run again`);
   }
   const moved = await moveTasksHome(items, result.conflicts, opts.dryRun === true);
-  const copied = await copyLabels(items, scannedAt, result.conflicts, opts.dryRun === true);
+  const copied = await copyItems(COPIED.label, items, scannedAt, result.conflicts, opts.dryRun === true);
+  const projectsCopied = await copyItems(COPIED.project, items, scannedAt, result.conflicts, opts.dryRun === true);
   const whole = !opts.workspaces && !opts.dryRun && result.conflicts.length === 0;
-  if (whole && copied.waitUntil === undefined) await markCopied();
+  if (whole && copied.waitUntil === undefined) await markCopied(COPIED.label);
+  if (whole && projectsCopied.waitUntil === undefined) await markCopied(COPIED.project);
   if (!opts.workspaces && !opts.dryRun && moved.waitUntil === undefined && result.conflicts.length === 0) {
     const now = await scanTable();
     const deleting = new Set(now.filter((i) => i.type === ItemType.projectDeletion).map((i) => i.project_id));
     const left = now.filter((i) => awayFromHome(i) && !deleting.has(i.project_id));
     if (left.length === 0) await markRekeyed();
   }
-  return { ...result, ...moved, copies: copied.labels, ...(copied.waitUntil ? { copyAfter: copied.waitUntil } : {}) };
+  return {
+    ...result,
+    ...moved,
+    copies: copied.count,
+    ...(copied.waitUntil ? { copyAfter: copied.waitUntil } : {}),
+    projectCopies: projectsCopied.count,
+    ...(projectsCopied.waitUntil ? { projectCopyAfter: projectsCopied.waitUntil } : {}),
+  };
 }
 
 /** A receipt to its own partition; when one is there already (its record came again meanwhile), the old one goes. */

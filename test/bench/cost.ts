@@ -5,7 +5,7 @@ import { shardOf } from '#store/shards';
 import { createLabel } from '#domain/labels';
 import { detachNoteItem, labelLinkItem, taskLinkItem, taskVersionItem } from '#store/linkItems';
 import { homeShard } from '#store/taskShardLayout';
-import { copiesOfItem } from '#store/labelCopyLayout';
+import { copiesOfItem } from '#store/copyLayouts';
 import { getProject, storedProjectItem } from '#domain/projects';
 import { nameKey, titleKey } from '#domain/text';
 import { TABLE, tableName } from '#store/table';
@@ -26,10 +26,21 @@ const marks = (at: { PK: string; SK: string }[], of: Record<string, unknown>) =>
     Put: { TableName: T(), Item: { ...key, type: ItemType.tombstone, ...of, ttl: Math.floor(Date.now() / 1000) + 86_400 } },
   }));
 
-/** A label's copies (store/labelCopies.ts), written in its item's transaction: one in each copy partition. */
+/** A label's or project's copies (store/copies.ts), written in its item's transaction: one in each copy partition. */
 const copyPuts = (item: Record<string, any>) => copiesOfItem(item).map((Item) => ({ Put: { TableName: T(), Item } }));
-const copyDeletes = (ws: string, slug: string) =>
-  Array.from({ length: WORKSPACE_COPIES }, (_, n) => ({ Delete: { TableName: T(), Key: keys.labelCopy(ws, slug, n) } }));
+const copyDeletes = (ws: string, slug: string, copy = keys.labelCopy) =>
+  Array.from({ length: WORKSPACE_COPIES }, (_, n) => ({ Delete: { TableName: T(), Key: copy(ws, slug, n) } }));
+/** A new project's item (conditional on its slug being free), then its copies with a check that it is still there. */
+const newProjectMin = async (Item: Record<string, any>) => {
+  await send(new PutCommand({ TableName: T(), Item, ConditionExpression: 'attribute_not_exists(PK)' }));
+  const check = {
+    TableName: T(),
+    Key: { PK: Item.PK, SK: Item.SK },
+    ConditionExpression: 'id = :id',
+    ExpressionAttributeValues: { ':id': Item.id },
+  };
+  return send(new TransactWriteCommand({ TransactItems: [{ ConditionCheck: check }, ...copyPuts(Item)] }));
+};
 
 export interface CostRow {
   endpoint: string;
@@ -75,21 +86,22 @@ export async function measureCosts(): Promise<CostRow[]> {
     rows.push({ endpoint, scenario, handler: h.usage, minimum: m.usage, minimumIs });
   };
 
-  const getProjectItemMin = () => send(new GetCommand({ TableName: T(), Key: keys.project(ws, apollo.slug), ConsistentRead: true }));
+  // A project is read from one of its copies (store/copies.ts), any one.
+  const getProjectItemMin = () => send(new GetCommand({ TableName: T(), Key: keys.projectCopy(ws, apollo.slug, 0), ConsistentRead: true }));
   // A project's stats are its item's and its kept stats' (store/projectStats.ts): both read at once, by slug.
   const keptStatsMin = (slug: string) => send(new GetCommand({ TableName: T(), Key: keys.projectStats(ws, slug), ConsistentRead: true }));
   const getProjectMin = () => Promise.all([getProjectItemMin(), keptStatsMin(apollo.slug)]);
   await row(
     'get-project',
     'one project',
-    '2 GetItem (strong, at once: the item and its kept stats)',
+    '2 GetItem (strong, at once: a copy of the item and its kept stats)',
     () => w.invoke('get-project', { path: { slug: apollo.slug } }),
     getProjectMin,
   );
   await row(
     'project-stats',
     'one project',
-    '2 GetItem (strong, at once: the item and its kept stats)',
+    '2 GetItem (strong, at once: a copy of the item and its kept stats)',
     () => w.invoke('project-stats', { path: { slug: apollo.slug } }),
     getProjectMin,
   );
@@ -162,41 +174,37 @@ export async function measureCosts(): Promise<CostRow[]> {
   await row(
     'create-project',
     'new name',
-    '1 conditional PutItem',
+    '1 conditional PutItem, then 1 TransactWrite (a check of the item, Put of its 8 copies)',
     () => w.invoke('create-project', { body: { company_slug: ws, name: 'Brand New One' } }),
-    () =>
-      send(
-        new PutCommand({
-          TableName: T(),
-          Item: storedProjectItem(projectRecord(ws, 'Brand New Two')),
-          ConditionExpression: 'attribute_not_exists(PK)',
-        }),
-      ),
+    () => newProjectMin(storedProjectItem(projectRecord(ws, 'Brand New Two'))),
   );
   await row(
     'update-project',
     'description',
-    '1 conditional UpdateItem (ALL_NEW) + GetItem of its kept stats, at once (the answer shows the stats whole)',
+    '1 TransactWrite (the same conditional update on the item and its 8 copies) + GetItem of a copy (the answer) and of its kept stats, at once',
     () => w.invoke('update-project', { path: { slug: apollo.slug }, body: { company_slug: ws, description: 'Mars next' } }),
-    () =>
-      Promise.all([
-        send(
-          new UpdateCommand({
-            TableName: T(),
-            Key: keys.project(ws, apollo.slug),
-            UpdateExpression: 'SET description = :d, updated_at = :now',
-            ConditionExpression: 'attribute_exists(PK)',
-            ExpressionAttributeValues: { ':d': 'Venus next', ':now': new Date().toISOString() },
-            ReturnValues: 'ALL_NEW',
-          }),
-        ),
+    () => {
+      const change = { ExpressionAttributeValues: { ':d': 'Venus next', ':now': new Date().toISOString() } };
+      const update = (Key: Record<string, string>) => ({
+        Update: {
+          TableName: T(),
+          Key,
+          UpdateExpression: 'SET description = :d, updated_at = :now',
+          ConditionExpression: 'attribute_exists(PK)',
+          ...change,
+        },
+      });
+      const copies = Array.from({ length: WORKSPACE_COPIES }, (_, n) => update(keys.projectCopy(ws, apollo.slug, n)));
+      return Promise.all([
+        send(new TransactWriteCommand({ TransactItems: [update(keys.project(ws, apollo.slug)), ...copies] })).then(getProjectItemMin),
         keptStatsMin(apollo.slug),
-      ]),
+      ]);
+    },
   );
   await row(
     'duplicate-project',
     'first copy',
-    'GetItem + Query GSI2 (taken copy names) + conditional PutItem (copy-name claim: race-free names) + PutItem',
+    'GetItem + Query GSI2 (taken copy names) + conditional PutItem (copy-name claim: race-free names) + PutItem and TransactWrite as create',
     () => w.invoke('duplicate-project', { path: { slug: apollo.slug } }),
     async () => {
       await getProjectItemMin();
@@ -217,26 +225,20 @@ export async function measureCosts(): Promise<CostRow[]> {
           ExpressionAttributeValues: { ':now': 2 },
         }),
       );
-      await send(
-        new PutCommand({
-          TableName: T(),
-          Item: storedProjectItem(projectRecord(ws, 'Apollo Mission (copy 9)')),
-          ConditionExpression: 'attribute_not_exists(PK)',
-        }),
-      );
+      await newProjectMin(storedProjectItem(projectRecord(ws, 'Apollo Mission (copy 9)')));
     },
   );
   const doomed = (await w.invoke('create-project', { body: { company_slug: ws, name: 'Doomed A' } })).body.data;
   const doomedMin = projectRecord(ws, 'Doomed B');
-  await send(new PutCommand({ TableName: T(), Item: storedProjectItem(doomedMin) }));
+  await newProjectMin(storedProjectItem(doomedMin));
   await row(
     'delete-project',
     'no links (any size answers the same: the cascade runs from the stream)',
-    '2 GetItem (the project and its kept stats, at once: its event shows them whole) + TransactWrite(Delete project, Put deletion job, Delete kept stats, Put its mark in each of its 17 partitions)',
+    '2 GetItem (the project and its kept stats, at once: its event shows them whole) + TransactWrite(Delete project, Put deletion job, Delete kept stats, Put its mark in each of its 17 partitions, Delete its 8 copies)',
     () => w.invoke('delete-project', { path: { slug: doomed.slug } }),
     async () => {
       const [{ Item }] = await Promise.all([
-        send(new GetCommand({ TableName: T(), Key: keys.project(ws, doomedMin.slug), ConsistentRead: true })),
+        send(new GetCommand({ TableName: T(), Key: keys.projectCopy(ws, doomedMin.slug, 0), ConsistentRead: true })),
         keptStatsMin(doomedMin.slug),
       ]);
       await send(
@@ -271,6 +273,7 @@ export async function measureCosts(): Promise<CostRow[]> {
               keys.projectShards(Item.id).map((pk) => ({ PK: pk, SK: 'GONE' })),
               { project_id: Item.id },
             ),
+            ...copyDeletes(ws, doomedMin.slug, keys.projectCopy),
           ],
         }),
       );

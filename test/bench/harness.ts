@@ -3,7 +3,7 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '#store/client';
 import { toAuthorizerContext, type Principal } from '#http/principal';
-import { FRESH_STATS, storedProjectItem, taskPrefixFor } from '#domain/projects';
+import { FRESH_STATS, storedProjectItems, taskPrefixFor } from '#domain/projects';
 import { routes, type Route } from '#http/routes';
 import { SCOPES } from '#domain/scopes';
 import { slugify } from '#domain/slugs';
@@ -121,6 +121,6 @@ export async function batchPut(items: Record<string, unknown>[], concurrency = 8
 
 export async function seedProjects(ws: string, count: number, name: (i: number) => string): Promise<ProjectRecord[]> {
   const records = Array.from({ length: count }, (_, i) => projectRecord(ws, name(i)));
-  await batchPut(records.map((r) => storedProjectItem(r)));
+  await batchPut(records.flatMap((r) => storedProjectItems(r)));
   return records;
 }

@@ -160,7 +160,7 @@ const LABEL_COPIES: KeyWork = {
   key: 'WS#<ws>#COPY#<copy>',
   kind: 'workspace',
   shards: WORKSPACE_COPIES,
-  what: "one label read by its slug (GET /projects-labels/{slug}'s read: a copy of the label, store/labelCopies.ts)",
+  what: "one label read by its slug (GET /projects-labels/{slug}'s read: a copy of the label, store/copies.ts)",
   prepare: async () => {
     const ws = keyWorkspace('copies');
     const label = await createLabel(ws, { title: 'Hot', color: 'AA0000' }, BENCH_ACTOR);

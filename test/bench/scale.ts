@@ -6,7 +6,7 @@ import { shardOf } from '#store/shards';
 import { createLabel } from '#domain/labels';
 import { labelLinkItem, taskLinkItem, taskVersionItem } from '#store/linkItems';
 import { homeShard } from '#store/taskShardLayout';
-import { storedProjectItem } from '#domain/projects';
+import { storedProjectItems } from '#domain/projects';
 import { nameKey } from '#domain/text';
 import { TABLE, tableName } from '#store/table';
 import { checkTable } from '#checker/invariants';
@@ -249,7 +249,7 @@ export async function measureBigDeletes(opts: { hundredThousand: boolean }): Pro
     const tasks = taskIds(shape.tasks, 't');
     // Projects before their links, as attach requires: a link whose project is not there yet is one the
     // stream processor rightly leaves uncounted (its project is gone, or was never there), and the seeding would wait forever.
-    const projectItems = shape.projects.map((p) => storedProjectItem(p));
+    const projectItems = shape.projects.flatMap((p) => storedProjectItems(p));
     const linkedItems = shape.projects.flatMap((p) => linkItems(w.ws, p, shape.labels, tasks, now));
     const items = [...projectItems, ...linkedItems];
     const links = shape.projects.length * shape.labels.length * shape.tasks;

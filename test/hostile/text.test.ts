@@ -141,7 +141,7 @@ describe('labels written under the earlier folding (lower case after NFC)', () =
     const now = await db.send(new GetCommand({ TableName: tableName(), Key: keys.labelTitleGuard(c.ws, titleKey('Größe')) }));
     await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.labelTitleGuard(c.ws, titleKey('Größe')) }));
     await db.send(new PutCommand({ TableName: tableName(), Item: { ...now.Item, ...keys.labelTitleGuard(c.ws, oldKey) } }));
-    // The item and its copies alike (store/labelCopies.ts: npm run rekey copies a label as its item is).
+    // The item and its copies alike (store/copies.ts: npm run rekey copies a label as its item is).
     for (const Key of [
       keys.label(c.ws, label.slug),
       ...Array.from({ length: WORKSPACE_COPIES }, (_, n) => keys.labelCopy(c.ws, label.slug, n)),

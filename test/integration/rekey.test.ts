@@ -70,8 +70,9 @@ test('npm run rekey brings a table written under the earlier folding up to date,
     secrets: 0,
     tasks: 0,
     states: 0,
-    // The two labels changed above, whose copies (store/labelCopies.ts) are as they were.
+    // The two labels changed above, whose copies (store/copies.ts) are as they were.
     copies: 2,
+    projectCopies: 0,
     conflicts: [],
   });
   const result = await rekeyTable({ workspaces: [c.ws] });
@@ -85,6 +86,7 @@ test('npm run rekey brings a table written under the earlier folding up to date,
     states: 0,
     // The twin's: Größe's copies were written with its new key, as its item was.
     copies: 1,
+    projectCopies: 0,
     conflicts: [expect.stringContaining(`${c.ws}/${twinB.slug}`)],
   });
   // Everything but the twin titles is consistent now; find-by-name folds again.
@@ -120,7 +122,18 @@ test("npm run rekey moves stream receipts out of their project's collection, so 
     expect.stringMatching(/^stream receipt PROJECT#.* \/ APPLIED#e-twice .*npm run rekey moves it$/),
   ]);
 
-  const twoReceipts = { projects: 0, labels: 0, receipts: 2, webhooks: 0, secrets: 0, tasks: 0, states: 0, copies: 0, conflicts: [] };
+  const twoReceipts = {
+    projects: 0,
+    labels: 0,
+    receipts: 2,
+    webhooks: 0,
+    secrets: 0,
+    tasks: 0,
+    states: 0,
+    copies: 0,
+    projectCopies: 0,
+    conflicts: [],
+  };
   expect(await rekeyTable({ dryRun: true, workspaces: [c.ws] })).toEqual(twoReceipts);
   expect(await rekeyTable({ workspaces: [c.ws] })).toEqual(twoReceipts);
   const wanted = [legacy('e-moved'), legacy('e-twice'), keys.streamReceipt('e-moved'), keys.streamReceipt('e-twice')];
@@ -142,6 +155,7 @@ test("npm run rekey moves stream receipts out of their project's collection, so 
     tasks: 0,
     states: 0,
     copies: 0,
+    projectCopies: 0,
     conflicts: [],
   });
   // The record of a moved receipt, delivered again: it finds its receipt and changes nothing; a new record counts.
@@ -197,12 +211,12 @@ test('npm run rekey says what it rekeyed, and with --dry-run what it would (its 
     const dry = await runTool('bin/rekey.ts', ['--dry-run'], env);
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toMatch(
-      /^would rekey 0 projects, 0 labels and \d+ stream receipts; would move \d+ webhooks to the webhooks room's partitions; would seal the secrets of 0 webhooks; would move \d+ tasks and \d+ task, member and sprint states to their shards; would copy \d+ labels to their copies$/m,
+      /^would rekey 0 projects, 0 labels and \d+ stream receipts; would move \d+ webhooks to the webhooks room's partitions; would seal the secrets of 0 webhooks; would move \d+ tasks and \d+ task, member and sprint states to their shards; would copy \d+ labels to their copies; would copy \d+ projects to theirs$/m,
     );
     const real = await runTool('bin/rekey.ts', [], env);
     expect(real.code, real.stderr).toBe(0);
     expect(real.stdout).toMatch(
-      /^rekeyed 0 projects, 0 labels and \d+ stream receipts; moved \d+ webhooks to the webhooks room's partitions; sealed the secrets of 0 webhooks; moved \d+ tasks and \d+ task, member and sprint states to their shards; copied \d+ labels to their copies$/m,
+      /^rekeyed 0 projects, 0 labels and \d+ stream receipts; moved \d+ webhooks to the webhooks room's partitions; sealed the secrets of 0 webhooks; moved \d+ tasks and \d+ task, member and sprint states to their shards; copied \d+ labels to their copies; copied \d+ projects to theirs$/m,
     );
   } finally {
     await api.stop();

@@ -7,7 +7,7 @@ import { getProject, getProjectWithStats } from '#domain/projects';
 import { changeLabels } from '#domain/taskLabels';
 import { processStreamBatch } from '#events/processor';
 import { db } from '#store/client';
-import { keys } from '#store/keys';
+import { keys, WORKSPACE_COPIES } from '#store/keys';
 import { tableName } from '#store/table';
 import { seedFixture } from '#support/fixtures';
 import { usePrivateTable } from '#support/privateTable';
@@ -32,16 +32,18 @@ test('repair re-drives a stalled cascade and sets drifted counters to what the t
   // Lost records: the label's deletion job never reaches the processor (its cascade stalls)...
   await deleteLabel(f.ws, doomed.slug, actor);
   await drain(false);
-  // ...and counters drift.
+  // ...and counters drift: the project's base, on its item and its copies (store/copies.ts: they are written together).
   const project = await getProject(f.ws, f.project);
-  await db.send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.project(f.ws, f.project),
-      UpdateExpression: 'SET labels_count = :n, tasks_count = :t',
-      ExpressionAttributeValues: { ':n': 7, ':t': 3 },
-    }),
-  );
+  const copies = Array.from({ length: WORKSPACE_COPIES }, (_, n) => keys.projectCopy(f.ws, f.project, n));
+  for (const Key of [keys.project(f.ws, f.project), ...copies])
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key,
+        UpdateExpression: 'SET labels_count = :n, tasks_count = :t',
+        ExpressionAttributeValues: { ':n': 7, ':t': 3 },
+      }),
+    );
   const [fixtureLabel] = (await scanTable([f.ws])).filter((i) => i.workspace === f.ws && i.type === 'label' && i.slug === f.label);
   await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.labelUse(project.id, fixtureLabel!.id) }));
   expect((await checkTable([f.ws])).violations.length).toBeGreaterThan(0);

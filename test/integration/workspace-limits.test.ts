@@ -39,7 +39,7 @@ async function seedLabels(
       created_at: now,
       updated_at: now,
     };
-    // With its copies, as every label of a table whose labels are copied has them (store/labelCopies.ts).
+    // With its copies, as every label of a table whose labels are copied has them (store/copies.ts).
     const copies = withCopies ? labelCopyItems(ws, { ...label, titleNorm: titleKey(label.title) }) : [];
     return [labelItem(ws, label, titleKey), titleGuardItem(ws, label.title, label, titleKey), ...copies];
   }).flat();

@@ -1,13 +1,14 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, expect, test, vi } from 'vitest';
 import { checkTable, scanTable } from '#checker/invariants';
-import { copyLabels } from '#checker/labelCopyMoves';
+import { copyItems } from '#checker/copyMoves';
 import { rekeyTable } from '#checker/rekey';
 import { createLabel, deleteLabel, getLabel, listLabels, updateLabel } from '#domain/labels';
 import { titleKey } from '#domain/text';
 import { db } from '#store/client';
 import { ItemType, keys, WORKSPACE_COPIES } from '#store/keys';
-import { labelsPartition } from '#store/labelCopies';
+import { copiesPartition } from '#store/copies';
+import { COPIED } from '#store/copyLayouts';
 import { labelItem } from '#store/labelItem';
 import { tableName } from '#store/table';
 import { uniqueWorkspace } from '#support/api';
@@ -16,7 +17,7 @@ import { sentDuring } from '#support/history';
 import { usePrivateTable } from '#support/privateTable';
 
 /**
- * Label copies (store/labelCopies.ts): every write of a label writes its copies in its transaction, so any copy reads
+ * Label copies (store/copies.ts): every write of a label writes its copies in its transaction, so any copy reads
  * as the item does; reads take a copy at random once `npm run rekey` has copied every label. A table of this file's
  * own. The first test starts it as the version before left it (no LAYOUT#COPIES item, labels without copies) and plays
  * the deploy through: its window, the rekey that copies, and a copy's race with a write; the others run on it copied.
@@ -97,7 +98,7 @@ test("a table of the version before: reads take the item until npm run rekey, af
     new PutCommand({ TableName: tableName(), Item: { ...keys.labelCount(ws), type: ItemType.labelCount, workspace: ws, count: 3 } }),
   );
   // Not copied: reads take the item (the old label is listed), and the checker says nothing of copies yet.
-  expect(await labelsPartition(ws)).toBe(keys.workspace(ws));
+  expect(await copiesPartition(COPIED.label, ws)).toBe(keys.workspace(ws));
   expect((await listLabels(ws)).map((l) => [l.slug, l.color])).toEqual([
     ['old', '111111'],
     [recolored.slug, 'ABCDEF'],
@@ -114,7 +115,7 @@ test("a table of the version before: reads take the item until npm run rekey, af
   const scanned = await scanTable([ws]);
   await updateLabel(ws, recolored.slug, { color: 'FEDCBA' }, actor);
   const conflicts: string[] = [];
-  await copyLabels(scanned, Date.now(), conflicts, false);
+  await copyItems(COPIED.label, scanned, Date.now(), conflicts, false);
   expect(conflicts).toEqual([`label ${ws}/${recolored.slug}: changed while copying; run again`]);
   // The write itself brought its copies up to it; the old label and the deleted one's copies are put right now.
   const run = await rekeyTable();
@@ -130,7 +131,7 @@ test("a table of the version before: reads take the item until npm run rekey, af
   );
   // Copied: after a function's relook, reads take a copy; the checker holds every copy to its item.
   clockAt(22);
-  expect(await labelsPartition(ws)).not.toBe(keys.workspace(ws));
+  expect(await copiesPartition(COPIED.label, ws)).not.toBe(keys.workspace(ws));
   expect((await listLabels(ws)).map((l) => [l.slug, l.color])).toEqual([
     ['old', '111111'],
     [recolored.slug, 'FEDCBA'],
@@ -186,7 +187,7 @@ test('every write of a label writes its copies with it: after a create, a recolo
 test('reads take a copy, none of them the workspace partition; writes and their conditions stay on the item', async () => {
   const ws = uniqueWorkspace('copies');
   const label = await createLabel(ws, { title: 'Read', color: '112233' }, actor);
-  const partitions = new Set(await Promise.all(Array.from({ length: 64 }, () => labelsPartition(ws))));
+  const partitions = new Set(await Promise.all(Array.from({ length: 64 }, () => copiesPartition(COPIED.label, ws))));
   expect([...partitions].every((pk) => pk.startsWith(`${keys.workspace(ws)}#COPY#`))).toBe(true);
   expect(partitions.size).toBeGreaterThan(1);
   const sent: string[] = [];

@@ -2,6 +2,7 @@ import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, expect, test, vi } from 'vitest';
 import { checkTable, scanTable } from '#checker/invariants';
+import { rekeyTable } from '#checker/rekey';
 import { copyTaskHome } from '#checker/taskMoves';
 import { createLabel, deleteLabel } from '#domain/labels';
 import { createProject, deleteProject } from '#domain/projects';
@@ -202,5 +203,8 @@ test("the stream's counter writes check the project's mark in its first partitio
   expect(await applyStatsDeltas(ws, live, [{ eventId: `evt-late-${ws}-7`, delta: { members_count: 1 } }])).toBe('project gone');
   expect(await counted(live.id)).toEqual([]);
   expect((await scanTable([ws])).filter((i) => i.PK === keys.projectStats(ws, live.slug).PK)).toEqual([]);
+  // The version before's delete left the old project's copies (store/copies.ts): rekey's copy step takes them, as after
+  // any deploy.
+  expect(await rekeyTable({ workspaces: [ws] })).toMatchObject({ projectCopies: 1, conflicts: [] });
   expect((await checkTable([ws])).violations).toEqual([]);
 });

@@ -26,7 +26,7 @@ export async function listLabels(ws: string): Promise<LabelRecord[]> {
   return (await readLabels(ws)).sort(byTitle);
 }
 
-/** A label, or a 404; `fromItem`: read from its item, not a copy (store/labelCopies.ts). */
+/** A label, or a 404; `fromItem`: read from its item, not a copy (store/copies.ts). */
 export async function getLabel(ws: string, slug: string, fromItem = false): Promise<LabelRecord> {
   const label = await readLabel(ws, slug, fromItem);
   if (!label) throw labelNotFound(slug);

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { queryAll } from '#store/query';
-import { claimCopyName, deleteProjectItem, putNewProject, readProject, updateProjectItem } from '#store/projects';
+import { claimCopyName, deleteProjectItem, putNewProject, readProject } from '#store/projects';
+import { updateProjectItem } from '#store/projectUpdates';
+import { copiesOfItem } from '#store/copyLayouts';
 import { decodeProject, projectRanges, projectItem, slugOfProjectItem } from '#store/projectItem';
 import { readKeptStats, withKeptStats } from '#store/projectStats';
 
@@ -24,9 +26,15 @@ const DEFAULT_WORKFLOW: Workflow = 'kanban';
 /** The counters of a new project (or a copy): members start at 1, the owner. */
 export const FRESH_STATS = { tasks_count: 0, completed_count: 0, members_count: 1, sprints_count: 0, labels_count: 0 } as const;
 
-/** The project item exactly as the service writes it (benchmarks seed tables with it). */
+/** The project item exactly as the service writes it. */
 export function storedProjectItem(record: ProjectRecord) {
   return projectItem(record, nameKey);
+}
+
+/** The project's item and its copies (store/copies.ts), as the service writes them (benchmarks and tests seed tables with them). */
+export function storedProjectItems(record: ProjectRecord) {
+  const item = storedProjectItem(record);
+  return [item, ...copiesOfItem(item)];
 }
 
 /** Initials of the name's words (up to 4), or the first three letters of a one-word name; `PRJ` if none. */

@@ -42,4 +42,6 @@ export const ItemType = {
   tombstonesLayout: 'tombstones_layout',
   labelCopy: 'label_copy',
   labelCopiesLayout: 'label_copies_layout',
+  projectCopy: 'project_copy',
+  projectCopiesLayout: 'project_copies_layout',
 } as const;

@@ -1,7 +1,9 @@
 import type { Actor, LabelRecord } from '#domain/entities';
 import { TransactionCancelled } from './errors';
 import { keys } from './keys';
-import { copyPuts, copyUpdates, labelsCopied } from './labelCopies';
+import { allCopied, copyPuts, copyUpdates } from './copies';
+import { COPIED } from './copyLayouts';
+import { labelBody } from './labelCopyLayout';
 import { readLabel, sameRevision } from './labels';
 import { AGAIN, RETRY, withRetries } from './retry';
 import { transact, tx } from './transactions';
@@ -30,8 +32,14 @@ export async function recolorLabel(
   actor: Actor,
   asRead?: LabelRecord,
 ): Promise<Recolored | undefined> {
-  if (!asRead && (await labelsCopied())) return recolorInPlace(ws, slug, color, actor);
-  let again = false;
+  let missing = false;
+  if (!asRead && (await allCopied(COPIED.label))) {
+    const inPlace = await recolorInPlace(ws, slug, color, actor);
+    if (inPlace !== COPY_MISSING) return inPlace;
+    missing = true;
+  }
+  // A copy missing: read the item, whichever copy would be read.
+  let again = missing;
   return withRetries(RETRY.conflicts, 'The label is being changed by other requests; retry shortly.', async () => {
     const current = asRead ?? (await readLabel(ws, slug, again));
     if (!current) return undefined;
@@ -51,7 +59,7 @@ export async function recolorLabel(
       },
     });
     try {
-      await transact([['label', update], ...(await copyPuts(ws, next))]);
+      await transact([['label', update], ...(await copyPuts(labelBody(ws, next)))]);
       return { label: next, changed: true };
     } catch (error) {
       if (!(error instanceof TransactionCancelled) || (!error.conditionFailed('label') && !error.conflicted)) throw error;
@@ -63,8 +71,11 @@ export async function recolorLabel(
 
 const RECOLOR = 'SET color = :color, updated_at = :now, updated_by = :by, #rev = if_not_exists(#rev, :zero) + :one';
 
+/** A copy was not where it should be (the copies' invariant broken): the recolor goes by a read, which puts them all. */
+const COPY_MISSING = Symbol('copy missing');
+
 /** The recolor of a copied table without a revision to hold to (recolorLabel); the answer is the label as it is after. */
-async function recolorInPlace(ws: string, slug: string, color: string, actor: Actor): Promise<Recolored | undefined> {
+async function recolorInPlace(ws: string, slug: string, color: string, actor: Actor): Promise<Recolored | undefined | typeof COPY_MISSING> {
   const change = {
     names: { '#rev': 'rev' },
     values: { ':color': color, ':now': new Date().toISOString(), ':by': actor, ':zero': 0, ':one': 1 },
@@ -73,10 +84,11 @@ async function recolorInPlace(ws: string, slug: string, color: string, actor: Ac
     try {
       await transact([
         ['label', tx.update(keys.label(ws, slug), RECOLOR, { condition: 'attribute_exists(PK) AND color <> :color', ...change })],
-        ...copyUpdates(ws, slug, RECOLOR, change),
+        ...copyUpdates(COPIED.label, ws, slug, RECOLOR, change),
       ]);
     } catch (error) {
       if (!(error instanceof TransactionCancelled)) throw error;
+      if (!error.conditionFailed('label') && error.anyConditionFailed) return COPY_MISSING;
       if (!error.conditionFailed('label')) {
         if (error.conflicted) return AGAIN;
         throw error;

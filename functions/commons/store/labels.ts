@@ -6,7 +6,9 @@ import { ItemType, keys } from './keys';
 import { queryAll } from './query';
 import { tableName } from './table';
 import { labelTombstones } from './tombstones';
-import { copyDeletes, copyPuts, labelsPartition } from './labelCopies';
+import { copiesPartition, copyDeletes, copyPuts } from './copies';
+import { COPIED } from './copyLayouts';
+import { labelBody } from './labelCopyLayout';
 import { transact, tx, type TransactItem } from './transactions';
 import { countedKinds, countOutPart } from './workspaceCounts';
 import type { Actor, LabelRecord } from '#domain/entities';
@@ -15,15 +17,15 @@ import { decodeLabel, labelItem, storedTitleKey, titleGuardItem, type TitleKey }
 /** Every read and write of a label item, its title guard and the workspace's label id counter (their shape: labelItem.ts). */
 
 export async function readLabels(ws: string): Promise<LabelRecord[]> {
-  return (await queryAll({ partition: await labelsPartition(ws), sortPrefix: keys.labelSkPrefix })).map(decodeLabel);
+  return (await queryAll({ partition: await copiesPartition(COPIED.label, ws), sortPrefix: keys.labelSkPrefix })).map(decodeLabel);
 }
 
-/** A label's item or one of its copies (labelCopies.ts): either is as it was after the last write. */
+/** A label's item or one of its copies (copies.ts): either is as it was after the last write. */
 const labelKeyIn = (partition: string, ws: string, slug: string) => ({ PK: partition, SK: keys.label(ws, slug).SK });
 
-/** A label, from a copy; `fromItem`, from its item (labelsPartition). */
+/** A label, from a copy; `fromItem`, from its item (copiesPartition). */
 export async function readLabel(ws: string, slug: string, fromItem = false): Promise<LabelRecord | undefined> {
-  const Key = labelKeyIn(await labelsPartition(ws, fromItem), ws, slug);
+  const Key = labelKeyIn(await copiesPartition(COPIED.label, ws, fromItem), ws, slug);
   const { Item } = await db.send(new GetCommand({ TableName: tableName(), Key, ConsistentRead: true }));
   return Item ? decodeLabel(Item) : undefined;
 }
@@ -33,7 +35,7 @@ export async function readLabelsBySlug(ws: string, wanted: { slug: string; id: n
   const slugs = [...new Set(wanted.map((w) => w.slug))];
   const wantedIds = new Set(wanted.map((w) => w.id));
   const found = new Map<number, LabelRecord>();
-  const partition = await labelsPartition(ws);
+  const partition = await copiesPartition(COPIED.label, ws);
   for (const item of await getItems(slugs.map((slug) => labelKeyIn(partition, ws, slug)))) {
     const label = decodeLabel(item);
     if (wantedIds.has(label.id)) found.set(label.id, label);
@@ -62,7 +64,7 @@ export async function putNewLabel(ws: string, label: LabelRecord, titleKey: Titl
     ['label', tx.put(labelItem(ws, label, titleKey), { condition: 'attribute_not_exists(PK)' })],
     ['guard', tx.put(titleGuardItem(ws, label.title, label, titleKey), { condition: 'attribute_not_exists(PK)' })],
     ['count', count],
-    ...(await copyPuts(ws, { ...label, titleNorm: titleKey(label.title) })),
+    ...(await copyPuts(labelBody(ws, { ...label, titleNorm: titleKey(label.title) }))),
   ]);
 }
 
@@ -117,7 +119,7 @@ export async function rewriteLabel(ws: string, current: LabelRecord, next: Label
       ),
     ],
   ];
-  parts.push(...(await copyPuts(ws, { ...next, titleNorm: titleKey(next.title) })));
+  parts.push(...(await copyPuts(labelBody(ws, { ...next, titleNorm: titleKey(next.title) }))));
   if (titleKey(next.title) !== storedTitleKey(current, titleKey)) {
     parts.push(
       [
@@ -176,6 +178,6 @@ export async function deleteLabelItems(ws: string, label: LabelRecord, titleKey:
     ],
     ['count', countOut],
     ...labelTombstones(ws, label, deletedAt),
-    ...copyDeletes(ws, label.slug),
+    ...copyDeletes(COPIED.label, ws, label.slug),
   ]);
 }

@@ -19,7 +19,7 @@ export interface MoveLayout {
 const known = new Map<string, { layout: MoveLayout; at: number }>();
 
 /**
- * The table's LAYOUT item `key` of a move (task shards: taskLayoutReads.ts; label copies: labelCopies.ts), read once a
+ * The table's LAYOUT item `key` of a move (task shards: taskLayoutReads.ts; label copies: copies.ts), read once a
  * function, and again every RELOOK_MS until the move is done (a function that has not seen it yet reads as before the
  * move, nothing worse). A writer (`making`) that finds no item makes it, as of now; a reader takes "not begun, not done"
  * and asks again next time.

@@ -74,3 +74,19 @@ export const projectRanges = {
 export function slugOfProjectItem(item: Item): string {
   return str(item, 'SK').slice(keys.projectSkPrefix.length);
 }
+
+/**
+ * The condition that the item is still the one `read` (same project, same revision), for a write
+ * a client made conditional (If-Match). Adds its names and values to the given maps.
+ */
+export function sameRevision(
+  read: { id: string; rev?: number | undefined },
+  names: Record<string, string>,
+  values: Record<string, unknown>,
+): string {
+  names['#rev'] = 'rev';
+  values[':readId'] = read.id;
+  if (read.rev === undefined) return 'id = :readId AND attribute_not_exists(#rev)';
+  values[':readRev'] = read.rev;
+  return 'id = :readId AND #rev = :readRev';
+}

@@ -57,7 +57,7 @@ describe('stream processor', () => {
       ].sort(),
     );
     expect((await checkTable([ws])).violations).toEqual([]);
-    // What stays: the labels (and their copies, store/labelCopies.ts), their guards, id counter and count, and what expires by itself (detach notes; stream receipts,
+    // What stays: the labels (and their copies, store/copies.ts), their guards, id counter and count, and what expires by itself (detach notes; stream receipts,
     // which have partitions of their own, RECEIPT#<event id>, and so are no project's to cascade; the history's entries,
     // which outlive what they describe until their retention ends, and their marks; a deleted project's or label's marks
     // in its shards, store/tombstones.ts, which the checker above holds to ids that are gone). The history's position and
