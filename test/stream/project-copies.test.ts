@@ -245,7 +245,69 @@ test('a copy missing (the invariant broken) holds no write up: the update reads 
     }
   }
   for (let i = 0; i < 8; i++) expect((await getLabel(ws, label.slug)).color).toBe('000008');
-  expect((await checkTable([ws])).violations.every((v) => v.startsWith(`project ${ws}/${bare.slug} has no copy`))).toBe(true);
+  // A project with no copy at all is one whose copies follow (putNewProject): nothing to name; rekey puts them.
+  expect((await checkTable([ws])).violations).toEqual([]);
   expect(await rekeyTable({ workspaces: [ws] })).toMatchObject({ projectCopies: 1, conflicts: [] });
   expect((await checkTable([ws])).violations).toEqual([]);
+});
+
+test('a create whose copies cannot be written stands, read from its item, until an update or rekey puts them', async () => {
+  const ws = uniqueWorkspace('pcopies');
+  // The copies' transactions fail as a throttled table fails them (`failing` of them), or let a write in before them.
+  let failing = 0;
+  let before: (() => Promise<unknown>) | undefined;
+  const name = `pendingCopies${Math.random()}`;
+  db.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName === 'TransactWriteItemsCommand' && failing > 0) {
+        failing--;
+        throw Object.assign(new Error('injected throttling'), { name: 'ThrottlingException', $fault: 'client', $metadata: {} });
+      }
+      const write = context.commandName === 'TransactWriteItemsCommand' ? before : undefined;
+      if (write) {
+        before = undefined;
+        await write();
+      }
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  try {
+    failing = 3;
+    const pending = await createProject(ws, { name: 'Pending', owner: actor });
+    expect(failing).toBe(0);
+    const { item, copies } = await kept(ws, pending.slug);
+    expect(item).toMatchObject({ id: pending.id });
+    expect(copies).toEqual(Array(WORKSPACE_COPIES).fill(undefined));
+    for (let i = 0; i < 8; i++) expect((await getProject(ws, pending.slug)).id).toBe(pending.id);
+    expect((await checkTable([ws])).violations).toEqual([]);
+    // Its next update puts them, and takes the mark off.
+    expect(await updateProject(ws, pending.slug, { description: 'copied' }, actor)).toMatchObject({ rev: 1 });
+    expect(await same(ws, pending.slug)).toMatchObject({ description: 'copied', rev: 1 });
+
+    // Or rekey does.
+    failing = 3;
+    const left = await createProject(ws, { name: 'Left', owner: actor });
+    expect(await rekeyTable({ workspaces: [ws] })).toMatchObject({ projectCopies: 1, conflicts: [] });
+    expect(await same(ws, left.slug)).toMatchObject({ id: left.id, description: '' });
+
+    // An update landing between a create's item and its copies is not undone by them: theirs are put from its item.
+    let between: unknown;
+    before = async () => (between = await updateProject(ws, 'raced', { description: 'between' }, actor));
+    const raced = await createProject(ws, { name: 'Raced', owner: actor });
+    expect(raced.slug).toBe('raced');
+    expect(between).toMatchObject({ description: 'between', rev: 1 });
+    expect(await same(ws, raced.slug)).toMatchObject({ description: 'between', rev: 1 });
+    for (let i = 0; i < 8; i++) expect((await getProject(ws, raced.slug)).description).toBe('between');
+    // Its copies are all there or none: one alone is named, with the others.
+    failing = 3;
+    const some = await createProject(ws, { name: 'Some', owner: actor });
+    const copy = { ...storedProjectItem(some), ...keys.projectCopy(ws, some.slug, 2), type: ItemType.projectCopy };
+    for (const k of INDEX_KEYS) delete copy[k as keyof typeof copy];
+    await db.send(new PutCommand({ TableName: tableName(), Item: copy }));
+    const named = [0, 1, 3, 4, 5, 6, 7].map((n) => `project ${ws}/${some.slug} has no copy in ${keys.copyPartition(ws, n)}`);
+    expect((await checkTable([ws])).violations).toEqual(named);
+  } finally {
+    db.middlewareStack.remove(name);
+  }
 });

@@ -22,7 +22,13 @@ const CORRELATION_HEADER_LOWER = CORRELATION_HEADER.toLowerCase();
 const CORRELATION_ID = /^[!-~]{1,128}$/;
 
 /** What a request's own code may count (cascades run in the stream processor). */
-const REQUEST_COUNTS = ['ConflictRetries', 'IdempotentReplays', 'IdempotencyKeepFailures', 'WebhookRecordRetries'] as const;
+const REQUEST_COUNTS = [
+  'ConflictRetries',
+  'IdempotentReplays',
+  'IdempotencyKeepFailures',
+  'ProjectCopiesPending',
+  'WebhookRecordRetries',
+] as const;
 
 interface Observed {
   started: number;

@@ -11,6 +11,7 @@ export type CountName =
   | 'CascadeItemsRemoved'
   | 'IdempotentReplays'
   | 'IdempotencyKeepFailures'
+  | 'ProjectCopiesPending'
   | 'WebhookRecordRetries';
 
 const pending = new Map<CountName, number>();

@@ -15,6 +15,12 @@ export interface CopiedKind {
   /** Since when this version writes its copies, and, once `npm run rekey` has copied every item, when (`copied_at`). */
   layout: () => Key;
   layoutType: string;
+  /**
+   * Whether an item may have no copies yet: its create writes it alone, then its copies (a project's: projects.ts), which
+   * its next update or `npm run rekey` puts if that failed. Reads that find no copy read the item. Its copies are all
+   * there or none, never some.
+   */
+  copiesMayFollow: boolean;
 }
 
 export const COPIED = {
@@ -26,6 +32,7 @@ export const COPIED = {
     copy: keys.labelCopy,
     layout: keys.labelCopiesLayout,
     layoutType: ItemType.labelCopiesLayout,
+    copiesMayFollow: false,
   },
   project: {
     what: 'project',
@@ -35,6 +42,7 @@ export const COPIED = {
     copy: keys.projectCopy,
     layout: keys.projectCopiesLayout,
     layoutType: ItemType.projectCopiesLayout,
+    copiesMayFollow: true,
   },
 } as const satisfies Record<string, CopiedKind>;
 

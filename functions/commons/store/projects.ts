@@ -1,4 +1,5 @@
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { count } from '#observability/counts';
 import { db } from './client';
 import { copiesPartition, copyDeletes, copyPuts } from './copies';
 import { COPIED } from './copyLayouts';
@@ -6,49 +7,43 @@ import { conditionally, TransactionCancelled } from './errors';
 import { ItemType, keys } from './keys';
 import { tableName } from './table';
 import { projectTombstones } from './tombstones';
-import { transact, tx } from './transactions';
+import { transact, tx, type TransactItem } from './transactions';
 import { decodeProject, projectItem, sameRevision, type NameKey } from './projectItem';
 import type { Actor, ProjectRecord } from '#domain/entities';
 
 /** Every read and write of a project item but its updates (projectUpdates.ts; its shape: projectItem.ts). */
 
 /**
- * Writes a new project unless its slug is taken (false when it is), then its copies (copies.ts), conditional on it
- * still being this project. The item first, alone: the create stands once it is written (DynamoDB Local was seen to lose
- * an acknowledged transaction when killed, never a put), and a read that finds no copy reads the item (readProject), so
- * copies not yet written, or lost, hide nothing; the checker names them and `npm run rekey` puts them.
+ * Writes a new project unless its slug is taken (false when it is), then its copies (copies.ts). The item first, alone:
+ * the create stands once it is written (DynamoDB Local was seen to lose an acknowledged transaction when killed, never a
+ * put). Its copies follow in a transaction conditional on the item being still as created: a write that came between
+ * (an update) put them from a newer item already, so they are never put back to the create's. If that transaction fails
+ * COPY_ATTEMPTS times (throttled), the create still stands and answers, counted (ProjectCopiesPending): a read that finds
+ * no copy reads the item (readProject), and its next update puts them (projectUpdates.ts), or `npm run rekey` does. A
+ * create is never undone: a client told 503 would make the project again.
  */
 export async function putNewProject(record: ProjectRecord, nameKey: NameKey): Promise<boolean> {
   const item = projectItem(record, nameKey);
   const put = new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' });
   if (!(await conditionally(db.send(put)))) return false;
-  const copies = async () =>
-    transact([
-      ['project', tx.check(keys.project(record.workspace, record.slug), { condition: 'id = :id', values: { ':id': record.id } })],
-      ...(await copyPuts(item)),
-    ]);
-  for (let attempt = 1; ; attempt++) {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const asCreated = { condition: sameRevision(record, names, values), names, values };
+  const parts: [string, TransactItem][] = [
+    ['project', tx.check(keys.project(record.workspace, record.slug), asCreated)],
+    ...(await copyPuts(item)),
+  ];
+  for (let attempt = 1; attempt <= COPY_ATTEMPTS; attempt++) {
     try {
-      await copies();
-      return true;
+      await transact(parts);
+      break;
     } catch (error) {
-      // Deleted (or replaced) meanwhile: its delete took no copies, and none are to be made.
-      if (error instanceof TransactionCancelled && error.conditionFailed('project')) return true;
-      if (attempt < COPY_ATTEMPTS) continue;
-      // Not acknowledged (503): the item goes again (if still this project), so a failed create leaves nothing half made.
-      await db
-        .send(
-          new DeleteCommand({
-            TableName: tableName(),
-            Key: keys.project(record.workspace, record.slug),
-            ConditionExpression: 'id = :id',
-            ExpressionAttributeValues: { ':id': record.id },
-          }),
-        )
-        .catch(() => undefined);
-      throw error;
+      // Deleted, made again, or changed (and so copied) since: nothing of this create's is left to copy.
+      if (error instanceof TransactionCancelled && error.conditionFailed('project')) break;
+      if (attempt === COPY_ATTEMPTS) count('ProjectCopiesPending');
     }
   }
+  return true;
 }
 
 /** How many times a create tries to write its copies (a throttled or conflicted transaction goes again at once). */
