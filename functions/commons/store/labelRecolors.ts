@@ -4,7 +4,7 @@ import { keys } from './keys';
 import { allCopied, copyPuts, copyUpdates } from './copies';
 import { COPIED } from './copyLayouts';
 import { labelBody } from './labelCopyLayout';
-import { readLabel, sameRevision } from './labels';
+import { readLabel, revisionValues, sameRevision } from './labels';
 import { AGAIN, RETRY, withRetries } from './retry';
 import { transact, tx } from './transactions';
 
@@ -50,7 +50,7 @@ export async function recolorLabel(
       names: { '#rev': 'rev' },
       values: {
         ':readId': current.id,
-        ...(current.rev === undefined ? {} : { ':readRev': current.rev }),
+        ...revisionValues(current),
         ':color': color,
         ':now': next.updated_at,
         ':by': actor,

@@ -73,6 +73,9 @@ export function sameRevision(read: LabelRecord): string {
   return read.rev === undefined ? 'attribute_not_exists(#rev)' : '#rev = :readRev';
 }
 
+/** The value `sameRevision(read)` names (none when it has no revision), for the condition's values. */
+export const revisionValues = (read: LabelRecord): Record<string, number> => (read.rev === undefined ? {} : { ':readRev': read.rev });
+
 /**
  * A transaction part (name it `labelAsRead`) that holds only while the label is still the one read,
  * at the revision read: what makes a change of its links conditional on If-Match.
@@ -81,7 +84,7 @@ export function labelStillAsRead(ws: string, read: LabelRecord): TransactItem {
   return tx.check(keys.label(ws, read.slug), {
     condition: `id = :readId AND ${sameRevision(read)}`,
     names: { '#rev': 'rev' },
-    values: { ':readId': read.id, ...(read.rev === undefined ? {} : { ':readRev': read.rev }) },
+    values: { ':readId': read.id, ...revisionValues(read) },
   });
 }
 
@@ -113,7 +116,7 @@ export async function rewriteLabel(ws: string, current: LabelRecord, next: Label
             ':oldNorm': storedTitleKey(current, titleKey),
             ':zero': 0,
             ':one': 1,
-            ...(current.rev !== undefined ? { ':readRev': current.rev } : {}),
+            ...revisionValues(current),
           },
         },
       ),
@@ -150,7 +153,7 @@ export async function deleteLabelItems(ws: string, label: LabelRecord, titleKey:
     ? {
         condition: `id = :id AND ${sameRevision(label)}`,
         names: { '#rev': 'rev' },
-        values: { ':id': label.id, ...(label.rev === undefined ? {} : { ':readRev': label.rev }) },
+        values: { ':id': label.id, ...revisionValues(label) },
       }
     : { condition: 'id = :id', values: { ':id': label.id } };
   await transact([

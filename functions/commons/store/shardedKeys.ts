@@ -112,7 +112,7 @@ export const SHARDED_KEYS: readonly ShardedKey[] = [
     matches: (key) => /^WS#[^#]+#COPY#\d+$/.test(key),
     shardPart: /#COPY#\d+$/,
     shards: WORKSPACE_COPIES,
-    chosenBy: "none: a label's item has a copy in each (all written with it), and a read takes any one at random",
+    chosenBy: "none: a label's or project's item has a copy in each (all written with it), and a read takes any one at random",
     // Copies make stream records the processor never sees (events/streamFilter.ts: not a type it acts on).
     feedsProcessor: false,
   },
