@@ -14,8 +14,9 @@ import { log } from './stats.ts';
  * Section 6, the mix: the capacity model's realistic mix (lib/capacity/mix.ts, the same shares) sent to
  * one workspace, one project and one label, at steps of its predicted saturation rate (docs/capacity.md,
  * divided by the simulator's scale). Below the knee nothing is refused; past it the first key to
- * saturate refuses what draws on it. The measured saturation lies between the highest step refusing at
- * most 1% and the next; a step's refusals are 503s among its answers. Reads go as the route table's
+ * saturate refuses what draws on it. Its refusals begin between the last step refusing nothing and the first refusing
+ * any (what the report holds to the model: report.ts, mixOnset); the knee kept here lies between the highest step
+ * refusing at most 1% and the next. A step's refusals are 503s among its answers. Reads go as the route table's
  * samples send them (what the model measured); writes take targets of their own (a new task for each
  * attach and toggle, a task attached earlier for each detach, new names, a pool of projects and labels
  * to delete); the inbound events of the mix go to the local bus beside them.
