@@ -90,7 +90,7 @@ const SPREAD = /<(task|event|note|member|sprint|delivery|name|title|id)>/;
 export const onSharedItem = (t: Touch) => t.item !== undefined && !SPREAD.test(patternOf(`${t.key}#${t.item}`));
 
 /** Whether a partition key is one of its own per request or record (a receipt, an idempotency key): it never gathers load. */
-const ownKey = (t: Touch) => keys.singleUsePkPrefixes.some((prefix) => t.key.startsWith(prefix));
+const ownKey = (t: Touch) => keys.singleUsePk(t.key);
 
 /**
  * What a piece of work draws at saturation: all its request's draws, and of its stream work what is

@@ -3,6 +3,7 @@ import { countViolations } from './counts.ts';
 import { deliveryViolations } from './deliveries.ts';
 import { historyViolations } from './history.ts';
 import { copyViolations } from './copies.ts';
+import { guardViolations } from './guards.ts';
 import { labelLinkShardViolations } from './labelLinks.ts';
 import { legacyViolations } from './legacy.ts';
 import { projectsWithKeptStats, staleStatsViolations } from './stats.ts';
@@ -66,7 +67,7 @@ function workspaceFilter(workspaces: string[]) {
  * themselves (detach notes, stream receipts, copy-name claims). Counters are derived from the
  * table's stream: they match the links once the stream has drained (callers wait for that).
  */
-function findViolations(items: Item[], deliveriesAt: DeliveriesSpreadAt, copies: string[]): string[] {
+function findViolations(items: Item[], deliveriesAt: DeliveriesSpreadAt, found: string[]): string[] {
   const v: string[] = [];
   const of = (type: string) => items.filter((i) => i.type === type);
   const projects = projectsWithKeptStats(items);
@@ -95,7 +96,7 @@ function findViolations(items: Item[], deliveriesAt: DeliveriesSpreadAt, copies:
   v.push(...legacyViolations(items), ...items.flatMap(oldSecretViolations));
   v.push(...historyViolations(items), ...deliveryViolations(items, deliveriesAt));
   v.push(...staleStatsViolations(items), ...taskShardViolations(items));
-  v.push(...tombstoneViolations(items), ...copies);
+  v.push(...tombstoneViolations(items), ...found);
 
   for (const p of projects) {
     const expected = {
@@ -181,8 +182,6 @@ function findViolations(items: Item[], deliveriesAt: DeliveriesSpreadAt, copies:
   for (const t of of(ItemType.taskVersion))
     if (!projectById.has(t.project_id) && !projectJobs.has(t.project_id))
       v.push(`task version ${t.PK} / ${t.SK} belongs to a missing project`);
-  const guards = of(ItemType.labelTitleGuard);
-  const guardByKey = new Map(guards.map((g) => [`${g.PK}|${g.SK}`, g]));
   const titles = new Map<string, Item>();
   const ids = new Map<string, Item>();
   for (const l of labels) {
@@ -193,15 +192,6 @@ function findViolations(items: Item[], deliveriesAt: DeliveriesSpreadAt, copies:
     if (ids.has(id)) v.push(`labels ${ids.get(id)!.slug} and ${l.slug} share id ${l.id} in ${l.workspace}`);
     ids.set(id, l);
     if (l.title_norm !== titleKey(l.title)) v.push(`label ${l.workspace}/${l.slug}: title_norm is stale`);
-    const guardKey = keys.labelTitleGuard(l.workspace, titleKey(l.title));
-    const guard = guardByKey.get(`${guardKey.PK}|${guardKey.SK}`);
-    if (!guard || guard.label_id !== l.id) v.push(`label ${l.workspace}/${l.slug} has no title guard`);
-  }
-  for (const g of guards) {
-    const label = labelByWsId.get(`${g.workspace}#${g.label_id}`);
-    if (!label || keys.labelTitleGuard(g.workspace, titleKey(label.title)).SK !== g.SK) {
-      v.push(`title guard ${g.PK} / ${g.SK} has no label with that title`);
-    }
   }
   v.push(...countViolations(of));
   const counters = new Map(of(ItemType.labelIdCounter).map((c) => [c.PK as string, c.next_id as number]));
@@ -246,5 +236,11 @@ export function usesOfLinks(taskLinks: Item[]): Map<string, { ws: string; projec
 /** Checks the whole table, or only the given workspaces' items (tests share one table and run in parallel). */
 export async function checkTable(workspaces?: string[]): Promise<{ items: number; violations: string[] }> {
   const items = await scanTable(workspaces);
-  return { items: items.length, violations: findViolations(items, await deliveriesSpreadAt(false), await copyViolations(items)) };
+  return {
+    items: items.length,
+    violations: findViolations(items, await deliveriesSpreadAt(false), [
+      ...(await copyViolations(items)),
+      ...(await guardViolations(items)),
+    ]),
+  };
 }

@@ -11,8 +11,10 @@ import { scanTable } from './invariants';
 import { isLegacyReceipt, isLegacyWebhookItem } from './legacy.ts';
 import { COPIED, copiesOfItem } from '#store/copyLayouts';
 import { decodeLabel } from '#store/labelItem';
-import { sameRevision } from '#store/labels';
+import { guardLayout, guardPlaces, releaseGuards, takeGuards } from '#store/labelGuards';
+import { revisionValues, sameRevision } from '#store/labels';
 import { copyItems, markCopied } from './copyMoves.ts';
+import { markGuardsMoved, moveGuards } from './guardMoves.ts';
 import { awayFromHome, markRekeyed, moveTasksHome } from './taskMoves.ts';
 
 /**
@@ -27,7 +29,8 @@ import { awayFromHome, markRekeyed, moveTasksHome } from './taskMoves.ts';
  * their project's shard 0 from before tasks spread: moved to their homes (taskMoves.ts), once the deploy's window has
  * passed; a whole table's run that leaves none says so on the table (then each task is read at home alone). And label
  * and project copies brought up to their items (copyMoves.ts), likewise once the window has passed; a whole table's run
- * with no conflict says so, kind by kind (then reads take the copies). Idempotent; every write is
+ * with no conflict says so, kind by kind (then reads take the copies). And title guards to partitions of their own
+ * (guardMoves.ts), likewise; then, once every function writes those alone, the workspace's removed. Idempotent; every write is
  * conditional on what was read, so it is safe beside a running service. `workspaces` limits it
  * (tests share one table).
  */
@@ -49,6 +52,13 @@ export async function rekeyTable(opts: { dryRun?: boolean; workspaces?: string[]
   projectCopies: number;
   /** Projects were not copied: a function of the version before may still write one (or count on one) until then. */
   projectCopyAfter?: string;
+  /**
+   * Title guards put in partitions of their own (or, of those, removed: their label renamed or gone); once all are
+   * there, the guards left in workspaces' partitions, removed (store/labelGuardLayout.ts).
+   */
+  titleGuards: number;
+  /** Title guards were not moved (or those left not removed) until then: a function may still go by them. */
+  titleGuardAfter?: string;
   conflicts: string[];
 }> {
   const scannedAt = Date.now();
@@ -77,6 +87,8 @@ export async function rekeyTable(opts: { dryRun?: boolean; workspaces?: string[]
       }),
     );
   }
+  // A title's guards where the table keeps them (store/labelGuards.ts).
+  const places = guardPlaces(await guardLayout(false, true));
   for (const l of items.filter((i) => i.type === ItemType.label && i.title_norm !== titleKey(i.title))) {
     result.labels++;
     if (opts.dryRun) continue;
@@ -88,24 +100,12 @@ export async function rekeyTable(opts: { dryRun?: boolean; workspaces?: string[]
           tx.update(keys.label(l.workspace, l.slug), 'SET title_norm = :new', {
             condition: `id = :id AND title_norm = :old AND ${sameRevision(decodeLabel(l))}`,
             names: { '#rev': 'rev' },
-            values: { ':new': titleKey(l.title), ':id': l.id, ':old': l.title_norm, ...(l.rev === undefined ? {} : { ':readRev': l.rev }) },
+            values: { ':new': titleKey(l.title), ':id': l.id, ':old': l.title_norm, ...revisionValues(decodeLabel(l)) },
           }),
         ],
         ...copiesOfItem({ ...l, title_norm: titleKey(l.title) }).map((c, n): [string, TransactItem] => [`copy:${n}`, tx.put(c)]),
-        ['oldGuard', tx.delete(keys.labelTitleGuard(l.workspace, l.title_norm), { condition: 'label_id = :id', values: { ':id': l.id } })],
-        [
-          'newGuard',
-          tx.put(
-            {
-              ...keys.labelTitleGuard(l.workspace, titleKey(l.title)),
-              type: ItemType.labelTitleGuard,
-              workspace: l.workspace,
-              label_id: l.id,
-              label_slug: l.slug,
-            },
-            { condition: 'attribute_not_exists(PK)' },
-          ),
-        ],
+        ...releaseGuards(l.workspace, l.title_norm, decodeLabel(l), places, 'oldGuard'),
+        ...takeGuards(l.workspace, titleKey(l.title), decodeLabel(l), places, 'newGuard'),
       ]);
       // What the copies' step below reads: the label as it is now.
       l.title_norm = titleKey(l.title);
@@ -130,9 +130,11 @@ export async function rekeyTable(opts: { dryRun?: boolean; workspaces?: string[]
   const moved = await moveTasksHome(items, result.conflicts, opts.dryRun === true);
   const copied = await copyItems(COPIED.label, items, scannedAt, result.conflicts, opts.dryRun === true);
   const projectsCopied = await copyItems(COPIED.project, items, scannedAt, result.conflicts, opts.dryRun === true);
+  const guards = await moveGuards(items, scannedAt, result.conflicts, opts.dryRun === true);
   const whole = !opts.workspaces && !opts.dryRun && result.conflicts.length === 0;
   if (whole && copied.waitUntil === undefined) await markCopied(COPIED.label);
   if (whole && projectsCopied.waitUntil === undefined) await markCopied(COPIED.project);
+  if (whole && guards.waitUntil === undefined && !(await guardLayout(false, true)).done) await markGuardsMoved();
   if (!opts.workspaces && !opts.dryRun && moved.waitUntil === undefined && result.conflicts.length === 0) {
     const now = await scanTable();
     const deleting = new Set(now.filter((i) => i.type === ItemType.projectDeletion).map((i) => i.project_id));
@@ -146,6 +148,8 @@ export async function rekeyTable(opts: { dryRun?: boolean; workspaces?: string[]
     ...(copied.waitUntil ? { copyAfter: copied.waitUntil } : {}),
     projectCopies: projectsCopied.count,
     ...(projectsCopied.waitUntil ? { projectCopyAfter: projectsCopied.waitUntil } : {}),
+    titleGuards: guards.count,
+    ...(guards.waitUntil ? { titleGuardAfter: guards.waitUntil } : {}),
   };
 }
 

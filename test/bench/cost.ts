@@ -355,8 +355,8 @@ export async function measureCosts(): Promise<CostRow[]> {
               Put: {
                 TableName: T(),
                 Item: {
-                  ...keys.labelTitleGuard(ws, 'later'),
-                  type: ItemType.labelTitleGuard,
+                  ...keys.labelTitleGuardOwn(ws, 'later'),
+                  type: ItemType.labelTitleGuardOwn,
                   workspace: ws,
                   label_id: id,
                   label_slug: 'later',
@@ -416,13 +416,13 @@ export async function measureCosts(): Promise<CostRow[]> {
                 ExpressionAttributeValues: { ':t': 'Topic four', ':n': 'topic four', ':id': Item.id },
               },
             },
-            { Delete: { TableName: T(), Key: keys.labelTitleGuard(ws, titleKey(Item.title)) } },
+            { Delete: { TableName: T(), Key: keys.labelTitleGuardOwn(ws, titleKey(Item.title)) } },
             {
               Put: {
                 TableName: T(),
                 Item: {
-                  ...keys.labelTitleGuard(ws, 'topic four'),
-                  type: ItemType.labelTitleGuard,
+                  ...keys.labelTitleGuardOwn(ws, 'topic four'),
+                  type: ItemType.labelTitleGuardOwn,
                   workspace: ws,
                   label_id: Item.id,
                   label_slug: topic(4),
@@ -552,7 +552,7 @@ export async function measureCosts(): Promise<CostRow[]> {
                 ExpressionAttributeValues: { ':id': Item.id },
               },
             },
-            { Delete: { TableName: T(), Key: keys.labelTitleGuard(ws, titleKey(Item.title)) } },
+            { Delete: { TableName: T(), Key: keys.labelTitleGuardOwn(ws, titleKey(Item.title)) } },
             {
               Put: {
                 TableName: T(),

@@ -138,9 +138,9 @@ describe('labels written under the earlier folding (lower case after NFC)', () =
     const label = await c.createLabel('Größe');
     // Put the label back as the service stored it before: title_norm and guard keyed 'größe'.
     const oldKey = 'größe';
-    const now = await db.send(new GetCommand({ TableName: tableName(), Key: keys.labelTitleGuard(c.ws, titleKey('Größe')) }));
-    await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.labelTitleGuard(c.ws, titleKey('Größe')) }));
-    await db.send(new PutCommand({ TableName: tableName(), Item: { ...now.Item, ...keys.labelTitleGuard(c.ws, oldKey) } }));
+    const now = await db.send(new GetCommand({ TableName: tableName(), Key: keys.labelTitleGuardOwn(c.ws, titleKey('Größe')) }));
+    await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.labelTitleGuardOwn(c.ws, titleKey('Größe')) }));
+    await db.send(new PutCommand({ TableName: tableName(), Item: { ...now.Item, ...keys.labelTitleGuardOwn(c.ws, oldKey) } }));
     // The item and its copies alike (store/copies.ts: npm run rekey copies a label as its item is).
     for (const Key of [
       keys.label(c.ws, label.slug),

@@ -34,7 +34,7 @@ test('npm run rekey brings a table written under the earlier folding up to date,
     }),
   );
   const relabel = async (l: { id: number; slug: string; title: string }, title: string) => {
-    await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.labelTitleGuard(c.ws, titleKey(l.title)) }));
+    await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.labelTitleGuardOwn(c.ws, titleKey(l.title)) }));
     await db.send(
       new UpdateCommand({
         TableName: tableName(),
@@ -47,8 +47,8 @@ test('npm run rekey brings a table written under the earlier folding up to date,
       new PutCommand({
         TableName: tableName(),
         Item: {
-          ...keys.labelTitleGuard(c.ws, earlierKey(title)),
-          type: 'label_title',
+          ...keys.labelTitleGuardOwn(c.ws, earlierKey(title)),
+          type: 'label_title_own',
           workspace: c.ws,
           label_id: l.id,
           label_slug: l.slug,
@@ -73,6 +73,7 @@ test('npm run rekey brings a table written under the earlier folding up to date,
     // The two labels changed above, whose copies (store/copies.ts) are as they were.
     copies: 2,
     projectCopies: 0,
+    titleGuards: 0,
     conflicts: [],
   });
   const result = await rekeyTable({ workspaces: [c.ws] });
@@ -87,13 +88,17 @@ test('npm run rekey brings a table written under the earlier folding up to date,
     // The twin's: Größe's copies were written with its new key, as its item was.
     copies: 1,
     projectCopies: 0,
+    titleGuards: 0,
     conflicts: [expect.stringContaining(`${c.ws}/${twinB.slug}`)],
   });
   // Everything but the twin titles is consistent now; find-by-name folds again.
   const left = (await checkTable([c.ws])).violations;
   expect(left).toHaveLength(4);
   for (const v of left)
-    expect(v.includes(`/${twinB.slug}`) || v.includes(`${twinB.slug} and`) || v.includes('LABELTITLE#ｂｕｇ'), v).toBe(true);
+    expect(
+      v.includes(`/${twinB.slug}`) || v.includes(`${twinB.slug} and`) || v.includes(`${keys.labelTitleGuardOwn(c.ws, 'ｂｕｇ').PK} /`),
+      v,
+    ).toBe(true);
   expect((await c.get('/projects', { name: 'STRASSE' })).body.data.map((p: { slug: string }) => p.slug)).toEqual([slug]);
 });
 
@@ -132,6 +137,7 @@ test("npm run rekey moves stream receipts out of their project's collection, so 
     states: 0,
     copies: 0,
     projectCopies: 0,
+    titleGuards: 0,
     conflicts: [],
   };
   expect(await rekeyTable({ dryRun: true, workspaces: [c.ws] })).toEqual(twoReceipts);
@@ -156,6 +162,7 @@ test("npm run rekey moves stream receipts out of their project's collection, so 
     states: 0,
     copies: 0,
     projectCopies: 0,
+    titleGuards: 0,
     conflicts: [],
   });
   // The record of a moved receipt, delivered again: it finds its receipt and changes nothing; a new record counts.
@@ -211,12 +218,12 @@ test('npm run rekey says what it rekeyed, and with --dry-run what it would (its 
     const dry = await runTool('bin/rekey.ts', ['--dry-run'], env);
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toMatch(
-      /^would rekey 0 projects, 0 labels and \d+ stream receipts; would move \d+ webhooks to the webhooks room's partitions; would seal the secrets of 0 webhooks; would move \d+ tasks and \d+ task, member and sprint states to their shards; would copy \d+ labels to their copies; would copy \d+ projects to theirs$/m,
+      /^would rekey 0 projects, 0 labels and \d+ stream receipts; would move \d+ webhooks to the webhooks room's partitions; would seal the secrets of 0 webhooks; would move \d+ tasks and \d+ task, member and sprint states to their shards; would copy \d+ labels to their copies; would copy \d+ projects to theirs; would move \d+ title guards$/m,
     );
     const real = await runTool('bin/rekey.ts', [], env);
     expect(real.code, real.stderr).toBe(0);
     expect(real.stdout).toMatch(
-      /^rekeyed 0 projects, 0 labels and \d+ stream receipts; moved \d+ webhooks to the webhooks room's partitions; sealed the secrets of 0 webhooks; moved \d+ tasks and \d+ task, member and sprint states to their shards; copied \d+ labels to their copies; copied \d+ projects to theirs$/m,
+      /^rekeyed 0 projects, 0 labels and \d+ stream receipts; moved \d+ webhooks to the webhooks room's partitions; sealed the secrets of 0 webhooks; moved \d+ tasks and \d+ task, member and sprint states to their shards; copied \d+ labels to their copies; copied \d+ projects to theirs; moved \d+ title guards$/m,
     );
   } finally {
     await api.stop();

@@ -3,6 +3,7 @@ export const ItemType = {
   project: 'project',
   label: 'label',
   labelTitleGuard: 'label_title',
+  labelTitleGuardOwn: 'label_title_own',
   labelIdCounter: 'label_id_counter',
   copyNameClaim: 'copy_name_claim',
   taskLink: 'task_link',
@@ -44,4 +45,5 @@ export const ItemType = {
   labelCopiesLayout: 'label_copies_layout',
   projectCopy: 'project_copy',
   projectCopiesLayout: 'project_copies_layout',
+  labelGuardsLayout: 'label_guards_layout',
 } as const;

@@ -43,6 +43,7 @@ const WS = 'WS#';
 const PROJECT = 'PROJECT#';
 const LABEL = 'LABEL#';
 const TITLE = 'LABELTITLE#';
+const OWN_TITLE = 'TITLE#';
 const TASK = 'TASK#';
 const USE = 'USE#';
 const LABELSET = 'LABELSET#';
@@ -78,7 +79,12 @@ export const keys = {
 
   label: (ws: string, slug: string): Key => ({ PK: `${WS}${ws}`, SK: `${LABEL}${slug}` }),
   labelSkPrefix: LABEL,
+  /** A label's title guard in the workspace's partition, where the version before keeps them (labelGuards.ts). */
   labelTitleGuard: (ws: string, normalizedTitle: string): Key => ({ PK: `${WS}${ws}`, SK: `${TITLE}${normalizedTitle}` }),
+  /** A label's title guard in a partition of its own (labelGuards.ts): one per title, off the workspace's partition. */
+  labelTitleGuardOwn: (ws: string, normalizedTitle: string): Key => ({ PK: `${LABEL}${ws}#${OWN_TITLE}${normalizedTitle}`, SK: 'GUARD' }),
+  /** The service's item of since when this version keeps title guards in partitions of their own, and when all were (labelGuards.ts). */
+  labelGuardsLayout: (): Key => ({ PK: WS, SK: 'LAYOUT#LABELTITLES' }),
   labelIdCounter: (ws: string): Key => ({ PK: `${WS}${ws}`, SK: 'COUNTER#LABEL_ID' }),
   /** A label's copy in copy partition `n` of the workspace's (copies.ts): the label item as written, read instead of it. */
   labelCopy: (ws: string, slug: string, n: number): Key => ({ PK: copyPartition(ws, n), SK: `${LABEL}${slug}` }),
@@ -156,8 +162,11 @@ export const keys = {
   },
   /** What the partition keys of each index begin with (its statements reach its partitions by these: lib/tableAccess.ts). */
   indexPartitionPrefixes: { byStatus: WS, byName: WS, byDue: DUE },
-  /** Partition keys made for one stream record or one request (a receipt, an Idempotency-Key): no two share one. */
-  singleUsePkPrefixes: [RECEIPT, IDEMPOTENCY] as readonly string[],
+  /**
+   * Whether a partition key is made for one stream record or one request (a receipt, an Idempotency-Key: no two share
+   * one), or is a title guard's own (one title: its label's create and delete, nothing that gathers load).
+   */
+  singleUsePk: (pk: string) => [RECEIPT, IDEMPOTENCY].some((p) => pk.startsWith(p)) || new RegExp(`^${LABEL}[^#]+#${OWN_TITLE}`).test(pk),
 
   /** A webhook (subscription) of the workspace, in the workspace's collection of webhooks. */
   webhook: (ws: string, id: string): Key => ({ PK: `${HOOKS}${ws}`, SK: `${WEBHOOK}${id}` }),

@@ -21,10 +21,11 @@ export function storedTitleKey(l: LabelRecord, titleKey: TitleKey): string {
   return l.titleNorm ?? titleKey(l.title);
 }
 
+/** A label's title guard as a table the local tools make keeps it: in a partition of its own (labelGuardLayout.ts). */
 export function titleGuardItem(ws: string, title: string, label: { id: number; slug: string }, titleKey: TitleKey): Item {
   return {
-    ...keys.labelTitleGuard(ws, titleKey(title)),
-    type: ItemType.labelTitleGuard,
+    ...keys.labelTitleGuardOwn(ws, titleKey(title)),
+    type: ItemType.labelTitleGuardOwn,
     workspace: ws,
     label_id: label.id,
     label_slug: label.slug,

@@ -12,9 +12,10 @@ import { labelBody } from './labelCopyLayout';
 import { transact, tx, type TransactItem } from './transactions';
 import { countedKinds, countOutPart } from './workspaceCounts';
 import type { Actor, LabelRecord } from '#domain/entities';
-import { decodeLabel, labelItem, storedTitleKey, titleGuardItem, type TitleKey } from './labelItem';
+import { decodeLabel, labelItem, storedTitleKey, type TitleKey } from './labelItem';
+import { releaseGuards, takeGuards, writePlaces } from './labelGuards';
 
-/** Every read and write of a label item, its title guard and the workspace's label id counter (their shape: labelItem.ts). */
+/** Every read and write of a label item, its title guards (labelGuards.ts) and the workspace's label id counter (their shape: labelItem.ts). */
 
 export async function readLabels(ws: string): Promise<LabelRecord[]> {
   return (await queryAll({ partition: await copiesPartition(COPIED.label, ws), sortPrefix: keys.labelSkPrefix })).map(decodeLabel);
@@ -62,7 +63,7 @@ export async function nextLabelId(ws: string): Promise<number> {
 export async function putNewLabel(ws: string, label: LabelRecord, titleKey: TitleKey, count: TransactItem): Promise<void> {
   await transact([
     ['label', tx.put(labelItem(ws, label, titleKey), { condition: 'attribute_not_exists(PK)' })],
-    ['guard', tx.put(titleGuardItem(ws, label.title, label, titleKey), { condition: 'attribute_not_exists(PK)' })],
+    ...takeGuards(ws, titleKey(label.title), label, await writePlaces(), 'guard'),
     ['count', count],
     ...(await copyPuts(labelBody(ws, { ...label, titleNorm: titleKey(label.title) }))),
   ]);
@@ -124,15 +125,10 @@ export async function rewriteLabel(ws: string, current: LabelRecord, next: Label
   ];
   parts.push(...(await copyPuts(labelBody(ws, { ...next, titleNorm: titleKey(next.title) }))));
   if (titleKey(next.title) !== storedTitleKey(current, titleKey)) {
+    const places = await writePlaces();
     parts.push(
-      [
-        'oldGuard',
-        tx.delete(keys.labelTitleGuard(ws, storedTitleKey(current, titleKey)), {
-          condition: 'label_id = :id',
-          values: { ':id': current.id },
-        }),
-      ],
-      ['newGuard', tx.put(titleGuardItem(ws, next.title, next, titleKey), { condition: 'attribute_not_exists(PK)' })],
+      ...releaseGuards(ws, storedTitleKey(current, titleKey), current, places, 'oldGuard'),
+      ...takeGuards(ws, titleKey(next.title), next, places, 'newGuard'),
     );
   }
   await transact(parts);
@@ -158,10 +154,7 @@ export async function deleteLabelItems(ws: string, label: LabelRecord, titleKey:
     : { condition: 'id = :id', values: { ':id': label.id } };
   await transact([
     ['label', tx.delete(keys.label(ws, label.slug), labelCondition)],
-    [
-      'guard',
-      tx.delete(keys.labelTitleGuard(ws, storedTitleKey(label, titleKey)), { condition: 'label_id = :id', values: { ':id': label.id } }),
-    ],
+    ...releaseGuards(ws, storedTitleKey(label, titleKey), label, await writePlaces(), 'guard'),
     [
       'job',
       tx.put(

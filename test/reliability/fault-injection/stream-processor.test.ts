@@ -79,6 +79,7 @@ describe('stream processor', () => {
           i.type !== 'label' &&
           i.type !== 'label_copy' &&
           i.type !== 'label_title' &&
+          i.type !== 'label_title_own' &&
           i.type !== 'label_id_counter' &&
           i.type !== 'label_count' &&
           !expiring.includes(i.type as string),
