@@ -90,7 +90,7 @@ export const TARGET_STEPS: readonly Step[] = [
     key: 'WS#<ws>',
     before: 5_405,
     change:
-      "title guards: a label's title guard has a partition of its own (`LABEL#<ws>#TITLE#<title>`), so a label's create, rename or delete writes here its label item alone, with the count (0.19 write units a request here -> 0.16)",
+      "title guards: a label's title guard has a partition of its own (`LABEL#<ws>#TITLE#<title>`), so a label's create, rename or delete writes no guard here, only its label item, the count (a create or a delete) and the id counter (a create) (0.19 write units a request here -> 0.16)",
   },
 ];
 

@@ -15,7 +15,8 @@ async function guardsMoved(): Promise<boolean> {
 /**
  * Each label has the title guard of its title where guards hold (store/labelGuards.ts: the workspace's until every label
  * has its own, its own from then), and each guard there names a label of that title. The guards that follow (own ones
- * the version before left behind, the workspace's after the move) are not looked at: nothing goes by them.
+ * the version before left behind, the workspace's after the move) are not looked at: after the move
+ * a function goes by the workspace's only until it looks at the layout again, and until then every write keeps them.
  */
 export async function guardViolations(items: Item[]): Promise<string[]> {
   const moved = await guardsMoved();

@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, expect, test, vi } from 'vitest';
 import { checkTable, scanTable } from '#checker/invariants';
 import { moveGuards } from '#checker/guardMoves';
@@ -143,6 +143,22 @@ test('a deploy played through: titles unique while both versions run, rekey move
   const zeta = await createLabel(ws, { title: 'Zeta', color: '000000' }, actor);
   expect(await guardsOf(ws, 'Zeta')).toEqual({ ws: zeta.id, own: zeta.id });
   await expect(createLabel(ws, { title: 'zeta', color: '000000' }, actor)).rejects.toBeInstanceOf(Conflict);
+  // The own guard is the one that holds: a workspace's guard of a title no label has (the version before's, left by a
+  // delete) is written over, not obeyed.
+  await db.send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...keys.labelTitleGuard(ws, titleKey('Left')),
+        type: ItemType.labelTitleGuard,
+        workspace: ws,
+        label_id: 9999,
+        label_slug: 'left',
+      },
+    }),
+  );
+  const left = await createLabel(ws, { title: 'Left', color: '000000' }, actor);
+  expect(await guardsOf(ws, 'Left')).toEqual({ ws: left.id, own: left.id });
   await deleteLabel(ws, alpha.slug, actor);
   expect(await guardsOf(ws, 'Alpha')).toEqual({ ws: undefined, own: undefined });
   expect(await concurrentCreates(ws, 'Race two')).toBe(1);
@@ -166,7 +182,8 @@ test('a deploy played through: titles unique while both versions run, rekey move
   expect((await checkTable([ws])).violations).toEqual([]);
 });
 
-// After the deploy above (its clock left past the relook): the table as the local tools make it, too.
+// After the deploy above (its clock left past the relook): guards moved, own ones alone written, as on a table the local
+// tools make.
 test('on a table whose guards are moved, a label write sends to the workspace partition its label alone (and the count)', async () => {
   const ws = uniqueWorkspace('guards');
   // The create: the label, the count and the id counter; the guard is its own.
