@@ -1,8 +1,5 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '#store/client';
 import { COPIED, copiesLayoutItem, copiesOfItem, type CopiedKind } from '#store/copyLayouts';
 import { CLOCK_SKEW_MS } from '#store/deployWindow';
-import { TransactionCancelled } from '#store/errors';
 import { keys } from '#store/keys';
 import { decodeLabel } from '#store/labelItem';
 import { labelStillAsRead } from '#store/labels';
@@ -10,9 +7,9 @@ import { readMoveLayout } from '#store/moveLayouts';
 import { decodeProject, sameRevision } from '#store/projectItem';
 import { statsLayoutItem } from '#store/statsLayout';
 import { serviceSpreadAt } from '#store/serviceLayouts';
-import { tableName } from '#store/table';
-import { transact, tx, type TransactItem } from '#store/transactions';
+import { tx, type TransactItem } from '#store/transactions';
 import { sameBody } from './copies.ts';
+import { markLayoutDone, moveOrName } from './layoutMarks.ts';
 
 type Item = Record<string, any>;
 
@@ -66,13 +63,13 @@ export async function copyItems(
   if (scannedAt < ready + CLOCK_SKEW_MS) return { count, waitUntil: new Date(ready + CLOCK_SKEW_MS).toISOString() };
   if (dryRun) return { count };
   for (const o of stale) {
-    await write(conflicts, `${kind.what} ${o.workspace}/${o.slug}`, [
+    await moveOrName(conflicts, `${kind.what} ${o.workspace}/${o.slug}`, 'changed while copying', [
       [kind.what, STILL_AS_READ[kind.what]!(o)],
       ...copiesOfItem(o).map((c, n): [string, TransactItem] => [`copy:${n}`, tx.put(c)]),
     ]);
   }
   for (const c of orphans)
-    await write(conflicts, `${kind.what} copy ${c.PK} / ${c.SK}`, [
+    await moveOrName(conflicts, `${kind.what} copy ${c.PK} / ${c.SK}`, 'changed while copying', [
       [
         kind.what,
         tx.check(kind.item(c.workspace, c.slug), { condition: 'attribute_not_exists(PK) OR id <> :id', values: { ':id': c.id } }),
@@ -83,21 +80,4 @@ export async function copyItems(
 }
 
 /** Says on the kind's LAYOUT item that every item has its copies: reads take them from now (within a function's relook). */
-export async function markCopied(kind: CopiedKind): Promise<void> {
-  await db.send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: kind.layout(),
-      UpdateExpression: 'SET copied_at = :now',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: { ':now': new Date().toISOString() },
-    }),
-  );
-}
-
-async function write(conflicts: string[], what: string, parts: Parameters<typeof transact>[0]): Promise<void> {
-  await transact(parts).catch((error: unknown) => {
-    if (!(error instanceof TransactionCancelled)) throw error;
-    conflicts.push(`${what}: changed while copying; run again`);
-  });
-}
+export const markCopied = (kind: CopiedKind): Promise<void> => markLayoutDone(kind.layout(), 'copied_at');

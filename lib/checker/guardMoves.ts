@@ -1,15 +1,17 @@
-import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { titleKey } from '#domain/text';
 import { db } from '#store/client';
 import { CLOCK_SKEW_MS } from '#store/deployWindow';
-import { TransactionCancelled } from '#store/errors';
 import { ItemType, keys } from '#store/keys';
 import { guardLayout } from '#store/labelGuards';
 import { RELOOK_MS } from '#store/moveLayouts';
 import { tableName } from '#store/table';
-import { transact, tx } from '#store/transactions';
+import { tx } from '#store/transactions';
+import { markLayoutDone, moveOrName } from './layoutMarks.ts';
 
 type Item = Record<string, any>;
+
+const WHY = 'changed while its title guard was moved';
 
 /**
  * Gives every label its own title guard (store/labelGuardLayout.ts), from a scan taken once no function of the version
@@ -49,7 +51,7 @@ export async function moveGuards(
   if (scannedAt < layout.spreadAt + CLOCK_SKEW_MS) return { count, waitUntil: new Date(layout.spreadAt + CLOCK_SKEW_MS).toISOString() };
   if (dryRun) return { count };
   for (const l of unguarded)
-    await write(conflicts, `label ${l.workspace}/${l.slug}`, [
+    await moveOrName(conflicts, `label ${l.workspace}/${l.slug}`, WHY, [
       [
         'label',
         tx.check(keys.label(l.workspace, l.slug), {
@@ -69,7 +71,7 @@ export async function moveGuards(
       ],
     ]);
   for (const g of stale)
-    await write(conflicts, `title guard ${g.PK}`, [
+    await moveOrName(conflicts, `title guard ${g.PK}`, WHY, [
       [
         'label',
         tx.check(keys.label(g.workspace, g.label_slug), {
@@ -86,21 +88,4 @@ export async function moveGuards(
 const normOfGuard = (g: Item): string => String(g.PK).slice(keys.labelTitleGuardOwn(g.workspace, '').PK.length);
 
 /** Says on the layout item that every label has its own guard: own guards hold from now (within a function's relook). */
-export async function markGuardsMoved(): Promise<void> {
-  await db.send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.labelGuardsLayout(),
-      UpdateExpression: 'SET moved_at = :now',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: { ':now': new Date(Date.now()).toISOString() },
-    }),
-  );
-}
-
-async function write(conflicts: string[], what: string, parts: Parameters<typeof transact>[0]): Promise<void> {
-  await transact(parts).catch((error: unknown) => {
-    if (!(error instanceof TransactionCancelled)) throw error;
-    conflicts.push(`${what}: changed while its title guard was moved; run again`);
-  });
-}
+export const markGuardsMoved = (): Promise<void> => markLayoutDone(keys.labelGuardsLayout(), 'moved_at');

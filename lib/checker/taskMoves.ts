@@ -1,16 +1,14 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { chunk, deleteKeys } from '#store/batches';
-import { db } from '#store/client';
 import { num, str } from '#store/codec';
 import { CLOCK_SKEW_MS } from '#store/deployWindow';
 import { TransactionCancelled } from '#store/errors';
 import { ItemType, keys, type Key } from '#store/keys';
 import { taskVersionItem } from '#store/linkItems';
 import { queryAll } from '#store/query';
-import { tableName } from '#store/table';
 import { readTaskLayout } from '#store/taskLayoutReads';
 import { homeShard } from '#store/taskShardLayout';
 import { projectMarkCheck } from '#store/tombstones';
+import { markLayoutDone } from './layoutMarks.ts';
 import { transact, tx, type TransactItem } from '#store/transactions';
 
 /**
@@ -75,17 +73,7 @@ export async function moveTasksHome(
 }
 
 /** Says on the table's task layout that no task is left away from home: functions then read each task's home alone. */
-export async function markRekeyed(): Promise<void> {
-  await db.send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.taskShardsLayout(),
-      UpdateExpression: 'SET rekeyed_at = :now',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: { ':now': new Date().toISOString() },
-    }),
-  );
-}
+export const markRekeyed = (): Promise<void> => markLayoutDone(keys.taskShardsLayout(), 'rekeyed_at');
 
 const keyOf = (i: Item): Key => ({ PK: str(i, 'PK'), SK: str(i, 'SK') });
 

@@ -61,25 +61,16 @@ async function deletedBefore(ws: string, label: LabelRecord): Promise<void> {
 
 /** How many items in the workspace's partition the writes `run` sends touch (transaction parts and single writes). */
 async function workspaceWrites(ws: string, run: () => Promise<unknown>): Promise<number> {
-  let n = 0;
-  const name = `workspaceWrites${Math.random()}`;
-  const inWs = (i: { Key?: { PK?: string }; Item?: { PK?: string } } | undefined) => (i?.Key ?? i?.Item)?.PK === keys.workspace(ws);
-  db.middlewareStack.add(
-    (next, context) => async (args) => {
-      const input = args.input as { TransactItems?: Record<string, object>[] } & Parameters<typeof inWs>[0];
-      if (context.commandName === 'TransactWriteItemsCommand')
-        n += (input.TransactItems ?? []).filter((t) => inWs(Object.values(t)[0] as Parameters<typeof inWs>[0])).length;
-      else if (/^(Put|Update|Delete)Item/.test(context.commandName!) && inWs(input)) n++;
-      return next(args);
-    },
-    { step: 'initialize', name },
-  );
-  try {
-    await run();
-  } finally {
-    db.middlewareStack.remove(name);
-  }
-  return n;
+  type Target = { Key?: { PK?: string }; Item?: { PK?: string } } | undefined;
+  const inWs = (i: Target) => (i?.Key ?? i?.Item)?.PK === keys.workspace(ws);
+  const { inputs } = await sentDuring(run);
+  return inputs
+    .map(({ command, input }) => {
+      if (command === 'TransactWriteItemsCommand')
+        return ((input.TransactItems ?? []) as Record<string, Target>[]).filter((t) => inWs(Object.values(t)[0])).length;
+      return /^(Put|Update|Delete)Item/.test(command) && inWs(input as Target) ? 1 : 0;
+    })
+    .reduce((a, b) => a + b, 0);
 }
 
 const concurrentCreates = async (ws: string, title: string) => {

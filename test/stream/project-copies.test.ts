@@ -171,20 +171,8 @@ test('every write of a project writes its copies with it; reads of one take a co
   expect(await same(ws, project.slug)).toMatchObject({ description: 'between', rev: 2 });
 
   // Reads of a project, with its stats or not, send nothing to the workspace's partition.
-  const sent: string[] = [];
-  const name = `projectReads${Math.random()}`;
-  db.middlewareStack.add(
-    (next) => async (args) => {
-      sent.push(JSON.stringify(args.input));
-      return next(args);
-    },
-    { step: 'initialize', name },
-  );
-  try {
-    await Promise.all([getProject(ws, project.slug), getProjectWithStats(ws, project.slug)]);
-  } finally {
-    db.middlewareStack.remove(name);
-  }
+  const { inputs } = await sentDuring(() => Promise.all([getProject(ws, project.slug), getProjectWithStats(ws, project.slug)]));
+  const sent = inputs.map((i) => JSON.stringify(i.input));
   expect(sent).toHaveLength(3);
   expect(sent.filter((input) => input.includes(`"${keys.workspace(ws)}"`))).toEqual([]);
   await deleteProject(ws, project.slug, actor);

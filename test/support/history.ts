@@ -27,16 +27,20 @@ export function attachedEntry(
 }
 
 /**
- * What the store sends while `run` runs, in process: each command's name (`GetItemCommand`, ...), and the kinds of
- * the parts of every transaction (`Put`, `ConditionCheck`, ...).
+ * What the store sends while `run` runs, in process: each command's name (`GetItemCommand`, ...), its input, and the
+ * kinds of the parts of every transaction (`Put`, `ConditionCheck`, ...).
  */
-export async function sentDuring<T>(run: () => Promise<T>): Promise<{ result: T; commands: string[]; parts: string[] }> {
+export async function sentDuring<T>(
+  run: () => Promise<T>,
+): Promise<{ result: T; commands: string[]; inputs: { command: string; input: Record<string, unknown> }[]; parts: string[] }> {
   const commands: string[] = [];
+  const inputs: { command: string; input: Record<string, unknown> }[] = [];
   const parts: string[] = [];
   const name = `sentDuring${Math.random()}`;
   db.middlewareStack.add(
     (next, context) => async (args) => {
       commands.push(context.commandName!);
+      inputs.push({ command: context.commandName!, input: args.input as Record<string, unknown> });
       if (context.commandName === 'TransactWriteItemsCommand')
         parts.push(...(args.input as { TransactItems: object[] }).TransactItems.map((i) => Object.keys(i)[0]!));
       return next(args);
@@ -44,7 +48,7 @@ export async function sentDuring<T>(run: () => Promise<T>): Promise<{ result: T;
     { step: 'initialize', name },
   );
   try {
-    return { result: await run(), commands, parts };
+    return { result: await run(), commands, inputs, parts };
   } finally {
     db.middlewareStack.remove(name);
   }
