@@ -13,7 +13,7 @@ import { useLocalStack } from '#local/stackDiscovery';
 
 const { values } = await cliArguments({
   usage:
-    "usage: npm run rekey [-- --dry-run]   (brings keys up to the current design: text keys to the current folding, stream receipts, the webhooks room's items and tasks and title guards to their own partitions, webhook secrets sealed)",
+    "usage: npm run rekey [-- --dry-run]   (brings keys up to the current design: text keys to the current folding, stream receipts, the webhooks room's items and tasks, title guards and label counts to their own partitions, webhook secrets sealed)",
   options: { 'dry-run': 'boolean' },
 });
 exitPlainlyOnError();
@@ -25,7 +25,7 @@ const { projects, labels, receipts, webhooks, secrets, tasks, states, waitUntil,
 const copying = (after: string | undefined) => (after ? 'will copy' : dryRun ? 'would copy' : 'copied');
 const move = dryRun ? 'would move' : 'moved';
 console.log(
-  `${dryRun ? 'would rekey' : 'rekeyed'} ${projects} projects, ${labels} labels and ${receipts} stream receipts; ${move} ${webhooks} webhooks to the webhooks room's partitions; ${dryRun ? 'would seal' : 'sealed'} the secrets of ${secrets} webhooks; ${waitUntil ? 'will move' : move} ${tasks} tasks and ${states} task, member and sprint states to their shards; ${copying(copyAfter)} ${copies} labels to their copies; ${copying(r.projectCopyAfter)} ${r.projectCopies} projects to theirs; ${r.titleGuardAfter ? 'will move' : move} ${r.titleGuards} title guards`,
+  `${dryRun ? 'would rekey' : 'rekeyed'} ${projects} projects, ${labels} labels and ${receipts} stream receipts; ${move} ${webhooks} webhooks to the webhooks room's partitions; ${dryRun ? 'would seal' : 'sealed'} the secrets of ${secrets} webhooks; ${waitUntil ? 'will move' : move} ${tasks} tasks and ${states} task, member and sprint states to their shards; ${copying(copyAfter)} ${copies} labels to their copies; ${copying(r.projectCopyAfter)} ${r.projectCopies} projects to theirs; ${r.titleGuardAfter ? 'will move' : move} ${r.titleGuards} title guards; ${r.labelTallyAfter ? 'will move' : move} the label counts of ${r.labelTallies} workspaces`,
 );
 if (waitUntil)
   console.log(`Tasks move to their shards after ${waitUntil} (a function of the version before may run until then): run this again then.`);
@@ -37,5 +37,7 @@ if (r.projectCopyAfter)
   );
 if (r.titleGuardAfter)
   console.log(`Title guards move after ${r.titleGuardAfter} (a function may go by where they were until then): run this again then.`);
+if (r.labelTallyAfter)
+  console.log(`Label counts move after ${r.labelTallyAfter} (a function of the version before may run until then): run this again then.`);
 for (const c of conflicts) console.log(`CONFLICT ${c}`);
 process.exit(conflicts.length ? 1 : 0);

@@ -120,7 +120,7 @@ ${rows
   .map(rowLine)
   .join('\n')}
 
-The label id counter is one item of the workspace's collection: ${code('WS#<ws> COUNTER#LABEL_ID')}. Keys of their own per
+The label id counter is one item of the workspace's label tally: ${code('LABEL#<ws>#TALLY COUNTER#LABEL_ID')}. Keys of their own per
 request or record never gather load and are left out: a stream receipt (${code('RECEIPT#<event id>')}), and the key an
 \`Idempotency-Key\` adds to a request (${code('IDEMPOTENCY#<ws>#<hash>')}).
 

@@ -1,10 +1,10 @@
-import { ItemType } from '#store/keys';
+import { ItemType, keys } from '#store/keys';
 import type { Item } from '#store/query';
 
 /**
  * A workspace's counts (its labels, its webhooks: store/workspaceCounts.ts), once kept, move in the
  * same transactions as what they count, so they are always exact: one that differs from the items it
- * counts is a violation.
+ * counts is a violation. A sealed one (a label count the version before kept, moved: store/labelTally.ts) counts nothing.
  */
 export function countViolations(of: (type: string) => Item[]): string[] {
   const v: string[] = [];
@@ -14,10 +14,34 @@ export function countViolations(of: (type: string) => Item[]): string[] {
   ] as const) {
     const held = new Map<unknown, number>();
     for (const i of of(itemType)) held.set(i.workspace, (held.get(i.workspace) ?? 0) + 1);
-    for (const c of of(countType)) {
+    for (const c of of(countType).filter((i) => i.sealed === undefined)) {
       const n = held.get(c.workspace) ?? 0;
       if (c.count !== n) v.push(`${countType} ${String(c.PK)} / ${String(c.SK)} says ${String(c.count)}, the workspace holds ${n}`);
     }
   }
+  return v;
+}
+
+/**
+ * A workspace's label tally (store/labelTally.ts) holds in one place: its count and id counter in the workspace's
+ * partition until they are sealed, in their own from then (each made with the seal, the counter always).
+ */
+export function tallyViolations(of: (type: string) => Item[]): string[] {
+  const v: string[] = [];
+  for (const type of [ItemType.labelCount, ItemType.labelIdCounter]) {
+    const open = new Map<unknown, number>();
+    for (const c of of(type).filter((i) => i.sealed === undefined)) open.set(c.workspace, (open.get(c.workspace) ?? 0) + 1);
+    for (const [ws, n] of open) if (n > 1) v.push(`${type} of ${String(ws)} is kept in ${n} places, none sealed`);
+  }
+  const own = new Set(
+    of(ItemType.labelIdCounter)
+      .filter((c) => c.PK === keys.labelIdCounterOwn(String(c.workspace)).PK)
+      .map((c) => c.workspace),
+  );
+  for (const sealed of [...of(ItemType.labelCount), ...of(ItemType.labelIdCounter)].filter((i) => i.sealed !== undefined))
+    if (!own.has(sealed.workspace))
+      v.push(
+        `${sealed.type} ${String(sealed.PK)} / ${String(sealed.SK)} is sealed, and ${String(sealed.workspace)} has no tally of its own`,
+      );
   return v;
 }

@@ -1,5 +1,5 @@
 import { oldSecretViolations } from './clearSecrets.ts';
-import { countViolations } from './counts.ts';
+import { countViolations, tallyViolations } from './counts.ts';
 import { deliveryViolations } from './deliveries.ts';
 import { historyViolations } from './history.ts';
 import { copyViolations } from './copies.ts';
@@ -194,9 +194,15 @@ function findViolations(items: Item[], deliveriesAt: DeliveriesSpreadAt, found: 
     if (l.title_norm !== titleKey(l.title)) v.push(`label ${l.workspace}/${l.slug}: title_norm is stale`);
   }
   v.push(...countViolations(of));
-  const counters = new Map(of(ItemType.labelIdCounter).map((c) => [c.PK as string, c.next_id as number]));
+  v.push(...tallyViolations(of));
+  // The counter that holds: the one not sealed (store/labelTally.ts).
+  const counters = new Map(
+    of(ItemType.labelIdCounter)
+      .filter((c) => c.sealed === undefined)
+      .map((c) => [c.workspace, c.next_id as number]),
+  );
   for (const l of labels) {
-    const next = counters.get(keys.workspace(l.workspace)) ?? 0;
+    const next = counters.get(l.workspace) ?? 0;
     if (l.id > next) v.push(`label ${l.workspace}/${l.slug} has id ${l.id} above the workspace counter ${next}`);
   }
   return v;

@@ -15,6 +15,8 @@ import { guardLayout, guardPlaces, releaseGuards, takeGuards } from '#store/labe
 import { revisionValues, sameRevision } from '#store/labels';
 import { copyItems, markCopied } from './copyMoves.ts';
 import { markGuardsMoved, moveGuards } from './guardMoves.ts';
+import { markTalliesMoved, moveTallies } from './tallyMoves.ts';
+import { tallyLayout } from '#store/labelTally';
 import { awayFromHome, markRekeyed, moveTasksHome } from './taskMoves.ts';
 
 /**
@@ -30,7 +32,8 @@ import { awayFromHome, markRekeyed, moveTasksHome } from './taskMoves.ts';
  * passed; a whole table's run that leaves none says so on the table (then each task is read at home alone). And label
  * and project copies brought up to their items (copyMoves.ts), likewise once the window has passed; a whole table's run
  * with no conflict says so, kind by kind (then reads take the copies). And title guards to partitions of their own
- * (guardMoves.ts), likewise; then, once every function writes those alone, the workspace's removed. Idempotent; every write is
+ * (guardMoves.ts), likewise; then, once every function writes those alone, the workspace's removed. And label counts and
+ * id counters to partitions of their own (tallyMoves.ts), likewise. Idempotent; every write is
  * conditional on what was read, so it is safe beside a running service. `workspaces` limits it
  * (tests share one table).
  */
@@ -59,6 +62,10 @@ export async function rekeyTable(opts: { dryRun?: boolean; workspaces?: string[]
   titleGuards: number;
   /** Title guards were not moved (or those left not removed) until then: a function may still go by them. */
   titleGuardAfter?: string;
+  /** Workspaces whose label count and id counter were moved to a partition of their own (store/labelTally.ts). */
+  labelTallies: number;
+  /** They were not moved until then: a function of the version before may still write them. */
+  labelTallyAfter?: string;
   conflicts: string[];
 }> {
   const scannedAt = Date.now();
@@ -131,10 +138,12 @@ export async function rekeyTable(opts: { dryRun?: boolean; workspaces?: string[]
   const copied = await copyItems(COPIED.label, items, scannedAt, result.conflicts, opts.dryRun === true);
   const projectsCopied = await copyItems(COPIED.project, items, scannedAt, result.conflicts, opts.dryRun === true);
   const guards = await moveGuards(items, scannedAt, result.conflicts, opts.dryRun === true);
+  const tallies = await moveTallies(items, scannedAt, result.conflicts, opts.dryRun === true);
   const whole = !opts.workspaces && !opts.dryRun && result.conflicts.length === 0;
   if (whole && copied.waitUntil === undefined) await markCopied(COPIED.label);
   if (whole && projectsCopied.waitUntil === undefined) await markCopied(COPIED.project);
   if (whole && guards.waitUntil === undefined && !(await guardLayout(false, true)).done) await markGuardsMoved();
+  if (whole && tallies.waitUntil === undefined && !(await tallyLayout(false, true)).done) await markTalliesMoved();
   if (!opts.workspaces && !opts.dryRun && moved.waitUntil === undefined && result.conflicts.length === 0) {
     const now = await scanTable();
     const deleting = new Set(now.filter((i) => i.type === ItemType.projectDeletion).map((i) => i.project_id));
@@ -150,6 +159,8 @@ export async function rekeyTable(opts: { dryRun?: boolean; workspaces?: string[]
     ...(projectsCopied.waitUntil ? { projectCopyAfter: projectsCopied.waitUntil } : {}),
     titleGuards: guards.count,
     ...(guards.waitUntil ? { titleGuardAfter: guards.waitUntil } : {}),
+    labelTallies: tallies.count,
+    ...(tallies.waitUntil ? { labelTallyAfter: tallies.waitUntil } : {}),
   };
 }
 

@@ -321,7 +321,7 @@ export async function measureCosts(): Promise<CostRow[]> {
       const { Attributes } = await send(
         new UpdateCommand({
           TableName: T(),
-          Key: keys.labelIdCounter(ws),
+          Key: keys.labelIdCounterOwn(ws),
           UpdateExpression: 'ADD next_id :one',
           ExpressionAttributeValues: { ':one': 1 },
           ReturnValues: 'UPDATED_NEW',

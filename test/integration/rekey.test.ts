@@ -74,6 +74,7 @@ test('npm run rekey brings a table written under the earlier folding up to date,
     copies: 2,
     projectCopies: 0,
     titleGuards: 0,
+    labelTallies: 0,
     conflicts: [],
   });
   const result = await rekeyTable({ workspaces: [c.ws] });
@@ -89,6 +90,7 @@ test('npm run rekey brings a table written under the earlier folding up to date,
     copies: 1,
     projectCopies: 0,
     titleGuards: 0,
+    labelTallies: 0,
     conflicts: [expect.stringContaining(`${c.ws}/${twinB.slug}`)],
   });
   // Everything but the twin titles is consistent now; find-by-name folds again.
@@ -138,6 +140,7 @@ test("npm run rekey moves stream receipts out of their project's collection, so 
     copies: 0,
     projectCopies: 0,
     titleGuards: 0,
+    labelTallies: 0,
     conflicts: [],
   };
   expect(await rekeyTable({ dryRun: true, workspaces: [c.ws] })).toEqual(twoReceipts);
@@ -163,6 +166,7 @@ test("npm run rekey moves stream receipts out of their project's collection, so 
     copies: 0,
     projectCopies: 0,
     titleGuards: 0,
+    labelTallies: 0,
     conflicts: [],
   });
   // The record of a moved receipt, delivered again: it finds its receipt and changes nothing; a new record counts.
@@ -218,12 +222,12 @@ test('npm run rekey says what it rekeyed, and with --dry-run what it would (its 
     const dry = await runTool('bin/rekey.ts', ['--dry-run'], env);
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toMatch(
-      /^would rekey 0 projects, 0 labels and \d+ stream receipts; would move \d+ webhooks to the webhooks room's partitions; would seal the secrets of 0 webhooks; would move \d+ tasks and \d+ task, member and sprint states to their shards; would copy \d+ labels to their copies; would copy \d+ projects to theirs; would move \d+ title guards$/m,
+      /^would rekey 0 projects, 0 labels and \d+ stream receipts; would move \d+ webhooks to the webhooks room's partitions; would seal the secrets of 0 webhooks; would move \d+ tasks and \d+ task, member and sprint states to their shards; would copy \d+ labels to their copies; would copy \d+ projects to theirs; would move \d+ title guards; would move the label counts of \d+ workspaces$/m,
     );
     const real = await runTool('bin/rekey.ts', [], env);
     expect(real.code, real.stderr).toBe(0);
     expect(real.stdout).toMatch(
-      /^rekeyed 0 projects, 0 labels and \d+ stream receipts; moved \d+ webhooks to the webhooks room's partitions; sealed the secrets of 0 webhooks; moved \d+ tasks and \d+ task, member and sprint states to their shards; copied \d+ labels to their copies; copied \d+ projects to theirs; moved \d+ title guards$/m,
+      /^rekeyed 0 projects, 0 labels and \d+ stream receipts; moved \d+ webhooks to the webhooks room's partitions; sealed the secrets of 0 webhooks; moved \d+ tasks and \d+ task, member and sprint states to their shards; copied \d+ labels to their copies; copied \d+ projects to theirs; moved \d+ title guards; moved the label counts of \d+ workspaces$/m,
     );
   } finally {
     await api.stop();

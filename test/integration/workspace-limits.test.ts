@@ -43,7 +43,7 @@ async function seedLabels(
     const copies = withCopies ? labelCopyItems(ws, { ...label, titleNorm: titleKey(label.title) }) : [];
     return [labelItem(ws, label, titleKey), titleGuardItem(ws, label.title, label, titleKey), ...copies];
   }).flat();
-  items.push({ ...keys.labelIdCounter(ws), type: ItemType.labelIdCounter, workspace: ws, next_id: count });
+  items.push({ ...keys.labelIdCounterOwn(ws), type: ItemType.labelIdCounter, workspace: ws, next_id: count });
   await mapInFlight(chunk(items, 25), 8, async (batch) => {
     let requests = batch.map((Item) => ({ PutRequest: { Item } }));
     while (requests.length) {

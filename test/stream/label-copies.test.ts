@@ -40,8 +40,9 @@ async function kept(ws: string, slug: string) {
 }
 
 test("a table of the version before: reads take the item until npm run rekey, after the deploy's window, has copied every label", async () => {
-  // As the version before left it: no LAYOUT items of label copies or of title guards in partitions of their own.
-  for (const Key of [keys.labelCopiesLayout(), keys.labelGuardsLayout()]) await db.send(new DeleteCommand({ TableName: tableName(), Key }));
+  // As the version before left it: no LAYOUT items of label copies, or of title guards and label tallies in partitions of their own.
+  for (const Key of [keys.labelCopiesLayout(), keys.labelGuardsLayout(), keys.labelTallyLayout()])
+    await db.send(new DeleteCommand({ TableName: tableName(), Key }));
   const ws = uniqueWorkspace('copies');
   // A read makes no LAYOUT item (a read-only function may not write): only a label write starts the window.
   const { commands } = await sentDuring(() => Promise.all([listLabels(ws), getLabel(ws, 'none').catch(() => undefined)]));

@@ -53,3 +53,17 @@ export async function sentDuring<T>(
     db.middlewareStack.remove(name);
   }
 }
+
+/** How many items of partition `pk` the writes `run` sends touch (transaction parts and single writes). */
+export async function partitionWrites(pk: string, run: () => Promise<unknown>): Promise<number> {
+  type Target = { Key?: { PK?: string }; Item?: { PK?: string } } | undefined;
+  const inPartition = (i: Target) => (i?.Key ?? i?.Item)?.PK === pk;
+  const { inputs } = await sentDuring(run);
+  return inputs
+    .map(({ command, input }) => {
+      if (command === 'TransactWriteItemsCommand')
+        return ((input.TransactItems ?? []) as Record<string, Target>[]).filter((t) => inPartition(Object.values(t)[0])).length;
+      return /^(Put|Update|Delete)Item/.test(command) && inPartition(input as Target) ? 1 : 0;
+    })
+    .reduce((a, b) => a + b, 0);
+}

@@ -1,7 +1,8 @@
-import { deleteLabelItems, nextLabelId, putNewLabel, readLabel, readLabels, rewriteLabel } from '#store/labels';
+import { deleteLabelItems, putNewLabel, readLabel, readLabels, rewriteLabel } from '#store/labels';
 import { recolorLabel } from '#store/labelRecolors';
 import { withOptimisticRetry } from '#store/transactions';
-import { countedKinds, countInPart } from '#store/workspaceCounts';
+import { countInPart } from '#store/workspaceCounts';
+import { labelTally, type LabelTally } from '#store/labelTally';
 import { labelSlugsRange, slugOfLabelItem } from '#store/labelItem';
 import { queryAll } from '#store/query';
 import { TransactionCancelled } from '#store/errors';
@@ -43,9 +44,10 @@ export async function createLabel(ws: string, input: { title: string; color: str
   // The workspace's count holds the limit against concurrent creates: a create that lost the count to
   // another (a count it read moved, or two first counts) reads it again.
   return withOptimisticRetry(async () => {
-    const count = await countInPart(countedKinds.labels, ws, MAX_LABELS_PER_WORKSPACE);
+    const tally = await labelTally(ws);
+    const count = await countInPart(tally.count, ws, MAX_LABELS_PER_WORKSPACE);
     if (count === 'full') throw workspaceFull();
-    return createCountedLabel(ws, input, actor, count);
+    return createCountedLabel(ws, input, actor, count, tally);
   });
 }
 
@@ -62,8 +64,9 @@ async function createCountedLabel(
   input: { title: string; color: string },
   actor: Actor,
   count: Parameters<typeof putNewLabel>[3],
+  tally: LabelTally,
 ): Promise<LabelRecord> {
-  const id = await nextLabelId(ws);
+  const id = await tally.nextId();
   const now = new Date().toISOString();
   const takenSlugs = async (prefix: string) => (await queryAll(labelSlugsRange(ws, prefix), { keysOnly: true })).map(slugOfLabelItem);
   return claimSlug(

@@ -46,4 +46,5 @@ export const ItemType = {
   projectCopy: 'project_copy',
   projectCopiesLayout: 'project_copies_layout',
   labelGuardsLayout: 'label_guards_layout',
+  labelTallyLayout: 'label_tally_layout',
 } as const;

@@ -2,13 +2,16 @@
  * The only module that knows how keys are spelled. Every other file asks here.
  *
  * Item collections:
- *   WS#<workspace>            project items, label items, label title guards, the label id counter
+ *   WS#<workspace>            project items, label items (and, from versions before, title guards, the label count
+ *                             and id counter, until moved: labelGuardLayout.ts, labelTally.ts)
  *   WS#<workspace>#COPY#<n>   a copy of each label and project item, in each of WORKSPACE_COPIES partitions (copies.ts)
  *   PROJECT#<projectId>       a project's per-label use counters, label set, its deletion job while its cascade drains,
  *     [#SHARD#<n>]            and its tasks' links, versions, states and detach notes, spread by task (taskKeys.ts)
  *   LABEL#<workspace>#<id>    a label's label-side links (one per task carrying it; spread over LABEL_LINK_SHARDS
  *                             shards by task: labelLinkLayout.ts), its label-set memberships and its deletion job;
  *                             once deleted, a mark in each shard (GONE, tombstones.ts) until it expires
+ *   LABEL#<workspace>#TITLE#<t> a title's guard (labelGuards.ts)
+ *   LABEL#<workspace>#TALLY   the workspace's label count (LABELCOUNT) and label id counter (labelTally.ts)
  *   STATS#<workspace>#<slug>  what the stream has counted for the project of that slug since its counters left the
  *                             project item (projectStats.ts); STATS# / LAYOUT: since when
  *   TOKEN#<tokenId>           an API token
@@ -44,6 +47,7 @@ const PROJECT = 'PROJECT#';
 const LABEL = 'LABEL#';
 const TITLE = 'LABELTITLE#';
 const OWN_TITLE = 'TITLE#';
+const TALLY = 'TALLY';
 const TASK = 'TASK#';
 const USE = 'USE#';
 const LABELSET = 'LABELSET#';
@@ -86,6 +90,11 @@ export const keys = {
   /** The service's item of since when this version keeps title guards in partitions of their own, and when all were (labelGuards.ts). */
   labelGuardsLayout: (): Key => ({ PK: WS, SK: 'LAYOUT#LABELTITLES' }),
   labelIdCounter: (ws: string): Key => ({ PK: `${WS}${ws}`, SK: 'COUNTER#LABEL_ID' }),
+  /** The workspace's label count and id counter in a partition of their own (labelTally.ts), off the workspace's. */
+  labelCountOwn: (ws: string): Key => ({ PK: `${LABEL}${ws}#${TALLY}`, SK: 'LABELCOUNT' }),
+  labelIdCounterOwn: (ws: string): Key => ({ PK: `${LABEL}${ws}#${TALLY}`, SK: 'COUNTER#LABEL_ID' }),
+  /** The service's item of since when this version keeps label counts and id counters there, and when all were (labelTally.ts). */
+  labelTallyLayout: (): Key => ({ PK: WS, SK: 'LAYOUT#LABELTALLY' }),
   /** A label's copy in copy partition `n` of the workspace's (copies.ts): the label item as written, read instead of it. */
   labelCopy: (ws: string, slug: string, n: number): Key => ({ PK: copyPartition(ws, n), SK: `${LABEL}${slug}` }),
   copyPartition: (ws: string, n: number) => copyPartition(ws, n),

@@ -1,7 +1,6 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getItems } from './batches';
 import { db } from './client';
-import { num } from './codec';
 import { ItemType, keys } from './keys';
 import { queryAll } from './query';
 import { tableName } from './table';
@@ -10,12 +9,13 @@ import { copiesPartition, copyDeletes, copyPuts } from './copies';
 import { COPIED } from './copyLayouts';
 import { labelBody } from './labelCopyLayout';
 import { transact, tx, type TransactItem } from './transactions';
-import { countedKinds, countOutPart } from './workspaceCounts';
+import { countOutPart } from './workspaceCounts';
+import { labelTally } from './labelTally';
 import type { Actor, LabelRecord } from '#domain/entities';
 import { decodeLabel, labelItem, storedTitleKey, type TitleKey } from './labelItem';
 import { releaseGuards, takeGuards, writePlaces } from './labelGuards';
 
-/** Every read and write of a label item, its title guards (labelGuards.ts) and the workspace's label id counter (their shape: labelItem.ts). */
+/** Every read and write of a label item and its title guards (labelGuards.ts; their shape: labelItem.ts); the count and id counter: labelTally.ts. */
 
 export async function readLabels(ws: string): Promise<LabelRecord[]> {
   return (await queryAll({ partition: await copiesPartition(COPIED.label, ws), sortPrefix: keys.labelSkPrefix })).map(decodeLabel);
@@ -42,21 +42,6 @@ export async function readLabelsBySlug(ws: string, wanted: { slug: string; id: n
     if (wantedIds.has(label.id)) found.set(label.id, label);
   }
   return found;
-}
-
-/** The next label id of the workspace (atomic counter: ids are never reused). */
-export async function nextLabelId(ws: string): Promise<number> {
-  const { Attributes } = await db.send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.labelIdCounter(ws),
-      UpdateExpression: 'ADD next_id :one SET #type = :type, workspace = :ws',
-      ExpressionAttributeNames: { '#type': 'type' },
-      ExpressionAttributeValues: { ':one': 1, ':type': ItemType.labelIdCounter, ':ws': ws },
-      ReturnValues: 'UPDATED_NEW',
-    }),
-  );
-  return num(Attributes ?? {}, 'next_id');
 }
 
 /** Writes a new label with its title guard and its place in the count (parts `label`, `guard`, `count`: conditional), and its copies. */
@@ -143,7 +128,7 @@ export async function rewriteLabel(ws: string, current: LabelRecord, next: Label
  */
 export async function deleteLabelItems(ws: string, label: LabelRecord, titleKey: TitleKey, actor: Actor, asRead = false): Promise<void> {
   const { titleNorm: _stored, rev: _rev, ...record } = label;
-  const countOut = await countOutPart(countedKinds.labels, ws);
+  const countOut = await countOutPart((await labelTally(ws)).count, ws);
   const deletedAt = new Date().toISOString();
   const labelCondition = asRead
     ? {

@@ -20,14 +20,11 @@ export interface CountedKind {
   type: string;
   /** The items counted, as a range of keys (read once, for a first count). */
   range: (ws: string) => Omit<KeyRange, 'index'>;
+  /** What a kept count must also hold to be moved (a count that may be sealed: labelTally.ts). */
+  open?: string;
 }
 
 export const countedKinds = {
-  labels: {
-    key: keys.labelCount,
-    type: ItemType.labelCount,
-    range: (ws: string) => ({ partition: keys.workspace(ws), sortPrefix: keys.labelSkPrefix }),
-  },
   webhooks: {
     key: keys.webhookCount,
     type: ItemType.webhookCount,
@@ -47,7 +44,7 @@ export async function countInPart(kind: CountedKind, ws: string, max: number): P
   if (kept !== undefined) {
     if (kept >= max) return 'full';
     return tx.update(kind.key(ws), 'ADD #count :one', {
-      condition: '#count < :max',
+      condition: openAnd(kind, '#count < :max'),
       names: { '#count': 'count' },
       values: { ':one': 1, ':max': max },
     });
@@ -70,10 +67,16 @@ export async function countInPart(kind: CountedKind, ws: string, max: number): P
  */
 export async function countOutPart(kind: CountedKind, ws: string): Promise<TransactItem> {
   if ((await keptCount(kind, ws)) !== undefined) {
-    return tx.update(kind.key(ws), 'ADD #count :minus', { names: { '#count': 'count' }, values: { ':minus': -1 } });
+    return tx.update(kind.key(ws), 'ADD #count :minus', {
+      ...(kind.open ? { condition: kind.open } : {}),
+      names: { '#count': 'count' },
+      values: { ':minus': -1 },
+    });
   }
   return firstCount(kind, ws, (await queryAll(kind.range(ws), { keysOnly: true })).length - 1);
 }
+
+const openAnd = (kind: CountedKind, condition: string) => (kind.open ? `${condition} AND ${kind.open}` : condition);
 
 /** A count's first value, written only where no count is yet (two first counts at once: one fails, and its caller reads again). */
 function firstCount(kind: CountedKind, ws: string, count: number): TransactItem {
