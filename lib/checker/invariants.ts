@@ -195,16 +195,6 @@ function findViolations(items: Item[], deliveriesAt: DeliveriesSpreadAt, found: 
   }
   v.push(...countViolations(of));
   v.push(...tallyViolations(of));
-  // The counter that holds: the one not sealed (store/labelTally.ts).
-  const counters = new Map(
-    of(ItemType.labelIdCounter)
-      .filter((c) => c.sealed === undefined)
-      .map((c) => [c.workspace, c.next_id as number]),
-  );
-  for (const l of labels) {
-    const next = counters.get(l.workspace) ?? 0;
-    if (l.id > next) v.push(`label ${l.workspace}/${l.slug} has id ${l.id} above the workspace counter ${next}`);
-  }
   return v;
 }
 

@@ -26,7 +26,10 @@ export async function moveTallies(
   const workspaces = [...new Set(items.filter(kept).map((i) => String(i.workspace)))];
   const count = workspaces.length;
   if (!Number.isFinite(layout.spreadAt)) return { count, waitUntil: "15 minutes after this version's first label write" };
-  if (scannedAt < layout.spreadAt + CLOCK_SKEW_MS) return { count, waitUntil: new Date(layout.spreadAt + CLOCK_SKEW_MS).toISOString() };
+  // A clock's skew after functions begin to move (labelTally.ts), and another: longer than a request that went by the
+  // workspace's tally takes to write it (then a tally no one wrote is not made there behind the move).
+  const after = layout.spreadAt + 2 * CLOCK_SKEW_MS;
+  if (scannedAt < after) return { count, waitUntil: new Date(after).toISOString() };
   if (dryRun) return { count };
   for (const ws of workspaces)
     if ((await moveTallyOnce(ws)) === 'raced') conflicts.push(`label tally of ${ws}: changed while it was moved; run again`);

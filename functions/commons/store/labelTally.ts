@@ -1,5 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
+import { CLOCK_SKEW_MS } from './deployWindow';
 import { num } from './codec';
 import { CorruptItem, TransactionCancelled, unlessConditionFails } from './errors';
 import { ItemType, keys, type Key } from './keys';
@@ -36,7 +37,7 @@ export const tallyLayout = (making: boolean, fresh = false): Promise<MoveLayout>
 export async function labelTally(ws: string): Promise<LabelTally> {
   const layout = await tallyLayout(true);
   if (layout.done) return { count: ownCount, nextId: () => nextOwnId(ws, false) };
-  if (Date.now() < layout.spreadAt && !(await isSealed(keys.labelCount(ws))))
+  if (Date.now() < layout.spreadAt + CLOCK_SKEW_MS && !(await isSealed(keys.labelCount(ws))))
     return { count: workspaceCount, nextId: () => nextWorkspaceId(ws) };
   await moveTally(ws);
   return { count: ownCount, nextId: () => nextOwnId(ws, true) };

@@ -8,7 +8,8 @@ import { ItemType, keys } from './keys';
  *
  * A workspace's tally moves once, by the service's LAYOUT item (`WS#` / `LAYOUT#LABELTALLY`), which this version's first
  * label write makes:
- * - for SPREAD_AFTER_MS from then (while a function of the version before may still run), the workspace's items hold;
+ * - for SPREAD_AFTER_MS and a clock's skew from then (while a function of the version before may still run), the
+ *   workspace's items hold;
  *   this version's writes condition on their not being sealed;
  * - from then, the first create or delete in a workspace moves its tally: in one transaction it seals the workspace's
  *   items (as read: a writer that still goes by them fails, reads again and finds them sealed) and puts their values

@@ -33,14 +33,22 @@ export const countedKinds = {
 } satisfies Record<string, CountedKind>;
 
 /** The kept count, or undefined where none is kept yet. */
-async function keptCount(kind: CountedKind, ws: string): Promise<number | undefined> {
+async function keptCount(kind: CountedKind, ws: string): Promise<number | 'closed' | undefined> {
   const { Item: item } = await db.send(new GetCommand({ TableName: tableName(), Key: kind.key(ws), ConsistentRead: true }));
+  if (item && kind.open && item.sealed !== undefined) return 'closed';
   return item ? num(item, 'count') : undefined;
 }
+
+/**
+ * The part for a count found sealed (moved since the caller chose it: labelTally.ts): it fails the transaction, so the
+ * caller reads again, and goes by where the count is now.
+ */
+const closedPart = (kind: CountedKind, ws: string): TransactItem => tx.check(kind.key(ws), { condition: kind.open ?? '' });
 
 /** The transaction part that counts one more in, refused once the workspace holds `max`; `full` when it already does. */
 export async function countInPart(kind: CountedKind, ws: string, max: number): Promise<TransactItem | 'full'> {
   const kept = await keptCount(kind, ws);
+  if (kept === 'closed') return closedPart(kind, ws);
   if (kept !== undefined) {
     if (kept >= max) return 'full';
     return tx.update(kind.key(ws), 'ADD #count :one', {
@@ -66,7 +74,9 @@ export async function countInPart(kind: CountedKind, ws: string, max: number): P
  * both start it, so neither count misses the other's item.
  */
 export async function countOutPart(kind: CountedKind, ws: string): Promise<TransactItem> {
-  if ((await keptCount(kind, ws)) !== undefined) {
+  const kept = await keptCount(kind, ws);
+  if (kept === 'closed') return closedPart(kind, ws);
+  if (kept !== undefined) {
     return tx.update(kind.key(ws), 'ADD #count :minus', {
       ...(kind.open ? { condition: kind.open } : {}),
       names: { '#count': 'count' },
