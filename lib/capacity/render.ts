@@ -40,7 +40,8 @@ export function renderCapacity(rows: RowModel[], mix: MixModel, atLimits: RowMod
   const p = mix.perRequest;
   const first = mix.partitions[0]!;
   const below = mix.partitions.filter((x) => x.rate < GOAL);
-  const underTarget = mix.partitions.filter((x) => x.rate < TARGET);
+  // By whole requests a second, as the page gives them (a sum of fractions lands a hair either side of a round rate).
+  const underTarget = mix.partitions.filter((x) => Math.round(x.rate) < TARGET);
   const costs = [1_000, 10_000, 100_000].map((rps) => monthlyCost(mix, rps));
   const limits = [
     ...Object.values(STAGES).map((s) => ({
@@ -152,7 +153,7 @@ the requests write (a sharded key's requests feed it from each of its shards; ev
 ${below.length ? `Keys that cap this ordinary workload below ${int(GOAL)} requests per second: ${below.map((x) => `${code(x.name)} (${rate(x.rate)})`).join(', ')}.` : `No key caps it below ${int(GOAL)} requests per second.`}
 
 **The target: ${int(TARGET)} requests per second of the mix in one workspace**, the hot project's share as above, with every
-promise of docs/api.md kept. ${underTarget.length ? `Under it today, ${underTarget.length} keys: ${underTarget.map((x) => `${code(x.name)} at ${rate(x.rate)} (${percent(x.rate / TARGET)} of it)`).join(', ')}.` : 'No key is under it.'}
+promise of docs/api.md kept. ${underTarget.length ? `Under it today, ${underTarget.length === 1 ? '1 key' : `${underTarget.length} keys`}: ${underTarget.map((x) => `${code(x.name)} at ${rate(x.rate)} (${percent(x.rate / TARGET)} of it)`).join(', ')}.` : 'No key is under it.'}
 
 The steps toward it that have landed (the "before" figures as this page gave them on the code before each):
 

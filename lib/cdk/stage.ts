@@ -47,11 +47,11 @@ export const STAGES: Record<StageName, StageConfig> = {
     logRetention: RetentionDays.THREE_MONTHS,
     removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     deletionProtection: true,
-    // Above the rate at which one workspace's busiest key saturates in the mix (docs/capacity.md, 8,696
+    // At or above the rate at which one workspace's busiest key saturates in the mix (docs/capacity.md, 10,000
     // req/s): the stage's throttle, which API Gateway applies to every caller together, is never the first
     // limit a workspace meets. Fairness between callers is the per-token usage plans' (100/s by default).
     // The burst is the account's default (5,000): a stage's burst above it is the account's anyway.
-    throttle: { rateLimit: 9_000, burstLimit: 5_000 },
+    throttle: { rateLimit: 10_000, burstLimit: 5_000 },
     authorizerCacheTtl: Duration.minutes(5),
     logLevel: 'INFO',
     logSampleRate: 0.01,

@@ -287,6 +287,11 @@ test('a create whose copies cannot be written stands, read from its item, until 
     expect(between).toMatchObject({ description: 'between', rev: 1 });
     expect(await same(ws, raced.slug)).toMatchObject({ description: 'between', rev: 1 });
     for (let i = 0; i < 8; i++) expect((await getProject(ws, raced.slug)).description).toBe('between');
+    // A delete landing there: its mark refuses the copies, so no read finds the project again.
+    before = async () => deleteProject(ws, 'doomed', actor);
+    const doomed = await createProject(ws, { name: 'Doomed', owner: actor });
+    expect(await kept(ws, doomed.slug)).toEqual({ item: undefined, copies: Array(WORKSPACE_COPIES).fill(undefined) });
+    await expect(getProject(ws, doomed.slug)).rejects.toBeInstanceOf(NotFound);
     // Its copies are all there or none: one alone is named, with the others.
     failing = 3;
     const some = await createProject(ws, { name: 'Some', owner: actor });

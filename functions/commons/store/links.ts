@@ -7,8 +7,7 @@ import { detachNoteItem, labelLinkItem, taskLinkItem, taskVersionItem, type Labe
 import { serviceSpreadAt } from './serviceLayouts';
 import { queryAll, type Item, type KeyRange } from './query';
 import { newShard, shardsInMoveOrder, type TaskLayout } from './taskShardLayout';
-import { tombstonesLayoutItem } from './tombstoneLayout';
-import { liveParts } from './tombstones';
+import { liveParts, marksAlone } from './tombstones';
 import { transact, tx, type TransactItem } from './transactions';
 import type { Actor, LabelRecord } from '#domain/entities';
 
@@ -88,8 +87,7 @@ export async function stillLive(
   label: LabelRef,
   where: { projectShard: number; labelShard: number },
 ): Promise<[string, TransactItem][]> {
-  const marksAlone = Date.now() >= (await serviceSpreadAt(keys.tombstonesLayout(), tombstonesLayoutItem, true));
-  return liveParts(ws, project, label, where, marksAlone);
+  return liveParts(ws, project, label, where, await marksAlone());
 }
 
 /**

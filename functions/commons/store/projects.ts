@@ -6,7 +6,7 @@ import { COPIED } from './copyLayouts';
 import { conditionally, TransactionCancelled } from './errors';
 import { ItemType, keys } from './keys';
 import { tableName } from './table';
-import { projectTombstones } from './tombstones';
+import { marksAlone, projectMarkCheck, projectTombstones } from './tombstones';
 import { transact, tx, type TransactItem } from './transactions';
 import { decodeProject, projectItem, sameRevision, type NameKey } from './projectItem';
 import type { Actor, ProjectRecord } from '#domain/entities';
@@ -16,8 +16,9 @@ import type { Actor, ProjectRecord } from '#domain/entities';
 /**
  * Writes a new project unless its slug is taken (false when it is), then its copies (copies.ts). The item first, alone:
  * the create stands once it is written (DynamoDB Local was seen to lose an acknowledged transaction when killed, never a
- * put). Its copies follow in a transaction conditional on the item being still as created: a write that came between
- * (an update) put them from a newer item already, so they are never put back to the create's. If that transaction fails
+ * put). Its copies follow in a transaction, each put only where none is, with a check that the project was not deleted
+ * since (its mark, off the workspace's partition; its item still as created while a delete may not mark): a write that
+ * came between (an update) put them from a newer item already, so they are never put back to the create's. If that transaction fails
  * COPY_ATTEMPTS times (throttled), the create still stands and answers, counted (ProjectCopiesPending): a read that finds
  * no copy reads the item (readProject), and its next update puts them (projectUpdates.ts), or `npm run rekey` does. A
  * create is never undone: a client told 503 would make the project again.
@@ -30,8 +31,9 @@ export async function putNewProject(record: ProjectRecord, nameKey: NameKey): Pr
   const values: Record<string, unknown> = {};
   const asCreated = { condition: sameRevision(record, names, values), names, values };
   const parts: [string, TransactItem][] = [
-    ['project', tx.check(keys.project(record.workspace, record.slug), asCreated)],
-    ...(await copyPuts(item)),
+    // Not deleted since (its mark, in its own partition, once deletes are all marked), or still as created (its item).
+    ['project', (await marksAlone()) ? projectMarkCheck(record.id, 0) : tx.check(keys.project(record.workspace, record.slug), asCreated)],
+    ...(await copyPuts(item, NO_COPY_YET)),
   ];
   for (let attempt = 1; attempt <= COPY_ATTEMPTS; attempt++) {
     try {
@@ -39,12 +41,18 @@ export async function putNewProject(record: ProjectRecord, nameKey: NameKey): Pr
       break;
     } catch (error) {
       // Deleted, made again, or changed (and so copied) since: nothing of this create's is left to copy.
-      if (error instanceof TransactionCancelled && error.conditionFailed('project')) break;
+      if (error instanceof TransactionCancelled && error.anyConditionFailed) break;
       if (attempt === COPY_ATTEMPTS) count('ProjectCopiesPending');
     }
   }
   return true;
 }
+
+/**
+ * A create's copies are put only where none is: one there was put by a write after it (an update, from a newer item),
+ * or by this create's attempt before (its answer lost).
+ */
+const NO_COPY_YET = 'attribute_not_exists(PK)';
 
 /** How many times a create tries to write its copies (a throttled or conflicted transaction goes again at once). */
 const COPY_ATTEMPTS = 3;

@@ -1,4 +1,6 @@
 import { ItemType, keys, LABEL_LINK_SHARDS, TASK_SHARDS, type Key } from './keys';
+import { serviceSpreadAt } from './serviceLayouts';
+import { tombstonesLayoutItem } from './tombstoneLayout';
 import type { LabelRef, ProjectRef } from './linkItems';
 import { tx, type TransactItem } from './transactions';
 
@@ -26,6 +28,13 @@ import { tx, type TransactItem } from './transactions';
  * record lives after the write that made it (a counter's write checks the project's mark too: projectStats.ts).
  */
 export const TOMBSTONE_TTL_SECONDS = 48 * 3600;
+
+/**
+ * Whether a write may check the marks alone (no function of the version before can be deleting without marking: the
+ * deploy's window after this version's first write that checks them has passed). A writer: it makes the LAYOUT item.
+ */
+export const marksAlone = async (): Promise<boolean> =>
+  Date.now() >= (await serviceSpreadAt(keys.tombstonesLayout(), tombstonesLayoutItem, true));
 
 /** An attach needs the label and the project to be the same ones it read (not namesakes): the checks on their items. */
 const LABEL_LIVE = 'id = :id';
