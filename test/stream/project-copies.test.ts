@@ -241,8 +241,10 @@ test('a copy missing (the invariant broken) holds no write up: the update reads 
 
 test('a create whose copies cannot be written stands, read from its item, until an update or rekey puts them', async () => {
   const ws = uniqueWorkspace('pcopies');
-  // The copies' transactions fail as a throttled table fails them (`failing` of them), or let a write in before them.
+  // The copies' transactions fail as a throttled table fails them (`failing` of them), or let a write in before them, or
+  // are written and their answer lost (`losing` of them).
   let failing = 0;
+  let losing = 0;
   let before: (() => Promise<unknown>) | undefined;
   const name = `pendingCopies${Math.random()}`;
   db.middlewareStack.add(
@@ -256,7 +258,12 @@ test('a create whose copies cannot be written stands, read from its item, until 
         before = undefined;
         await write();
       }
-      return next(args);
+      const out = await next(args);
+      if (context.commandName === 'TransactWriteItemsCommand' && losing > 0) {
+        losing--;
+        throw Object.assign(new Error('injected lost answer'), { name: 'TimeoutError', $metadata: {} });
+      }
+      return out;
     },
     { step: 'initialize', name },
   );
@@ -287,6 +294,17 @@ test('a create whose copies cannot be written stands, read from its item, until 
     expect(between).toMatchObject({ description: 'between', rev: 1 });
     expect(await same(ws, raced.slug)).toMatchObject({ description: 'between', rev: 1 });
     for (let i = 0; i < 8; i++) expect((await getProject(ws, raced.slug)).description).toBe('between');
+    // Written, its answer lost: the next try finds the copies it made and stops there.
+    losing = 1;
+    const lost = await createProject(ws, { name: 'Lost', owner: actor });
+    expect(losing).toBe(0);
+    expect(await same(ws, lost.slug)).toMatchObject({ id: lost.id, description: '' });
+    // Copies of another project of the slug (one a version without copies deleted, during a rollback) are written over.
+    const gone = { ...(await createProject(ws, { name: 'Orphan', owner: actor })) };
+    await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.project(ws, gone.slug) }));
+    const orphan = await createProject(ws, { name: 'Orphan', owner: actor });
+    expect(orphan.slug).toBe(gone.slug);
+    expect(await same(ws, orphan.slug)).toMatchObject({ id: orphan.id });
     // A delete landing there: its mark refuses the copies, so no read finds the project again.
     before = async () => deleteProject(ws, 'doomed', actor);
     const doomed = await createProject(ws, { name: 'Doomed', owner: actor });

@@ -35,10 +35,13 @@ export async function copiesPartition(kind: CopiedKind, ws: string, fromItem = f
 /** Whether every item of `kind` has its copies (reads take them; a change may be made to the item and each copy alike). */
 export const allCopied = async (kind: CopiedKind): Promise<boolean> => (await layoutOf(kind, false)).done;
 
-/** The parts (`copy:<n>`) that write an item's copies as `item` (the item after the write they go with), each only where `condition` holds. */
-export async function copyPuts(item: Record<string, unknown>, condition?: string): Promise<[string, TransactItem][]> {
+/** The parts (`copy:<n>`) that write an item's copies as `item` (the item after the write they go with), each only where `only` holds. */
+export async function copyPuts(
+  item: Record<string, unknown>,
+  only?: { condition: string; values: Record<string, unknown> },
+): Promise<[string, TransactItem][]> {
   await layoutOf(item.type === COPIED.project.type ? COPIED.project : COPIED.label, true);
-  return copiesOfItem(item).map((copy, n) => [`copy:${n}`, tx.put(copy, condition ? { condition } : {})]);
+  return copiesOfItem(item).map((copy, n) => [`copy:${n}`, tx.put(copy, only ?? {})]);
 }
 
 /** The parts (`copy:<n>`) that delete an item's copies, with its item. */

@@ -16,7 +16,7 @@ import type { Actor, ProjectRecord } from '#domain/entities';
 /**
  * Writes a new project unless its slug is taken (false when it is), then its copies (copies.ts). The item first, alone:
  * the create stands once it is written (DynamoDB Local was seen to lose an acknowledged transaction when killed, never a
- * put). Its copies follow in a transaction, each put only where none is, with a check that the project was not deleted
+ * put). Its copies follow in a transaction, each put only where none of its own is, with a check that it was not deleted
  * since (its mark, off the workspace's partition; its item still as created while a delete may not mark): a write that
  * came between (an update) put them from a newer item already, so they are never put back to the create's. If that transaction fails
  * COPY_ATTEMPTS times (throttled), the create still stands and answers, counted (ProjectCopiesPending): a read that finds
@@ -33,7 +33,7 @@ export async function putNewProject(record: ProjectRecord, nameKey: NameKey): Pr
   const parts: [string, TransactItem][] = [
     // Not deleted since (its mark, in its own partition, once deletes are all marked), or still as created (its item).
     ['project', (await marksAlone()) ? projectMarkCheck(record.id, 0) : tx.check(keys.project(record.workspace, record.slug), asCreated)],
-    ...(await copyPuts(item, NO_COPY_YET)),
+    ...(await copyPuts(item, noCopyYet(record.id))),
   ];
   for (let attempt = 1; attempt <= COPY_ATTEMPTS; attempt++) {
     try {
@@ -49,10 +49,12 @@ export async function putNewProject(record: ProjectRecord, nameKey: NameKey): Pr
 }
 
 /**
- * A create's copies are put only where none is: one there was put by a write after it (an update, from a newer item),
- * or by this create's attempt before (its answer lost).
+ * A create's copies are put only where none of this project's is: one there was put by a write after it (an update,
+ * from a newer item), or by this create's attempt before (its answer lost). Another project's (one of the slug deleted
+ * by a version that left its copies, during a rollback) is written over: the check of the project holds the create to
+ * being the slug's newest.
  */
-const NO_COPY_YET = 'attribute_not_exists(PK)';
+const noCopyYet = (id: string) => ({ condition: 'attribute_not_exists(PK) OR id <> :id', values: { ':id': id } });
 
 /** How many times a create tries to write its copies (a throttled or conflicted transaction goes again at once). */
 const COPY_ATTEMPTS = 3;

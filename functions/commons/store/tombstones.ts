@@ -16,8 +16,8 @@ import { tx, type TransactItem } from './transactions';
  * The mark outlives any write that read the project or label before the delete (a function runs for minutes at most):
  * a write that finds it fails as the item's check did (404). The cascade leaves marks alone (collections.ts); they expire.
  *
- * A function of the version before deletes without marking. So until SPREAD_AFTER_MS after this version first links or
- * counts on the table (the service's LAYOUT item, `PROJECT#` / `LAYOUT#GONE`) a write also checks the items, as before
+ * A function of the version before deletes without marking. So until SPREAD_AFTER_MS after this version first links,
+ * counts or creates a project on the table (the service's LAYOUT item, `PROJECT#` / `LAYOUT#GONE`) a write also checks the items, as before
  * (a counter's write, a day more: projectStats.ts); a table
  * the local tools make new has the item as of long ago (tombstoneLayout.ts). A rollback is safe: the version before checks the items, and a
  * delete of this version removes them as before.
