@@ -3,8 +3,9 @@
  * on a DynamoDB Local of its own (in memory, on a free port; with DYNAMODB_LOCAL_SHARED=1, the one on
  * DYNAMODB_PORT, in a database of DYNAMODB_LOCAL_ACCESS_KEY's). See lib/capacity/scenarios.ts. Beside
  * the page, the routes' figures at the limits the stack derives its method throttles from
- * (lib/aws/routesAtLimits.json, read by lib/aws/methodThrottles.ts).
- *   --stdout   print both files, as JSON by path, instead of writing them (the test compares them with the files)
+ * (lib/aws/routesAtLimits.json, read by lib/aws/methodThrottles.ts), and what each route's request draws on the
+ * workspace's partitions, which the functions' workspace limits count (functions/commons/domain/routeLoads.json).
+ *   --stdout   print the files, as JSON by path, instead of writing them (the test compares them with the files)
  */
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -21,7 +22,7 @@ import { freePort } from '#support/ports';
 const { values } = await cliArguments({
   usage: `usage: npm run capacity [-- --stdout]   (measures every route and consumer on DynamoDB Local, writes docs/capacity.md
                                             and lib/aws/routesAtLimits.json)
-  --stdout   print both files, as JSON by path, instead of writing them`,
+  --stdout   print the files, as JSON by path, instead of writing them`,
   options: { stdout: 'boolean' },
 });
 // The deliveries it measures go to a listener of its own on loopback.
@@ -49,6 +50,7 @@ const { modelRow } = await import('#lib/capacity/model');
 const { modelMix } = await import('#lib/capacity/mix');
 const { renderCapacity } = await import('#lib/capacity/render');
 const { routesAtLimits } = await import('#lib/capacity/renderLimits');
+const { routeLoads } = await import('#lib/capacity/routeLoads');
 
 const client = new DynamoDBClient({ endpoint: database.endpoint });
 await ensureTable(client, tableName());
@@ -60,9 +62,11 @@ const measured = await measureEverything({ root: repoRoot, endpoint: database.en
 const typical = measured.filter((m) => !m.atLimits);
 const mix = modelMix(typical);
 const atLimits = measured.filter((m) => m.atLimits).map(modelRow);
+const loads = routeLoads(typical);
 const files = {
-  'docs/capacity.md': renderCapacity(typical.map(modelRow), mix, atLimits),
+  'docs/capacity.md': renderCapacity(typical.map(modelRow), mix, atLimits, loads),
   'lib/aws/routesAtLimits.json': `${JSON.stringify(routesAtLimits(atLimits), null, 2)}\n`,
+  'functions/commons/domain/routeLoads.json': `${JSON.stringify(loads, null, 2)}\n`,
 };
 
 hook.close();
@@ -72,7 +76,7 @@ if (values.stdout) process.stdout.write(JSON.stringify(files));
 else {
   for (const [path, text] of Object.entries(files)) writeFileSync(join(repoRoot, path), text);
   console.log(
-    `docs/capacity.md and lib/aws/routesAtLimits.json written: ${typical.length} routes and consumers measured, ${atLimits.length} requests at the limits.`,
+    `docs/capacity.md, lib/aws/routesAtLimits.json and functions/commons/domain/routeLoads.json written: ${typical.length} routes and consumers measured, ${atLimits.length} requests at the limits.`,
   );
 }
 process.exit(0);

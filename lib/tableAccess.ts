@@ -24,6 +24,8 @@ export interface TableAccess {
   indexes: readonly IndexName[];
   /** The only DynamoDB operations it makes, where fewer than every read (and write) operation. */
   operations?: readonly string[];
+  /** Collections it may only add to and read by key (COUNT_OPERATIONS): a route's workspace counts (domain/workspaceRateLimits.ts). */
+  counts?: readonly PartitionKind[];
 }
 
 /** The webhook routes that check a project filter against the workspace's projects: they read its collection. */
@@ -49,6 +51,7 @@ export function routeTableAccess(route: Pick<Route, 'name' | 'method' | 'path' |
     write: route.access === 'write',
     ...(READS_PROJECTS.has(route.name) ? { reads: ['workspace'] } : {}),
     indexes: QUERIES[route.name] ?? [],
+    counts: ['load'],
   };
 }
 
@@ -71,6 +74,25 @@ const patterns = (kinds: readonly PartitionKind[]) => kinds.map((p) => `${keys.p
 /** The partition key patterns `dynamodb:LeadingKeys` takes for the partitions it may write (and read). */
 export function leadingKeyPatterns(access: TableAccess): string[] {
   return patterns(access.partitions);
+}
+
+/** What a function may do to its counts' partitions: add to an item, read one. */
+export const COUNT_OPERATIONS = ['UpdateItem', 'GetItem'] as const;
+
+/** The patterns of the partitions it may only add to and read (COUNT_OPERATIONS). */
+export function countPatterns(access: TableAccess): string[] {
+  return patterns(access.counts ?? []);
+}
+
+/** Whether every partition of a call is one the access may only add to and read, and the call is one of COUNT_OPERATIONS. */
+export function onlyCounts(access: TableAccess, operation: string, partitionKeys: readonly string[]): boolean {
+  const counts = access.counts ?? [];
+  return (
+    (COUNT_OPERATIONS as readonly string[]).includes(operation) &&
+    counts.length > 0 &&
+    partitionKeys.length > 0 &&
+    partitionKeys.every((pk) => counts.some((p) => pk.startsWith(keys.partitionPrefixes[p])))
+  );
 }
 
 /** The patterns of the partitions it may only read. */

@@ -92,7 +92,7 @@ export const feedingShards = (m: Pick<Measured, 'request'>, shards: (key: string
  * once-per-batch work on them): each is a partition of its own, and the key saturates with the busier.
  */
 const PAST_ZERO = ' (past shard 0)';
-const slotOf = (t: Touch) => `${partitionName(t)}${pastShardZero(t.key, t.item ?? t.range, t.index) ? PAST_ZERO : ''}`;
+export const slotOf = (t: Touch) => `${partitionName(t)}${pastShardZero(t.key, t.item ?? t.range, t.index) ? PAST_ZERO : ''}`;
 
 interface MixPartition {
   name: string;

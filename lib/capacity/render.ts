@@ -1,12 +1,12 @@
 import { STAGES } from '#cdk/stage';
-import { DEFAULT_RATE_LIMIT } from '#domain/tokens';
 import { MIX_MESSAGES, MIX_REQUESTS, MIX_WEBHOOKS, type MixModel, STREAM_BATCHES_PER_SECOND } from './mix.ts';
 import { ACTIVITY_SHARDS, DUE_SHARDS } from '#store/keys';
 import { SHARDED_KEYS } from '#store/shardedKeys';
 import { nextStep, TARGET_STEPS, TARGET_STEPS_NOTE } from './steps.ts';
 import { ITEM_KINDS, KEY_KINDS, PARTITION_LIMITS, type RowModel } from './model.ts';
 import { accountLimits, LAMBDA, monthlyCost, PRICES, SECONDS_PER_MONTH } from './prices.ts';
-import { renderAtLimits } from './renderLimits.ts';
+import { renderAtLimits, requestLimits } from './renderLimits.ts';
+import type { RouteLoads } from './routeLoads.ts';
 import { WORKLOAD } from './scenarios.ts';
 
 /** docs/capacity.md from the model: the same input gives the same bytes (a test compares them). */
@@ -36,7 +36,7 @@ function rowLine(r: RowModel): string {
 const KINDS = [...KEY_KINDS, ...ITEM_KINDS.map((k) => `${k} item`)];
 const HEADER = `| route | request | DynamoDB calls | items | RCU | WCU | stream RCU | stream WCU | events | ${KINDS.join(' | ')} | saturates first | at req/s | busiest single item: req/s |\n|${' --- |'.repeat(12 + KINDS.length)}`;
 
-export function renderCapacity(rows: RowModel[], mix: MixModel, atLimits: RowModel[]): string {
+export function renderCapacity(rows: RowModel[], mix: MixModel, atLimits: RowModel[], loads: RouteLoads): string {
   const p = mix.perRequest;
   const first = mix.partitions[0]!;
   const below = mix.partitions.filter((x) => x.rate < GOAL);
@@ -49,11 +49,7 @@ export function renderCapacity(rows: RowModel[], mix: MixModel, atLimits: RowMod
       rate: s.throttle.rateLimit,
       why: `${s.throttle.rateLimit}/s, burst ${s.throttle.burstLimit} (lib/cdk/stage.ts; \`-c stageRate=\` and \`-c stageBurst=\` raise it)`,
     })),
-    {
-      name: 'one token',
-      rate: DEFAULT_RATE_LIMIT.rate,
-      why: `the default per-token limit, ${DEFAULT_RATE_LIMIT.rate}/s burst ${DEFAULT_RATE_LIMIT.burst} (raisable per token)`,
-    },
+    ...requestLimits(loads),
     ...accountLimits(mix),
     { name: `the workspace's busiest key, ${code(first.name)}`, rate: first.rate, why: 'the mix below, one workspace' },
   ].sort((a, b) => a.rate - b.rate);

@@ -1,5 +1,8 @@
+import { STAGES } from '#cdk/stage';
+import { DEFAULT_RATE_LIMIT } from '#domain/tokens';
 import { MIX_REQUESTS } from './mix.ts';
 import type { RowModel } from './model.ts';
+import type { RouteLoads } from './routeLoads.ts';
 import { WORST } from './worst.ts';
 
 /** docs/capacity.md's section of the routes at the limits (worst.ts): each beside its sample, and the most any reads and writes. */
@@ -61,4 +64,35 @@ interface RouteAtLimits {
   write: number;
   share: number;
   answer: number;
+}
+
+/**
+ * The limits a request meets before the table: a token's default, and a workspace's (WORKSPACE_RATE_LIMITS, the same on
+ * every stage): the rate of the mix at which its requests draw the limit on one of the workspace's partitions, by
+ * what each route's request draws there (`loads`, the functions' routeLoads.json).
+ */
+export function requestLimits(loads: RouteLoads): { name: string; rate: number; why: string }[] {
+  const limit = STAGES.prod.workspaceRateLimits;
+  const drawn = new Map<string, { read: number; write: number }>();
+  for (const [route, per100] of MIX_REQUESTS) {
+    for (const [code, read, write] of loads.routes[route] ?? []) {
+      const d = drawn.get(code) ?? { read: 0, write: 0 };
+      drawn.set(code, { read: d.read + (read * per100) / 100, write: d.write + (write * per100) / 100 });
+    }
+  }
+  const [code, rate] = [...drawn]
+    .map(([c, d]) => [c, Math.min(d.read > 0 ? limit.read / d.read : Infinity, d.write > 0 ? limit.write / d.write : Infinity)] as const)
+    .sort((a, b) => a[1] - b[1])[0]!;
+  return [
+    {
+      name: 'one token',
+      rate: DEFAULT_RATE_LIMIT.rate,
+      why: `the default per-token limit, ${DEFAULT_RATE_LIMIT.rate}/s burst ${DEFAULT_RATE_LIMIT.burst} (raisable per token)`,
+    },
+    {
+      name: "one workspace's limits (this stack)",
+      rate,
+      why: `WORKSPACE_RATE_LIMITS, ${limit.read} read and ${limit.write} write units a second of each of its partitions, nine tenths of one (lib/cdk/stage.ts); the mix reaches them on \`${loads.slots[code]}\`; over them, 429`,
+    },
+  ];
 }

@@ -169,6 +169,7 @@ export function addRoute(stack: ServiceParts, route: Route, stage: StageConfig, 
   // The handlers answer browsers with the same allowed origins as the preflight.
   fn.addEnvironment('CORS_ORIGINS', corsOrigins.join(','));
   fn.addEnvironment('CURSOR_KEY', cursorKey.secretValue.unsafeUnwrap());
+  fn.addEnvironment('WORKSPACE_RATE_LIMITS', `rcu=${stage.workspaceRateLimits.read},wcu=${stage.workspaceRateLimits.write}`);
   grantTableAccess(fn, stack.table, routeTableAccess(route));
   if (route.secrets) grantSecrets(stack.secretsKey, fn, route.secrets, stack.legacySecrets);
   stack.functions.set(route.name, fn);

@@ -26,7 +26,19 @@ export interface StageConfig {
   logSampleRate: number;
   /** Whether the API has a web ACL with a per-address rate rule (web-acl.ts); `-c webAcl=` overrides it. */
   webAcl: boolean;
+  /**
+   * The units a second one partition of a workspace may draw before its requests are refused (429): the route
+   * functions' WORKSPACE_RATE_LIMITS (functions/commons/domain/workspaceRateLimits.ts).
+   */
+  workspaceRateLimits: { read: number; write: number };
 }
+
+/**
+ * Nine tenths of what one partition serves (3,000 read and 1,000 write units a second): a workspace is slowed
+ * down with room left for what is not a request (the stream's work, inbound events, deliveries), before DynamoDB
+ * throttles the key.
+ */
+const WORKSPACE_RATE_LIMITS = { read: 2_700, write: 900 };
 
 export const STAGES: Record<StageName, StageConfig> = {
   dev: {
@@ -40,6 +52,7 @@ export const STAGES: Record<StageName, StageConfig> = {
     logLevel: 'DEBUG',
     logSampleRate: 0,
     webAcl: false,
+    workspaceRateLimits: WORKSPACE_RATE_LIMITS,
   },
   prod: {
     name: 'prod',
@@ -56,6 +69,7 @@ export const STAGES: Record<StageName, StageConfig> = {
     logLevel: 'INFO',
     logSampleRate: 0.01,
     webAcl: true,
+    workspaceRateLimits: WORKSPACE_RATE_LIMITS,
   },
 };
 

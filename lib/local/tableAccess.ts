@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { HttpRequest } from '@smithy/types';
 import { db } from '#store/client';
-import { CONSUMER_TABLE_ACCESS, indexKeyPatterns, reaches, type TableAccess } from '#lib/tableAccess';
+import { CONSUMER_TABLE_ACCESS, indexKeyPatterns, onlyCounts, reaches, type TableAccess } from '#lib/tableAccess';
 import { TABLE } from '#store/table';
 import { batchOf } from './partitions/batches';
 import { bodyText, operationOf } from './partitions/simulator';
@@ -37,10 +37,13 @@ const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem',
 /** Why the running function may not make this call; undefined when it may. */
 export function refusal(access: TableAccess, operation: string, input: Wire): string | undefined {
   if (!READS.has(operation) && !WRITES.has(operation)) return `dynamodb:${operation} is not allowed`;
-  if (WRITES.has(operation) && !access.write) return `dynamodb:${operation} is not allowed (read-only)`;
-  if (access.operations && !access.operations.includes(operation)) return `dynamodb:${operation} is not among its operations`;
   const batch = batchOf(operation, input);
   const draws = batch ? batch.entries.flatMap((e) => e.draws) : (consumption(operation, input) ?? []);
+  // Its counts (a workspace's load): an UpdateItem or GetItem there is allowed whatever else it may do.
+  const keysOnTable = draws.filter((d) => d.index === undefined).map((d) => d.key);
+  if (onlyCounts(access, operation, keysOnTable)) return undefined;
+  if (WRITES.has(operation) && !access.write) return `dynamodb:${operation} is not allowed (read-only)`;
+  if (access.operations && !access.operations.includes(operation)) return `dynamodb:${operation} is not among its operations`;
   if (operation === 'Query' && input.IndexName !== undefined) {
     if (!access.indexes.some((i) => TABLE.indexes[i].name === input.IndexName)) return `a query of index ${String(input.IndexName)}`;
     // The index's partition key is the query's leading key: one of the index partitions it keeps.

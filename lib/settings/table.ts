@@ -1,6 +1,7 @@
 import { partitionLimitsRule } from '#local/partitions/limits';
 import { parseRetention, RETENTION_ACCEPTS } from '#domain/activity';
 import { DELIVERY_SETTINGS } from '#webhooks/settings';
+import { WORKSPACE_RATE_LIMITS_SETTING } from './workspaceRateLimits';
 import {
   filePath,
   folderPath,
@@ -77,12 +78,7 @@ export const SETTINGS = {
     rule: oneOf(['0', '1']),
     empty: 'unset',
   }),
-  DATA_DIR: setting({
-    meaning: "where `npm start` keeps DynamoDB Local's data and its files",
-    unset: '.data/',
-    rule: folderPath,
-    empty: 'unset',
-  }),
+  DATA_DIR: setting({ meaning: 'where `npm start` keeps its data and files', unset: '.data/', rule: folderPath, empty: 'unset' }),
   TABLE_NAME: setting({
     meaning:
       'the table; with it set (and no `--embedded`), `npm start`, the token CLI and `check:table` use that real table with your AWS credentials',
@@ -139,6 +135,7 @@ export const SETTINGS = {
     rule: partitionLimitsRule,
     empty: 'unset',
   }),
+  WORKSPACE_RATE_LIMITS: setting(WORKSPACE_RATE_LIMITS_SETTING),
   POWERTOOLS_LOG_LEVEL: setting({
     meaning: "the functions' log level (Powertools); the stack sets it per stage",
     unset: 'INFO',

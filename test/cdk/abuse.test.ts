@@ -9,6 +9,7 @@ import { newToken } from '#domain/tokens';
 import { routes } from '#http/routes';
 import {
   CONSUMER_TABLE_ACCESS,
+  countPatterns,
   indexKeyPatterns,
   leadingKeyPatterns,
   readOnlyPatterns,
@@ -115,6 +116,7 @@ describe('least privilege over data', () => {
   const declared = (access: TableAccess) => [
     { on: 'table', patterns: leadingKeyPatterns(access), writes: access.write, scans: false },
     ...(readOnlyPatterns(access).length ? [{ on: 'table', patterns: readOnlyPatterns(access), writes: false, scans: false }] : []),
+    ...(countPatterns(access).length ? [{ on: 'table', patterns: countPatterns(access), writes: true, scans: false }] : []),
     ...(access.indexes.length ? [{ on: 'index', patterns: indexKeyPatterns(access), writes: false, scans: false }] : []),
   ];
   const functions = [
@@ -134,12 +136,13 @@ describe('least privilege over data', () => {
     const code = (ps: string[]) => (ps.length ? ps.map((p) => `\`${p}\``).join(' ') : '-');
     const row = ([name, a]: (typeof functions)[number]) =>
       a
-        ? `| ${name} | ${a.write ? code(leadingKeyPatterns(a)) : '-'} | ${code([...(a.write ? [] : leadingKeyPatterns(a)), ...readOnlyPatterns(a)])} | ${
+        ? `| ${name} | ${a.write ? code(leadingKeyPatterns(a)) : '-'} | ${code([...(a.write ? [] : leadingKeyPatterns(a)), ...readOnlyPatterns(a)])} | ${code(countPatterns(a))} | ${
             a.indexes.length ? a.indexes.map((i) => `${i} (${code(indexKeyPatterns({ ...a, indexes: [i] }))})`).join(', ') : '-'
           } |`
-        : `| ${name} | - | - | - |`;
+        : `| ${name} | - | - | - | - |`;
     const page = readFileSync(join(repoRoot, 'docs', 'architecture.md'), 'utf8');
-    const header = '| function | writes and reads | reads only | indexes (their partitions) |\n|---|---|---|---|\n';
+    const header =
+      '| function | writes and reads | reads only | counts (adds to, reads) | indexes (their partitions) |\n|---|---|---|---|---|\n';
     expect(page).toContain(`${header}${functions.map(row).join('\n')}\n\n`);
   });
 

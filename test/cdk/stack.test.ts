@@ -1,3 +1,4 @@
+import { readWorkspaceRateLimits } from '#domain/workspaceRateLimitsSetting';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
@@ -264,12 +265,17 @@ describe('functions', () => {
   });
 
   test.each(routes.filter((r) => r.method === 'GET' && r.access !== 'none').map((r) => r.name))(
-    'GET route %s cannot write to the table',
+    'GET route %s cannot write to the table, but for its workspace counts (an UpdateItem of LOAD#* alone)',
     (name) => {
       expect(routes.find((r) => r.name === name)!.access).toBe('read');
-      const actions = actionsOf(name);
-      expect(actions).toContain('dynamodb:Query');
-      expect(actions.filter((a) => WRITE_ACTIONS.includes(a) || a === 'dynamodb:*')).toEqual([]);
+      expect(actionsOf(name)).toContain('dynamodb:Query');
+      const writing = statementsOf(name).filter((s) => [s.Action].flat().some((a) => WRITE_ACTIONS.includes(a) || a === 'dynamodb:*'));
+      expect(writing.map((s) => ({ actions: [s.Action].flat().sort(), condition: s.Condition }))).toEqual([
+        {
+          actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+          condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['LOAD#*'] } },
+        },
+      ]);
     },
   );
 
@@ -293,6 +299,15 @@ describe('functions', () => {
       expect(env).toContain('resolve:secretsmanager');
     }
     expect(resources[functionLogicalId('authorizer')]!.Properties.Environment.Variables.CURSOR_KEY).toBeUndefined();
+  });
+
+  test("every route function holds workspaces to nine tenths of a partition's units (WORKSPACE_RATE_LIMITS), the readable setting", () => {
+    for (const route of routes) {
+      const value = resources[functionLogicalId(route.name)]!.Properties.Environment.Variables.WORKSPACE_RATE_LIMITS;
+      expect(value, route.name).toBe('rcu=2700,wcu=900');
+      expect(readWorkspaceRateLimits(value)).toEqual({ read: 2_700, write: 900 });
+    }
+    expect(resources[functionLogicalId('authorizer')]!.Properties.Environment.Variables.WORKSPACE_RATE_LIMITS).toBeUndefined();
   });
 
   test('the authorizer may only GetItem token items', () => {

@@ -23,6 +23,7 @@ import { principalOf, requireScope, requireScopes, requireWorkspace, type Princi
 import { problemOf, problemResponse } from './problem';
 import { queryOf } from './query';
 import { parseInput, workspaceSlug } from '#wire/validation';
+import { workspaceAdmits } from '#domain/workspaceRateLimits';
 
 const MAX_BODY_BYTES = 64 * 1024;
 
@@ -190,6 +191,11 @@ export function endpoint<S extends z.ZodMiniType>(spec: EndpointSpec<S>) {
       }
       const key = spec.idempotency?.keyOf(event);
       const input = parseInput(spec.input, { path: event.pathParameters ?? {}, query, body: body ?? {} });
+      // A valid request counts toward its workspace's limits, and is refused past them (domain/workspaceRateLimits.ts).
+      if (!(await workspaceAdmits(workspace, `${event.httpMethod} ${event.resource}`)))
+        throw new Refused('rate_limited', `The workspace ${workspace} is over its limits; retry after the time given in Retry-After.`, {
+          'Retry-After': '1',
+        });
       const workspaces = named ? [workspace] : principal.workspaces;
       const ifMatch = event.headers['if-match'];
       const requestId = context.awsRequestId;

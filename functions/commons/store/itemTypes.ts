@@ -47,4 +47,5 @@ export const ItemType = {
   projectCopiesLayout: 'project_copies_layout',
   labelGuardsLayout: 'label_guards_layout',
   labelTallyLayout: 'label_tally_layout',
+  workspaceLoad: 'workspace_load',
 } as const;

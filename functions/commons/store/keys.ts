@@ -24,6 +24,8 @@
  *                             and a recovery read small items), its health while it fails (HEALTH: its run of
  *                             failures, its breaker), and the lease of a recovery under way (RECOVERY)
  *   ACTIVITY#...             the history (activityKeys.ts)
+ *   LOAD#<workspace>          what the workspace's requests drew on its partitions, a second an item (S#<second>):
+ *                             the workspace limits' counts (workspaceLoads.ts), expires
  * Index GSI3 (the sweeper's): DUE#<n> (DUE_SHARDS of them), a delivery's shard, sorted by next_attempt_at.
  * The webhooks room's prefixes (HOOKS#, WEBHOOK#) are reached by no project, label or history function
  * (lib/tableAccess.ts); `npm run rekey` moves what earlier versions kept in WS#. LABELCOUNT: workspaceCounts.ts.
@@ -64,6 +66,7 @@ const TOKEN = 'TOKEN#';
 const STATS = 'STATS#';
 const ACTIVITY = 'ACTIVITY#';
 const DUE = 'DUE#';
+const LOAD = 'LOAD#';
 
 export const keys = {
   workspace: (ws: string) => `${WS}${ws}`,
@@ -154,6 +157,8 @@ export const keys = {
   token: (tokenId: string): Key => ({ PK: `${TOKEN}${tokenId}`, SK: 'TOKEN' }),
   /** A POST's Idempotency-Key: `hash` digests the owner and the key, so any key fits the key limits. */
   idempotencyKey: (ws: string, hash: string): Key => ({ PK: `${IDEMPOTENCY}${ws}#${hash}`, SK: 'KEY' }),
+  /** What a workspace's requests drew in one second, summed by the functions' workspace limits (workspaceLoads.ts); expires. */
+  workspaceLoad: (ws: string, second: number): Key => ({ PK: `${LOAD}${ws}`, SK: `S#${second}` }),
   ...activityKeys,
   ...taskKeys,
   /** What the partition keys of each collection begin with (IAM policies reach partitions by these: lib/tableAccess.ts). */
@@ -168,6 +173,7 @@ export const keys = {
     activity: ACTIVITY,
     webhooks: HOOKS,
     stats: STATS,
+    load: LOAD,
   },
   /** What the partition keys of each index begin with (its statements reach its partitions by these: lib/tableAccess.ts). */
   indexPartitionPrefixes: { byStatus: WS, byName: WS, byDue: DUE },

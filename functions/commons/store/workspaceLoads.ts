@@ -1,0 +1,73 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from './client';
+import { ItemType, keys } from './keys';
+import { tableName } from './table';
+
+/** Units drawn on one partition of a workspace (by its code: functions/commons/domain/routeLoads.json). */
+export interface Drawn {
+  read: number;
+  write: number;
+}
+
+/** How long a second's item is kept: a few minutes say what a workspace drew lately, for whoever looks (TTL). */
+const KEEP_SECONDS = 300;
+
+/** Attribute names: `r<code>` and `w<code>`, a partition's read and write units (codes are six hex digits). */
+const CODE = /^[0-9a-f]{6}$/;
+
+/** A workspace's counts of two seconds: the one sent to, so far, and the one before it, whole. */
+export interface Seconds {
+  current: Map<string, Drawn>;
+  before: Map<string, Drawn>;
+}
+
+/**
+ * Adds what one instance counted of a workspace's requests to the workspace's item of that second, in
+ * one UpdateItem, and answers what the item holds then (every instance's counts of the second so far) and,
+ * read beside it (eventually consistent: half a read unit), the item of the second before.
+ * An item a second (`LOAD#<ws>` / `S#<second>`), each counted once by each instance that sends its counts
+ * there, so no read-modify-write races: ADD is atomic.
+ */
+export async function addDrawn(ws: string, second: number, counts: ReadonlyMap<string, Drawn>): Promise<Seconds> {
+  const names: Record<string, string> = { '#type': 'type', '#ttl': 'ttl' };
+  const values: Record<string, unknown> = { ':type': ItemType.workspaceLoad, ':ttl': second + KEEP_SECONDS };
+  const adds: string[] = [];
+  for (const [code, drawn] of counts) {
+    if (!CODE.test(code)) throw new Error(`not a partition's code: ${code}`);
+    for (const [side, units] of [
+      ['r', drawn.read],
+      ['w', drawn.write],
+    ] as const) {
+      if (!(units > 0)) continue;
+      names[`#${side}${code}`] = `${side}${code}`;
+      values[`:${side}${code}`] = Number(units.toFixed(4));
+      adds.push(`#${side}${code} :${side}${code}`);
+    }
+  }
+  const [{ Attributes }, { Item }] = await Promise.all([
+    db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.workspaceLoad(ws, second),
+        UpdateExpression: `SET #type = :type, #ttl = :ttl${adds.length ? ` ADD ${adds.join(', ')}` : ''}`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    ),
+    db.send(new GetCommand({ TableName: tableName(), Key: keys.workspaceLoad(ws, second - 1) })),
+  ]);
+  return { current: drawnIn(Attributes), before: drawnIn(Item) };
+}
+
+function drawnIn(item: Record<string, unknown> | undefined): Map<string, Drawn> {
+  const found = new Map<string, Drawn>();
+  for (const [name, value] of Object.entries(item ?? {})) {
+    const [, side, code] = /^([rw])([0-9a-f]{6})$/.exec(name) ?? [];
+    if (!side || !code || typeof value !== 'number') continue;
+    const drawn = found.get(code) ?? { read: 0, write: 0 };
+    drawn[side === 'r' ? 'read' : 'write'] = value;
+    found.set(code, drawn);
+  }
+  return found;
+}

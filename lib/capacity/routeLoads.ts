@@ -1,0 +1,50 @@
+import { createHash } from 'node:crypto';
+import { atSaturation, byName, spreadOf } from './model.ts';
+import { slotOf } from './mix.ts';
+import type { Measured } from './scenarios.ts';
+
+/**
+ * What the functions' workspace limits (functions/commons/domain/workspaceRateLimits.ts) count each request of a
+ * route as: the units its sample request draws on each partition of the workspace, as the mix sums them
+ * (mix.ts: a sharded key's share of one shard, every project, label or task of the workspace taken as the one
+ * the request names, the stream's work done per record). Written by `npm run capacity` to
+ * functions/commons/domain/routeLoads.json: `slots`, each partition's short code (what the functions' counts are
+ * kept under) to its name, and `routes`, each route's `[code, read units, write units]` per request.
+ */
+export interface RouteLoads {
+  slots: Record<string, string>;
+  routes: Record<string, [code: string, read: number, write: number][]>;
+}
+
+/** A route's row (`GET /projects/{slug}`): the history's extra read shapes (`GET /activities (...)`) and consumers are not. */
+const ROUTE_ROW = /^(GET|POST|PUT|DELETE) \/\S+$/;
+
+/** A partition's code: short, and the same whatever else the page lists (a hash of its name). */
+const codeOf = (slot: string) => createHash('sha256').update(slot).digest('hex').slice(0, 6);
+
+const rounded = (n: number) => Number(n.toFixed(4));
+
+export function routeLoads(typical: Measured[]): RouteLoads {
+  const slots: Record<string, string> = {};
+  const named = new Set<string>();
+  const routes: RouteLoads['routes'] = {};
+  for (const m of [...typical].sort((a, b) => byName(a.row, b.row))) {
+    if (!ROUTE_ROW.test(m.row)) continue;
+    const loads = new Map<string, { read: number; write: number }>();
+    for (const t of atSaturation(m)) {
+      const slot = slotOf(t);
+      const load = loads.get(slot) ?? { read: 0, write: 0 };
+      load[t.capacity] += t.units * spreadOf(t);
+      loads.set(slot, load);
+    }
+    routes[m.row] = [...loads]
+      .sort(([a], [b]) => byName(a, b))
+      .map(([slot, load]) => {
+        slots[codeOf(slot)] = slot;
+        named.add(slot);
+        return [codeOf(slot), rounded(load.read), rounded(load.write)];
+      });
+  }
+  if (Object.keys(slots).length !== named.size) throw new Error('two partitions share a code (lib/capacity/routeLoads.ts)');
+  return { slots: Object.fromEntries(Object.entries(slots).sort(([a], [b]) => byName(a, b))), routes };
+}
