@@ -75,7 +75,7 @@ export function requestLimits(loads: RouteLoads): { name: string; rate: number; 
   const limit = STAGES.prod.workspaceRateLimits;
   const drawn = new Map<string, { read: number; write: number }>();
   for (const [route, per100] of MIX_REQUESTS) {
-    for (const [code, read, write] of loads.routes[route] ?? []) {
+    for (const [code, read, write] of loads.routes[route]?.draws ?? []) {
       const d = drawn.get(code) ?? { read: 0, write: 0 };
       drawn.set(code, { read: d.read + (read * per100) / 100, write: d.write + (write * per100) / 100 });
     }

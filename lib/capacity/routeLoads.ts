@@ -9,11 +9,20 @@ import type { Measured } from './scenarios.ts';
  * (mix.ts: a sharded key's share of one shard, every project, label or task of the workspace taken as the one
  * the request names, the stream's work done per record). Written by `npm run capacity` to
  * functions/commons/domain/routeLoads.json: `slots`, each partition's short code (what the functions' counts are
- * kept under) to its name, and `routes`, each route's `[code, read units, write units]` per request.
+ * kept under) to its name, and `routes`, each route's RouteLoad.
  */
 export interface RouteLoads {
   slots: Record<string, string>;
-  routes: Record<string, [code: string, read: number, write: number][]>;
+  routes: Record<string, RouteLoad>;
+}
+
+/**
+ * A route's sample request: the units its own calls drew in all (`units`: what a request of it is measured against,
+ * its draws scaled by what it really drew), and its draws on the workspace's partitions (`draws`).
+ */
+interface RouteLoad {
+  units: [read: number, write: number];
+  draws: [code: string, read: number, write: number][];
 }
 
 /** A route's row (`GET /projects/{slug}`): the history's extra read shapes (`GET /activities (...)`) and consumers are not. */
@@ -37,13 +46,16 @@ export function routeLoads(typical: Measured[]): RouteLoads {
       load[t.capacity] += t.units * spreadOf(t);
       loads.set(slot, load);
     }
-    routes[m.row] = [...loads]
+    const own = m.request.flatMap((c) => c.touches);
+    const total = (side: 'read' | 'write') => rounded(own.filter((t) => t.capacity === side).reduce((sum, t) => sum + t.units, 0));
+    const draws = [...loads]
       .sort(([a], [b]) => byName(a, b))
-      .map(([slot, load]) => {
+      .map(([slot, load]): RouteLoad['draws'][number] => {
         slots[codeOf(slot)] = slot;
         named.add(slot);
         return [codeOf(slot), rounded(load.read), rounded(load.write)];
       });
+    routes[m.row] = { units: [total('read'), total('write')], draws };
   }
   if (Object.keys(slots).length !== named.size) throw new Error('two partitions share a code (lib/capacity/routeLoads.ts)');
   return { slots: Object.fromEntries(Object.entries(slots).sort(([a], [b]) => byName(a, b))), routes };

@@ -1,5 +1,4 @@
 import { COPIED, copiesLayoutItem, copiesOfItem, type CopiedKind } from '#store/copyLayouts';
-import { CLOCK_SKEW_MS } from '#store/deployWindow';
 import { keys } from '#store/keys';
 import { decodeLabel } from '#store/labelItem';
 import { labelStillAsRead } from '#store/labels';
@@ -9,7 +8,7 @@ import { statsLayoutItem } from '#store/statsLayout';
 import { serviceSpreadAt } from '#store/serviceLayouts';
 import { tx, type TransactItem } from '#store/transactions';
 import { sameBody } from './copies.ts';
-import { markLayoutDone, moveOrName } from './layoutMarks.ts';
+import { markLayoutDone, moveOrName, moveWait } from './layoutMarks.ts';
 
 type Item = Record<string, any>;
 
@@ -59,8 +58,8 @@ export async function copyItems(
   const orphans = [...copies.values()].filter((c) => !originalOf.has(`${c.workspace}|${c.slug}`));
   const count = stale.length + new Set(orphans.map((c) => `${c.workspace}|${c.slug}`)).size;
   // The scan must come after it is ready (and a clock's skew): an item the version before wrote alone is then in it.
-  if (!Number.isFinite(ready)) return { count, waitUntil: `15 minutes after this version's first ${kind.what} write` };
-  if (scannedAt < ready + CLOCK_SKEW_MS) return { count, waitUntil: new Date(ready + CLOCK_SKEW_MS).toISOString() };
+  const waitUntil = moveWait(ready, kind.what, scannedAt);
+  if (waitUntil) return { count, waitUntil };
   if (dryRun) return { count };
   for (const o of stale) {
     await moveOrName(conflicts, `${kind.what} ${o.workspace}/${o.slug}`, 'changed while copying', [

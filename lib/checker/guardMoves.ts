@@ -7,7 +7,7 @@ import { guardLayout } from '#store/labelGuards';
 import { RELOOK_MS } from '#store/moveLayouts';
 import { tableName } from '#store/table';
 import { tx } from '#store/transactions';
-import { markLayoutDone, moveOrName } from './layoutMarks.ts';
+import { markLayoutDone, moveOrName, moveWait } from './layoutMarks.ts';
 
 type Item = Record<string, any>;
 
@@ -47,8 +47,8 @@ export async function moveGuards(
   const titled = new Set(labels.map((l) => `${l.workspace}#${normOf(l)}`));
   const stale = [...own.values()].filter((g) => !titled.has(`${g.workspace}#${normOfGuard(g)}`));
   const count = unguarded.length + stale.length;
-  if (!Number.isFinite(layout.spreadAt)) return { count, waitUntil: "15 minutes after this version's first label write" };
-  if (scannedAt < layout.spreadAt + CLOCK_SKEW_MS) return { count, waitUntil: new Date(layout.spreadAt + CLOCK_SKEW_MS).toISOString() };
+  const waitUntil = moveWait(layout.spreadAt, 'label', scannedAt);
+  if (waitUntil) return { count, waitUntil };
   if (dryRun) return { count };
   for (const l of unguarded)
     await moveOrName(conflicts, `label ${l.workspace}/${l.slug}`, WHY, [

@@ -1,5 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '#store/client';
+import { CLOCK_SKEW_MS } from '#store/deployWindow';
 import { TransactionCancelled } from '#store/errors';
 import type { Key } from '#store/keys';
 import { tableName } from '#store/table';
@@ -19,6 +20,17 @@ export async function markLayoutDone(key: Key, field: string): Promise<void> {
       ExpressionAttributeValues: { ':now': new Date(Date.now()).toISOString() },
     }),
   );
+}
+
+/**
+ * Whether a move may run now, from a scan taken at `scannedAt`: undefined when it may, else what it waits for (rekey
+ * says it). It waits `skews` clocks' skews past `spreadAt`, when this version's functions took up the new layout
+ * (the deploy's window after this version's first write of `what`, which has not begun where it is not finite).
+ */
+export function moveWait(spreadAt: number, what: string, scannedAt: number, skews = 1): string | undefined {
+  if (!Number.isFinite(spreadAt)) return `15 minutes after this version's first ${what} write`;
+  const after = spreadAt + skews * CLOCK_SKEW_MS;
+  return scannedAt < after ? new Date(after).toISOString() : undefined;
 }
 
 /** Runs a move's transaction; one cancelled (what it read changed meanwhile) is named in `conflicts`: `<what>: <why>; run again`. */

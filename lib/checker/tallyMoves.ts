@@ -1,7 +1,6 @@
-import { CLOCK_SKEW_MS } from '#store/deployWindow';
 import { ItemType, keys } from '#store/keys';
 import { moveTallyOnce, tallyLayout } from '#store/labelTally';
-import { markLayoutDone } from './layoutMarks.ts';
+import { markLayoutDone, moveWait } from './layoutMarks.ts';
 
 type Item = Record<string, any>;
 
@@ -25,11 +24,10 @@ export async function moveTallies(
     i.PK === keys.workspace(i.workspace);
   const workspaces = [...new Set(items.filter(kept).map((i) => String(i.workspace)))];
   const count = workspaces.length;
-  if (!Number.isFinite(layout.spreadAt)) return { count, waitUntil: "15 minutes after this version's first label write" };
   // A clock's skew after functions begin to move (labelTally.ts), and another: longer than a request that went by the
   // workspace's tally takes to write it (then a tally no one wrote is not made there behind the move).
-  const after = layout.spreadAt + 2 * CLOCK_SKEW_MS;
-  if (scannedAt < after) return { count, waitUntil: new Date(after).toISOString() };
+  const waitUntil = moveWait(layout.spreadAt, 'label', scannedAt, 2);
+  if (waitUntil) return { count, waitUntil };
   if (dryRun) return { count };
   for (const ws of workspaces)
     if ((await moveTallyOnce(ws)) === 'raced') conflicts.push(`label tally of ${ws}: changed while it was moved; run again`);

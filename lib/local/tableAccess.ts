@@ -39,9 +39,17 @@ export function refusal(access: TableAccess, operation: string, input: Wire): st
   if (!READS.has(operation) && !WRITES.has(operation)) return `dynamodb:${operation} is not allowed`;
   const batch = batchOf(operation, input);
   const draws = batch ? batch.entries.flatMap((e) => e.draws) : (consumption(operation, input) ?? []);
-  // Its counts (a workspace's load): an UpdateItem or GetItem there is allowed whatever else it may do.
-  const keysOnTable = draws.filter((d) => d.index === undefined).map((d) => d.key);
-  if (onlyCounts(access, operation, keysOnTable)) return undefined;
+  // Its counts (a workspace's load): an UpdateItem or GetItem there is allowed whatever else it may do
+  // (never one that writes an index: a count carries no index keys).
+  if (
+    draws.every((d) => d.index === undefined) &&
+    onlyCounts(
+      access,
+      operation,
+      draws.map((d) => d.key),
+    )
+  )
+    return undefined;
   if (WRITES.has(operation) && !access.write) return `dynamodb:${operation} is not allowed (read-only)`;
   if (access.operations && !access.operations.includes(operation)) return `dynamodb:${operation} is not among its operations`;
   if (operation === 'Query' && input.IndexName !== undefined) {

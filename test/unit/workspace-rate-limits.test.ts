@@ -39,28 +39,42 @@ class Counts {
   }
 }
 
-const ROUTES = routeLoads.routes as unknown as Record<string, [string, number, number][]>;
+const ROUTES = routeLoads.routes as unknown as Record<string, { units: [number, number]; draws: [string, number, number][] }>;
 const CREATE_LABEL = 'POST /projects-labels';
 const TALLY = Object.entries(routeLoads.slots).find(([, name]) => name === 'LABEL#<ws>#TALLY')![0];
-const tallyWrites = ROUTES[CREATE_LABEL]!.find(([code]) => code === TALLY)![2];
+const tallyWrites = ROUTES[CREATE_LABEL]!.draws.find(([code]) => code === TALLY)![2];
 const BUDGET = { read: 30, write: 10 };
 
 /** `perSecond` requests of `route` a second for `seconds`, spread evenly, over `instances`; what was let in, by second. */
-async function drive(o: { limits: WorkspaceRateLimits[]; ws: string; route: string; perSecond: number; seconds: number; from?: number }) {
+async function drive(o: {
+  limits: WorkspaceRateLimits[];
+  ws: string;
+  route: string;
+  perSecond: number;
+  seconds: number;
+  from?: number;
+  /** What each request let in drew (default: its route's sample). */
+  units?: { read: number; write: number };
+}) {
   const inBySecond: number[] = [];
   const from = o.from ?? 1_000_000;
   for (let s = 0; s < o.seconds; s++) {
     let admitted = 0;
     for (let i = 0; i < o.perSecond; i++) {
       const instance = o.limits[i % o.limits.length]!;
-      if (await instance.admit(o.ws, o.route, from + s * 1000 + Math.floor((i * 1000) / o.perSecond))) admitted++;
+      const at = from + s * 1000 + Math.floor((i * 1000) / o.perSecond);
+      // As a request runs (workspaceRateLimits.ts): let in, then counted as it drew (here its route's sample).
+      if (await instance.admit(o.ws, o.route, at)) {
+        admitted++;
+        await instance.count(o.ws, o.route, o.units, at);
+      }
     }
     inBySecond.push(admitted);
   }
   return inBySecond;
 }
 
-describe('workspace limits', () => {
+describe('workspace rate limits', () => {
   test('under its limit every request goes in, and every one is counted: sent once an instance counted 5% of the limit', async () => {
     const counts = new Counts();
     const limits = new WorkspaceRateLimits(BUDGET, counts.send, seeded(1));
@@ -77,8 +91,9 @@ describe('workspace limits', () => {
     const limits = new WorkspaceRateLimits({ read: 3_000, write: 1_000 }, counts.send, seeded(2));
     const admitted = await drive({ limits: [limits], ws: 'acme', route: 'GET /projects', perSecond: 100, seconds: 10 });
     expect(admitted.every((n) => n === 100)).toBe(true);
-    // 2 read units a request on the status index: 5% of 3,000 is 150 units, 75 requests.
-    expect(counts.sends).toBe(Math.floor(1_000 / 75));
+    // 2 read units a request on the status index: 5% of 3,000 is 150 units, 75 requests. The first send comes at a tenth
+    // of that, the 8th request (it never sent: its last send is long past), then one every 75.
+    expect(counts.sends).toBe(1 + Math.floor((1_000 - 8) / 75));
   });
 
   test('over its limit, the requests let in draw about the limit, from four instances, and the others are refused', async () => {
@@ -142,11 +157,80 @@ describe('workspace limits', () => {
     expect(counts.sends).toBe(0);
   });
 
+  test('a request counts as what its calls drew: a page of large items is not counted as a sample page', async () => {
+    const budget = { read: 3_000, write: 1_000 };
+    const sample = new Counts();
+    const asSample = await drive({
+      limits: [new WorkspaceRateLimits(budget, sample.send, seeded(8))],
+      ws: 'acme',
+      route: 'GET /projects',
+      perSecond: 5,
+      seconds: 6,
+    });
+    expect(asSample.every((n) => n === 5)).toBe(true);
+    // The same requests, each a page of 100 large projects: 1,122 read units of the status index (capacity.md, "At the limits").
+    const heavy = new Counts();
+    const limits = new WorkspaceRateLimits(budget, heavy.send, seeded(8));
+    const admitted = await drive({
+      limits: [limits],
+      ws: 'acme',
+      route: 'GET /projects',
+      perSecond: 5,
+      seconds: 6,
+      units: { read: 1_122, write: 0 },
+    });
+    const status = Object.entries(routeLoads.slots).find(([, name]) => name === 'GSI1 WS#<ws>#STATUS#<status>')![0];
+    expect(heavy.total('acme', status, 'read')).toBeGreaterThan(0);
+    expect(admitted.slice(1).some((n) => n < 5)).toBe(true);
+    const drawn = admitted.reduce((a, b) => a + b, 0) * 1_122;
+    expect(drawn / 6).toBeLessThan(budget.read * 1.5);
+  });
+
+  test('an instance of a cheap route learns the workspace is hot, and that it is not any more, from late sends', async () => {
+    const counts = new Counts();
+    const budget = { read: 3_000, write: 1_000 };
+    const copies = Object.entries(routeLoads.slots).find(([, name]) => name === 'WS#<ws>#COPY#<copy>')![0];
+    // Other instances read the copies at twice their limit for 20 seconds, then stop.
+    for (let s = 0; s < 20; s++) counts.items.set(`acme ${1_000 + s}`, new Map([[copies, { read: 6_000, write: 0 }]]));
+    // This one reads one label a time, 20 a second: 0.125 read units of the copies each, a 24,000th of the limit.
+    const limits = new WorkspaceRateLimits(budget, counts.send, seeded(9));
+    const hot = await drive({ limits: [limits], ws: 'acme', route: 'GET /projects-labels/{slug}', perSecond: 20, seconds: 20 });
+    expect(hot.slice(-10).every((n) => n < 20)).toBe(true);
+    const calm = await drive({
+      limits: [limits],
+      ws: 'acme',
+      route: 'GET /projects-labels/{slug}',
+      perSecond: 20,
+      seconds: 10,
+      from: 1_000_000 + 20_000,
+    });
+    expect(calm.slice(-5)).toEqual([20, 20, 20, 20, 20]);
+  });
+
+  test('counts made while a send is under way are kept for the next: none lost, none twice', async () => {
+    const counts = new Counts();
+    let release: () => void = () => {};
+    let held = true;
+    const slow: typeof counts.send = async (...args) => {
+      if (held) await new Promise<void>((r) => (release = r));
+      return counts.send(...args);
+    };
+    const limits = new WorkspaceRateLimits(BUDGET, slow, seeded(10));
+    const first = limits.count('acme', CREATE_LABEL, undefined, 1_000_000);
+    // Ten more while the first send waits (a local process serves requests at once), then the send lands.
+    for (let i = 1; i <= 10; i++) await limits.count('acme', CREATE_LABEL, undefined, 1_000_000 + i);
+    held = false;
+    release();
+    await first;
+    await limits.count('acme', CREATE_LABEL, undefined, 1_000_000 + 300);
+    expect(counts.total('acme', TALLY, 'write')).toBeCloseTo(12 * tallyWrites, 6);
+  });
+
   test("the deployed limits let the mix in up to nine tenths of its first key's rate, and hold it under it", () => {
     const deployed = readWorkspaceRateLimits(`rcu=${STAGES.prod.workspaceRateLimits.read},wcu=${STAGES.prod.workspaceRateLimits.write}`)!;
     const perRequest = new Map<string, Drawn>();
     for (const [route, per100] of MIX_REQUESTS) {
-      for (const [code, read, write] of ROUTES[route] ?? []) {
+      for (const [code, read, write] of ROUTES[route]?.draws ?? []) {
         const d = perRequest.get(code) ?? { read: 0, write: 0 };
         perRequest.set(code, { read: d.read + (read * per100) / 100, write: d.write + (write * per100) / 100 });
       }

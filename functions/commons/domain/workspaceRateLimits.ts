@@ -1,34 +1,46 @@
 import { logger } from '#observability/log';
+import { type Units, withUnits } from '#store/consumed';
 import { addDrawn, type Drawn } from '#store/workspaceLoads';
 import routeLoads from './routeLoads.json' with { type: 'json' };
 import { readWorkspaceRateLimits, type Budget } from './workspaceRateLimitsSetting';
 
 /**
- * Workspace limits: a workspace's requests are refused (http/endpoint.ts: 429, `Retry-After`) before they draw more on any one
- * of its partitions than WORKSPACE_RATE_LIMITS allows a second, so a busy tenant slows down before its keys
- * saturate (a 503 from DynamoDB, and a partition its own other requests share) and no request of it makes
- * another tenant's wait. What a request draws, by route, is the capacity model's (`npm run capacity`:
- * routeLoads.json, every project, label and task of the workspace taken as one, as the mix takes them).
+ * Workspace rate limits: a workspace's requests are refused (http/endpoint.ts: 429, `Retry-After`) before they draw
+ * more than WORKSPACE_RATE_LIMITS a second on any one of its partitions, so a busy tenant slows down before its keys
+ * saturate (a 503 from DynamoDB, on partitions its own other requests share). Where a route's request draws, and
+ * how much its sample draws in all, is the capacity model's (`npm run capacity`: routeLoads.json, every project,
+ * label and task of the workspace taken as one, as the mix takes them); a request is counted as its route's draws,
+ * scaled up where its calls drew more than the sample's (the units DynamoDB says they consumed: a page of 100 large
+ * items counts as such), a refused one as its route's sample (what clients send, not only what got in).
  *
- * Each function instance counts what the requests it serves draw, by workspace and partition, and sends its
- * counts to the workspace's item of that second (store/workspaceLoads.ts: one ADD) once they reach a share of
- * the limit: 5% of it a second, 1% once the workspace is busy (a quarter of its limit or more). The answer is
- * every instance's counts of that second so far, and of the second before, from which the instance knows the
- * workspace's rate on each partition over the last second (the second before weighed by how much of it is
- * within it). Over the limit, a request is let in with the chance limit/rate, so the requests let in draw
- * about the limit whatever is sent; refused requests are counted too (what clients send, not what got in).
- * No request waits on a count but the one that sends it; a send that fails lets requests in (the limits
- * protect the table, they never stand in the way when they cannot tell).
+ * Each function instance counts by workspace and partition, and adds its counts to the workspace's item of the second
+ * (store/workspaceLoads.ts: one ADD, and a read of the second before) once they reach 5% of a limit, 1% while the
+ * workspace is busy (a quarter of its limit or more), or a tenth of that once its last send is 5 s old (1 s while busy),
+ * and at most every 250 ms. The
+ * answer, every instance's counts of this second and of the one before, tells the instance the workspace's rate on
+ * each partition over the last second. Over the limit, a request goes in with the chance limit/rate, so the requests
+ * let in draw about the limit whatever is sent. A send that fails or is too slow changes nothing of what is known: the limits protect the table and never stand in the way when they cannot tell.
  */
-type Entry = readonly [code: string, read: number, write: number];
-const ROUTES = routeLoads.routes as unknown as Record<string, readonly Entry[]>;
+interface RouteLoad {
+  units: readonly [read: number, write: number];
+  draws: readonly (readonly [code: string, read: number, write: number])[];
+}
+const ROUTES = routeLoads.routes as unknown as Record<string, RouteLoad>;
 
-/** The share of the limit an instance counts before it sends its counts: calm, and once the workspace is busy. */
-const SEND_AT = { calm: 0.05, busy: 0.01 } as const;
+/**
+ * When an instance sends its counts: once they reach a share of the limit (calm, and once the workspace is busy), or
+ * a smaller share once its last send is `lateMs` old (so an instance of a cheap route learns too); never more often
+ * than MIN_GAP_MS (a flood of one route is at most four sends a second per instance).
+ */
+const SEND = {
+  calm: { share: 0.05, late: 0.005, lateMs: 5_000 },
+  busy: { share: 0.01, late: 0.001, lateMs: 1_000 },
+} as const;
 const BUSY = 0.25;
+const MIN_GAP_MS = 250;
 /** How long what an instance learnt of a workspace's rates holds: older, the workspace is taken as calm. */
 const FRESH_MS = 3_000;
-/** Workspaces an instance keeps counts of: the oldest is dropped past it. */
+/** Workspaces an instance keeps counts of: the one left alone longest is dropped past it. */
 const MAX_WORKSPACES = 1_000;
 
 interface Meter {
@@ -38,6 +50,7 @@ interface Meter {
   share: number;
   /** The workspace's rates (units a second) as last learnt, and when. */
   seen?: { at: number; rates: Map<string, Drawn> };
+  sentAt: number;
   sending: boolean;
 }
 
@@ -50,30 +63,44 @@ export class WorkspaceRateLimits {
     private readonly chance: () => number = Math.random,
   ) {}
 
-  /** Counts a request of `route` in `ws`, and whether it may go on. */
+  /** Whether a request of `route` in `ws` may go on; one that may not is counted as sent (its route's sample). */
   async admit(ws: string, route: string, now = Date.now()): Promise<boolean> {
-    const entries = ROUTES[route];
-    if (!entries?.length) return true;
+    const load = ROUTES[route];
+    if (!load?.draws.length) return true;
     const meter = this.meterOf(ws);
-    for (const [code, read, write] of entries) {
-      const drawn = meter.counted.get(code) ?? { read: 0, write: 0 };
-      drawn.read += read;
-      drawn.write += write;
-      meter.counted.set(code, drawn);
-      meter.share = Math.max(meter.share, this.shareOf(drawn));
-    }
-    const busy = this.worst(meter, entries, now) >= BUSY;
-    if (!meter.sending && meter.share >= SEND_AT[busy ? 'busy' : 'calm']) await this.sendCounts(ws, meter, now);
-    const worst = this.worst(meter, entries, now);
-    return worst <= 1 || this.chance() * worst < 1;
+    const worst = this.worst(meter, load, now);
+    if (worst <= 1 || this.chance() * worst < 1) return true;
+    await this.count(ws, route, undefined, now);
+    return false;
   }
 
-  /** The largest share of the limit a request of these entries meets on the workspace's partitions (0: nothing fresh known). */
-  private worst(meter: Meter, entries: readonly Entry[], now: number): number {
+  /** Counts a request of `route` in `ws`: as its route's sample, or as `units` drew where its calls drew more. */
+  async count(ws: string, route: string, units: Units | undefined, now = Date.now()): Promise<void> {
+    const load = ROUTES[route];
+    if (!load?.draws.length) return;
+    const meter = this.meterOf(ws);
+    // Never less than the sample: a smaller request, or a store that reports less (DynamoDB Local bills a transaction's
+    // items once, and no index), still counts as one.
+    const scale = (side: 0 | 1) => (units && load.units[side] > 0 ? Math.max(1, (side ? units.write : units.read) / load.units[side]) : 1);
+    const [read, write] = [scale(0), scale(1)];
+    for (const [code, r, w] of load.draws) {
+      const drawn = meter.counted.get(code) ?? { read: 0, write: 0 };
+      drawn.read += r * read;
+      drawn.write += w * write;
+      meter.counted.set(code, drawn);
+      meter.share = Math.max(meter.share, drawn.read / this.budget.read, drawn.write / this.budget.write);
+    }
+    const when = SEND[this.worst(meter, load, now) >= BUSY ? 'busy' : 'calm'];
+    const due = meter.share >= when.share || (meter.share >= when.late && now - meter.sentAt >= when.lateMs);
+    if (due && !meter.sending && now - meter.sentAt >= MIN_GAP_MS) await this.sendCounts(ws, meter, now);
+  }
+
+  /** The largest share of the limit a request of the route meets on the workspace's partitions (0: nothing fresh known). */
+  private worst(meter: Meter, load: RouteLoad, now: number): number {
     const seen = meter.seen;
     if (!seen || now - seen.at > FRESH_MS) return 0;
     let worst = 0;
-    for (const [code, read, write] of entries) {
+    for (const [code, read, write] of load.draws) {
       const rate = seen.rates.get(code);
       if (!rate) continue;
       if (read > 0) worst = Math.max(worst, rate.read / this.budget.read);
@@ -82,15 +109,16 @@ export class WorkspaceRateLimits {
     return worst;
   }
 
-  private shareOf(drawn: Drawn): number {
-    return Math.max(drawn.read / this.budget.read, drawn.write / this.budget.write);
-  }
-
   private meterOf(ws: string): Meter {
     const found = this.meters.get(ws);
-    if (found) return found;
+    if (found) {
+      // Kept in the order of use: the first is the one left alone longest.
+      this.meters.delete(ws);
+      this.meters.set(ws, found);
+      return found;
+    }
     if (this.meters.size >= MAX_WORKSPACES) this.meters.delete(this.meters.keys().next().value!);
-    const meter: Meter = { counted: new Map(), share: 0, sending: false };
+    const meter: Meter = { counted: new Map(), share: 0, sentAt: 0, sending: false };
     this.meters.set(ws, meter);
     return meter;
   }
@@ -100,6 +128,7 @@ export class WorkspaceRateLimits {
     meter.counted = new Map();
     meter.share = 0;
     meter.sending = true;
+    meter.sentAt = now;
     const second = Math.floor(now / 1000);
     try {
       const { current, before } = await this.send(ws, second, counted);
@@ -113,7 +142,7 @@ export class WorkspaceRateLimits {
       }
       meter.seen = { at: now, rates };
     } catch (error) {
-      logger.warn("A workspace's counts were not sent; its requests go on unlimited until they are", { ws, error });
+      logger.warn("A workspace's counts were not sent; what was known of it holds until it is stale", { ws, error });
     } finally {
       meter.sending = false;
     }
@@ -122,9 +151,22 @@ export class WorkspaceRateLimits {
 
 const budget = process.env.WORKSPACE_RATE_LIMITS ? readWorkspaceRateLimits(process.env.WORKSPACE_RATE_LIMITS) : undefined;
 /** The process's limits, when WORKSPACE_RATE_LIMITS sets them (the deployed stack does; npm start when it is given). */
-const limits = budget ? new WorkspaceRateLimits(budget) : undefined;
+const processRateLimits: { limits?: WorkspaceRateLimits } = budget ? { limits: new WorkspaceRateLimits(budget) } : {};
 
-/** Counts a request of `route` (`GET /projects/{slug}`) in `ws`: whether it may go on (false: over the workspace's limits). */
-export async function workspaceAdmits(ws: string, route: string): Promise<boolean> {
-  return !limits || !ws || limits.admit(ws, route);
+/**
+ * Runs a request of `route` (`GET /projects/{slug}`) in `ws` within the workspace's rate limits: `ran` false when it
+ * was refused, before `run` did anything; else what it answered (or threw), its units counted.
+ */
+export async function withinWorkspaceRateLimits<T>(
+  ws: string,
+  route: string,
+  run: () => Promise<T>,
+): Promise<{ ran: false } | { ran: true; result: T }> {
+  const { limits } = processRateLimits;
+  if (!limits || !ws || !ROUTES[route]?.draws.length) return { ran: true, result: await run() };
+  if (!(await limits.admit(ws, route))) return { ran: false };
+  const done = await withUnits(run);
+  await limits.count(ws, route, done.units);
+  if ('error' in done) throw done.error;
+  return { ran: true, result: done.result };
 }

@@ -23,7 +23,7 @@ import { principalOf, requireScope, requireScopes, requireWorkspace, type Princi
 import { problemOf, problemResponse } from './problem';
 import { queryOf } from './query';
 import { parseInput, workspaceSlug } from '#wire/validation';
-import { workspaceAdmits } from '#domain/workspaceRateLimits';
+import { withinWorkspaceRateLimits } from '#domain/workspaceRateLimits';
 
 const MAX_BODY_BYTES = 64 * 1024;
 
@@ -191,11 +191,6 @@ export function endpoint<S extends z.ZodMiniType>(spec: EndpointSpec<S>) {
       }
       const key = spec.idempotency?.keyOf(event);
       const input = parseInput(spec.input, { path: event.pathParameters ?? {}, query, body: body ?? {} });
-      // A valid request counts toward its workspace's limits, and is refused past them (domain/workspaceRateLimits.ts).
-      if (!(await workspaceAdmits(workspace, `${event.httpMethod} ${event.resource}`)))
-        throw new Refused('rate_limited', `The workspace ${workspace} is over its limits; retry after the time given in Retry-After.`, {
-          'Retry-After': '1',
-        });
       const workspaces = named ? [workspace] : principal.workspaces;
       const ifMatch = event.headers['if-match'];
       const requestId = context.awsRequestId;
@@ -207,13 +202,15 @@ export function endpoint<S extends z.ZodMiniType>(spec: EndpointSpec<S>) {
         );
       // Keys belong to the token: two tokens never replay each other's answers, whatever their usernames.
       const owner = `token:${principal.tokenId}`;
-      // A kept answer holds its Location from the API's root: a replay resolves it against the URL it was sent to.
-      return located(
+      // A valid request counts toward its workspace's rate limits, and is refused past them (domain/workspaceRateLimits.ts).
+      const within = await withinWorkspaceRateLimits(workspace, `${event.httpMethod} ${event.resource}`, () =>
         key === undefined || spec.idempotency === undefined
-          ? await answer()
-          : await spec.idempotency.run({ ws: workspace, owner, key, requestId, event, body: body ?? null }, answer),
-        event,
+          ? answer()
+          : spec.idempotency.run({ ws: workspace, owner, key, requestId, event, body: body ?? null }, answer),
       );
+      if (!within.ran) throw new Refused('rate_limited', `The workspace ${workspace} is over its rate limits.`, { 'Retry-After': '1' });
+      // A kept answer holds its Location from the API's root: a replay resolves it against the URL it was sent to.
+      return located(within.result, event);
     });
   return Object.assign(handler, {
     inputSchema: spec.input,

@@ -1,4 +1,4 @@
-import { BatchGetCommand, BatchWriteCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, GetCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
 import type { Key } from './keys';
 import { AGAIN, RETRY, withRetries } from './retry';
@@ -70,6 +70,11 @@ async function writeBatch(batch: WriteRequest[], what: string): Promise<void> {
     requests = unprocessed as typeof requests;
     return AGAIN;
   });
+}
+
+/** The item stored under `key` (strongly consistent), or undefined where there is none. */
+export async function getItem(key: Key): Promise<Record<string, unknown> | undefined> {
+  return (await db.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
 }
 
 /** The items stored under `keys` (strongly consistent), 100 per BatchGetItem; missing keys are simply absent. */

@@ -1,5 +1,6 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
+import { getItem } from './batches';
 import { CLOCK_SKEW_MS } from './deployWindow';
 import { num } from './codec';
 import { CorruptItem, TransactionCancelled, unlessConditionFails } from './errors';
@@ -56,8 +57,8 @@ export async function moveTally(ws: string): Promise<void> {
  * `already`: moved before; `raced`: what it read changed meanwhile (read again).
  */
 export async function moveTallyOnce(ws: string): Promise<'moved' | 'already' | 'raced'> {
-  if (await read(keys.labelIdCounterOwn(ws))) return 'already';
-  const [count, counter] = await Promise.all([read(keys.labelCount(ws)), read(keys.labelIdCounter(ws))]);
+  if (await getItem(keys.labelIdCounterOwn(ws))) return 'already';
+  const [count, counter] = await Promise.all([getItem(keys.labelCount(ws)), getItem(keys.labelIdCounter(ws))]);
   if (count?.sealed !== undefined || counter?.sealed !== undefined) return 'already';
   const at = new Date().toISOString();
   const seal = (key: Key, type: string, item: Record<string, unknown> | undefined, field: string): TransactItem =>
@@ -96,11 +97,7 @@ export async function moveTallyOnce(ws: string): Promise<'moved' | 'already' | '
   }
 }
 
-async function read(key: Key): Promise<Record<string, unknown> | undefined> {
-  return (await db.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
-}
-
-const isSealed = async (key: Key) => (await read(key))?.sealed !== undefined;
+const isSealed = async (key: Key) => (await getItem(key))?.sealed !== undefined;
 
 /** The counter's next value, added where `key` is (`condition`: where it must also hold); undefined where it does not. */
 async function addOne(key: Key, ws: string, condition?: string): Promise<number | undefined> {

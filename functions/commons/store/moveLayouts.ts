@@ -1,5 +1,6 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
+import { getItem } from './batches';
 import { SPREAD_AFTER_MS } from './deployWindow';
 import { conditionally } from './errors';
 import type { Key } from './keys';
@@ -37,7 +38,7 @@ export async function readMoveLayout(
   const id = `${table}|${key.PK}|${key.SK}`;
   const hit = known.get(id);
   if (hit && !fresh && (hit.layout.done || Date.now() - hit.at < RELOOK_MS)) return hit.layout;
-  const read = async () => (await db.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }))).Item;
+  const read = () => getItem(key);
   let item = await read();
   if (!item && making) {
     const made = itemOf(new Date().toISOString());

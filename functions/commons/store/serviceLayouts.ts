@@ -1,5 +1,6 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
+import { getItem } from './batches';
 import { SPREAD_AFTER_MS } from './deployWindow';
 import { conditionally } from './errors';
 import type { Key } from './keys';
@@ -22,8 +23,7 @@ export async function serviceShardedSince(
   const table = tableName();
   const cached = known.get(`${table}|${key.PK}|${key.SK}`);
   if (cached !== undefined) return cached;
-  const read = async () =>
-    (await db.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }))).Item?.sharded_since as string | undefined;
+  const read = async () => (await getItem(key))?.sharded_since as string | undefined;
   let since = await read();
   if (since === undefined) {
     if (makeAt === undefined) return undefined;

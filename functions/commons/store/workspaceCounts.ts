@@ -1,5 +1,6 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
+import { getItem } from './batches';
 import { num } from './codec';
 import { conditionally } from './errors';
 import { ItemType, keys, type Key } from './keys';
@@ -34,7 +35,7 @@ export const countedKinds = {
 
 /** The kept count, or undefined where none is kept yet. */
 async function keptCount(kind: CountedKind, ws: string): Promise<number | 'closed' | undefined> {
-  const { Item: item } = await db.send(new GetCommand({ TableName: tableName(), Key: kind.key(ws), ConsistentRead: true }));
+  const item = await getItem(kind.key(ws));
   if (item && kind.open && item.sealed !== undefined) return 'closed';
   return item ? num(item, 'count') : undefined;
 }

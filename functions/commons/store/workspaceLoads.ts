@@ -12,6 +12,13 @@ export interface Drawn {
 /** How long a second's item is kept: a few minutes say what a workspace drew lately, for whoever looks (TTL). */
 const KEEP_SECONDS = 300;
 
+/**
+ * How long a send may take, its retries included: a request waits on it, and counts late are worth little (the
+ * caller goes on with what it knew). A twentieth of the client's request timeout: 250 ms deployed, 1.5 s on DynamoDB
+ * Local (store/client.ts). A retry of an ADD whose answer was lost counts twice: a little stricter, never looser.
+ */
+const sendMs = () => Number(process.env.DYNAMODB_REQUEST_TIMEOUT_MS ?? 5_000) / 20;
+
 /** Attribute names: `r<code>` and `w<code>`, a partition's read and write units (codes are six hex digits). */
 const CODE = /^[0-9a-f]{6}$/;
 
@@ -44,6 +51,7 @@ export async function addDrawn(ws: string, second: number, counts: ReadonlyMap<s
       adds.push(`#${side}${code} :${side}${code}`);
     }
   }
+  const abortSignal = AbortSignal.timeout(sendMs());
   const [{ Attributes }, { Item }] = await Promise.all([
     db.send(
       new UpdateCommand({
@@ -54,8 +62,9 @@ export async function addDrawn(ws: string, second: number, counts: ReadonlyMap<s
         ExpressionAttributeValues: values,
         ReturnValues: 'ALL_NEW',
       }),
+      { abortSignal },
     ),
-    db.send(new GetCommand({ TableName: tableName(), Key: keys.workspaceLoad(ws, second - 1) })),
+    db.send(new GetCommand({ TableName: tableName(), Key: keys.workspaceLoad(ws, second - 1) }), { abortSignal }),
   ]);
   return { current: drawnIn(Attributes), before: drawnIn(Item) };
 }
