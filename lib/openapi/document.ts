@@ -57,7 +57,7 @@ const EXAMPLE_DETAILS: Record<ProblemCode, string> = {
   request_header_fields_too_large: 'The request headers are too large.',
   unsupported_media_type: 'Send the body as application/json.',
   validation_failed: 'title is required: text of 1 to 50 characters',
-  rate_limited: 'Too many requests for this token; retry after the time in Retry-After.',
+  rate_limited: 'Too many requests for this token, or for its workspace; retry after the time in Retry-After.',
   internal_error: 'Something went wrong on our side; the request id identifies it in the logs.',
   authorizer_error: 'The token could not be checked; retry shortly.',
   bad_gateway: 'The function answered with something that is not a response.',
