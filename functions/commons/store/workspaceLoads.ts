@@ -1,13 +1,11 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
+import type { Units } from './consumed';
 import { ItemType, keys } from './keys';
 import { tableName } from './table';
 
 /** Units drawn on one partition of a workspace (by its code: functions/commons/domain/routeLoads.json). */
-export interface Drawn {
-  read: number;
-  write: number;
-}
+export type Drawn = Units;
 
 /** How long a second's item is kept: a few minutes say what a workspace drew lately, for whoever looks (TTL). */
 const KEEP_SECONDS = 300;
@@ -20,7 +18,9 @@ const KEEP_SECONDS = 300;
 const sendMs = () => Number(process.env.DYNAMODB_REQUEST_TIMEOUT_MS ?? 5_000) / 20;
 
 /** Attribute names: `r<code>` and `w<code>`, a partition's read and write units (codes are six hex digits). */
-const CODE = /^[0-9a-f]{6}$/;
+const CODE = '[0-9a-f]{6}';
+const A_CODE = new RegExp(`^${CODE}$`);
+const AN_ATTRIBUTE = new RegExp(`^([rw])(${CODE})$`);
 
 /** A workspace's counts of two seconds: the one sent to, so far, and the one before it, whole. */
 export interface Seconds {
@@ -40,7 +40,7 @@ export async function addDrawn(ws: string, second: number, counts: ReadonlyMap<s
   const values: Record<string, unknown> = { ':type': ItemType.workspaceLoad, ':ttl': second + KEEP_SECONDS };
   const adds: string[] = [];
   for (const [code, drawn] of counts) {
-    if (!CODE.test(code)) throw new Error(`not a partition's code: ${code}`);
+    if (!A_CODE.test(code)) throw new Error(`not a partition's code: ${code}`);
     for (const [side, units] of [
       ['r', drawn.read],
       ['w', drawn.write],
@@ -72,7 +72,7 @@ export async function addDrawn(ws: string, second: number, counts: ReadonlyMap<s
 function drawnIn(item: Record<string, unknown> | undefined): Map<string, Drawn> {
   const found = new Map<string, Drawn>();
   for (const [name, value] of Object.entries(item ?? {})) {
-    const [, side, code] = /^([rw])([0-9a-f]{6})$/.exec(name) ?? [];
+    const [, side, code] = AN_ATTRIBUTE.exec(name) ?? [];
     if (!side || !code || typeof value !== 'number') continue;
     const drawn = found.get(code) ?? { read: 0, write: 0 };
     drawn[side === 'r' ? 'read' : 'write'] = value;
