@@ -18,11 +18,28 @@ export interface RouteLoads {
 
 /**
  * A route's sample request: the units its own calls drew in all (`units`: what a request of it is measured against,
- * its draws scaled by what it really drew), and its draws on the workspace's partitions (`draws`).
+ * its draws scaled by what it really drew), and its draws on the workspace's partitions (`draws`): a partition of
+ * one project, label, task or webhook names which (`kind`), so that a request naming one is counted on its own.
  */
 interface RouteLoad {
   units: [read: number, write: number];
-  draws: [code: string, read: number, write: number][];
+  draws: ([code: string, read: number, write: number] | [code: string, read: number, write: number, kind: EntityKind])[];
+}
+
+/** What a partition of one of a workspace's things is keyed by: the functions count a request on the one it names. */
+type EntityKind = 'project' | 'label' | 'task' | 'webhook';
+
+/** A partition name's placeholder of one thing, and which: `<slug>` is a project's (STATS#, the history's by slug). */
+const KINDS: [RegExp, EntityKind][] = [
+  [/<(project|slug)>/, 'project'],
+  [/<label>/, 'label'],
+  [/<task>/, 'task'],
+  [/<webhook>/, 'webhook'],
+];
+
+/** The kind of thing a partition is one of, if it is one of a workspace's things (not the workspace's, nor a shard). */
+function kindOf(slot: string): EntityKind | undefined {
+  return KINDS.find(([placeholder]) => placeholder.test(slot))?.[1];
 }
 
 /** A route's row (`GET /projects/{slug}`): the history's extra read shapes (`GET /activities (...)`) and consumers are not. */
@@ -53,7 +70,10 @@ export function routeLoads(typical: Measured[]): RouteLoads {
       .map(([slot, load]): RouteLoad['draws'][number] => {
         slots[codeOf(slot)] = slot;
         named.add(slot);
-        return [codeOf(slot), rounded(load.read), rounded(load.write)];
+        const kind = kindOf(slot);
+        return kind
+          ? [codeOf(slot), rounded(load.read), rounded(load.write), kind]
+          : [codeOf(slot), rounded(load.read), rounded(load.write)];
       });
     routes[m.row] = { units: [total('read'), total('write')], draws };
   }

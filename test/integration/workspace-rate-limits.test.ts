@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import routeLoads from '../../functions/commons/domain/routeLoads.json' with { type: 'json' };
+import { placeOf } from '#domain/workspaceRateLimits';
 import { keys } from '#store/keys';
 import { tableName } from '#store/table';
 import { call, type Response } from '#support/api';
@@ -17,6 +19,7 @@ import { runTool } from '#support/tools';
  * create writes 3 of its workspace's tally). A flood of label creates is answered 201 or 429 with
  * Retry-After, and what was refused wrote nothing; a neighbour's creates, and the flooded workspace's reads of
  * partitions it is not over, go on; what another workspace's token and invalid requests send counts for nothing.
+ * A flood of one project's reads is refused while another project's reads (in another bucket) go on.
  */
 const HOT = 'acme-corp';
 const NEIGHBOUR = 'quiet-neighbour';
@@ -120,4 +123,36 @@ test('a workspace over its limits is answered 429 with Retry-After, and what was
   const counts = await countsOf(HOT);
   expect(counts.length).toBeGreaterThan(0);
   for (const item of counts) expect(item).toMatchObject({ type: 'workspace_load', ttl: expect.any(Number) });
+});
+
+test("a flood of one project's reads is refused, and another project's reads go on: projects are counted apart", async () => {
+  // A project's read draws a read unit of its kept stats (STATS#<ws>#<slug>): 30 a second of one project is its limit.
+  const stats = Object.entries(routeLoads.slots).find(([, name]) => name === 'STATS#<ws>#<slug>')![0];
+  const bucket = (slug: string) => placeOf(stats, 'project', { project: slug });
+  // In the neighbour's workspace (the other test's flood keeps its own busy); creates wait out the limits' 429s.
+  const ws = NEIGHBOUR;
+  const make = async (name: string) =>
+    (await call('POST', `/projects?company_slug=${ws}`, { base: api.url, token: tokens[ws]!, body: { name } })).body.data.slug as string;
+  const hot = await make('Read flood');
+  let apart = '';
+  for (let i = 0; !apart; i++) {
+    const made = await make(`Apart ${i}`);
+    if (bucket(made) !== bucket(hot)) apart = made;
+  }
+  const answers: Response[] = [];
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < 150; i = next++) answers.push(await send(ws, 'GET', `/projects/${hot}`));
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  expect(answers.filter((r) => r.status === 429).length).toBeGreaterThan(0);
+  expect(answers.every((r) => r.status === 200 || r.status === 429)).toBe(true);
+  // Counted apart: the other project's reads meet only their own bucket (the workspace's other partitions are far under).
+  const others = [];
+  for (let i = 0; i < 5; i++) others.push((await send(ws, 'GET', `/projects/${apart}`)).status);
+  expect(others).toEqual([200, 200, 200, 200, 200]);
+  // ... while the flooded project is still refused some (its rate is still known).
+  const again = [];
+  for (let i = 0; i < 20; i++) again.push((await send(ws, 'GET', `/projects/${hot}`)).status);
+  expect(again).toContain(429);
 });

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import routeLoads from '../../functions/commons/domain/routeLoads.json' with { type: 'json' };
-import { WorkspaceRateLimits } from '#domain/workspaceRateLimits';
+import { type Named, WorkspaceRateLimits } from '#domain/workspaceRateLimits';
 import { readWorkspaceRateLimits } from '#domain/workspaceRateLimitsSetting';
 import { MIX_REQUESTS } from '#lib/capacity/mix';
 import { seeded } from '#lib/testmap/faults';
@@ -55,6 +55,8 @@ async function drive(o: {
   from?: number;
   /** What each request let in drew (default: its route's sample). */
   units?: { read: number; write: number };
+  /** The project, label, task or webhook each request names (default: none), or the i-th request of a second names. */
+  named?: Named | ((i: number) => Named);
 }) {
   const inBySecond: number[] = [];
   const from = o.from ?? 1_000_000;
@@ -63,15 +65,34 @@ async function drive(o: {
     for (let i = 0; i < o.perSecond; i++) {
       const instance = o.limits[i % o.limits.length]!;
       const at = from + s * 1000 + Math.floor((i * 1000) / o.perSecond);
+      const named = typeof o.named === 'function' ? o.named(i) : (o.named ?? {});
       // As a request runs (workspaceRateLimits.ts): let in, then counted as it drew (here its route's sample).
-      if (await instance.admit(o.ws, o.route, at)) {
+      if (await instance.admit(o.ws, o.route, named, at)) {
         admitted++;
-        await instance.count(o.ws, o.route, o.units, at);
+        await instance.count(o.ws, o.route, named, o.units, at);
       }
     }
     inBySecond.push(admitted);
   }
   return inBySecond;
+}
+
+/** Where a request naming `named` is counted: the codes one count of it sends (a thing's partition, its code and bucket). */
+async function placesOf(route: string, named: Named): Promise<string[]> {
+  const counts = new Counts();
+  await new WorkspaceRateLimits({ read: 1, write: 1 }, counts.send, seeded(0)).count('x', route, named, undefined, 1_000_000);
+  return [...counts.items.get('x 1000')!.keys()];
+}
+
+/** Things whose buckets differ from each other's: `n` of them, named `<prefix><i>`, found by where they are counted. */
+async function inBuckets(route: string, kind: keyof Named, prefix: string, n: number): Promise<string[]> {
+  const byBucket = new Map<string, string>();
+  for (let i = 0; byBucket.size < n; i++) {
+    const thing = `${prefix}${i}`;
+    const places = await placesOf(route, { [kind]: thing });
+    byBucket.set(places.filter((p) => p.length === 7).join(), byBucket.get(places.filter((p) => p.length === 7).join()) ?? thing);
+  }
+  return [...byBucket.values()];
 }
 
 describe('workspace rate limits', () => {
@@ -216,13 +237,13 @@ describe('workspace rate limits', () => {
       return counts.send(...args);
     };
     const limits = new WorkspaceRateLimits(BUDGET, slow, seeded(10));
-    const first = limits.count('acme', CREATE_LABEL, undefined, 1_000_000);
+    const first = limits.count('acme', CREATE_LABEL, {}, undefined, 1_000_000);
     // Ten more while the first send waits (a local process serves requests at once), then the send lands.
-    for (let i = 1; i <= 10; i++) await limits.count('acme', CREATE_LABEL, undefined, 1_000_000 + i);
+    for (let i = 1; i <= 10; i++) await limits.count('acme', CREATE_LABEL, {}, undefined, 1_000_000 + i);
     held = false;
     release();
     await first;
-    await limits.count('acme', CREATE_LABEL, undefined, 1_000_000 + 300);
+    await limits.count('acme', CREATE_LABEL, {}, undefined, 1_000_000 + 300);
     expect(counts.total('acme', TALLY, 'write')).toBeCloseTo(12 * tallyWrites, 6);
   });
 
@@ -247,5 +268,58 @@ describe('workspace rate limits', () => {
     );
     expect(limited).toBeGreaterThanOrEqual(Math.floor(first * 0.9));
     expect(limited).toBeLessThan(first);
+  });
+
+  test('requests spread over projects are not held as if on one: each bucket of projects has its own count', async () => {
+    const projects = await inBuckets('GET /projects/{slug}', 'project', 'spread-', 4);
+    // One read unit of each project's kept stats a request: 24 a second of each of 4 projects, 80% of its partition's
+    // limit, 3.2 times it summed.
+    const spread = (named: boolean) =>
+      drive({
+        limits: [new WorkspaceRateLimits(BUDGET, new Counts().send, seeded(11))],
+        ws: 'acme',
+        route: 'GET /projects/{slug}',
+        perSecond: 96,
+        seconds: 8,
+        named: (i) => (named ? { project: projects[i % 4]! } : {}),
+      });
+    expect((await spread(true)).every((n) => n === 96)).toBe(true);
+    // The same requests naming no project are held as if on one: as every request was before projects were told apart.
+    expect((await spread(false)).slice(2).every((n) => n < 60)).toBe(true);
+  });
+
+  test('one hot project is limited as itself: a project of another bucket goes on, one of its bucket is held with it', async () => {
+    const route = 'GET /projects/{slug}';
+    const [hot, other] = await inBuckets(route, 'project', 'hot-', 2);
+    const hotPlaces = (await placesOf(route, { project: hot! })).join();
+    let neighbour = '';
+    for (let i = 0; !neighbour; i++) if ((await placesOf(route, { project: `near-${i}` })).join() === hotPlaces) neighbour = `near-${i}`;
+    const counts = new Counts();
+    const instance = (seed: number) => [new WorkspaceRateLimits(BUDGET, counts.send, seeded(seed))];
+    // 90 reads a second of one project: three times its partition's limit.
+    const hotIn = await drive({ limits: instance(12), ws: 'acme', route, perSecond: 90, seconds: 6, named: { project: hot! } });
+    expect(hotIn.slice(2).every((n) => n < 60)).toBe(true);
+    // Then, on instances of their own, 20 a second of a project of another bucket, and of one of the hot one's.
+    const then = { ws: 'acme', route, perSecond: 20, seconds: 1, from: 1_000_000 + 6_000 };
+    expect(await drive({ ...then, limits: instance(13), named: { project: other! } })).toEqual([20]);
+    expect((await drive({ ...then, limits: instance(14), named: { project: neighbour } }))[0]).toBeLessThan(15);
+  });
+
+  test('a request naming no one task (a bulk attach) meets the busiest bucket of tasks; one naming another task does not', async () => {
+    const route = 'POST /projects-labels/{slug}/attach';
+    const [hotTask, otherTask] = await inBuckets(route, 'task', 'task-', 2);
+    const [hotLabel, otherLabel] = await inBuckets(route, 'label', 'label-', 2);
+    const [hotProject, otherProject] = await inBuckets(route, 'project', 'project-', 2);
+    const budget = { read: 30, write: 20 };
+    const counts = new Counts();
+    const instance = (seed: number) => [new WorkspaceRateLimits(budget, counts.send, seeded(seed))];
+    // 60 attaches a second to one task: half a write unit each on the task's history, 1.5 times its limit (the
+    // workspace's own partitions take a quarter each: 15 of 20).
+    const named = { task: hotTask!, label: hotLabel!, project: hotProject! };
+    await drive({ limits: instance(15), ws: 'acme', route, perSecond: 60, seconds: 6, named });
+    const then = { ws: 'acme', route, perSecond: 10, seconds: 1, from: 1_000_000 + 6_000 };
+    const elsewhere = { label: otherLabel!, project: otherProject! };
+    expect(await drive({ ...then, limits: instance(16), named: { ...elsewhere, task: otherTask! } })).toEqual([10]);
+    expect((await drive({ ...then, limits: instance(17), named: elsewhere }))[0]).toBeLessThan(10);
   });
 });

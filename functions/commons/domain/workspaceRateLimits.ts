@@ -23,9 +23,33 @@ import { readWorkspaceRateLimits, type Budget } from './workspaceRateLimitsSetti
  */
 interface RouteLoad {
   units: readonly [read: number, write: number];
-  draws: readonly (readonly [code: string, read: number, write: number])[];
+  /** A partition of one project, label, task or webhook names which kind it is keyed by. */
+  draws: readonly (readonly [code: string, read: number, write: number, kind?: EntityKind])[];
 }
 const ROUTES = routeLoads.routes as unknown as Record<string, RouteLoad>;
+
+type EntityKind = 'project' | 'label' | 'task' | 'webhook';
+/** The project, label, task and webhook a request names (http/namedEntities.ts): each one it names exactly. */
+export type Named = Partial<Record<EntityKind, string>>;
+
+/**
+ * A partition of one of a workspace's things is counted in one of BUCKETS by the thing a request names (a digit after
+ * its code, the same in every instance), so that requests spread over many projects are not held as if on one; a request
+ * that names none of that kind (a create, a bulk attach's tasks) is counted on the code alone, which every bucket adds
+ * in. A bucket holds a quarter of the workspace's things: one hot thing is limited as itself (and its bucket's
+ * neighbours with it), many are let through four times as much, and a second's item stays near one write unit
+ * (store/workspaceLoads.ts).
+ */
+const BUCKETS = 4;
+
+/** Where a request's draw is counted, and where it is measured: its bucket, or the code and its busiest bucket. */
+export function placeOf(code: string, kind: EntityKind | undefined, named: Named): string {
+  const thing = kind && named[kind];
+  if (!thing) return code;
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < thing.length; i++) hash = Math.imul(hash ^ thing.charCodeAt(i), 0x01000193);
+  return `${code}${(hash >>> 0) % BUCKETS}`;
+}
 
 /**
  * When an instance sends its counts: once they reach a share of the limit (calm, and once the workspace is busy), or
@@ -54,6 +78,26 @@ interface Meter {
   sending: boolean;
 }
 
+const NONE: Drawn = { read: 0, write: 0 };
+
+/**
+ * The rate a draw meets on a partition (`code`), from a workspace's `rates` by place: a workspace's partition, its own;
+ * a thing's (`place` given), its bucket's and, as any of them may be the thing, the requests that named none; a thing's
+ * that the request does not name (`place` the code), those and the busiest bucket's.
+ */
+function rateOn(rates: ReadonlyMap<string, Drawn>, code: string, place: string | undefined): Drawn {
+  const unnamed = rates.get(code) ?? NONE;
+  if (place === undefined) return unnamed;
+  let bucket = NONE;
+  if (place !== code) bucket = rates.get(place) ?? NONE;
+  else
+    for (let b = 0; b < BUCKETS; b++) {
+      const at = rates.get(`${code}${b}`) ?? NONE;
+      bucket = { read: Math.max(bucket.read, at.read), write: Math.max(bucket.write, at.write) };
+    }
+  return { read: unnamed.read + bucket.read, write: unnamed.write + bucket.write };
+}
+
 export class WorkspaceRateLimits {
   private readonly meters = new Map<string, Meter>();
 
@@ -64,18 +108,18 @@ export class WorkspaceRateLimits {
   ) {}
 
   /** Whether a request of `route` in `ws` may go on; one that may not is counted as sent (its route's sample). */
-  async admit(ws: string, route: string, now = Date.now()): Promise<boolean> {
+  async admit(ws: string, route: string, named: Named, now = Date.now()): Promise<boolean> {
     const load = ROUTES[route];
     if (!load?.draws.length) return true;
     const meter = this.meterOf(ws);
-    const worst = this.worst(meter, load, now);
+    const worst = this.worst(meter, load, named, now);
     if (worst <= 1 || this.chance() * worst < 1) return true;
-    await this.count(ws, route, undefined, now);
+    await this.count(ws, route, named, undefined, now);
     return false;
   }
 
   /** Counts a request of `route` in `ws`: as its route's sample, or as `units` drew where its calls drew more. */
-  async count(ws: string, route: string, units: Units | undefined, now = Date.now()): Promise<void> {
+  async count(ws: string, route: string, named: Named, units: Units | undefined, now = Date.now()): Promise<void> {
     const load = ROUTES[route];
     if (!load?.draws.length) return;
     const meter = this.meterOf(ws);
@@ -83,26 +127,26 @@ export class WorkspaceRateLimits {
     // items once, and no index), still counts as one.
     const scale = (side: 0 | 1) => (units && load.units[side] > 0 ? Math.max(1, (side ? units.write : units.read) / load.units[side]) : 1);
     const [read, write] = [scale(0), scale(1)];
-    for (const [code, r, w] of load.draws) {
-      const drawn = meter.counted.get(code) ?? { read: 0, write: 0 };
+    for (const [code, r, w, kind] of load.draws) {
+      const place = placeOf(code, kind, named);
+      const drawn = meter.counted.get(place) ?? { read: 0, write: 0 };
       drawn.read += r * read;
       drawn.write += w * write;
-      meter.counted.set(code, drawn);
+      meter.counted.set(place, drawn);
       meter.share = Math.max(meter.share, drawn.read / this.budget.read, drawn.write / this.budget.write);
     }
-    const when = SEND[this.worst(meter, load, now) >= BUSY ? 'busy' : 'calm'];
+    const when = SEND[this.worst(meter, load, named, now) >= BUSY ? 'busy' : 'calm'];
     const due = meter.share >= when.share || (meter.share >= when.late && now - meter.sentAt >= when.lateMs);
     if (due && !meter.sending && now - meter.sentAt >= MIN_GAP_MS) await this.sendCounts(ws, meter, now);
   }
 
   /** The largest share of the limit a request of the route meets on the workspace's partitions (0: nothing fresh known). */
-  private worst(meter: Meter, load: RouteLoad, now: number): number {
+  private worst(meter: Meter, load: RouteLoad, named: Named, now: number): number {
     const seen = meter.seen;
     if (!seen || now - seen.at > FRESH_MS) return 0;
     let worst = 0;
-    for (const [code, read, write] of load.draws) {
-      const rate = seen.rates.get(code);
-      if (!rate) continue;
+    for (const [code, read, write, kind] of load.draws) {
+      const rate = rateOn(seen.rates, code, kind && placeOf(code, kind, named));
       if (read > 0) worst = Math.max(worst, rate.read / this.budget.read);
       if (write > 0) worst = Math.max(worst, rate.write / this.budget.write);
     }
@@ -153,20 +197,26 @@ const budget = process.env.WORKSPACE_RATE_LIMITS ? readWorkspaceRateLimits(proce
 /** The process's limits, when WORKSPACE_RATE_LIMITS sets them (the deployed stack does; npm start when it is given). */
 const processRateLimits: { limits?: WorkspaceRateLimits } = budget ? { limits: new WorkspaceRateLimits(budget) } : {};
 
+/** Sets the process's limits as WORKSPACE_RATE_LIMITS would, or none: for a process that runs the handlers itself (the bench). */
+export function limitWorkspaces(limits: Budget | undefined): void {
+  processRateLimits.limits = limits && new WorkspaceRateLimits(limits);
+}
+
 /**
- * Runs a request of `route` (`GET /projects/{slug}`) in `ws` within the workspace's rate limits: `ran` false when it
- * was refused, before `run` did anything; else what it answered (or threw), its units counted.
+ * Runs a request of `route` (`GET /projects/{slug}`) in `ws`, naming `named`, within the workspace's rate limits: `ran`
+ * false when it was refused, before `run` did anything; else what it answered (or threw), its units counted.
  */
 export async function withinWorkspaceRateLimits<T>(
   ws: string,
   route: string,
+  named: Named,
   run: () => Promise<T>,
 ): Promise<{ ran: false } | { ran: true; result: T }> {
   const { limits } = processRateLimits;
   if (!limits || !ws || !ROUTES[route]?.draws.length) return { ran: true, result: await run() };
-  if (!(await limits.admit(ws, route))) return { ran: false };
+  if (!(await limits.admit(ws, route, named))) return { ran: false };
   const done = await withUnits(run);
-  await limits.count(ws, route, done.units);
+  await limits.count(ws, route, named, done.units);
   if ('error' in done) throw done.error;
   return { ran: true, result: done.result };
 }

@@ -18,6 +18,7 @@ import { standardHeaders } from './headers';
 import type { IdempotencyKeys } from './idempotency';
 import { recordedKeyOf } from './idempotencyKeys';
 import { locationFor } from './location';
+import { namedEntities } from './namedEntities';
 import { noteProblem, noteWorkspace, observe } from './observe';
 import { principalOf, requireScope, requireScopes, requireWorkspace, type Principal } from './principal';
 import { problemOf, problemResponse } from './problem';
@@ -203,7 +204,7 @@ export function endpoint<S extends z.ZodMiniType>(spec: EndpointSpec<S>) {
       // Keys belong to the token: two tokens never replay each other's answers, whatever their usernames.
       const owner = `token:${principal.tokenId}`;
       // A valid request counts toward its workspace's rate limits, and is refused past them (domain/workspaceRateLimits.ts).
-      const within = await withinWorkspaceRateLimits(workspace, `${event.httpMethod} ${event.resource}`, () =>
+      const within = await withinWorkspaceRateLimits(workspace, `${event.httpMethod} ${event.resource}`, namedEntities(event, body), () =>
         key === undefined || spec.idempotency === undefined
           ? answer()
           : spec.idempotency.run({ ws: workspace, owner, key, requestId, event, body: body ?? null }, answer),

@@ -17,8 +17,11 @@ const KEEP_SECONDS = 300;
  */
 const sendMs = () => Number(process.env.DYNAMODB_REQUEST_TIMEOUT_MS ?? 5_000) / 20;
 
-/** Attribute names: `r<code>` and `w<code>`, a partition's read and write units (codes are six hex digits). */
-const CODE = '[0-9a-f]{6}';
+/**
+ * Attribute names: `r<code>` and `w<code>`, a partition's read and write units (codes are six hex digits, and a
+ * bucket's digit after them where the partition is one of the workspace's things: domain/workspaceRateLimits.ts).
+ */
+const CODE = '[0-9a-f]{6}[0-9]?';
 const A_CODE = new RegExp(`^${CODE}$`);
 const AN_ATTRIBUTE = new RegExp(`^([rw])(${CODE})$`);
 
