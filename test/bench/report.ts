@@ -217,7 +217,44 @@ ${table(
   ]),
 )}
 
-${s.mix ? renderMixSaturation(s.mix) : ''}`;
+${s.mix ? renderMixSaturation(s.mix) : ''}
+${s.limited ? renderLimitedMix(s.limited.setting, s.limited.mix) : ''}`;
+}
+
+/** The mix with the workspace's limits on answers 429 past them, not 503: at most this share of a step's answers are 503s. */
+const LIMITED_503_AT_MOST = 0.001;
+
+/** Whether the limits held the mix: a step past the limits has 429s, and no step has more than a few 503s. */
+const limitsHeld = (m: MixSaturation) =>
+  m.steps.every((x) => x.refused <= LIMITED_503_AT_MOST * x.answers) && m.steps.filter((x) => x.factor > 1).every((x) => x.limited > 0);
+
+function renderLimitedMix(setting: string, m: MixSaturation): string {
+  return `### The realistic mix with the workspace's limits on
+
+The same mix on a stack of its own that adds \`WORKSPACE_RATE_LIMITS="${setting}"\`: nine tenths of the simulator's partition,
+as the prod stage sets them (functions/commons/domain/workspaceRateLimits.ts). Past the limits a request is answered 429
+with \`Retry-After\` before it draws on the table, so the partitions stay under theirs: the target is 429s at every step
+past the prediction and at most ${LIMITED_503_AT_MOST * 100}% of any step's answers 503 (${yes(limitsHeld(m))}). One local process counts
+for the workspace here; deployed, every instance of every route function sends its counts to the same item a second.
+
+${table(
+  ['step', 'offered (req/s)', 'answers', '2xx', '429', '503', '503 refused on (the logged causes, most first)'],
+  m.steps.map((x) => [
+    `${x.factor}x`,
+    fmt(x.offered, 1),
+    String(x.answers),
+    String(x.ok),
+    String(x.limited),
+    String(x.refused),
+    x.refusedOn?.length
+      ? x.refusedOn
+          .slice(0, 3)
+          .map(([where, n]) => `\`${where}\`: ${n}`)
+          .join(', ')
+      : '-',
+  ]),
+)}
+`;
 }
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 const yes = (ok: boolean) => (ok ? 'met' : '**missed**');
@@ -276,6 +313,7 @@ invocations of a handler (plus the same again for the authorizer on requests tha
 | big deletes leave nothing behind once drained | ${r.deletes.map((d) => `${d.leftovers} leftovers${d.violationsAfter === null ? '' : `, ${d.violationsAfter} violations`}`).join('; ')} | ${yes(r.deletes.every((d) => d.leftovers === 0 && !d.violationsAfter && d.status === 200))} |
 | inbound events at their minimum calls per event | ${r.inbound ? `${fmt(r.inbound.usage.calls / r.inbound.events, 2)} calls per event (minimum ${r.inbound.minimumCalls}), ${fmt(r.inbound.perSecond, 0)} events/s locally` : 'not measured'} | ${yes(!!r.inbound && r.inbound.usage.calls === r.inbound.minimumCalls * r.inbound.events)} |
 | one workspace saturates where the capacity model says (docs/capacity.md): measured with the partition simulator within ${SATURATION_TOLERANCE * 100}% | ${saturationRatios(r.saturation, r.historySaturation, r.keySaturation)} | ${yes(!!r.saturation?.mix && [...r.saturation.rows, { measured: mixOnset(r.saturation.mix), predicted: r.saturation.mix.predicted }].every((x) => Math.abs(x.measured / x.predicted - 1) <= SATURATION_TOLERANCE) && (!r.historySaturation || historyWithin(r.historySaturation)) && keysWithin(r.keySaturation ?? []))} |
+| with the workspace's limits on, the mix past them is answered 429, not 503 (section 6) | ${r.saturation?.limited ? r.saturation.limited.mix.steps.map((x) => `${x.factor}x: ${x.limited} x 429, ${x.refused} x 503`).join('; ') : 'not measured'} | ${yes(!!r.saturation?.limited && limitsHeld(r.saturation.limited.mix))} |
 | the stream processor at its minimum calls per change | ${r.streamCost.map((c) => `${c.usage.calls} / ${c.minimumCalls}`).join(', ')} | ${yes(r.streamCost.every((c) => c.usage.calls <= c.minimumCalls))} |
 `);
 
@@ -431,7 +469,8 @@ low priority) that returns the HTTP response DynamoDB would send, so marshalling
 deserialising still run, in the handler and in the baseline alike (\`aws-sdk-client-mock\` skips all of that, and its sinon
 matching was most of the old per-call time). Timed: the handler's own work (middy, header normalizer, scope and workspace
 checks, JSON body handling, zod validation, response shaping, **its log line and its metrics line**, written to
-/dev/null with a real write each), against a bare handler that makes the same SDK calls and returns the same JSON
+/dev/null with a real write each, and **the workspace rate limits as deployed**: each request counted, with what its calls
+drew, and the counts sent when due, their UpdateItem and GetItem answered by the stub), against a bare handler that makes the same SDK calls and returns the same JSON
 envelope with no middleware, validation or logging (a project's read is two: its item and its kept stats, at once). The stub column is one bare \`send\` of the same command. Per-call mean over
 ${r.settings.warmIterations} iterations, ${r.settings.warmRuns} runs of handler and bare (which goes first alternates); median of per-run ratios.
 

@@ -32,6 +32,10 @@ export interface MixSaturation {
     offered: number;
     answers: number;
     refused: number;
+    /** Its 429s: the workspace's rate limits' refusals, where they are on. */
+    limited: number;
+    /** Its 2xx answers. */
+    ok: number;
     refusedOn?: [string, number][];
     /** The workspace's labels as the step began and as it ended (every labels list of the mix reads them all). */
     labels?: [number, number];
@@ -58,9 +62,9 @@ async function labelCount(stack: SaturationStack): Promise<number> {
 }
 
 /** How many requests of `row` the steps send, at their shares of the mix. */
-function deletesOf(row: string, predicted: number, stepSeconds: number): number {
+function deletesOf(row: string, predicted: number, stepSeconds: number, factors: readonly number[]): number {
   const share = MIX_REQUESTS.find(([name]) => name === row)![1] / MIX_REQUESTS.reduce((sum, [, n]) => sum + n, 0);
-  return FACTORS.reduce((sum, factor) => sum + Math.ceil(predicted * factor * stepSeconds), 0) * share;
+  return factors.reduce((sum, factor) => sum + Math.ceil(predicted * factor * stepSeconds), 0) * share;
 }
 
 /** Slot i's route: shares spread evenly over the slots (a golden-ratio sequence through the cumulative shares). */
@@ -73,7 +77,12 @@ function scheduleOf(shares: readonly [string, number][]): (i: number) => string 
   };
 }
 
-export async function measureMixSaturation(stack: SaturationStack, scale: number, stepSeconds: number): Promise<MixSaturation> {
+export async function measureMixSaturation(
+  stack: SaturationStack,
+  scale: number,
+  stepSeconds: number,
+  factors: readonly number[] = FACTORS,
+): Promise<MixSaturation> {
   const { key, rate } = modelledMix();
   const predicted = rate / scale;
   const { send, patiently, project, label } = stack;
@@ -90,7 +99,7 @@ export async function measureMixSaturation(stack: SaturationStack, scale: number
   }
   // Enough to delete for every step (a pool that ran out would delete the mix's own project or label: its cascade,
   // every link of the hot project, then holds the stream for minutes at these limits).
-  const pool = (row: string) => Math.ceil(deletesOf(row, predicted, stepSeconds) * 1.5) + 2;
+  const pool = (row: string) => Math.ceil(deletesOf(row, predicted, stepSeconds, factors) * 1.5) + 2;
   for (let i = 0; i < pool('DELETE /projects/{slug}'); i++)
     doomedProjects.push((await patiently('POST', '/projects', { name: `Doomed ${i}` })).body.data.slug as string);
   // Labels to delete are those the mix makes (it makes twice as many as it deletes), and one spare at each step's start:
@@ -163,7 +172,7 @@ export async function measureMixSaturation(stack: SaturationStack, scale: number
   const steps: MixSaturation['steps'] = [];
   let slot = 0;
   let logRead = refusalsSince(stack.logFile, 0).end;
-  for (const factor of FACTORS) {
+  for (const factor of factors) {
     await keepOneSpare();
     const labels = baseLabels + doomedLabels.length;
     const offered = predicted * factor;
@@ -184,6 +193,8 @@ export async function measureMixSaturation(stack: SaturationStack, scale: number
       offered,
       answers: answers.length,
       refused,
+      limited: answers.filter((a) => a.status === 429).length,
+      ok: answers.filter((a) => a.status >= 200 && a.status < 300).length,
       refusedOn: refusals.partitions,
       labels: [labels, baseLabels + doomedLabels.length],
     });

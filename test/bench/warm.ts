@@ -8,6 +8,8 @@ import { keys } from '#store/keys';
 import { storedProjectItem } from '#domain/projects';
 import { tableName } from '#store/table';
 import { lambdaContext } from '#local/lambdaEvents';
+import { limitWorkspaces } from '#domain/workspaceRateLimits';
+import { STAGES } from '#cdk/stage';
 import { benchWorkspace, handlers, projectRecord, route } from './harness.ts';
 import { log, median } from './stats.ts';
 
@@ -19,7 +21,9 @@ import { log, median } from './stats.ts';
  * handler and the baseline, a bare handler making the same SDK call and returning the same kind of
  * JSON, with no middleware, no validation and no logging (a project's read: its item and its kept stats, as the
  * service reads both). The log and metrics lines are written to
- * /dev/null, a real write per line, as Lambda's stdout is.
+ * /dev/null, a real write per line, as Lambda's stdout is. The workspace rate limits are on, as deployed (the prod
+ * stage's WORKSPACE_RATE_LIMITS): each request is counted, and its counts are sent (answered by the stub) as they
+ * would be.
  */
 export interface WarmRow {
   endpoint: string;
@@ -104,6 +108,8 @@ export async function measureWarm(runs: number, iterations: number): Promise<War
   const records = Array.from({ length: 51 }, (_, i) => projectRecord(w.ws, `Warm project ${i}`));
   const removeStub = installStub({
     GetItem: { Item: marshall(storedProjectItem(records[0]!), { removeUndefinedValues: true }) },
+    // A send of the workspace's counts (store/workspaceLoads.ts): its second's item, with nothing counted by others.
+    UpdateItem: { Attributes: {} },
     Query: {
       Items: records.map((r) => marshall(storedProjectItem(r), { removeUndefinedValues: true })),
       Count: records.length,
@@ -111,6 +117,7 @@ export async function measureWarm(runs: number, iterations: number): Promise<War
     },
   });
   let restoreOutput: (() => void) | undefined;
+  limitWorkspaces(STAGES.prod.workspaceRateLimits);
   try {
     const { handlers: map } = await handlers();
     const cases = [
@@ -165,6 +172,7 @@ export async function measureWarm(runs: number, iterations: number): Promise<War
     }
     return rows;
   } finally {
+    limitWorkspaces(undefined);
     restoreOutput?.();
     removeStub();
   }
