@@ -322,4 +322,29 @@ describe('workspace rate limits', () => {
     expect(await drive({ ...then, limits: instance(16), named: { ...elsewhere, task: otherTask! } })).toEqual([10]);
     expect((await drive({ ...then, limits: instance(17), named: elsewhere }))[0]).toBeLessThan(10);
   });
+
+  test('a request naming one task meets its bucket and the requests that named none: bulk attaches over the limit hold it', async () => {
+    const route = 'POST /projects-labels/{slug}/attach';
+    const [task] = await inBuckets(route, 'task', 'one-', 1);
+    const labels = await inBuckets(route, 'label', 'label-', 4);
+    const projects = await inBuckets(route, 'project', 'project-', 4);
+    const budget = { read: 30, write: 20 };
+    const counts = new Counts();
+    const instance = (seed: number) => [new WorkspaceRateLimits(budget, counts.send, seeded(seed))];
+    // 60 bulk attaches a second (several tasks each: none named), spread over labels and projects: half a write unit
+    // each on the tasks' histories, 1.5 times a task partition's limit wherever they land; a quarter on the workspace's.
+    const spread = (i: number) => ({ label: labels[i % 4]!, project: projects[(i >> 2) % 4]! });
+    await drive({ limits: instance(18), ws: 'acme', route, perSecond: 60, seconds: 6, named: spread });
+    // Then attaches of one task, on labels and projects spread alike: its bucket is empty, but any task may be theirs.
+    const one = await drive({
+      limits: instance(19),
+      ws: 'acme',
+      route,
+      perSecond: 10,
+      seconds: 1,
+      from: 1_000_000 + 6_000,
+      named: (i) => ({ ...spread(i), task: task! }),
+    });
+    expect(one[0]).toBeLessThan(10);
+  });
 });

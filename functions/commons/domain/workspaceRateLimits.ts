@@ -14,7 +14,7 @@ import { readWorkspaceRateLimits, type Budget } from './workspaceRateLimitsSetti
  * items counts as such), a refused one as its route's sample (what clients send, not only what got in).
  *
  * Each function instance counts by workspace and partition, and adds its counts to the workspace's item of the second
- * (store/workspaceLoads.ts: one ADD, and a read of the second before) once they reach 5% of a limit, 1% while the
+ * (store/workspaceLoads.ts: one ADD, and a read of the second before) once they reach 5% of a limit, 2% while the
  * workspace is busy (a quarter of its limit or more), or a tenth of that once its last send is 5 s old (1 s while busy),
  * and at most every 250 ms. The
  * answer, every instance's counts of this second and of the one before, tells the instance the workspace's rate on
@@ -37,8 +37,8 @@ export type Named = Partial<Record<EntityKind, string>>;
  * its code, the same in every instance), so that requests spread over many projects are not held as if on one; a request
  * that names none of that kind (a create, a bulk attach's tasks) is counted on the code alone, which every bucket adds
  * in. A bucket holds a quarter of the workspace's things: one hot thing is limited as itself (and its bucket's
- * neighbours with it), many are let through four times as much, and a second's item stays near one write unit
- * (store/workspaceLoads.ts).
+ * neighbours with it), many are let through four times as much, and a second's item stays within 2 KB: 2 write units
+ * a send at most (store/workspaceLoads.ts).
  */
 const BUCKETS = 4;
 
@@ -48,7 +48,8 @@ export function placeOf(code: string, kind: EntityKind | undefined, named: Named
   if (!thing) return code;
   let hash = 0x811c9dc5;
   for (let i = 0; i < thing.length; i++) hash = Math.imul(hash ^ thing.charCodeAt(i), 0x01000193);
-  return `${code}${(hash >>> 0) % BUCKETS}`;
+  // FNV-1a's high bits: its low ones follow only the low bits of each character (web-1, web-5 and web-9 would share).
+  return `${code}${Math.floor(((hash >>> 0) / 2 ** 32) * BUCKETS)}`;
 }
 
 /**
@@ -58,7 +59,7 @@ export function placeOf(code: string, kind: EntityKind | undefined, named: Named
  */
 const SEND = {
   calm: { share: 0.05, late: 0.005, lateMs: 5_000 },
-  busy: { share: 0.01, late: 0.001, lateMs: 1_000 },
+  busy: { share: 0.02, late: 0.002, lateMs: 1_000 },
 } as const;
 const BUSY = 0.25;
 const MIN_GAP_MS = 250;
