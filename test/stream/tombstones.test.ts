@@ -1,4 +1,4 @@
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, expect, test, vi } from 'vitest';
 import { checkTable, scanTable } from '#checker/invariants';
@@ -10,7 +10,7 @@ import { processStreamBatch } from '#events/processor';
 import { db } from '#store/client';
 import { taskSidesOf } from '#store/collections';
 import { TransactionCancelled } from '#store/errors';
-import { ItemType, keys, LABEL_LINK_SHARDS, TASK_SHARDS } from '#store/keys';
+import { ItemType, keys, LABEL_LINK_SHARDS, TASK_SHARDS, WORKSPACE_COPIES } from '#store/keys';
 import { writeProjectLabel } from '#store/labelSets';
 import { labelLinkItem, taskLinkItem, taskVersionItem } from '#store/linkItems';
 import { readTask, writeAttach } from '#store/links';
@@ -207,4 +207,50 @@ test("the stream's counter writes check the project's mark in its first partitio
   // any deploy.
   expect(await rekeyTable({ workspaces: [ws] })).toMatchObject({ projectCopies: 1, conflicts: [] });
   expect((await checkTable([ws])).violations).toEqual([]);
+});
+
+test("in the deploy's window a create's copies check its item as created: one the version before deleted meanwhile gets none", async () => {
+  // The real clock, and the table as the version before left it (no LAYOUT#GONE item): the next write makes it, so the
+  // window is on (when the file's first test ran before, the item it made is remembered, minutes ago: still within).
+  vi.restoreAllMocks();
+  await db.send(new DeleteCommand({ TableName: tableName(), Key: keys.tombstonesLayout() }));
+  const ws = uniqueWorkspace('tombstones');
+  const copies = async (slug: string) =>
+    (
+      await Promise.all(
+        Array.from({ length: WORKSPACE_COPIES }, (_, n) =>
+          db.send(new GetCommand({ TableName: tableName(), Key: keys.projectCopy(ws, slug, n), ConsistentRead: true })),
+        ),
+      )
+    ).filter((r) => r.Item).length;
+  const made = await createProject(ws, { name: 'Window create', owner: actor });
+  expect(await copies(made.slug)).toBe(WORKSPACE_COPIES);
+  // The version before deletes the project's item (and marks nothing) between this create's put and its copies.
+  const doomed = keys.project(ws, 'deleted-between');
+  let put = false;
+  let deleted = false;
+  const name = `deleteBetween${Math.random()}`;
+  db.middlewareStack.add(
+    (next) => async (args) => {
+      const input = args.input as { Item?: { PK?: string; SK?: string }; TransactItems?: unknown[] };
+      if (input.Item?.PK === doomed.PK && input.Item.SK === doomed.SK) put = true;
+      else if (put && !deleted && input.TransactItems) {
+        deleted = true;
+        await db.send(new DeleteCommand({ TableName: tableName(), Key: doomed }));
+      }
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  try {
+    await createProject(ws, { name: 'Deleted between', owner: actor });
+  } finally {
+    db.middlewareStack.remove(name);
+  }
+  expect(deleted).toBe(true);
+  expect(await copies('deleted-between')).toBe(0);
+  // After the window a create checks its mark alone (a delete of this version makes one): copied as before.
+  clockAt(16);
+  const later = await createProject(ws, { name: 'After window', owner: actor });
+  expect(await copies(later.slug)).toBe(WORKSPACE_COPIES);
 });
