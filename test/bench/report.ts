@@ -150,6 +150,14 @@ ${table(
 `;
 }
 
+/** The inbound events of the mix the local bus did not take, where any were lost: those steps were lighter by them. */
+const lostEvents = (m: MixSaturation) => {
+  const lost = m.steps.filter((x) => x.eventsLost);
+  return lost.length
+    ? ` Inbound events the local bus did not take (a reset connection): ${lost.map((x) => `${x.factor}x ${x.eventsLost}`).join(', ')}.`
+    : '';
+};
+
 function renderMixSaturation(m: MixSaturation): string {
   return `### The realistic mix
 
@@ -161,7 +169,7 @@ any; they pass 1% of all answers at ${fmt(m.measured, 1)} (${fmt(m.measured / m.
 refusing more (a key that few of the mix's requests draw on refuses a large share of those before 1% of all).
 The labels a step began and ended with: the mix makes labels twice as fast as it deletes them, so a step ends with more
 than it began with, and what it left is deleted before the next${m.modelLabels ? ` (the model's workspace has ${m.modelLabels})` : ''}; every labels list the mix reads
-reads them all. A 503's partition is the one its log line's refusal names.
+reads them all. A 503's partition is the one its log line's refusal names.${lostEvents(m)}
 
 ${table(
   ['step', 'offered (req/s)', 'answers', '503', 'refused', 'labels', "refused on (the 503s' logged causes, most first)"],
@@ -235,7 +243,7 @@ The same mix on a stack of its own that adds \`WORKSPACE_RATE_LIMITS="${setting}
 as the prod stage sets them (functions/commons/domain/workspaceRateLimits.ts). Past the limits a request is answered 429
 with \`Retry-After\` before it draws on the table, so the partitions stay under theirs: the target is 429s at every step
 past the prediction and at most ${LIMITED_503_AT_MOST * 100}% of any step's answers 503 (${yes(limitsHeld(m))}). One local process counts
-for the workspace here; deployed, every instance of every route function sends its counts to the same item a second.
+for the workspace here; deployed, every instance of every route function sends its counts to the same item a second.${lostEvents(m)}
 
 ${table(
   ['step', 'offered (req/s)', 'answers', '2xx', '429', '503', '503 refused on (the logged causes, most first)'],

@@ -36,6 +36,8 @@ export interface MixSaturation {
     limited: number;
     /** Its 2xx answers. */
     ok: number;
+    /** The mix's inbound events the local bus did not take (a connection reset under load): the step was that much lighter. */
+    eventsLost?: number;
     refusedOn?: [string, number][];
     /** The workspace's labels as the step began and as it ended (every labels list of the mix reads them all). */
     labels?: [number, number];
@@ -178,11 +180,13 @@ export async function measureMixSaturation(
     const offered = predicted * factor;
     log(`section 6: the mix at ${offered.toFixed(1)}/s (${factor}x the predicted ${predicted.toFixed(1)}/s)`);
     let emitted = 0;
+    let eventsLost = 0;
     const answers = await openLoop(offered, stepSeconds, (i) => {
       const at = slot + i;
-      while (emitted < (i + 1) * perRequest) void emit(slot + emitted++);
+      while (emitted < (i + 1) * perRequest) void emit(slot + emitted++).catch(() => eventsLost++);
       return request(routeOf(at));
     });
+    if (eventsLost) log(`section 6: ${eventsLost} of the step's inbound events were not taken by the local bus`);
     slot += answers.length;
     await stack.settle();
     const refusals = refusalsSince(stack.logFile, logRead);
@@ -195,6 +199,7 @@ export async function measureMixSaturation(
       refused,
       limited: answers.filter((a) => a.status === 429).length,
       ok: answers.filter((a) => a.status >= 200 && a.status < 300).length,
+      ...(eventsLost ? { eventsLost } : {}),
       refusedOn: refusals.partitions,
       labels: [labels, baseLabels + doomedLabels.length],
     });
