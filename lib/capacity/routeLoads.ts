@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { EntityKind } from '#domain/workspaceRateLimits';
 import { atSaturation, byName, spreadOf } from './model.ts';
 import { slotOf } from './mix.ts';
 import type { Measured } from './scenarios.ts';
@@ -25,9 +26,6 @@ interface RouteLoad {
   units: [read: number, write: number];
   draws: ([code: string, read: number, write: number] | [code: string, read: number, write: number, kind: EntityKind])[];
 }
-
-/** What a partition of one of a workspace's things is keyed by: the functions count a request on the one it names. */
-type EntityKind = 'project' | 'label' | 'task' | 'webhook';
 
 /** A partition name's placeholder of one thing, and which: `<slug>` is a project's (STATS#, the history's by slug). */
 const KINDS: [RegExp, EntityKind][] = [

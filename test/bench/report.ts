@@ -158,6 +158,15 @@ const lostEvents = (m: MixSaturation) => {
     : '';
 };
 
+/** A step's 503s by the partition their log lines name, the three most first. */
+const refusedOnCell = (x: MixSaturation['steps'][number]) =>
+  x.refusedOn?.length
+    ? x.refusedOn
+        .slice(0, 3)
+        .map(([where, n]) => `\`${where}\`: ${n}`)
+        .join(', ')
+    : '-';
+
 function renderMixSaturation(m: MixSaturation): string {
   return `### The realistic mix
 
@@ -180,12 +189,7 @@ ${table(
     String(x.refused),
     `${fmt((100 * x.refused) / Math.max(1, x.answers), 1)}%`,
     x.labels ? `${x.labels[0]} -> ${x.labels[1]}` : '-',
-    x.refusedOn?.length
-      ? x.refusedOn
-          .slice(0, 3)
-          .map(([where, n]) => `\`${where}\`: ${n}`)
-          .join(', ')
-      : '-',
+    refusedOnCell(x),
   ]),
 )}
 `;
@@ -254,12 +258,7 @@ ${table(
     String(x.ok),
     String(x.limited),
     String(x.refused),
-    x.refusedOn?.length
-      ? x.refusedOn
-          .slice(0, 3)
-          .map(([where, n]) => `\`${where}\`: ${n}`)
-          .join(', ')
-      : '-',
+    refusedOnCell(x),
   ]),
 )}
 `;

@@ -115,22 +115,19 @@ async function prepare(url: string, dataDir: string, logFile: string): Promise<S
     { DATA_DIR: dataDir },
   );
   const token = (JSON.parse(made.stdout) as { token: string }).token;
-  const send = (method: string, path: string, body?: unknown): Promise<Response> =>
-    call(method, `${path}${path.includes('?') ? '&' : '?'}company_slug=acme-corp`, {
-      base: url,
-      token,
-      // A 429 is an answer to count (the workspace's limits, where they are on), not one to wait out.
-      tooMany: 'answer',
-      ...(body === undefined ? {} : { body }),
-    }).catch(() => ({ status: 0 }) as Response);
-  // Setting up waits out both: a 503 (a partition) and a 429 (the workspace's limits).
-  const patiently = async (method: string, path: string, body?: unknown) => {
-    for (let waits = 0; ; waits++) {
-      const res = await honouringRetryAfter(() => send(method, path, body), 31);
-      if (res.status !== 429 || waits >= 60) return res;
-      await new Promise((r) => setTimeout(r, Number(res.headers.get('retry-after') ?? 1) * 1000));
-    }
-  };
+  const sent =
+    (tooMany: 'answer' | 'wait') =>
+    (method: string, path: string, body?: unknown): Promise<Response> =>
+      call(method, `${path}${path.includes('?') ? '&' : '?'}company_slug=acme-corp`, {
+        base: url,
+        token,
+        tooMany,
+        ...(body === undefined ? {} : { body }),
+      }).catch(() => ({ status: 0 }) as Response);
+  // A 429 (the workspace's limits, where they are on) is an answer the probes count; setting up waits it out (call's own
+  // wait), and a 503 (a partition) too.
+  const send = sent('answer');
+  const patiently = (method: string, path: string, body?: unknown) => honouringRetryAfter(() => sent('wait')(method, path, body), 31);
   // Past saturation the stream can be minutes behind: each call waits for one caught-up round, asked again
   // before the HTTP client's own header timeout (300 s) would end it, however long the drain takes.
   const settle = async () => {

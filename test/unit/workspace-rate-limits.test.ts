@@ -89,8 +89,8 @@ async function inBuckets(route: string, kind: keyof Named, prefix: string, n: nu
   const byBucket = new Map<string, string>();
   for (let i = 0; byBucket.size < n; i++) {
     const thing = `${prefix}${i}`;
-    const places = await placesOf(route, { [kind]: thing });
-    byBucket.set(places.filter((p) => p.length === 7).join(), byBucket.get(places.filter((p) => p.length === 7).join()) ?? thing);
+    const bucket = (await placesOf(route, { [kind]: thing })).filter((p) => p.length === 7).join();
+    if (!byBucket.has(bucket)) byBucket.set(bucket, thing);
   }
   return [...byBucket.values()];
 }

@@ -28,7 +28,7 @@ interface RouteLoad {
 }
 const ROUTES = routeLoads.routes as unknown as Record<string, RouteLoad>;
 
-type EntityKind = 'project' | 'label' | 'task' | 'webhook';
+export type EntityKind = 'project' | 'label' | 'task' | 'webhook';
 /** The project, label, task and webhook a request names (http/namedEntities.ts): each one it names exactly. */
 export type Named = Partial<Record<EntityKind, string>>;
 
@@ -99,6 +99,9 @@ function rateOn(rates: ReadonlyMap<string, Drawn>, code: string, place: string |
   return { read: unnamed.read + bucket.read, write: unnamed.write + bucket.write };
 }
 
+/** Where each of a route's draws is counted for a request naming `named` (placeOf), in the order of its draws. */
+const placesOf = (load: RouteLoad, named: Named): string[] => load.draws.map(([code, , , kind]) => placeOf(code, kind, named));
+
 export class WorkspaceRateLimits {
   private readonly meters = new Map<string, Meter>();
 
@@ -112,45 +115,48 @@ export class WorkspaceRateLimits {
   async admit(ws: string, route: string, named: Named, now = Date.now()): Promise<boolean> {
     const load = ROUTES[route];
     if (!load?.draws.length) return true;
-    const meter = this.meterOf(ws);
-    const worst = this.worst(meter, load, named, now);
+    const places = placesOf(load, named);
+    const worst = this.worst(this.meterOf(ws), load, places, now);
     if (worst <= 1 || this.chance() * worst < 1) return true;
-    await this.count(ws, route, named, undefined, now);
+    await this.tally(ws, load, places, undefined, now);
     return false;
   }
 
   /** Counts a request of `route` in `ws`: as its route's sample, or as `units` drew where its calls drew more. */
   async count(ws: string, route: string, named: Named, units: Units | undefined, now = Date.now()): Promise<void> {
     const load = ROUTES[route];
-    if (!load?.draws.length) return;
+    if (load?.draws.length) await this.tally(ws, load, placesOf(load, named), units, now);
+  }
+
+  /** Counts a request at `places` (placesOf: where each of its route's draws is counted), and sends the counts when due. */
+  private async tally(ws: string, load: RouteLoad, places: readonly string[], units: Units | undefined, now: number): Promise<void> {
     const meter = this.meterOf(ws);
     // Never less than the sample: a smaller request, or a store that reports less (DynamoDB Local bills a transaction's
     // items once, and no index), still counts as one.
     const scale = (side: 0 | 1) => (units && load.units[side] > 0 ? Math.max(1, (side ? units.write : units.read) / load.units[side]) : 1);
     const [read, write] = [scale(0), scale(1)];
-    for (const [code, r, w, kind] of load.draws) {
-      const place = placeOf(code, kind, named);
-      const drawn = meter.counted.get(place) ?? { read: 0, write: 0 };
+    load.draws.forEach(([, r, w], i) => {
+      const drawn = meter.counted.get(places[i]!) ?? { read: 0, write: 0 };
       drawn.read += r * read;
       drawn.write += w * write;
-      meter.counted.set(place, drawn);
+      meter.counted.set(places[i]!, drawn);
       meter.share = Math.max(meter.share, drawn.read / this.budget.read, drawn.write / this.budget.write);
-    }
-    const when = SEND[this.worst(meter, load, named, now) >= BUSY ? 'busy' : 'calm'];
+    });
+    const when = SEND[this.worst(meter, load, places, now) >= BUSY ? 'busy' : 'calm'];
     const due = meter.share >= when.share || (meter.share >= when.late && now - meter.sentAt >= when.lateMs);
     if (due && !meter.sending && now - meter.sentAt >= MIN_GAP_MS) await this.sendCounts(ws, meter, now);
   }
 
   /** The largest share of the limit a request of the route meets on the workspace's partitions (0: nothing fresh known). */
-  private worst(meter: Meter, load: RouteLoad, named: Named, now: number): number {
+  private worst(meter: Meter, load: RouteLoad, places: readonly string[], now: number): number {
     const seen = meter.seen;
     if (!seen || now - seen.at > FRESH_MS) return 0;
     let worst = 0;
-    for (const [code, read, write, kind] of load.draws) {
-      const rate = rateOn(seen.rates, code, kind && placeOf(code, kind, named));
+    load.draws.forEach(([code, read, write, kind], i) => {
+      const rate = rateOn(seen.rates, code, kind && places[i]);
       if (read > 0) worst = Math.max(worst, rate.read / this.budget.read);
       if (write > 0) worst = Math.max(worst, rate.write / this.budget.write);
-    }
+    });
     return worst;
   }
 
