@@ -74,12 +74,14 @@ export function casesOf(dryCalls: string[], faultsFor: (command: string, n: numb
 
 /**
  * The injector, installed on the shared DocumentClient: `plan` says which call fails and how, `calls`
- * lists the commands of the run so far, `injected` counts the faults that struck.
+ * lists the commands of the run so far, `injected` counts the faults that struck, `inFlight` the calls
+ * not ended (none once a request has answered or a batch has ended: nothing of theirs goes on after).
  */
 export const injector = {
   plan: { failAt: 0 } as { failAt: number; fault?: Fault },
   calls: [] as string[],
   injected: 0,
+  inFlight: 0,
   /** A fresh run: no fault unless `fault` is given for the `failAt`-th call. */
   arm(failAt = 0, fault?: Fault) {
     this.calls = [];
@@ -92,11 +94,16 @@ export const injector = {
 (db.middlewareStack as MiddlewareStack<any, any>).add(
   (next, context) => async (args) => {
     injector.calls.push(context.commandName!);
-    if (injector.calls.length === injector.plan.failAt && injector.plan.fault?.applies(context.commandName!)) {
-      injector.injected++;
-      return injector.plan.fault.act(args.input) as any;
+    injector.inFlight++;
+    try {
+      if (injector.calls.length === injector.plan.failAt && injector.plan.fault?.applies(context.commandName!)) {
+        injector.injected++;
+        return injector.plan.fault.act(args.input) as any;
+      }
+      return await next(args);
+    } finally {
+      injector.inFlight--;
     }
-    return next(args);
   },
   { step: 'initialize', name: 'faultInjection', override: true },
 );
@@ -191,6 +198,8 @@ export function describeRouteFaults(shard: readonly Route[]): void {
         const res = await invokeRoute(route, sampleRequest(route, fixture), principalFor(fixture.ws));
         injector.disarm();
         const where = `${fault.name} at call ${n} (${injector.calls[n - 1] ?? 'not reached'})`;
+        // Nothing of the request's goes on after its answer (a call still running would land in the next case's run).
+        expect(injector.inFlight, `${where}: DynamoDB calls still running after the answer`).toBe(0);
         // The request made the same calls as the dry run up to the n-th, which failed: no case passes vacuously.
         expect(injector.injected - injectedBefore, where).toBe(1);
         if (res.statusCode >= 300) {

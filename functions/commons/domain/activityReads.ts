@@ -7,6 +7,7 @@ import { type ActivityEntry, type ActivityQuery, retentionMs } from './activity'
 import { decodeCursor, encodeCursor, type CursorScope } from './cursors';
 import { Gone, projectNotFound, ValidationFailed } from './errors';
 import type { Page, PageRequest } from './paging';
+import { allSettled } from '#store/settled';
 
 /**
  * Reading the history: the workspace's (every shard, merged), one project's or one task's, in the
@@ -176,6 +177,6 @@ async function partitionsOf(ws: string, q: ActivityQuery): Promise<string[]> {
  */
 async function projectWithHistory(ws: string, q: ActivityQuery, partitions: string[]): Promise<void> {
   if (q.projectId === undefined && (await readProject(ws, q.projectSlug!)) !== undefined) return;
-  if ((await Promise.all(partitions.map(holdsAny))).some(Boolean)) return;
+  if ((await allSettled(partitions.map(holdsAny))).some(Boolean)) return;
   throw projectNotFound(q.projectId === undefined ? q.projectSlug! : `${q.projectSlug} (id ${q.projectId})`);
 }

@@ -6,6 +6,7 @@ import { changedSinceRead, labelNotFound, projectNotFound } from './errors';
 import { getLabel } from './labels';
 import { getProject } from './projects';
 import type { LabelRecord, ProjectRecord } from './entities';
+import { allSettled } from '#store/settled';
 
 /** The label and project a link change (attach, detach, toggle, label sets) acts on. */
 export interface LinkEnds {
@@ -17,7 +18,7 @@ export interface LinkEnds {
 
 /** Reads the label and the project of the workspace together; 404 when either is unknown. */
 export async function linkEnds(ws: string, labelSlug: string, projectSlug: string): Promise<LinkEnds> {
-  const [label, project] = await Promise.all([getLabel(ws, labelSlug), getProject(ws, projectSlug)]);
+  const [label, project] = await allSettled([getLabel(ws, labelSlug), getProject(ws, projectSlug)]);
   return {
     label,
     project,

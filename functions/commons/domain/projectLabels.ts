@@ -6,6 +6,7 @@ import type { Precondition } from './errors';
 import { changedLabel, goneReference, linkEnds } from './linkEnds';
 import { getProject } from './projects';
 import type { Actor, LabelRecord } from './entities';
+import { allSettled } from '#store/settled';
 
 /** A label as a project sees it: with how many of the project's tasks carry it. */
 export type ProjectLabel = LabelRecord & { tasks_count: number };
@@ -18,7 +19,7 @@ export type ProjectLabel = LabelRecord & { tasks_count: number };
  */
 export async function projectLabels(ws: string, projectSlug: string): Promise<ProjectLabel[]> {
   const project = await getProject(ws, projectSlug);
-  const [{ uses, set }, labels] = await Promise.all([readProjectLabelState(project.id), listLabels(ws)]);
+  const [{ uses, set }, labels] = await allSettled([readProjectLabelState(project.id), listLabels(ws)]);
   const members = new Set(set);
   return labels.filter((l) => uses.has(l.id) || members.has(l.id)).map((l) => ({ ...l, tasks_count: uses.get(l.id) ?? 0 }));
 }

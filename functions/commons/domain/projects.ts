@@ -12,6 +12,7 @@ import { readPage, type Page, type PageRequest } from './paging';
 import { claimSlug, slugify } from './slugs';
 import { cutToChars, foldKey, nameKey, titleKey } from './text';
 import type { Actor, ProjectPatch, ProjectRecord, ProjectStatus, Visibility, Workflow } from './entities';
+import { allSettled } from '#store/settled';
 
 export interface NewProject {
   name: string;
@@ -104,7 +105,7 @@ export async function getProject(ws: string, slug: string): Promise<ProjectRecor
  * strongly consistent at once: what every answer and check that shows the stats reads.
  */
 export async function getProjectWithStats(ws: string, slug: string): Promise<ProjectRecord> {
-  const [project, kept] = await Promise.all([readProject(ws, slug), readKeptStats(ws, slug)]);
+  const [project, kept] = await allSettled([readProject(ws, slug), readKeptStats(ws, slug)]);
   if (!project) throw projectNotFound(slug);
   return withKeptStats(project, kept);
 }
@@ -145,7 +146,7 @@ export async function updateProject(
     asRead = await getProjectWithStats(ws, slug);
     await precondition(asRead);
   }
-  const [updated, kept] = await Promise.all([updateProjectItem(ws, slug, patch, nameKey, actor, asRead), readKeptStats(ws, slug)]);
+  const [updated, kept] = await allSettled([updateProjectItem(ws, slug, patch, nameKey, actor, asRead), readKeptStats(ws, slug)]);
   if (updated) return withKeptStats(updated.project, kept);
   if (asRead) await getProject(ws, slug); // still there: it changed since it was checked
   throw asRead ? changedSinceRead() : projectNotFound(slug);

@@ -2,6 +2,7 @@ import { readProject } from '#store/projects';
 import { findProjectsByName } from './projects';
 import { SLUG } from './slugs';
 import type { ProjectRecord } from './entities';
+import { allSettled } from '#store/settled';
 
 /** The categories GitScrum's search answers; this service holds projects, the rest answer empty. */
 export const SEARCH_CATEGORIES = ['projects', 'tasks', 'user_stories', 'sprints', 'wiki', 'notes'] as const;
@@ -22,7 +23,7 @@ export async function searchProjects(workspaces: string[], q: string, limit: num
     found.push(p);
   };
   const searched = workspaces.slice(0, MAX_SEARCHED_WORKSPACES);
-  const bySlug = SLUG.test(q) ? await Promise.all(searched.map((ws) => readProject(ws, q))) : [];
+  const bySlug = SLUG.test(q) ? await allSettled(searched.map((ws) => readProject(ws, q))) : [];
   bySlug.forEach(add);
   for (const [i, ws] of searched.entries()) {
     if (found.length >= limit) break;

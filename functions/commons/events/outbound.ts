@@ -14,6 +14,7 @@ import type { Item } from '#store/query';
 import type { Change } from '#store/streamRecords';
 import { type Actor, type LabelRecord, SYSTEM_ACTOR } from '#domain/entities';
 import type { OutboundDetail } from '#wire/eventSchemas';
+import { allSettled } from '#store/settled';
 
 /**
  * The service's outbound events (docs/events.md), derived from the table's stream: one per
@@ -224,7 +225,7 @@ export async function eventsOf(changes: Change[]): Promise<OutboundEvent[]> {
   const updates = changes.filter(
     (c) => c.type === ItemType.project && c.kind === 'MODIFY' && c.before && c.after && userChanged(c.before, c.after),
   );
-  const [label, whole] = await Promise.all([labelsOf(changes), keptStatsOf(updates)]);
+  const [label, whole] = await allSettled([labelsOf(changes), keptStatsOf(updates)]);
   const events: OutboundEvent[] = [];
   for (const change of changes) {
     const e =

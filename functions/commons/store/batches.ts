@@ -3,6 +3,7 @@ import { db } from './client';
 import type { Key } from './keys';
 import { AGAIN, RETRY, withRetries } from './retry';
 import { tableName } from './table';
+import { allSettled } from './settled';
 
 /** DynamoDB's per-call limits. */
 const WRITE_BATCH = 25;
@@ -20,15 +21,21 @@ export function chunk<T>(list: readonly T[], size: number): T[][] {
 /**
  * `fn` over every item, at most `inFlight` calls at a time (the one worker pool: a request never
  * fans out without bound, which would queue its calls behind each other's connections); the
- * results in the items' order.
+ * results in the items' order. A failure stops it taking more, and is thrown once the calls in flight have ended.
  */
 export async function mapInFlight<T, R>(items: readonly T[], inFlight: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
+  let failed = false;
   const worker = async () => {
-    for (let i = next++; i < items.length; i = next++) results[i] = await fn(items[i]!);
+    try {
+      for (let i = next++; i < items.length && !failed; i = next++) results[i] = await fn(items[i]!);
+    } catch (error) {
+      failed = true;
+      throw error;
+    }
   };
-  await Promise.all(Array.from({ length: Math.min(inFlight, items.length) }, worker));
+  await allSettled(Array.from({ length: Math.min(inFlight, items.length) }, worker));
   return results;
 }
 

@@ -9,6 +9,7 @@ import { tableName } from './table';
 import { candidateShards, newShard } from './taskShardLayout';
 import { readTaskLayout } from './taskLayoutReads';
 import { transact, tx, type TransactItem } from './transactions';
+import { allSettled } from './settled';
 
 /**
  * The state of one task, member or sprint of a project, as the inbound events told it, stored in the
@@ -30,7 +31,7 @@ export interface StoredThing {
 export async function readThing(projectId: string, thing: Thing, subject: string): Promise<StoredThing> {
   const layout = await readTaskLayout(true);
   const shards = candidateShards(subject, layout);
-  const read = await Promise.all(
+  const read = await allSettled(
     shards.map(
       async (n) =>
         (

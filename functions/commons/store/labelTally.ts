@@ -11,6 +11,7 @@ import { AGAIN, RETRY, withRetries } from './retry';
 import { tableName } from './table';
 import { transact, tx, type TransactItem } from './transactions';
 import type { CountedKind } from './workspaceCounts';
+import { allSettled } from './settled';
 
 /**
  * A workspace's label tally: the count that holds its label limit (workspaceCounts.ts) and the counter its label ids
@@ -58,7 +59,7 @@ export async function moveTally(ws: string): Promise<void> {
  */
 export async function moveTallyOnce(ws: string): Promise<'moved' | 'already' | 'raced'> {
   if (await getItem(keys.labelIdCounterOwn(ws))) return 'already';
-  const [count, counter] = await Promise.all([getItem(keys.labelCount(ws)), getItem(keys.labelIdCounter(ws))]);
+  const [count, counter] = await allSettled([getItem(keys.labelCount(ws)), getItem(keys.labelIdCounter(ws))]);
   if (count?.sealed !== undefined || counter?.sealed !== undefined) return 'already';
   const at = new Date().toISOString();
   const seal = (key: Key, type: string, item: Record<string, unknown> | undefined, field: string): TransactItem =>

@@ -2,6 +2,7 @@ import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
 import type { Item } from './query';
 import { TABLE } from './table';
+import { allSettled } from './settled';
 
 /** How far one page of a merged read goes at most: then it answers what it has, and where to go on. */
 export interface MergeBudget {
@@ -70,7 +71,7 @@ export async function readMerged(range: MergedRange, limit: number, after?: stri
   };
   const sk = (item: Item | undefined) => item![TABLE.sortKey] as string;
   const nearer = (a: string, b: string) => (range.descending ? a > b : a < b);
-  await Promise.all(readers.map((r) => read(r, firstCall)));
+  await allSettled(readers.map((r) => read(r, firstCall)));
   for (;;) {
     const open = readers.filter((r) => !r.done);
     // Every item up to the open partitions' nearest read key is known: the others are read past it.
@@ -90,6 +91,6 @@ export async function readMerged(range: MergedRange, limit: number, after?: stri
     const more = range.filtering
       ? Math.ceil(Math.max(limit + 1, budget.filteredRound) / holding.length)
       : Math.max(firstCall, limit + 1 - known.length);
-    await Promise.all(holding.map((r) => read(r, more)));
+    await allSettled(holding.map((r) => read(r, more)));
   }
 }

@@ -2,6 +2,7 @@ import { num } from './codec';
 import { ItemType, keys } from './keys';
 import { queryAll } from './query';
 import { readTaskLayout } from './taskLayoutReads';
+import { allSettled } from './settled';
 
 /**
  * A project's use counters (how many of its tasks carry each label) and its label set, both in its collection's shard 0.
@@ -13,7 +14,7 @@ export async function readProjectLabelState(projectId: string): Promise<{ uses: 
   const items = (await readTaskLayout(false)).rekeyed
     ? await queryAll({ partition, sortBetween: [keys.projectLabelSkPrefix, `${keys.labelUseSkPrefix}\uffff`] })
     : (
-        await Promise.all([
+        await allSettled([
           queryAll({ partition, sortPrefix: keys.labelUseSkPrefix }),
           queryAll({ partition, sortPrefix: keys.projectLabelSkPrefix }),
         ])

@@ -3,6 +3,7 @@ import { db } from './client';
 import type { Units } from './consumed';
 import { ItemType, keys } from './keys';
 import { tableName } from './table';
+import { allSettled } from './settled';
 
 /** Units drawn on one partition of a workspace (by its code: functions/commons/domain/routeLoads.json). */
 export type Drawn = Units;
@@ -55,7 +56,7 @@ export async function addDrawn(ws: string, second: number, counts: ReadonlyMap<s
     }
   }
   const abortSignal = AbortSignal.timeout(sendMs());
-  const [{ Attributes }, { Item }] = await Promise.all([
+  const [{ Attributes }, { Item }] = await allSettled([
     db.send(
       new UpdateCommand({
         TableName: tableName(),

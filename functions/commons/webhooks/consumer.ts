@@ -11,6 +11,7 @@ import { continueDelivery, deliverEvent, type Outcome, PartlyDelivered, type Pub
 import { probeEndpoint, releaseWaiting } from './probes';
 import type { AttemptMessage, ProbeMessage, ReleaseMessage, WebhookQueue } from './queue';
 import { sweepDeliveries } from './sweeper';
+import { allSettled } from '#store/settled';
 
 /**
  * The deliveries queue's consumer (on Lambda and under `npm start` alike): the service's own events,
@@ -101,7 +102,7 @@ export function consumeWebhookMessages(records: SQSRecord[], queue: WebhookQueue
         released: 0,
       };
       const webhooksOf = sharedReads(readWebhooks);
-      const failures = await Promise.all(records.map((record) => consumeOne(record, queue, tally, webhooksOf)));
+      const failures = await allSettled(records.map((record) => consumeOne(record, queue, tally, webhooksOf)));
       return { batchItemFailures: failures.filter((f) => f !== undefined).map((itemIdentifier) => ({ itemIdentifier })), tally };
     },
     ({ tally }) => ({

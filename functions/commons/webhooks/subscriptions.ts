@@ -9,6 +9,7 @@ import { isSealed, isSealedForItsWorkspace, type SealContext, SealError, secrets
 import type { DeliveryRecord, PreviousSecret, WebhookRecord } from './entities';
 import { PREVIOUS_SECRET_MS } from './settings';
 import { newSecret } from './signing';
+import { allSettled } from '#store/settled';
 
 /** Old secrets kept signing at most: each rotation within a day adds one, the oldest goes first. */
 const MAX_PREVIOUS_SECRETS = 4;
@@ -56,7 +57,7 @@ export async function rotateSecret(ws: string, id: string, opts: { secret?: stri
     const keep = async (p: PreviousSecret) => ({ ...p, secret: await keptSealed(current, p.secret) });
     const previous = opts.expirePreviousNow
       ? []
-      : await Promise.all(
+      : await allSettled(
           [{ secret: current.secret, expires_at: new Date(now + PREVIOUS_SECRET_MS).toISOString() }, ...stillSigning(current, now)]
             .slice(0, MAX_PREVIOUS_SECRETS)
             .map(keep),
@@ -76,7 +77,7 @@ function stillSigning(webhook: WebhookRecord, now: number) {
  * while they last (one that no longer opens, sealed under a main key since replaced, is left out).
  */
 export async function signingSecrets(webhook: WebhookRecord, now = Date.now()): Promise<string[]> {
-  const [current, previous] = await Promise.all([
+  const [current, previous] = await allSettled([
     openAll(webhook, [webhook.secret]),
     openAll(
       webhook,
@@ -110,7 +111,7 @@ export async function resealed(webhook: Pick<WebhookRecord, 'workspace' | 'id'>,
 /** Opens the webhook's secrets; with `skip`, one that does not open is left out instead of failing the call. */
 async function openAll(webhook: WebhookRecord, sealed: Sealed[], unopenable: 'throw' | 'skip' = 'throw'): Promise<string[]> {
   const box = secretsAtRest();
-  const opened = await Promise.all(
+  const opened = await allSettled(
     sealed.map((s) =>
       box
         .open(s, secretContext(webhook))

@@ -96,6 +96,8 @@ describe('stream processor', () => {
       const where = `${fault.name} at processor call ${n} (${dryCalls[n - 1]})`;
       await drain().catch(() => undefined);
       injector.disarm();
+      // A failed batch leaves no call running: its redelivery would race it.
+      expect(injector.inFlight, `${where}: DynamoDB calls still running after the batch failed`).toBe(0);
       await drain();
       expect((await checkTable([ws])).violations, where).toEqual([]);
       const left = (await scanTable([ws])).filter(
