@@ -108,9 +108,7 @@ function saturationRatios(s: SaturationResult | undefined, h: HistorySaturation 
   const keyed = k.length
     ? [`${names} ${keysWithin(k) ? 'refused nothing at 0.8x, and some at 1.2x' : 'not as the model says (section 6)'}`]
     : ["step 2's keys not measured"];
-  return [...rows, ...history, ...keyed, s.mix ? `the mix ${fmt(mixOnset(s.mix) / s.mix.predicted, 2)}x` : 'the mix not measured'].join(
-    '; ',
-  );
+  return [...rows, ...history, ...keyed, s.mix ? `the mix ${mixRatio(s.mix)}` : 'the mix not measured'].join('; ');
 }
 
 /**
@@ -119,11 +117,33 @@ function saturationRatios(s: SaturationResult | undefined, h: HistorySaturation 
  * it refuses a share of those, a small one of all answers: what the model predicts is where refusals begin, as for each
  * key alone (no refusal at 0.8x, some at 1.2x), not where they pass 1% of all answers (the knee, shown beside it).
  */
-function mixOnset(m: MixSaturation): number {
+function mixOnset(m: MixSaturation): number | undefined {
   const first = m.steps.findIndex((x) => x.refused > 0);
-  if (first === -1) return m.steps[m.steps.length - 1]!.offered;
+  if (first === -1) {
+    // Nothing refused: past the highest step, if the stack served it in full; else the machine could not offer the load.
+    const last = m.steps[m.steps.length - 1]!;
+    return servedInFull(last) ? last.offered : undefined;
+  }
   return first === 0 ? m.steps[0]!.offered : (m.steps[first - 1]!.offered + m.steps[first]!.offered) / 2;
 }
+
+/**
+ * Whether the stack answered a step at the rate it was offered (results before the served rate was kept: taken as so).
+ * One that fell behind met its partitions with less than offered: its lack of refusals says nothing of the model.
+ */
+const SERVED_AT_LEAST = 0.95;
+const servedInFull = (x: MixSaturation['steps'][number]) => x.served === undefined || x.served >= SERVED_AT_LEAST * x.offered;
+
+/** The highest rate a step of the mix was served at. */
+const mostServed = (m: MixSaturation) => Math.max(...m.steps.map((x) => x.served ?? x.offered));
+
+/** The mix's onset as a ratio to the model, or what stood in the way of measuring it. */
+const mixRatio = (m: MixSaturation) => {
+  const onset = mixOnset(m);
+  return onset === undefined
+    ? `not measured: nothing refused, and the stack served at most ${fmt(mostServed(m), 1)} requests per second (${fmt(mostServed(m) / m.predicted, 2)}x) of the mix`
+    : `${fmt(onset / m.predicted, 2)}x`;
+};
 
 /** The history's keys within 20% of the model: no write refused spread at 0.8x its rate, some at 1.2x. */
 const historyWithin = (h: HistorySaturation) => {
@@ -167,24 +187,32 @@ const refusedOnCell = (x: MixSaturation['steps'][number]) =>
         .join(', ')
     : '-';
 
+/** The mix's onset as the section says it. */
+function mixMeasured(m: MixSaturation): string {
+  const onset = mixOnset(m);
+  if (onset === undefined)
+    return `**Not measured here: no step refused, and the stack served at most ${fmt(mostServed(m), 1)} requests per second (${fmt(mostServed(m) / m.predicted, 2)}x the prediction)**. A step the stack answered slower than offered (served below ${SERVED_AT_LEAST * 100}% of offered: this machine's CPU, not the table, held it back) met the partitions with less than offered, so its lack of refusals says nothing of the model.`;
+  return `**Measured: refusals begin at ${fmt(onset, 1)} requests per second (${fmt(onset / m.predicted, 2)}x the prediction)**, midway between the last step refusing nothing and the first refusing
+any; they pass 1% of all answers at ${fmt(m.measured, 1)} (${fmt(m.measured / m.predicted, 2)}x), midway between the last step refusing at most 1% and the first
+refusing more (a key that few of the mix's requests draw on refuses a large share of those before 1% of all).`;
+}
+
 function renderMixSaturation(m: MixSaturation): string {
   return `### The realistic mix
 
 The model's mix (docs/capacity.md, "Under a realistic mix": the same shares, and its inbound events on the local bus)
 on one workspace, one project and one label, in steps of its predicted saturation (${fmt(m.modelled, 0)} requests per
-second at DynamoDB's limits, first on \`${m.firstKey}\`; here ${fmt(m.predicted, 1)}). **Measured: refusals begin at ${fmt(mixOnset(m), 1)} requests
-per second (${fmt(mixOnset(m) / m.predicted, 2)}x the prediction)**, midway between the last step refusing nothing and the first refusing
-any; they pass 1% of all answers at ${fmt(m.measured, 1)} (${fmt(m.measured / m.predicted, 2)}x), midway between the last step refusing at most 1% and the first
-refusing more (a key that few of the mix's requests draw on refuses a large share of those before 1% of all).
+second at DynamoDB's limits, first on \`${m.firstKey}\`; here ${fmt(m.predicted, 1)}). ${mixMeasured(m)}
 The labels a step began and ended with: the mix makes labels twice as fast as it deletes them, so a step ends with more
 than it began with, and what it left is deleted before the next${m.modelLabels ? ` (the model's workspace has ${m.modelLabels})` : ''}; every labels list the mix reads
 reads them all. A 503's partition is the one its log line's refusal names.${lostEvents(m)}
 
 ${table(
-  ['step', 'offered (req/s)', 'answers', '503', 'refused', 'labels', "refused on (the 503s' logged causes, most first)"],
+  ['step', 'offered (req/s)', 'served (req/s)', 'answers', '503', 'refused', 'labels', "refused on (the 503s' logged causes, most first)"],
   m.steps.map((x) => [
     `${x.factor}x`,
     fmt(x.offered, 1),
+    x.served === undefined ? '-' : fmt(x.served, 1),
     String(x.answers),
     String(x.refused),
     `${fmt((100 * x.refused) / Math.max(1, x.answers), 1)}%`,
@@ -250,10 +278,11 @@ past the prediction and at most ${LIMITED_503_AT_MOST * 100}% of any step's answ
 for the workspace here; deployed, every instance of every route function sends its counts to the same item a second.${lostEvents(m)}
 
 ${table(
-  ['step', 'offered (req/s)', 'answers', '2xx', '429', '503', '503 refused on (the logged causes, most first)'],
+  ['step', 'offered (req/s)', 'served (req/s)', 'answers', '2xx', '429', '503', '503 refused on (the logged causes, most first)'],
   m.steps.map((x) => [
     `${x.factor}x`,
     fmt(x.offered, 1),
+    x.served === undefined ? '-' : fmt(x.served, 1),
     String(x.answers),
     String(x.ok),
     String(x.limited),
@@ -319,7 +348,7 @@ invocations of a handler (plus the same again for the authorizer on requests tha
 | a delete answers in < 1 s at any size (the cascade drains from the stream) | ${r.deletes.map((d) => `${d.links.toLocaleString('en-US')} links: ${fmt(d.ms, 0)} ms`).join('; ')} | ${yes(r.deletes.every((d) => d.ms < 1000 && d.status === 200))} |
 | big deletes leave nothing behind once drained | ${r.deletes.map((d) => `${d.leftovers} leftovers${d.violationsAfter === null ? '' : `, ${d.violationsAfter} violations`}`).join('; ')} | ${yes(r.deletes.every((d) => d.leftovers === 0 && !d.violationsAfter && d.status === 200))} |
 | inbound events at their minimum calls per event | ${r.inbound ? `${fmt(r.inbound.usage.calls / r.inbound.events, 2)} calls per event (minimum ${r.inbound.minimumCalls}), ${fmt(r.inbound.perSecond, 0)} events/s locally` : 'not measured'} | ${yes(!!r.inbound && r.inbound.usage.calls === r.inbound.minimumCalls * r.inbound.events)} |
-| one workspace saturates where the capacity model says (docs/capacity.md): measured with the partition simulator within ${SATURATION_TOLERANCE * 100}% | ${saturationRatios(r.saturation, r.historySaturation, r.keySaturation)} | ${yes(!!r.saturation?.mix && [...r.saturation.rows, { measured: mixOnset(r.saturation.mix), predicted: r.saturation.mix.predicted }].every((x) => Math.abs(x.measured / x.predicted - 1) <= SATURATION_TOLERANCE) && (!r.historySaturation || historyWithin(r.historySaturation)) && keysWithin(r.keySaturation ?? []))} |
+| one workspace saturates where the capacity model says (docs/capacity.md): measured with the partition simulator within ${SATURATION_TOLERANCE * 100}% | ${saturationRatios(r.saturation, r.historySaturation, r.keySaturation)} | ${yes(!!r.saturation?.mix && [...r.saturation.rows, { measured: mixOnset(r.saturation.mix) ?? Number.NaN, predicted: r.saturation.mix.predicted }].every((x) => Math.abs(x.measured / x.predicted - 1) <= SATURATION_TOLERANCE) && (!r.historySaturation || historyWithin(r.historySaturation)) && keysWithin(r.keySaturation ?? []))} |
 | with the workspace's limits on, the mix past them is answered 429, not 503 (section 6) | ${r.saturation?.limited ? r.saturation.limited.mix.steps.map((x) => `${x.factor}x: ${x.limited} x 429, ${x.refused} x 503`).join('; ') : 'not measured'} | ${yes(!!r.saturation?.limited && limitsHeld(r.saturation.limited.mix))} |
 | the stream processor at its minimum calls per change | ${r.streamCost.map((c) => `${c.usage.calls} / ${c.minimumCalls}`).join(', ')} | ${yes(r.streamCost.every((c) => c.usage.calls <= c.minimumCalls))} |
 `);

@@ -36,6 +36,11 @@ export interface MixSaturation {
     limited: number;
     /** Its 2xx answers. */
     ok: number;
+    /**
+     * The rate it was answered at: its answers over the time from its first request to its last answer (at least the
+     * step). Under the offered rate, the stack could not keep up (a slow machine): its partitions met less than offered.
+     */
+    served?: number;
     /** The mix's inbound events the local bus did not take (a connection reset under load): the step was that much lighter. */
     eventsLost?: number;
     refusedOn?: [string, number][];
@@ -199,6 +204,7 @@ export async function measureMixSaturation(
       refused,
       limited: answers.filter((a) => a.status === 429).length,
       ok: answers.filter((a) => a.status >= 200 && a.status < 300).length,
+      served: answers.length / Math.max(stepSeconds, ...answers.map((a) => a.doneS)),
       ...(eventsLost ? { eventsLost } : {}),
       refusedOn: refusals.partitions,
       labels: [labels, baseLabels + doomedLabels.length],
