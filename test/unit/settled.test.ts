@@ -61,7 +61,14 @@ describe('the worker pool after a failure (store/batches.ts mapInFlight)', () =>
     expect(started).toEqual([0, 1]);
   });
 
-  test('answers every item in order when none fails', async () => {
-    expect(await mapInFlight([3, 1, 2], 2, async (i) => i * 10)).toEqual([30, 10, 20]);
+  test('answers every item in the items’ order when none fails, whatever order they end in', async () => {
+    const first = deferred<void>();
+    const run = mapInFlight([3, 1, 2], 2, async (i) => {
+      if (i === 3) await first.promise; // the first item ends last
+      return i * 10;
+    });
+    expect(await hasSettled(run)).toBe(false);
+    first.resolve();
+    expect(await run).toEqual([30, 10, 20]);
   });
 });

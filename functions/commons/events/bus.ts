@@ -1,4 +1,5 @@
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import { AWS_CLIENT_TIMEOUTS } from '#store/awsTimeouts';
 import { AGAIN, RETRY, withRetries } from '#store/retry';
 import { EVENT_SOURCE } from '#domain/eventNames';
 import type { OutboundEvent } from './outbound';
@@ -58,7 +59,7 @@ function entryOf(e: OutboundEvent, target: EventBridgeTarget): PutEventsRequestE
  * (consumers see a duplicate with the same `event_id`, never a gap).
  */
 export function eventBridgeBus(target: EventBridgeTarget): EventBus {
-  const client = target.client ?? new EventBridgeClient({});
+  const client = target.client ?? new EventBridgeClient(AWS_CLIENT_TIMEOUTS);
   return {
     async publish(events) {
       for (const part of calls(events.map((e) => entryOf(e, target)))) {

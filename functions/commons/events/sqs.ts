@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type * as Sqs from '@aws-sdk/client-sqs';
+import { AWS_CLIENT_TIMEOUTS } from '#store/awsTimeouts';
 
 /**
  * SQS, loaded at the first message sent rather than bundled. Parsing the client would cost every cold
@@ -19,7 +20,7 @@ export function lazySqsSend(load: LoadSqs = loadSqs): (input: Sqs.SendMessageCom
   return async (input) => {
     if (!sqs) {
       const { SQSClient, SendMessageCommand } = load();
-      sqs = { client: new SQSClient({}), SendMessageCommand };
+      sqs = { client: new SQSClient(AWS_CLIENT_TIMEOUTS), SendMessageCommand };
     }
     await sqs.client.send(new sqs.SendMessageCommand(input));
   };

@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type * as Kms from '@aws-sdk/client-kms';
+import { AWS_CLIENT_TIMEOUTS } from './awsTimeouts';
 
 /**
  * Secrets at rest (webhook signing secrets, and the saved answers that show one): envelope encryption.
@@ -65,7 +66,7 @@ export function kmsVault(keyId: string, load = () => createRequire(import.meta.u
   const get = () => {
     if (!kms) {
       const sdk = load();
-      kms = { client: new sdk.KMSClient({}), sdk };
+      kms = { client: new sdk.KMSClient(AWS_CLIENT_TIMEOUTS), sdk };
     }
     return kms;
   };

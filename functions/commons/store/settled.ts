@@ -4,8 +4,8 @@
  * request answered (a write landing after a 503; in Lambda, frozen with the function and woken in a later request, whose
  * logs and calls they would join). A request or a batch leaves no call of its own behind it.
  */
-export async function allSettled<T extends readonly unknown[]>(parts: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
-  const results = await Promise.allSettled(parts);
+export async function allSettled<T extends readonly unknown[] | []>(parts: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const results: readonly PromiseSettledResult<unknown>[] = await Promise.allSettled(parts as readonly unknown[]);
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
   return results.map((r) => (r as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
