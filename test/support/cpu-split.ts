@@ -11,6 +11,30 @@ import { readdirSync, readFileSync } from 'node:fs';
 export const WHO = ['DynamoDB Local', 'local APIs', 'test workers', 'tools the tests run', 'vitest'] as const;
 export type Who = (typeof WHO)[number];
 
+/** Options of a runtime whose value is the next argument (a preloaded module, not the script it runs). */
+const TAKES_VALUE = new Set(['-r', '--require', '--import', '--loader', '--experimental-loader']);
+
+/**
+ * A tool by what it runs: the program and the first argument that is not an option (the script a runtime was given, a
+ * shell's command), with a path shortened to the repository's own (or a package's), else to its file name. Command
+ * lines hold their arguments NUL-separated.
+ */
+export function toolName(commandLine: string, root = process.cwd()): string {
+  const [program = '', ...args] = commandLine.split('\0').filter(Boolean);
+  let script: string | undefined;
+  for (let i = 0; i < args.length && script === undefined; i++) {
+    if (TAKES_VALUE.has(args[i]!)) i++;
+    else if (args[i] === '-c') script = args[i + 1];
+    else if (!args[i]!.startsWith('-')) script = args[i];
+  }
+  const short = (path: string) => {
+    const local = path.replace(/^file:\/\//, '');
+    if (local.startsWith(`${root}/`)) return local.slice(root.length + 1);
+    return /\/(node_modules\/.*)$/.exec(local)?.[1] ?? (local.startsWith('/') ? local.split('/').at(-1)! : local);
+  };
+  return [program.split('/').at(-1), script && short(script)].filter(Boolean).join(' ').slice(0, 60);
+}
+
 function kindOf(commandLine: string): Who {
   if (commandLine.includes('DynamoDBLocal')) return 'DynamoDB Local';
   if (commandLine.includes('bin/start.ts') || /\/test-tools\/[^/]+\/start\.mjs/.test(commandLine)) return 'local APIs';
@@ -21,6 +45,8 @@ function kindOf(commandLine: string): Who {
 
 interface Seen {
   who: Who;
+  /** For a tool: what it runs (toolName), to say which tools cost the most. */
+  tool?: string;
   parent: number;
   /** Its own CPU seconds, and those of the children it has waited for, at its last sample. */
   self: number;
@@ -87,13 +113,18 @@ export class CpuSplit {
     for (const pid of tree) {
       const stat = stats.get(pid)!;
       // Named again at every sample: a child holds its parent's command line until it has exec'd.
-      const who = pid === this.root ? 'vitest' : kindOf(commandLineOf(pid));
-      this.seen.set(pid, { who, parent: stat.parent, self: stat.self, reaped: stat.reaped, alive: true });
+      const commandLine = pid === this.root ? '' : commandLineOf(pid);
+      const who = pid === this.root ? 'vitest' : kindOf(commandLine);
+      const tool = who === 'tools the tests run' ? toolName(commandLine) : undefined;
+      this.seen.set(pid, { who, ...(tool ? { tool } : {}), parent: stat.parent, self: stat.self, reaped: stat.reaped, alive: true });
     }
   }
 
-  /** CPU seconds by who spent them since the start, and the wall time (stops sampling). */
-  stop(): { seconds: Record<Who, number>; total: number; wall: number } | undefined {
+  /**
+   * CPU seconds by who spent them since the start, the tools' by what they run (most first; what a tool spent after its
+   * last sample is in `seconds` only), and the wall time (stops sampling).
+   */
+  stop(): { seconds: Record<Who, number>; tools: [string, number][]; total: number; wall: number } | undefined {
     if (!this.timer) return undefined;
     clearInterval(this.timer);
     this.sample();
@@ -112,6 +143,8 @@ export class CpuSplit {
       seconds[heaviest?.who ?? 'tools the tests run'] += unsampled;
     }
     const total = Object.values(seconds).reduce((a, b) => a + b, 0);
-    return { seconds, total, wall: (Date.now() - this.started) / 1000 };
+    const tools = new Map<string, number>();
+    for (const entry of this.seen.values()) if (entry.tool) tools.set(entry.tool, (tools.get(entry.tool) ?? 0) + entry.self);
+    return { seconds, tools: [...tools].sort((a, b) => b[1] - a[1]), total, wall: (Date.now() - this.started) / 1000 };
   }
 }

@@ -42,5 +42,8 @@ export default class SlowestFiles implements Reporter {
       const s = cpu.seconds[who];
       console.log(`   ${who.padEnd(20)} ${s.toFixed(1).padStart(6)} s  ${((100 * s) / cpu.total).toFixed(0).padStart(3)} %`);
     }
+    const tools = cpu.tools.slice(0, 8);
+    if (tools.length) console.log('\n The tools that cost the most (CPU seen while they ran):');
+    for (const [tool, s] of tools) console.log(`   ${tool.padEnd(60)} ${s.toFixed(1).padStart(6)} s`);
   }
 }
