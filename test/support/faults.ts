@@ -35,7 +35,7 @@ const awsError =
     });
   };
 
-const faults: Fault[] = [
+export const faults: Fault[] = [
   { name: 'throttling', applies: () => true, act: awsError('ProvisionedThroughputExceededException', 400) },
   { name: 'server error', applies: () => true, act: awsError('InternalServerError', 500) },
   { name: 'timeout', applies: () => true, act: awsError('TimeoutError', 0) },
@@ -80,11 +80,14 @@ export function casesOf(dryCalls: string[], faultsFor: (command: string, n: numb
 export const injector = {
   plan: { failAt: 0 } as { failAt: number; fault?: Fault },
   calls: [] as string[],
+  /** Each call's input, beside `calls`: which item a call reads or writes. */
+  inputs: [] as Record<string, unknown>[],
   injected: 0,
   inFlight: 0,
   /** A fresh run: no fault unless `fault` is given for the `failAt`-th call. */
   arm(failAt = 0, fault?: Fault) {
     this.calls = [];
+    this.inputs = [];
     this.plan = fault ? { failAt, fault } : { failAt: 0 };
   },
   disarm() {
@@ -94,6 +97,7 @@ export const injector = {
 (db.middlewareStack as MiddlewareStack<any, any>).add(
   (next, context) => async (args) => {
     injector.calls.push(context.commandName!);
+    injector.inputs.push(args.input as Record<string, unknown>);
     injector.inFlight++;
     try {
       if (injector.calls.length === injector.plan.failAt && injector.plan.fault?.applies(context.commandName!)) {

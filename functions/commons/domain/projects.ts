@@ -132,7 +132,8 @@ export async function findProjectsByName(ws: string, name: string, req: PageRequ
  * A partial update: only the fields it names are written, so concurrent updates of different
  * fields both land. With a precondition (If-Match), the project is read and checked first, and the
  * write is conditional on the revision read: a change in between is a 412, never overwritten. An
- * update that changes nothing writes nothing: no event, the same ETag.
+ * update that changes nothing writes nothing: no event, the same ETag. Once the write has landed, only a second failure
+ * to read the stats makes it a 503.
  */
 export async function updateProject(
   ws: string,
@@ -146,8 +147,12 @@ export async function updateProject(
     asRead = await getProjectWithStats(ws, slug);
     await precondition(asRead);
   }
-  const [updated, kept] = await allSettled([updateProjectItem(ws, slug, patch, nameKey, actor, asRead), readKeptStats(ws, slug)]);
-  if (updated) return withKeptStats(updated.project, kept);
+  // Side by side, each part's outcome kept: the write's decides the answer.
+  const [write, keptRead] = await Promise.allSettled([updateProjectItem(ws, slug, patch, nameKey, actor, asRead), readKeptStats(ws, slug)]);
+  if (write.status === 'rejected') throw write.reason;
+  const updated = write.value;
+  // Landed: a failed read of its stats is made again, not answered as a 503 (a retry with the same If-Match would be a 412).
+  if (updated) return withKeptStats(updated.project, keptRead.status === 'fulfilled' ? keptRead.value : await readKeptStats(ws, slug));
   if (asRead) await getProject(ws, slug); // still there: it changed since it was checked
   throw asRead ? changedSinceRead() : projectNotFound(slug);
 }

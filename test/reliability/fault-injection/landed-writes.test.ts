@@ -1,0 +1,49 @@
+import { expect, test } from 'vitest';
+import { routes } from '#http/routes';
+import { keys } from '#store/keys';
+import { drain, faults, injector, tableEachTest } from '#support/faults';
+import { seedFixture } from '#support/fixtures';
+import { invokeRoute, principalFor } from '#support/invoke';
+import { sampleRequest } from '#support/requests';
+
+/**
+ * A write that has landed is answered as such: a read made beside it that fails once is made again rather than
+ * answered 503 (outcome unknown), after which a retry with the same If-Match could only be a 412.
+ */
+tableEachTest(() => 'landed-writes');
+
+const route = (name: string) => routes.find((r) => r.name === name)!;
+
+test('PUT /projects/{slug} answers 200 with its change when the read of its stats fails once beside the write', async () => {
+  const fixture = await seedFixture('lw');
+  await drain();
+  const update = route('update-project');
+  const sample = sampleRequest(update, fixture);
+  const put = (description: string) =>
+    invokeRoute(update, { ...sample, body: { company_slug: fixture.ws, description } }, principalFor(fixture.ws));
+  const statsKey = JSON.stringify(keys.projectStats(fixture.ws, fixture.project));
+  const readsStats = (i: number) => injector.calls[i] === 'GetItemCommand' && JSON.stringify(injector.inputs[i]!.Key) === statsKey;
+
+  injector.arm();
+  const first = await put('first');
+  expect(first.statusCode, first.body).toBe(200);
+  const n = injector.calls.findIndex((_, i) => readsStats(i)) + 1;
+  expect(n, `the calls of a PUT: ${injector.calls.join(', ')}`).toBeGreaterThan(0);
+
+  const throttling = faults.find((f) => f.name === 'throttling')!;
+  injector.arm(n, throttling);
+  const before = injector.injected;
+  const res = await put('second');
+  injector.disarm();
+  expect(injector.injected - before, 'the fault struck').toBe(1);
+  expect(readsStats(n - 1), `call ${n} reads the stats: ${injector.calls.join(', ')}`).toBe(true);
+  expect(injector.inFlight).toBe(0);
+  expect(res.statusCode, res.body).toBe(200);
+  const answered = JSON.parse(res.body).data;
+  expect(answered.description).toBe('second');
+
+  // What it answered is the project as a read finds it: the same stats and the same entity tag.
+  const read = await invokeRoute(route('get-project'), { ...sampleRequest(route('get-project'), fixture) }, principalFor(fixture.ws));
+  expect(JSON.parse(read.body).data).toEqual(answered);
+  expect(res.headers?.ETag).toBe(read.headers?.ETag);
+});
