@@ -4,7 +4,8 @@ import { readdirSync, readFileSync } from 'node:fs';
  * The CPU time (user + system) of a test run, split by who spent it: DynamoDB Local, the local APIs
  * (`bin/start.ts`, or its build), the test workers, the tools the tests run (the CLIs under tsx, esbuild, cfn-lint,
  * linters) and vitest itself. Read from /proc (Linux; elsewhere there is no split): every process
- * under this one is sampled twice a second and named by its command line; what a process spent after
+ * under this one is sampled twice a second and named by its command line (an ending one keeps its name: its command
+ * line reads empty); what a process spent after
  * its last sample is still counted, through the CPU time its parent collects when it ends (cutime),
  * and goes to the kind of process its parent had ended.
  */
@@ -41,6 +42,16 @@ function kindOf(commandLine: string): Who {
   if (commandLine.includes('vitest/dist/workers/')) return 'test workers';
   if (commandLine.includes('vitest')) return 'vitest';
   return 'tools the tests run';
+}
+
+/**
+ * Who a process is by its command line, named again at every sample (a child holds its parent's command line until it
+ * has exec'd); an ending process (a zombie) shows none, and keeps the name it had.
+ */
+export function nameOf(commandLine: string, before?: { who: Who; tool?: string | undefined }): { who: Who; tool?: string | undefined } {
+  if (!commandLine && before) return { who: before.who, tool: before.tool };
+  const who = kindOf(commandLine);
+  return who === 'tools the tests run' ? { who, tool: toolName(commandLine) } : { who };
 }
 
 interface Seen {
@@ -112,10 +123,8 @@ export class CpuSplit {
     for (const entry of this.seen.values()) entry.alive = false;
     for (const pid of tree) {
       const stat = stats.get(pid)!;
-      // Named again at every sample: a child holds its parent's command line until it has exec'd.
       const commandLine = pid === this.root ? '' : commandLineOf(pid);
-      const who = pid === this.root ? 'vitest' : kindOf(commandLine);
-      const tool = who === 'tools the tests run' ? toolName(commandLine) : undefined;
+      const { who, tool } = pid === this.root ? { who: 'vitest' as const } : nameOf(commandLine, this.seen.get(pid));
       this.seen.set(pid, { who, ...(tool ? { tool } : {}), parent: stat.parent, self: stat.self, reaped: stat.reaped, alive: true });
     }
   }
