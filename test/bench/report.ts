@@ -702,7 +702,8 @@ function renderFindings(r: Results, costAbove: CostRow[]): string {
       "send (the inbound consumer's dead letters, the webhook deliverer's retries, a recovery's attempts) load the one the nodejs22.x runtime " +
       'ships at their first message (`functions/commons/events/sqs.ts`). The webhook routes parse their refused address ranges at the first ' +
       'address they check and load DNS at the first name they resolve (`functions/commons/webhooks/refusedRanges.ts`, `addresses.ts`): a route ' +
-      'saving a URL by host name does neither. ' +
+      'saving a URL by host name does neither. GET /webhook-event-types never reaches the table, and its function makes no DynamoDB ' +
+      'client (`database()` in `functions/commons/store/client.ts`: the workspace limits count a route that draws nothing without it). ' +
       'What keeps the ratio down besides: `@middy/core` imports `node:stream/web` (for streamed ' +
       'responses, which the service never sends), eight internal modules at every cold start; the bundles replace it with a shim that ' +
       'answers `instanceof` lazily (`lib/cdk/shims/stream-web.ts`); and a function carries only what its route uses: the paging schemas only where a route pages, ' +

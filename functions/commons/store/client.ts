@@ -13,7 +13,7 @@ export function withoutSdkLog<T extends { middlewareStack: { remove(name: string
 }
 
 /**
- * One DocumentClient per process, created at init so warm invocations reuse its connections.
+ * One DocumentClient per process, created at init so warm invocations reuse its connections (`db`).
  * Retries use the SDK's standard strategy (exponential backoff with jitter, throttling-aware),
  * bounded so that a request stays far inside API Gateway's 29 s limit.
  */
@@ -35,4 +35,16 @@ function createClient(): DynamoDBDocumentClient {
   });
 }
 
-export const db = /* @__PURE__ */ createClient();
+let shared: DynamoDBDocumentClient | undefined;
+
+/**
+ * The one client, made at its first use where a function's code reaches the table only through a path it may never
+ * take: the workspace limits count a route that draws nothing (GET /webhook-event-types) without it, so that function
+ * makes no client at all.
+ */
+export function database(): DynamoDBDocumentClient {
+  return (shared ??= createClient());
+}
+
+/** The same client, made at init in every function that names it (a function that does not, leaves it out). */
+export const db = /* @__PURE__ */ database();

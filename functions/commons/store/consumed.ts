@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { db } from './client';
+import { database } from './client';
 
 /** Read and write units a piece of work drew from the table and its indexes, as DynamoDB billed them. */
 export interface Units {
@@ -37,7 +37,7 @@ export async function withUnits<T>(work: () => Promise<T>): Promise<{ result: T;
 function install(): void {
   if (installed) return;
   installed = true;
-  db.middlewareStack.add(
+  database().middlewareStack.add(
     (next, context) => async (args) => {
       const units = measuring.getStore();
       if (!units) return next(args);

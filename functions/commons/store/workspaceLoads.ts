@@ -1,5 +1,5 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from './client';
+import { database } from './client';
 import type { Units } from './consumed';
 import { ItemType, keys } from './keys';
 import { tableName } from './table';
@@ -56,8 +56,9 @@ export async function addDrawn(ws: string, second: number, counts: ReadonlyMap<s
     }
   }
   const abortSignal = AbortSignal.timeout(sendMs());
+  const client = database();
   const [{ Attributes }, { Item }] = await allSettled([
-    db.send(
+    client.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.workspaceLoad(ws, second),
@@ -68,7 +69,7 @@ export async function addDrawn(ws: string, second: number, counts: ReadonlyMap<s
       }),
       { abortSignal },
     ),
-    db.send(new GetCommand({ TableName: tableName(), Key: keys.workspaceLoad(ws, second - 1) }), { abortSignal }),
+    client.send(new GetCommand({ TableName: tableName(), Key: keys.workspaceLoad(ws, second - 1) }), { abortSignal }),
   ]);
   return { current: drawnIn(Attributes), before: drawnIn(Item) };
 }
