@@ -35,6 +35,8 @@ export interface ColdResult {
   floor: BundleRow;
   /** get-project with Powertools Tracer on its DynamoDB client: measured, not deployed. */
   traced: BundleRow;
+  /** The floor with the libraries every route function uses and none of the project's code (test/bench/libraries.ts). */
+  libraries?: BundleRow;
 }
 
 function byPackage(metafile: Metafile): [string, number][] {
@@ -71,10 +73,11 @@ export async function measureBundles(outDir: string, rounds: number): Promise<Co
   mkdirSync(outDir, { recursive: true });
   const loader = join(outDir, 'load.mjs');
   writeFileSync(loader, LOADER);
-  // The floor first (ratios are taken to it), the traced variant second, then every function.
+  // The floor first (ratios are taken to it), the traced variant and the libraries' floor next, then every function.
   const all = [
     { name: 'floor', entry: join(repoRoot, 'test/bench/floor.ts') },
     { name: 'get-project + Tracer', entry: join(repoRoot, 'test/bench/traced.ts') },
+    { name: 'libraries', entry: join(repoRoot, 'test/bench/libraries.ts') },
     ...routes.map((r) => ({ name: r.name, entry: join(repoRoot, r.handler) })),
     { name: 'authorizer', entry: join(repoRoot, authorizerHandler) },
     { name: 'stream-processor', entry: join(repoRoot, streamProcessorHandler) },
@@ -131,5 +134,5 @@ export async function measureBundles(outDir: string, rounds: number): Promise<Co
     loadRatioToFloor: median(loadRatios[i]!),
     initMsAll: times[i]!,
   }));
-  return { rows: rows.slice(2), rounds, floor: rows[0]!, traced: rows[1]! };
+  return { rows: rows.slice(3), rounds, floor: rows[0]!, traced: rows[1]!, libraries: rows[2]! };
 }
