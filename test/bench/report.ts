@@ -103,8 +103,8 @@ function librariesFloor(cold: ColdResult): string {
     `\n\nThe **libraries' floor** (\`test/bench/libraries.ts\`: the floor with Powertools Logger and Metrics, middy and its HTTP ` +
     `middlewares, and zod/mini with a three-field input schema built as it loads; none of the project's code): ${kib(l.bytes)}, ` +
     `init ${fmt(l.initMs, 0)} ms, ${ratio(l.ratioToFloor)} the floor (95% interval ${span(initInterval(l, cold.floor))}). ` +
-    `The functions' median, ${ratio(functions)}, is ${fmt(100 * (functions - l.ratioToFloor), 0)} points of the floor above it: ` +
-    "what the project's own code and schemas cost a cold start."
+    `The functions' median, ${ratio(functions)}, is ${fmt(Math.abs(100 * (functions - l.ratioToFloor)), 0)} points of the floor ` +
+    `${functions >= l.ratioToFloor ? 'above' : 'below'} it: what the project's own code and schemas cost a cold start.`
   );
 }
 

@@ -21,10 +21,8 @@ import { log } from './stats.ts';
  * is made like the model's where a route's cost depends on it (the labels list: as many labels), and
  * the token's own rate limit is far above what is offered, so only the partitions refuse.
  */
-/**
- * 1/100: the mix at its modelled 10,000 requests a second is 100 here, and its steps up to 150, which the slower of the
- * 2-core machines serves (at 1/50 it served at most 156 of the 200-300 offered, so the mix's onset could not be seen).
- */
+// 1/100: the mix at its modelled 10,000 requests a second is 100 here, and its steps up to 150, which the slower of the
+// 2-core machines serves (at 1/50 it served at most 156 of the 200-300 offered, so the mix's onset could not be seen).
 const SCALE = 100;
 const LIMITS = `rcu=${3_000 / SCALE},wcu=${1_000 / SCALE},burst=1`;
 /** The workspace's rate limits as the prod stage sets them, nine tenths of a partition (lib/cdk/stage.ts), at the same scale. */

@@ -13,7 +13,8 @@ export function withoutSdkLog<T extends { middlewareStack: { remove(name: string
 }
 
 /**
- * One DocumentClient per process, created at init so warm invocations reuse its connections (`db`).
+ * One DocumentClient per process, created at init in every function that names `db`, so warm invocations reuse its
+ * connections (a function that only reaches it through `database()` makes it at first use).
  * Retries use the SDK's standard strategy (exponential backoff with jitter, throttling-aware),
  * bounded so that a request stays far inside API Gateway's 29 s limit.
  */

@@ -1,6 +1,7 @@
 import { expect, test } from 'vitest';
 import { routes } from '#http/routes';
 import { keys } from '#store/keys';
+import { readKeptStats } from '#store/projectStats';
 import { drain, faults, injector, tableEachTest } from '#support/faults';
 import { seedFixture } from '#support/fixtures';
 import { invokeRoute, principalFor } from '#support/invoke';
@@ -42,7 +43,13 @@ test('PUT /projects/{slug} answers 200 with its change when the read of its stat
   const answered = JSON.parse(res.body).data;
   expect(answered.description).toBe('second');
 
-  // What it answered is the project as a read finds it: the same stats and the same entity tag.
+  // What it answered is the project as a read finds it: the same stats (the fixture's include what the stream keeps beside
+  // the project's item, which only the failed read brings) and the same entity tag.
+  const kept = await readKeptStats(fixture.ws, fixture.project);
+  expect(
+    Object.values(kept?.delta ?? {}).some((n) => n !== 0),
+    'the fixture has stats kept beside its item',
+  ).toBe(true);
   const read = await invokeRoute(route('get-project'), { ...sampleRequest(route('get-project'), fixture) }, principalFor(fixture.ws));
   expect(JSON.parse(read.body).data).toEqual(answered);
   expect(res.headers?.ETag).toBe(read.headers?.ETag);
