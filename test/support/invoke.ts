@@ -11,8 +11,13 @@ export function principalFor(ws: string, scopes = [...SCOPES]): Principal {
   return { tokenId: 'test-token', owner: { name: 'Test User', username: 'tester' }, workspaces: [ws], scopes };
 }
 
-/** Calls a route's handler in-process with the event API Gateway would send (authorizer context included). */
-export async function invokeRoute(route: Route, req: SampleRequest, principal: Principal): Promise<APIGatewayProxyResult> {
+/** Calls a route's handler in-process with the event API Gateway would send (authorizer context included), and `headers`. */
+export async function invokeRoute(
+  route: Route,
+  req: SampleRequest,
+  principal: Principal,
+  headers: Record<string, string> = {},
+): Promise<APIGatewayProxyResult> {
   const handler = await loadHandler<ProxyHandler>(repoRoot, route.handler);
   const event = proxyEvent({
     route,
@@ -20,7 +25,7 @@ export async function invokeRoute(route: Route, req: SampleRequest, principal: P
     path: req.path,
     pathParameters: matchPath(route.path, req.path) ?? {},
     query: new URLSearchParams(req.query),
-    headers: req.body === undefined ? {} : { 'content-type': 'application/json' },
+    headers: { ...(req.body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
     body: req.body === undefined ? null : JSON.stringify(req.body),
     authorizer: { principalId: principal.tokenId, ...toAuthorizerContext(principal) },
   });
