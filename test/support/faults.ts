@@ -8,6 +8,7 @@ import type { OutboundEvent } from '#events/outbound';
 import { routes, type Route } from '#http/routes';
 import { ensureTable } from '#local/database';
 import { drainTableStream } from '#local/streamReads';
+import { chunk } from '#store/batches';
 import { db } from '#store/client';
 import { cloneFixtures, fixtureItems, seedFixture } from './fixtures.ts';
 import { invokeRoute, principalFor } from './invoke.ts';
@@ -212,18 +213,7 @@ export function describeRouteFaults(shard: readonly Route[]): void {
         }
         answered.push({ where, ok: res.statusCode < 300 });
       }
-      const violations = async () => {
-        const found: string[] = [];
-        // The checker's filter lists the workspaces in an IN, which takes at most 100 values: 100 fixtures a scan.
-        for (let from = 0; from < fixtures.length; from += 100)
-          found.push(...(await checkTable(fixtures.slice(from, from + 100).map((f) => f.ws))).violations);
-        if (!found.length) return found;
-        // Not every violation names its workspace (a counter names its project's id): each fixture again, alone, by case.
-        const byCase: string[] = [];
-        for (const [i, fixture] of fixtures.entries())
-          byCase.push(...(await checkTable([fixture.ws])).violations.map((v) => `${answered[i]!.where}: ${v}`));
-        return byCase;
-      };
+      const violations = () => caseViolations(fixtures.map((f, i) => ({ ws: f.ws, where: answered[i]!.where })));
       await drain();
       expect(await violations()).toEqual([]);
       for (const [i, { where, ok }] of answered.entries()) {
@@ -236,6 +226,24 @@ export function describeRouteFaults(shard: readonly Route[]): void {
       expect(await violations(), 'after the retries').toEqual([]);
     });
   });
+}
+
+/**
+ * The checker over every case's workspace, 100 a scan (its filter lists them in an IN, which takes at most 100 values;
+ * a scan per case would read every other case's fixture too). What it finds is named by case: not every violation
+ * names its workspace (a counter names its project's id), so each workspace of a scan that found any is checked again
+ * alone; a violation seen only with the workspaces together is kept, named so.
+ */
+export async function caseViolations(cases: readonly { ws: string; where: string }[]): Promise<string[]> {
+  const named: string[] = [];
+  for (const some of chunk(cases, 100)) {
+    const found = (await checkTable(some.map((c) => c.ws))).violations;
+    if (!found.length) continue;
+    const alone: string[] = [];
+    for (const { ws, where } of some) alone.push(...(await checkTable([ws])).violations.map((v) => `${where}: ${v}`));
+    named.push(...(alone.length ? alone : found.map((v) => `with every case's workspace at once: ${v}`)));
+  }
+  return named;
 }
 
 /** The routes of one of `count` route files (every route falls in exactly one: a new route is covered by itself). */

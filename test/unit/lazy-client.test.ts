@@ -5,8 +5,7 @@ import { join } from 'node:path';
 import { build, type Plugin } from 'esbuild';
 import { afterAll, expect, test } from 'vitest';
 import { buildOptions } from '#cdk/bundling';
-import { routes } from '#http/routes';
-import { prepareEvent } from '#local/samples';
+import { prepareEvent, routeNamed } from '#local/samples';
 import { repoRoot } from '#lib/paths';
 
 const dir = mkdtempSync(join(tmpdir(), 'pls-lazy-client-'));
@@ -33,7 +32,7 @@ const counted: Plugin = {
 
 /** Loads a bundle in a fresh Node process, and invokes it with its sample event where `invoke`: clients made by then. */
 async function clientsMade(name: string, invoke: boolean): Promise<{ loaded: number; answered?: number; status?: number }> {
-  const route = routes.find((r) => r.name === name)!;
+  const route = routeNamed(name);
   const outfile = join(dir, `${name}.mjs`);
   await build({ ...buildOptions(), sourcemap: false, entryPoints: [join(repoRoot, route.handler)], outfile, plugins: [counted] });
   const event = prepareEvent(JSON.parse(readFileSync(join(repoRoot, 'events', `${name}.json`), 'utf8')), {});

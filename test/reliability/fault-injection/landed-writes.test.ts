@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { routes } from '#http/routes';
+import { routeNamed } from '#local/samples';
 import { keys } from '#store/keys';
 import { readKeptStats } from '#store/projectStats';
 import { drain, faults, injector, tableEachTest } from '#support/faults';
@@ -13,8 +13,6 @@ import { sampleRequest } from '#support/requests';
  */
 tableEachTest(() => 'landed-writes');
 
-const route = (name: string) => routes.find((r) => r.name === name)!;
-
 test.each([
   ['without If-Match', false],
   ['with a current If-Match', true],
@@ -23,8 +21,8 @@ test.each([
   async (_name, conditional) => {
     const fixture = await seedFixture('lw');
     await drain();
-    const update = route('update-project');
-    const get = route('get-project');
+    const update = routeNamed('update-project');
+    const get = routeNamed('get-project');
     const principal = principalFor(fixture.ws);
     const read = () => invokeRoute(get, sampleRequest(get, fixture), principal);
     // With If-Match, the tag a client holds: the PUT then reads the project and its stats to check it, and writes.
