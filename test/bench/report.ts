@@ -151,6 +151,9 @@ function mixOnset(m: MixSaturation): number | undefined {
 const SERVED_AT_LEAST = 0.95;
 const servedInFull = (x: MixSaturation['steps'][number]) => x.served === undefined || x.served >= SERVED_AT_LEAST * x.offered;
 
+/** A step's served rate as the tables show it ('-' in results from before it was kept). */
+const servedCell = (x: MixSaturation['steps'][number]) => (x.served === undefined ? '-' : fmt(x.served, 1));
+
 /** The highest rate a step of the mix was served at. */
 const mostServed = (m: MixSaturation) => Math.max(...m.steps.map((x) => x.served ?? x.offered));
 
@@ -229,7 +232,7 @@ ${table(
   m.steps.map((x) => [
     `${x.factor}x`,
     fmt(x.offered, 1),
-    x.served === undefined ? '-' : fmt(x.served, 1),
+    servedCell(x),
     String(x.answers),
     String(x.refused),
     `${fmt((100 * x.refused) / Math.max(1, x.answers), 1)}%`,
@@ -299,7 +302,7 @@ ${table(
   m.steps.map((x) => [
     `${x.factor}x`,
     fmt(x.offered, 1),
-    x.served === undefined ? '-' : fmt(x.served, 1),
+    servedCell(x),
     String(x.answers),
     String(x.ok),
     String(x.limited),
