@@ -17,12 +17,16 @@ import { PROBLEMS, toProblem } from '#wire/problems';
  */
 const actor = { name: 'Racer', username: 'racer' };
 
-/** Runs `between` once, right after the next read (GetItem) of the store returns. */
+/**
+ * Runs `between` once, right after the next read (GetItem) of a project or label item returns: of the item itself, not
+ * of what is read beside it (a project's kept stats are read at the same time, and may come back first).
+ */
 let afterNextRead: (() => Promise<unknown>) | undefined;
+const ofAnItem = (input: { Key?: { SK?: string } }) => /^(PROJECT|LABEL)#/.test(input.Key?.SK ?? '');
 (db.middlewareStack as MiddlewareStack<any, any>).add(
   (next, context) => async (args) => {
     const result = await next(args);
-    if (context.commandName === 'GetItemCommand' && afterNextRead) {
+    if (context.commandName === 'GetItemCommand' && afterNextRead && ofAnItem(args.input)) {
       const between = afterNextRead;
       afterNextRead = undefined;
       await between();
