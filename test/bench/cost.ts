@@ -569,7 +569,6 @@ export async function measureCosts(): Promise<CostRow[]> {
                 },
               },
             },
-            { Delete: { TableName: T(), Key: keys.projectStats(ws, doomedMin.slug) } },
             ...marks(
               keys.labelCollectionShards(ws, Item.id).map((pk) => ({ PK: pk, SK: 'GONE' })),
               { label_id: Item.id },

@@ -1,6 +1,7 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, test } from 'vitest';
 import { MAX_LABELS_PER_WORKSPACE, MAX_PAGE_DEPTH } from '#domain/limits';
+import { MAX_WEBHOOKS_PER_WORKSPACE } from '#webhooks/limits';
 import { titleKey } from '#domain/text';
 import type { LabelRecord } from '#domain/entities';
 import { chunk, mapInFlight } from '#store/batches';
@@ -9,7 +10,7 @@ import { ItemType, keys } from '#store/keys';
 import { labelItem, titleGuardItem } from '#store/labelItem';
 import { labelCopyItems } from '#store/labelCopyLayout';
 import { tableName } from '#store/table';
-import { workspaceClient } from '#support/api';
+import { workspaceClient, type WorkspaceClient } from '#support/api';
 import { scanTable } from '#checker/invariants';
 import { settledViolations } from '#support/settle';
 
@@ -118,6 +119,48 @@ describe('labels per workspace', () => {
     const count = (await scanTable([c.ws])).find((i) => i.type === ItemType.labelCount);
     expect(count?.count).toBe(MAX_LABELS_PER_WORKSPACE + 1);
     expect((await c.post('/projects-labels', { title: 'Over again', color: '00FF00' })).status).toBe(422);
+  });
+  test('concurrent first creates in a new workspace (no count kept yet: each guess of one fails) take the ids 1 to n, none twice and none lost', async () => {
+    const c = await workspaceClient('limits');
+    const made = await Promise.all(['One', 'Two', 'Three'].map((title) => c.post('/projects-labels', { title, color: '00FF00' })));
+    expect(made.map((m) => m.status)).toEqual([201, 201, 201]);
+    expect(made.map((m) => m.body.data.id as number).sort((x, y) => x - y)).toEqual([1, 2, 3]);
+    expect((await c.post('/projects-labels', { title: 'Four', color: '00FF00' })).body.data.id).toBe(4);
+    const count = (await scanTable([c.ws])).find((i) => i.type === ItemType.labelCount);
+    expect(count?.count).toBe(4);
+  });
+});
+
+describe('webhooks per workspace', () => {
+  const hook = (c: WorkspaceClient, i: number | string) =>
+    c.post('/webhooks', { url: `https://hooks.example.com/${i}`, events: ['*'], description: `hook ${i}` });
+
+  test(`a workspace holds at most ${MAX_WEBHOOKS_PER_WORKSPACE} webhooks, its first count raced: concurrent creates at the limit get in exactly as many as there is room for, one more is a 422 naming the limit, and a delete makes room`, async () => {
+    const c = await workspaceClient('limits');
+    // Every create of the first ten finds no count kept (the first count races the others').
+    const first = await Promise.all(Array.from({ length: 10 }, (_, i) => hook(c, i)));
+    expect(first.map((r) => r.status)).toEqual(Array(10).fill(201));
+    for (let i = 10; i < MAX_WEBHOOKS_PER_WORKSPACE - 2; i++) expect((await hook(c, i)).status).toBe(201);
+    const atLimit = await Promise.all(Array.from({ length: 5 }, (_, i) => hook(c, `last-${i}`)));
+    expect(atLimit.map((r) => r.status).sort()).toEqual([201, 201, 422, 422, 422]);
+    const refused = await hook(c, 'over');
+    expect(refused.status, refused.text).toBe(422);
+    expect(refused.body.errors).toEqual([
+      { field: 'url', message: `url cannot be added: a workspace has at most ${MAX_WEBHOOKS_PER_WORKSPACE} webhooks; delete one first` },
+    ]);
+    const ids = (await c.get('/webhooks', { limit: '100' })).body.data.map((w: { id: string }) => w.id);
+    expect(ids).toHaveLength(MAX_WEBHOOKS_PER_WORKSPACE);
+    expect((await c.del(`/webhooks/${ids[0]}`)).status).toBe(200);
+    expect((await hook(c, 'room')).status).toBe(201);
+    // A delete and two creates race: one create gets the room the delete makes, or none does if it comes first.
+    const raced = await Promise.all([c.del(`/webhooks/${ids[1]}`), hook(c, 'race-1'), hook(c, 'race-2')]);
+    expect(raced[0]!.status).toBe(200);
+    const held = (await c.get('/webhooks', { limit: '100' })).body.data.length;
+    expect(held).toBe(MAX_WEBHOOKS_PER_WORKSPACE - 1 + raced.slice(1).filter((r) => r.status === 201).length);
+    expect(held).toBeLessThanOrEqual(MAX_WEBHOOKS_PER_WORKSPACE);
+    const count = (await scanTable([c.ws])).find((i) => i.type === ItemType.webhookCount);
+    expect(count?.count).toBe(held);
+    expect(await settledViolations([c.ws])).toEqual([]);
   });
 });
 

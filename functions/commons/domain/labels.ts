@@ -1,8 +1,8 @@
 import { deleteLabelItems, putNewLabel, readLabel, readLabels, rewriteLabel } from '#store/labels';
 import { recolorLabel } from '#store/labelRecolors';
 import { withOptimisticRetry } from '#store/transactions';
-import { countInPart } from '#store/workspaceCounts';
-import { labelTally, type LabelTally } from '#store/labelTally';
+import { countTries } from '#store/workspaceCounts';
+import { labelTally } from '#store/labelTally';
 import { labelSlugsRange, slugOfLabelItem } from '#store/labelItem';
 import { queryAll } from '#store/query';
 import { TransactionCancelled } from '#store/errors';
@@ -42,12 +42,21 @@ export async function getLabel(ws: string, slug: string, fromItem = false): Prom
  */
 export async function createLabel(ws: string, input: { title: string; color: string }, actor: Actor): Promise<LabelRecord> {
   // The workspace's count holds the limit against concurrent creates: a create that lost the count to
-  // another (a count it read moved, or two first counts) reads it again.
+  // another (a count it read moved, or two first counts) reads it again. Its id is taken once: a try that
+  // failed leaves it to the next (the counter never gives it again).
+  const count = countTries();
+  let id: number | undefined;
   return withOptimisticRetry(async () => {
     const tally = await labelTally(ws);
-    const count = await countInPart(tally.count, ws, MAX_LABELS_PER_WORKSPACE);
-    if (count === 'full') throw workspaceFull();
-    return createCountedLabel(ws, input, actor, count, tally);
+    const part = await count.in(tally.count, ws, MAX_LABELS_PER_WORKSPACE);
+    if (part === 'full') throw workspaceFull();
+    id ??= await tally.nextId();
+    try {
+      return await createCountedLabel(ws, input, actor, part, id);
+    } catch (error) {
+      count.missed(error);
+      throw error;
+    }
   });
 }
 
@@ -64,9 +73,8 @@ async function createCountedLabel(
   input: { title: string; color: string },
   actor: Actor,
   count: Parameters<typeof putNewLabel>[3],
-  tally: LabelTally,
+  id: number,
 ): Promise<LabelRecord> {
-  const id = await tally.nextId();
   const now = new Date().toISOString();
   const takenSlugs = async (prefix: string) => (await queryAll(labelSlugsRange(ws, prefix), { keysOnly: true })).map(slugOfLabelItem);
   return claimSlug(
@@ -78,7 +86,8 @@ async function createCountedLabel(
         await putNewLabel(ws, label, titleKey, count);
         return label;
       } catch (error) {
-        if (!(error instanceof TransactionCancelled)) throw error;
+        // The count first: a full workspace is refused as such, whatever else failed beside it.
+        if (!(error instanceof TransactionCancelled) || error.conditionFailed('count')) throw error;
         if (error.conditionFailed('guard')) throw titleTaken(input.title);
         if (error.conditionFailed('label')) return undefined;
         throw error;
@@ -150,16 +159,18 @@ export async function updateLabel(
  * job's stream record starts the cascade that takes the label off every task and label set.
  */
 export async function deleteLabel(ws: string, slug: string, actor: Actor, precondition?: Precondition<LabelRecord>): Promise<LabelRecord> {
+  const count = countTries();
   return withRetries(RETRY.conflicts, 'The label is being changed by other requests; retry shortly.', async () => {
     const label = await getLabel(ws, slug);
     await precondition?.(label);
     try {
-      await deleteLabelItems(ws, label, titleKey, actor, precondition !== undefined);
+      await deleteLabelItems(ws, label, titleKey, actor, count, precondition !== undefined);
     } catch (error) {
       if (!(error instanceof TransactionCancelled)) throw error;
-      // Only the workspace's count moved under it (a create or delete at once): read again.
+      // Only the workspace's count moved under it (a create or delete at once), or it was not as guessed: read again.
+      const countMissed = count.missed(error);
       const onlyTheCount = !error.conditionFailed('label') && !error.conditionFailed('guard') && !error.conditionFailed('job');
-      if (error.conflicted || (error.conditionFailed('count') && onlyTheCount)) return AGAIN;
+      if (error.conflicted || (countMissed && onlyTheCount)) return AGAIN;
       if (!error.anyConditionFailed) throw error;
       // A concurrent DELETE of the same label finished first (404), or, If-Match, it changed since (412).
       if (!precondition || !error.conditionFailed('label')) throw labelNotFound(slug);

@@ -9,7 +9,7 @@ import { copiesPartition, copyDeletes, copyPuts } from './copies';
 import { COPIED } from './copyLayouts';
 import { labelBody } from './labelCopyLayout';
 import { transact, tx, type TransactItem } from './transactions';
-import { countOutPart } from './workspaceCounts';
+import type { CountTries } from './workspaceCounts';
 import { labelTally } from './labelTally';
 import type { Actor, LabelRecord } from '#domain/entities';
 import { decodeLabel, labelItem, storedTitleKey, type TitleKey } from './labelItem';
@@ -126,9 +126,16 @@ export async function rewriteLabel(ws: string, current: LabelRecord, next: Label
  * Parts: `label` (`asRead`: still the revision read), `guard`, `job`, `count`, `mark:<shard>` (its tombstones,
  * tombstones.ts).
  */
-export async function deleteLabelItems(ws: string, label: LabelRecord, titleKey: TitleKey, actor: Actor, asRead = false): Promise<void> {
+export async function deleteLabelItems(
+  ws: string,
+  label: LabelRecord,
+  titleKey: TitleKey,
+  actor: Actor,
+  count: CountTries,
+  asRead = false,
+): Promise<void> {
   const { titleNorm: _stored, rev: _rev, ...record } = label;
-  const countOut = await countOutPart((await labelTally(ws)).count, ws);
+  const countOut = await count.out((await labelTally(ws)).count, ws);
   const deletedAt = new Date().toISOString();
   const labelCondition = asRead
     ? {

@@ -2,7 +2,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
 import { getItem } from './batches';
 import { num } from './codec';
-import { conditionally } from './errors';
+import { conditionally, TransactionCancelled } from './errors';
 import { ItemType, keys, type Key } from './keys';
 import { queryAll, type KeyRange } from './query';
 import { tableName } from './table';
@@ -46,18 +46,55 @@ async function keptCount(kind: CountedKind, ws: string): Promise<number | 'close
  */
 const closedPart = (kind: CountedKind, ws: string): TransactItem => tx.check(kind.key(ws), { condition: kind.open ?? '' });
 
-/** The transaction part that counts one more in, refused once the workspace holds `max`; `full` when it already does. */
+/**
+ * What one request knows of a workspace's count across its tries. Its first try reads nothing: its part guesses the
+ * count kept, open and (counting in) under the limit, in its condition, as it is but for a workspace's first count, a
+ * full workspace or a count on the move (labelTally.ts). A try whose count part failed (`missed`) makes every later
+ * try read the count first, and go by what it finds.
+ */
+export interface CountTries {
+  /** The part that counts one more in, refused once the workspace holds `max`; `full` (read) when it already does. */
+  in: (kind: CountedKind, ws: string, max: number) => Promise<TransactItem | 'full'>;
+  /** The part that counts one out. */
+  out: (kind: CountedKind, ws: string) => Promise<TransactItem>;
+  /** After a try that failed: whether its count part did (the next try reads the count). */
+  missed: (error: unknown) => boolean;
+}
+
+export function countTries(): CountTries {
+  let read = false;
+  return {
+    in: async (kind, ws, max) => (read ? countInPart(kind, ws, max) : keptIn(kind, ws, max)),
+    out: async (kind, ws) => (read ? countOutPart(kind, ws) : keptOut(kind, ws)),
+    missed: (error) => {
+      const missed = error instanceof TransactionCancelled && error.conditionFailed('count');
+      read ||= missed;
+      return missed;
+    },
+  };
+}
+
+/** A kept count's part that counts one more in: its condition fails where none is kept, it is full, or it is closed. */
+const keptIn = (kind: CountedKind, ws: string, max: number): TransactItem =>
+  tx.update(kind.key(ws), 'ADD #count :one', {
+    condition: openAnd(kind, '#count < :max'),
+    names: { '#count': 'count' },
+    values: { ':one': 1, ':max': max },
+  });
+
+/** A kept count's part that counts one out: its condition fails where none is kept (an ADD would start one at -1) or it is closed. */
+const keptOut = (kind: CountedKind, ws: string): TransactItem =>
+  tx.update(kind.key(ws), 'ADD #count :minus', {
+    condition: openAnd(kind, 'attribute_exists(#count)'),
+    names: { '#count': 'count' },
+    values: { ':minus': -1 },
+  });
+
+/** The transaction part that counts one more in, read first: `full` when the workspace already holds `max`. */
 export async function countInPart(kind: CountedKind, ws: string, max: number): Promise<TransactItem | 'full'> {
   const kept = await keptCount(kind, ws);
   if (kept === 'closed') return closedPart(kind, ws);
-  if (kept !== undefined) {
-    if (kept >= max) return 'full';
-    return tx.update(kind.key(ws), 'ADD #count :one', {
-      condition: openAnd(kind, '#count < :max'),
-      names: { '#count': 'count' },
-      values: { ':one': 1, ':max': max },
-    });
-  }
+  if (kept !== undefined) return kept >= max ? 'full' : keptIn(kind, ws, max);
   const held = (await queryAll(kind.range(ws), { keysOnly: true })).length;
   if (held >= max) {
     // Kept from now on (a workspace over the limit since before the limit), so no later create counts again.
@@ -74,16 +111,10 @@ export async function countInPart(kind: CountedKind, ws: string, max: number): P
  * items held (the one going among them), as a create does: a delete and a first create at once cannot
  * both start it, so neither count misses the other's item.
  */
-export async function countOutPart(kind: CountedKind, ws: string): Promise<TransactItem> {
+async function countOutPart(kind: CountedKind, ws: string): Promise<TransactItem> {
   const kept = await keptCount(kind, ws);
   if (kept === 'closed') return closedPart(kind, ws);
-  if (kept !== undefined) {
-    return tx.update(kind.key(ws), 'ADD #count :minus', {
-      ...(kind.open ? { condition: kind.open } : {}),
-      names: { '#count': 'count' },
-      values: { ':minus': -1 },
-    });
-  }
+  if (kept !== undefined) return keptOut(kind, ws);
   return firstCount(kind, ws, (await queryAll(kind.range(ws), { keysOnly: true })).length - 1);
 }
 

@@ -4,7 +4,7 @@ import { readProject } from '#store/projects';
 import { AGAIN, RETRY, withRetries } from '#store/retry';
 import { putNewWebhook, rewriteWebhook } from '#webhooks/store/webhooks';
 import { type TransactItem, withOptimisticRetry } from '#store/transactions';
-import { countedKinds, countInPart } from '#store/workspaceCounts';
+import { countedKinds, countTries } from '#store/workspaceCounts';
 import { resolutionProblem, targetPolicy, urlProblem } from './addresses';
 import type { CarryGuard, WebhookRecord } from './entities';
 import { MAX_WEBHOOKS_PER_WORKSPACE } from './limits';
@@ -40,11 +40,17 @@ export async function createWebhook(ws: string, fields: WebhookFields): Promise<
   await checkTarget(fields.url);
   await checkProject(ws, fields.project_slug);
   // The workspace's count holds the limit against concurrent creates (a create that lost it reads again).
+  const count = countTries();
   return withOptimisticRetry(async () => {
-    const count = await countInPart(countedKinds.webhooks, ws, MAX_WEBHOOKS_PER_WORKSPACE);
-    if (count === 'full')
+    const part = await count.in(countedKinds.webhooks, ws, MAX_WEBHOOKS_PER_WORKSPACE);
+    if (part === 'full')
       throw ValidationFailed.of('url', `cannot be added: a workspace has at most ${MAX_WEBHOOKS_PER_WORKSPACE} webhooks; delete one first`);
-    return putWebhook(ws, fields, count);
+    try {
+      return await putWebhook(ws, fields, part);
+    } catch (error) {
+      count.missed(error);
+      throw error;
+    }
   });
 }
 

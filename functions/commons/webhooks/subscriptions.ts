@@ -10,6 +10,7 @@ import type { DeliveryRecord, PreviousSecret, WebhookRecord } from './entities';
 import { PREVIOUS_SECRET_MS } from './settings';
 import { newSecret } from './signing';
 import { allSettled } from '#store/settled';
+import { countTries } from '#store/workspaceCounts';
 
 /** Old secrets kept signing at most: each rotation within a day adds one, the oldest goes first. */
 const MAX_PREVIOUS_SECRETS = 4;
@@ -26,10 +27,11 @@ export async function getWebhook(ws: string, id: string): Promise<WebhookRecord>
 
 /** Removes the webhook: nothing is delivered to it afterwards (its pending deliveries find it gone). */
 export async function deleteWebhook(ws: string, id: string, precondition?: Precondition<WebhookRecord>): Promise<void> {
+  const count = countTries();
   await withRetries<void>(RETRY.conflicts, 'The webhook is being changed by other requests; retry shortly.', async () => {
     const current = await getWebhook(ws, id);
     await precondition?.(current);
-    const outcome = await deleteWebhookItem(current);
+    const outcome = await deleteWebhookItem(current, count);
     if (outcome === 'deleted') return undefined;
     if (outcome === 'again' || !precondition) return AGAIN;
     await getWebhook(ws, id);

@@ -8,7 +8,7 @@ import type { Sealed } from '#store/sealing';
 import { decodeWebhook, setAndRemove, webhooksRange } from './webhookItem';
 import { tableName } from '#store/table';
 import { transact, tx, type TransactItem } from '#store/transactions';
-import { countedKinds, countOutPart } from '#store/workspaceCounts';
+import { countedKinds, type CountTries } from '#store/workspaceCounts';
 
 /** Every read and write of webhook items (in their workspace's collection); their deliveries: webhookDeliveries.ts. */
 
@@ -65,10 +65,10 @@ export function rewriteWebhook(
 /**
  * Deletes the webhook if it is still the revision read, counting it out: `deleted`, `changed` when it
  * changed or went meanwhile, or `again` when only the count moved under it (a concurrent create or
- * delete in the workspace): the caller reads again.
+ * delete in the workspace) or was not as `count` guessed: the caller reads again.
  */
-export async function deleteWebhookItem(read: WebhookRecord): Promise<'deleted' | 'changed' | 'again'> {
-  const countOut = await countOutPart(countedKinds.webhooks, read.workspace);
+export async function deleteWebhookItem(read: WebhookRecord, count: CountTries): Promise<'deleted' | 'changed' | 'again'> {
+  const countOut = await count.out(countedKinds.webhooks, read.workspace);
   const condition = { condition: 'attribute_exists(PK) AND #rev = :readRev', names: { '#rev': 'rev' }, values: { ':readRev': read.rev } };
   try {
     await transact([
@@ -78,8 +78,9 @@ export async function deleteWebhookItem(read: WebhookRecord): Promise<'deleted' 
     return 'deleted';
   } catch (error) {
     if (!(error instanceof TransactionCancelled)) throw error;
+    const countMissed = count.missed(error);
     if (error.conditionFailed('webhook')) return 'changed';
-    if (error.conflicted || error.conditionFailed('count')) return 'again';
+    if (error.conflicted || countMissed) return 'again';
     throw error;
   }
 }
