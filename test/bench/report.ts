@@ -73,9 +73,14 @@ const EXTRA_WRITE_REASONS: Record<string, string> = {
   'create-label': "the workspace's label count, moved in the transaction: it holds the limit of 1,000 labels against concurrent creates",
   'delete-label': "the workspace's label count, moved in the transaction as a create moves it",
 };
+/** Write units of one conditional write of an item under 1 KB: 2 in a transaction (1 alone). */
+const ONE_CONDITIONAL_WRITE_WCU = 2;
 /** Above the bare minimum by at most the one extra conditional write the target allows, for a stated reason. */
 const withinTarget = (c: { endpoint: string; handler: Usage; minimum: Usage }) =>
-  EXTRA_WRITE_REASONS[c.endpoint] !== undefined && c.handler.calls - c.minimum.calls <= 1 && c.handler.rcu <= c.minimum.rcu + 1e-9;
+  EXTRA_WRITE_REASONS[c.endpoint] !== undefined &&
+  c.handler.calls - c.minimum.calls <= 1 &&
+  c.handler.rcu <= c.minimum.rcu + 1e-9 &&
+  c.handler.wcu <= c.minimum.wcu + ONE_CONDITIONAL_WRITE_WCU + 1e-9;
 /** Bytes of Powertools (Logger, Metrics, their commons and invoke store) in a bundle. */
 function powertoolsBytes(b: ColdResult['rows'][number]): number {
   return b.byPackage

@@ -1,5 +1,7 @@
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, test } from 'vitest';
+import { createLabel, deleteLabel } from '#domain/labels';
+import { LimitReached } from '#domain/errors';
 import { MAX_LABELS_PER_WORKSPACE, MAX_PAGE_DEPTH } from '#domain/limits';
 import { MAX_WEBHOOKS_PER_WORKSPACE } from '#webhooks/limits';
 import { titleKey } from '#domain/text';
@@ -10,9 +12,10 @@ import { ItemType, keys } from '#store/keys';
 import { labelItem, titleGuardItem } from '#store/labelItem';
 import { labelCopyItems } from '#store/labelCopyLayout';
 import { tableName } from '#store/table';
-import { workspaceClient, type WorkspaceClient } from '#support/api';
+import { uniqueWorkspace, workspaceClient, type WorkspaceClient } from '#support/api';
 import { scanTable } from '#checker/invariants';
 import { settledViolations } from '#support/settle';
+import { sentDuring } from '#support/history';
 
 /**
  * Reads have a bound: a page number reaches at most 1,000 items deep, and a workspace holds at most
@@ -129,6 +132,42 @@ describe('labels per workspace', () => {
     const count = (await scanTable([c.ws])).find((i) => i.type === ItemType.labelCount);
     expect(count?.count).toBe(4);
   });
+  test('a full workspace tried again and again: the first refusal tries a transaction (its guess) and takes an id; each later one, on the same instance, reads the count alone and takes none', async () => {
+    const ws = uniqueWorkspace('limits');
+    const actor = { name: 'Limits', username: 'limits' };
+    const only = await createLabel(ws, { title: 'Only', color: '00FF00' }, actor);
+    const itemOf = async (type: string) => (await scanTable([ws])).find((i) => i.type === type)!;
+    const count = await itemOf(ItemType.labelCount);
+    // Full as far as the count says (a thousand labels are the first test's to make).
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: { PK: count.PK, SK: count.SK },
+        UpdateExpression: 'SET #count = :max',
+        ExpressionAttributeNames: { '#count': 'count' },
+        ExpressionAttributeValues: { ':max': MAX_LABELS_PER_WORKSPACE },
+      }),
+    );
+    const over = () => createLabel(ws, { title: 'Over', color: '00FF00' }, actor).catch((error: unknown) => error);
+    const first = await sentDuring(over);
+    expect(first.result).toBeInstanceOf(LimitReached);
+    expect(first.commands).toContain('TransactWriteItemsCommand');
+    const idAfterFirst = (await itemOf(ItemType.labelIdCounter)).next_id;
+    expect(idAfterFirst).toBe(only.id + 1);
+    for (let i = 0; i < 3; i++) {
+      const again = await sentDuring(over);
+      expect(again.result).toBeInstanceOf(LimitReached);
+      expect(again.commands).toEqual(['GetItemCommand']);
+    }
+    expect((await itemOf(ItemType.labelIdCounter)).next_id).toBe(idAfterFirst);
+    // Room again: the next create reads, finds it, and is made; the one after goes back to guessing.
+    await deleteLabel(ws, only.slug, actor);
+    const made = await sentDuring(() => createLabel(ws, { title: 'Room', color: '00FF00' }, actor));
+    expect(made.commands.filter((c) => c === 'GetItemCommand')).toHaveLength(1);
+    const next = await sentDuring(() => createLabel(ws, { title: 'Guessed', color: '00FF00' }, actor).catch((error: unknown) => error));
+    expect(next.result).toBeInstanceOf(LimitReached);
+    expect(next.commands).toContain('TransactWriteItemsCommand');
+  });
 });
 
 describe('webhooks per workspace', () => {
@@ -137,10 +176,10 @@ describe('webhooks per workspace', () => {
 
   test(`a workspace holds at most ${MAX_WEBHOOKS_PER_WORKSPACE} webhooks, its first count raced: concurrent creates at the limit get in exactly as many as there is room for, one more is a 422 naming the limit, and a delete makes room`, async () => {
     const c = await workspaceClient('limits');
-    // Every create of the first ten finds no count kept (the first count races the others').
-    const first = await Promise.all(Array.from({ length: 10 }, (_, i) => hook(c, i)));
-    expect(first.map((r) => r.status)).toEqual(Array(10).fill(201));
-    for (let i = 10; i < MAX_WEBHOOKS_PER_WORKSPACE - 2; i++) expect((await hook(c, i)).status).toBe(201);
+    // Every create of the first six finds no count kept (the first count races the others').
+    const first = await Promise.all(Array.from({ length: 6 }, (_, i) => hook(c, i)));
+    expect(first.map((r) => r.status)).toEqual(Array(6).fill(201));
+    for (let i = 6; i < MAX_WEBHOOKS_PER_WORKSPACE - 2; i++) expect((await hook(c, i)).status).toBe(201);
     const atLimit = await Promise.all(Array.from({ length: 5 }, (_, i) => hook(c, `last-${i}`)));
     expect(atLimit.map((r) => r.status).sort()).toEqual([201, 201, 422, 422, 422]);
     const refused = await hook(c, 'over');

@@ -12,7 +12,7 @@ import { moveTally } from '#store/labelTally';
 import { tableName } from '#store/table';
 import { uniqueWorkspace } from '#support/api';
 import { clockAt } from '#support/clock';
-import { partitionWrites } from '#support/history';
+import { partitionWrites, sentDuring } from '#support/history';
 import { usePrivateTable } from '#support/privateTable';
 
 /**
@@ -203,6 +203,23 @@ test("a deploy played through: the workspace's tally holds until it is moved, a 
     ws: { count: { sealed: true }, counter: { next_id: 1, sealed: true } },
     own: { count: { count: 1 }, counter: { next_id: 1 } },
   });
+  // Moved between a retry's look at the tally (none: its first try's guess found no count) and its read of the count:
+  // the read finds the mark, the part it makes of it is a check that fails on it, and the next try goes to the own
+  // tally. Three tries of the create's, and the move's transaction.
+  const marked = uniqueWorkspace('tally');
+  const tries = await sentDuring(() =>
+    beforeNext(
+      onItem('GetItemCommand', keys.labelCount(marked), 3),
+      () => moveTally(marked),
+      () => createLabel(marked, { title: 'First', color: '000000' }, actor),
+    ),
+  );
+  expect(tries.result.id).toBe(1);
+  expect(tries.commands.filter((c) => c === 'TransactWriteItemsCommand')).toHaveLength(4);
+  expect(await tallyOf(marked)).toEqual({
+    ws: { count: { sealed: true }, counter: { next_id: 1, sealed: true } },
+    own: { count: { count: 1 }, counter: { next_id: 1 } },
+  });
   // Moved between a create's look at the tally and its id: the id comes from the own counter, and the create, refused
   // on the workspace's sealed count, is made again there, under that id.
   const between2 = uniqueWorkspace('tally');
@@ -227,7 +244,7 @@ test("a deploy played through: the workspace's tally holds until it is moved, a 
   expect(new Set(all.map((l) => l.id)).size).toBe(6);
   expect((await tallyOf(raced)).own.count).toEqual({ count: MAX_LABELS_PER_WORKSPACE });
   await pretend(keys.labelCountOwn(raced), -PRETEND);
-  expect((await checkTable([ws, other, raced, late, dropping, empty, between2])).violations).toEqual([]);
+  expect((await checkTable([ws, other, raced, late, dropping, empty, marked, between2])).violations).toEqual([]);
 
   // Past the window (and a function's longest write after it): rekey moves the workspace left, and the whole table's run
   // says all are moved.

@@ -20,7 +20,7 @@ import { allSettled } from './settled';
  */
 export interface LabelTally {
   count: CountedKind;
-  /** The next label id (a create that fails after taking it leaves a gap). */
+  /** The next label id (a create that fails after taking it leaves a gap; its own later tries reuse it). */
   nextId: () => Promise<number>;
 }
 

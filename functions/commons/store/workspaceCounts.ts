@@ -64,7 +64,7 @@ export interface CountTries {
 export function countTries(): CountTries {
   let read = false;
   return {
-    in: async (kind, ws, max) => (read ? countInPart(kind, ws, max) : keptIn(kind, ws, max)),
+    in: async (kind, ws, max) => (read || fullLately(kind, ws) ? countInPart(kind, ws, max) : keptIn(kind, ws, max)),
     out: async (kind, ws) => (read ? countOutPart(kind, ws) : keptOut(kind, ws)),
     missed: (error) => {
       const missed = error instanceof TransactionCancelled && error.conditionFailed('count');
@@ -72,6 +72,29 @@ export function countTries(): CountTries {
       return missed;
     },
   };
+}
+
+/**
+ * Counts this instance found full lately, and until when it goes by that: a create there reads the count first, so a
+ * client that keeps trying a full workspace costs a read each time, not a transaction (and, for a label, an id).
+ */
+const FULL_FOR_MS = 60_000;
+const FULL_KEPT = 1_000;
+const foundFull = new Map<string, number>();
+const fullKey = (kind: CountedKind, ws: string) => `${kind.key(ws).PK}\u0000${kind.key(ws).SK}`;
+
+function fullLately(kind: CountedKind, ws: string): boolean {
+  const until = foundFull.get(fullKey(kind, ws));
+  return until !== undefined && Date.now() < until;
+}
+
+function sawFull(kind: CountedKind, ws: string, full: boolean): void {
+  const key = fullKey(kind, ws);
+  foundFull.delete(key);
+  if (!full) return;
+  // The oldest out first (a Map keeps its order of insertion): never more than FULL_KEPT.
+  if (foundFull.size >= FULL_KEPT) foundFull.delete(foundFull.keys().next().value!);
+  foundFull.set(key, Date.now() + FULL_FOR_MS);
 }
 
 /** A kept count's part that counts one more in: its condition fails where none is kept, it is full, or it is closed. */
@@ -94,13 +117,17 @@ const keptOut = (kind: CountedKind, ws: string): TransactItem =>
 export async function countInPart(kind: CountedKind, ws: string, max: number): Promise<TransactItem | 'full'> {
   const kept = await keptCount(kind, ws);
   if (kept === 'closed') return closedPart(kind, ws);
-  if (kept !== undefined) return kept >= max ? 'full' : keptIn(kind, ws, max);
+  if (kept !== undefined) {
+    sawFull(kind, ws, kept >= max);
+    return kept >= max ? 'full' : keptIn(kind, ws, max);
+  }
   const held = (await queryAll(kind.range(ws), { keysOnly: true })).length;
   if (held >= max) {
     // Kept from now on (a workspace over the limit since before the limit), so no later create counts again.
     await conditionally(
       db.send(new PutCommand({ TableName: tableName(), Item: countItem(kind, ws, held), ConditionExpression: 'attribute_not_exists(PK)' })),
     );
+    sawFull(kind, ws, true);
     return 'full';
   }
   return firstCount(kind, ws, held + 1);
