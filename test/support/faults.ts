@@ -74,22 +74,33 @@ export function casesOf(dryCalls: string[], faultsFor: (command: string, n: numb
 }
 
 /**
- * The injector, installed on the shared DocumentClient: `plan` says which call fails and how, `calls`
- * lists the commands of the run so far, `injected` counts the faults that struck, `inFlight` the calls
- * not ended (none once a request has answered or a batch has ended: nothing of theirs goes on after).
+ * A dry run's `n`-th call as the `nth` call of its command: where a run fails it when its calls interleave otherwise
+ * (the stream processor and the inbound consumer send some at once, and send the next as answers come back, so the
+ * order of the calls of different kinds moves from run to run; the calls of one kind, and how many, do not).
+ */
+export function ofItsKind(dryCalls: string[], n: number): { command: string; nth: number } {
+  const command = dryCalls[n - 1]!;
+  return { command, nth: dryCalls.slice(0, n).filter((c) => c === command).length };
+}
+
+/**
+ * The injector, installed on the shared DocumentClient: `plan` says which call fails and how (the `failAt`-th of
+ * the run, or of its `command`), `calls` lists the commands of the run so far, `injected` counts the faults that
+ * struck, `inFlight` the calls not ended (none once a request has answered or a batch has ended: nothing of theirs
+ * goes on after).
  */
 export const injector = {
-  plan: { failAt: 0 } as { failAt: number; fault?: Fault },
+  plan: { failAt: 0 } as { failAt: number; fault?: Fault; command?: string },
   calls: [] as string[],
   /** Each call's input, beside `calls`: which item a call reads or writes. */
   inputs: [] as Record<string, unknown>[],
   injected: 0,
   inFlight: 0,
-  /** A fresh run: no fault unless `fault` is given for the `failAt`-th call. */
-  arm(failAt = 0, fault?: Fault) {
+  /** A fresh run: no fault unless `fault` is given for the `failAt`-th call (of `command`, where it is given). */
+  arm(failAt = 0, fault?: Fault, command?: string) {
     this.calls = [];
     this.inputs = [];
-    this.plan = fault ? { failAt, fault } : { failAt: 0 };
+    this.plan = fault ? { failAt, fault, ...(command ? { command } : {}) } : { failAt: 0 };
   },
   disarm() {
     this.plan = { failAt: 0 };
@@ -97,13 +108,18 @@ export const injector = {
 };
 (db.middlewareStack as MiddlewareStack<any, any>).add(
   (next, context) => async (args) => {
-    injector.calls.push(context.commandName!);
+    const command = context.commandName!;
+    injector.calls.push(command);
     injector.inputs.push(args.input as Record<string, unknown>);
     injector.inFlight++;
+    const { plan } = injector;
+    // The failAt-th call of the run, or of its command.
+    const mine = !plan.command || command === plan.command;
+    const counted = plan.command ? injector.calls.filter((c) => c === plan.command).length : injector.calls.length;
     try {
-      if (injector.calls.length === injector.plan.failAt && injector.plan.fault?.applies(context.commandName!)) {
+      if (mine && counted === plan.failAt && plan.fault?.applies(command)) {
         injector.injected++;
-        return injector.plan.fault.act(args.input) as any;
+        return plan.fault.act(args.input) as any;
       }
       return await next(args);
     } finally {

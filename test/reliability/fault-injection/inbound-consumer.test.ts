@@ -4,7 +4,7 @@ import { checkTable } from '#checker/invariants';
 import { getProjectWithStats } from '#domain/projects';
 import { labelsOfTask } from '#domain/taskLabels';
 import { consumeInbound } from '#events/inbound';
-import { casesOf, drain, injector, oneFaultPerCall, skipStream, tableEachTest } from '#support/faults';
+import { casesOf, drain, injector, ofItsKind, oneFaultPerCall, skipStream, tableEachTest } from '#support/faults';
 import { cloneFixtures, fixtureItems, seedFixture } from '#support/fixtures';
 import type { Fixture } from '#support/requests';
 
@@ -80,19 +80,24 @@ describe('inbound consumer', () => {
     await skipStream();
     for (const [run, { n, fault }] of runsPlanned.entries()) {
       const { f, records } = scenario(fixtures[run]!);
-      injector.arm(n, fault);
+      // As the n-th call's kind of call counts (ofItsKind): the calls of different kinds may interleave otherwise than dry.
+      const { command, nth } = ofItsKind(dryCalls, n);
+      const where = `${fault.name} at consumer call ${n} (${command} ${nth})`;
+      const injectedBefore = injector.injected;
+      injector.arm(nth, fault, command);
       let pending = records;
       let out = await consumeInbound(pending, deadLetters);
       injector.disarm();
+      expect(injector.injected - injectedBefore, `${where}: the fault struck`).toBe(1);
       // A batch with failures leaves no call running: the redelivery of its failures would race it.
-      expect(injector.inFlight, `${fault.name} at consumer call ${n}: DynamoDB calls still running`).toBe(0);
+      expect(injector.inFlight, `${where}: DynamoDB calls still running`).toBe(0);
       for (let delivery = 0; out.batchItemFailures.length && delivery < 5; delivery++) {
         const failed = new Set(out.batchItemFailures.map((b) => b.itemIdentifier));
         pending = pending.filter((r) => failed.has(r.messageId));
         out = await consumeInbound(pending, deadLetters);
       }
       expect(out.batchItemFailures).toEqual([]);
-      await check(f, `${fault.name} at consumer call ${n} (${dryCalls[n - 1]})`);
+      await check(f, where);
     }
     console.log(`inbound consumer: ${dryCalls.length} DynamoDB calls per batch, ${runsPlanned.length} faulted runs`);
   }, 300_000);

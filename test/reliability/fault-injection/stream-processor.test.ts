@@ -5,7 +5,17 @@ import { createLabel, deleteLabel } from '#domain/labels';
 import { deleteProject } from '#domain/projects';
 import { changeLabels } from '#domain/taskLabels';
 import type { OutboundEvent } from '#events/outbound';
-import { caseViolations, casesOf, drain, injector, oneFaultPerCall, published, skipStream, tableEachTest } from '#support/faults';
+import {
+  caseViolations,
+  casesOf,
+  drain,
+  injector,
+  ofItsKind,
+  oneFaultPerCall,
+  published,
+  skipStream,
+  tableEachTest,
+} from '#support/faults';
 import { cloneFixtures, fixtureItems, seedFixture } from '#support/fixtures';
 import type { Fixture } from '#support/requests';
 
@@ -96,10 +106,14 @@ describe('stream processor', () => {
     const runs: { where: string; ws: string }[] = [];
     for (const [run, { n, fault }] of runsPlanned.entries()) {
       const ws = await scenario(fixtures[run]!);
-      injector.arm(n, fault);
-      const where = `${fault.name} at processor call ${n} (${dryCalls[n - 1]})`;
+      // As the n-th call's kind of call counts (ofItsKind): the calls of different kinds may interleave otherwise than dry.
+      const { command, nth } = ofItsKind(dryCalls, n);
+      const where = `${fault.name} at processor call ${n} (${command} ${nth})`;
+      const injectedBefore = injector.injected;
+      injector.arm(nth, fault, command);
       await drain().catch(() => undefined);
       injector.disarm();
+      expect(injector.injected - injectedBefore, `${where}: the fault struck`).toBe(1);
       // A failed batch leaves no call running: its redelivery would race it.
       expect(injector.inFlight, `${where}: DynamoDB calls still running after the batch failed`).toBe(0);
       await drain();
