@@ -84,6 +84,24 @@ export function ofItsKind(dryCalls: string[], n: number): { command: string; nth
 }
 
 /**
+ * After a run armed at ofItsKind's call: whether its fault struck. One that did not must have been a run that made
+ * fewer calls of that command than the dry run (the dry run retried after a conflict between its own concurrent writes,
+ * which this run did not meet): never one that reached the call.
+ */
+export function struckOrShort(injectedBefore: number, at: { command: string; nth: number }, where: string): boolean {
+  const struck = injector.injected - injectedBefore;
+  expect(struck, `${where}: struck more than once`).toBeLessThanOrEqual(1);
+  if (struck === 1) return true;
+  expect(injector.calls.filter((c) => c === at.command).length, `${where}: reached, and not struck`).toBeLessThan(at.nth);
+  return false;
+}
+
+/** Runs that made fewer calls of a case's command than the dry run test nothing: at most a tenth of them. */
+export function expectFewShort(short: string[], runs: number): void {
+  expect(short.length, `cases their runs did not reach: ${short.join('; ')}`).toBeLessThanOrEqual(Math.floor(runs / 10));
+}
+
+/**
  * The injector, installed on the shared DocumentClient: `plan` says which call fails and how (the `failAt`-th of
  * the run, or of its `command`), `calls` lists the commands of the run so far, `injected` counts the faults that
  * struck, `inFlight` the calls not ended (none once a request has answered or a batch has ended: nothing of theirs

