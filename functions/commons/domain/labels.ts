@@ -50,13 +50,8 @@ export async function createLabel(ws: string, input: { title: string; color: str
     const tally = await labelTally(ws);
     const part = await count.in(tally.count, ws, MAX_LABELS_PER_WORKSPACE);
     if (part === 'full') throw workspaceFull();
-    id ??= await tally.nextId();
-    try {
-      return await createCountedLabel(ws, input, actor, part, id);
-    } catch (error) {
-      count.missed(error);
-      throw error;
-    }
+    const taken = (id ??= await tally.nextId());
+    return count.tried(() => createCountedLabel(ws, input, actor, part, taken));
   });
 }
 

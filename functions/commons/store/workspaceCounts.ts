@@ -59,17 +59,28 @@ export interface CountTries {
   out: (kind: CountedKind, ws: string) => Promise<TransactItem>;
   /** After a try that failed: whether its count part did (the next try reads the count). */
   missed: (error: unknown) => boolean;
+  /** A try's write: its failure, passed on, is first looked at by `missed`. */
+  tried: <T>(write: () => Promise<T>) => Promise<T>;
 }
 
 export function countTries(): CountTries {
   let read = false;
+  const missed = (error: unknown) => {
+    const failed = error instanceof TransactionCancelled && error.conditionFailed('count');
+    read ||= failed;
+    return failed;
+  };
   return {
     in: async (kind, ws, max) => (read || fullLately(kind, ws) ? countInPart(kind, ws, max) : keptIn(kind, ws, max)),
     out: async (kind, ws) => (read ? countOutPart(kind, ws) : keptOut(kind, ws)),
-    missed: (error) => {
-      const missed = error instanceof TransactionCancelled && error.conditionFailed('count');
-      read ||= missed;
-      return missed;
+    missed,
+    tried: async (write) => {
+      try {
+        return await write();
+      } catch (error) {
+        missed(error);
+        throw error;
+      }
     },
   };
 }
@@ -81,7 +92,10 @@ export function countTries(): CountTries {
 const FULL_FOR_MS = 60_000;
 const FULL_KEPT = 1_000;
 const foundFull = new Map<string, number>();
-const fullKey = (kind: CountedKind, ws: string) => `${kind.key(ws).PK}\u0000${kind.key(ws).SK}`;
+const fullKey = (kind: CountedKind, ws: string) => {
+  const { PK, SK } = kind.key(ws);
+  return `${PK}\u0000${SK}`;
+};
 
 function fullLately(kind: CountedKind, ws: string): boolean {
   const until = foundFull.get(fullKey(kind, ws));
@@ -118,8 +132,9 @@ export async function countInPart(kind: CountedKind, ws: string, max: number): P
   const kept = await keptCount(kind, ws);
   if (kept === 'closed') return closedPart(kind, ws);
   if (kept !== undefined) {
-    sawFull(kind, ws, kept >= max);
-    return kept >= max ? 'full' : keptIn(kind, ws, max);
+    const full = kept >= max;
+    sawFull(kind, ws, full);
+    return full ? 'full' : keptIn(kind, ws, max);
   }
   const held = (await queryAll(kind.range(ws), { keysOnly: true })).length;
   if (held >= max) {

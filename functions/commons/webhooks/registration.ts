@@ -45,12 +45,7 @@ export async function createWebhook(ws: string, fields: WebhookFields): Promise<
     const part = await count.in(countedKinds.webhooks, ws, MAX_WEBHOOKS_PER_WORKSPACE);
     if (part === 'full')
       throw ValidationFailed.of('url', `cannot be added: a workspace has at most ${MAX_WEBHOOKS_PER_WORKSPACE} webhooks; delete one first`);
-    try {
-      return await putWebhook(ws, fields, part);
-    } catch (error) {
-      count.missed(error);
-      throw error;
-    }
+    return count.tried(() => putWebhook(ws, fields, part));
   });
 }
 
