@@ -74,26 +74,34 @@ export function casesOf(dryCalls: string[], faultsFor: (command: string, n: numb
 }
 
 /**
- * A dry run's `n`-th call as the `nth` call of its command: where a run fails it when its calls interleave otherwise
- * (the stream processor and the inbound consumer send some at once, and send the next as answers come back, so the
- * order of the calls of different kinds moves from run to run; the calls of one kind, and how many, do not).
+ * A run that fails a dry run's `n`-th call as the `nth` call of its command: where a run fails it when its calls
+ * interleave otherwise (the stream processor and the inbound consumer send some at once, and send the next as answers
+ * come back, so the order of the calls of different kinds moves from run to run). `reached`: whether its fault struck.
+ * One that did not must have been a run that made fewer calls of that command than the dry run (the dry run retried
+ * after a conflict between its own concurrent writes, which this run did not meet): never one that reached the call.
  */
-export function ofItsKind(dryCalls: string[], n: number): { command: string; nth: number } {
+export async function faultedByKind<T>(
+  dryCalls: string[],
+  n: number,
+  fault: Fault,
+  of: string,
+  run: () => Promise<T>,
+): Promise<{ result: T; where: string; reached: boolean }> {
   const command = dryCalls[n - 1]!;
-  return { command, nth: dryCalls.slice(0, n).filter((c) => c === command).length };
-}
-
-/**
- * After a run armed at ofItsKind's call: whether its fault struck. One that did not must have been a run that made
- * fewer calls of that command than the dry run (the dry run retried after a conflict between its own concurrent writes,
- * which this run did not meet): never one that reached the call.
- */
-export function struckOrShort(injectedBefore: number, at: { command: string; nth: number }, where: string): boolean {
+  const nth = dryCalls.slice(0, n).filter((c) => c === command).length;
+  const where = `${fault.name} at ${of} call ${n} (${command} ${nth})`;
+  const injectedBefore = injector.injected;
+  injector.arm(nth, fault, command);
+  let result: T;
+  try {
+    result = await run();
+  } finally {
+    injector.disarm();
+  }
   const struck = injector.injected - injectedBefore;
   expect(struck, `${where}: struck more than once`).toBeLessThanOrEqual(1);
-  if (struck === 1) return true;
-  expect(injector.calls.filter((c) => c === at.command).length, `${where}: reached, and not struck`).toBeLessThan(at.nth);
-  return false;
+  if (struck === 0) expect(injector.calls.filter((c) => c === command).length, `${where}: reached, and not struck`).toBeLessThan(nth);
+  return { result, where, reached: struck === 1 };
 }
 
 /** Runs that made fewer calls of a case's command than the dry run test nothing: at most a tenth of them. */

@@ -4,17 +4,7 @@ import { checkTable } from '#checker/invariants';
 import { getProjectWithStats } from '#domain/projects';
 import { labelsOfTask } from '#domain/taskLabels';
 import { consumeInbound } from '#events/inbound';
-import {
-  casesOf,
-  drain,
-  expectFewShort,
-  injector,
-  ofItsKind,
-  oneFaultPerCall,
-  skipStream,
-  struckOrShort,
-  tableEachTest,
-} from '#support/faults';
+import { casesOf, drain, expectFewShort, faultedByKind, injector, oneFaultPerCall, skipStream, tableEachTest } from '#support/faults';
 import { cloneFixtures, fixtureItems, seedFixture } from '#support/fixtures';
 import type { Fixture } from '#support/requests';
 
@@ -91,15 +81,12 @@ describe('inbound consumer', () => {
     const short: string[] = [];
     for (const [run, { n, fault }] of runsPlanned.entries()) {
       const { f, records } = scenario(fixtures[run]!);
-      // As the n-th call's kind of call counts (ofItsKind): the calls of different kinds may interleave otherwise than dry.
-      const at = ofItsKind(dryCalls, n);
-      const where = `${fault.name} at consumer call ${n} (${at.command} ${at.nth})`;
-      const injectedBefore = injector.injected;
-      injector.arm(at.nth, fault, at.command);
+      // As the n-th call's kind of call counts: the calls of different kinds may interleave otherwise than dry.
+      const faulted = await faultedByKind(dryCalls, n, fault, 'consumer', () => consumeInbound(records, deadLetters));
+      const { where } = faulted;
+      if (!faulted.reached) short.push(where);
       let pending = records;
-      let out = await consumeInbound(pending, deadLetters);
-      injector.disarm();
-      if (!struckOrShort(injectedBefore, at, where)) short.push(where);
+      let out = faulted.result;
       // A batch with failures leaves no call running: the redelivery of its failures would race it.
       expect(injector.inFlight, `${where}: DynamoDB calls still running`).toBe(0);
       for (let delivery = 0; out.batchItemFailures.length && delivery < 5; delivery++) {

@@ -10,12 +10,11 @@ import {
   casesOf,
   drain,
   expectFewShort,
+  faultedByKind,
   injector,
-  ofItsKind,
   oneFaultPerCall,
   published,
   skipStream,
-  struckOrShort,
   tableEachTest,
 } from '#support/faults';
 import { cloneFixtures, fixtureItems, seedFixture } from '#support/fixtures';
@@ -109,14 +108,9 @@ describe('stream processor', () => {
     const short: string[] = [];
     for (const [run, { n, fault }] of runsPlanned.entries()) {
       const ws = await scenario(fixtures[run]!);
-      // As the n-th call's kind of call counts (ofItsKind): the calls of different kinds may interleave otherwise than dry.
-      const at = ofItsKind(dryCalls, n);
-      const where = `${fault.name} at processor call ${n} (${at.command} ${at.nth})`;
-      const injectedBefore = injector.injected;
-      injector.arm(at.nth, fault, at.command);
-      await drain().catch(() => undefined);
-      injector.disarm();
-      if (!struckOrShort(injectedBefore, at, where)) short.push(where);
+      // As the n-th call's kind of call counts: the calls of different kinds may interleave otherwise than dry.
+      const { where, reached } = await faultedByKind(dryCalls, n, fault, 'processor', () => drain().catch(() => undefined));
+      if (!reached) short.push(where);
       // A failed batch leaves no call running: its redelivery would race it.
       expect(injector.inFlight, `${where}: DynamoDB calls still running after the batch failed`).toBe(0);
       await drain();
