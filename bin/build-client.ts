@@ -28,7 +28,7 @@ writeFileSync(`${generated}.${process.pid}`, await clientModule());
 renameSync(`${generated}.${process.pid}`, generated);
 rmSync(out, { recursive: true, force: true });
 try {
-  const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+  const tsc = join(repoRoot, 'node_modules', 'typescript-7', 'bin', 'tsc');
   execFileSync(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json'), '--outDir', out], { stdio: 'pipe' });
 } catch (error) {
   console.error(`The client's types do not check:\n${(error as { stdout: Buffer }).stdout.toString()}`);

@@ -36,7 +36,7 @@ export function typeCheck(dir: string, sources: Record<string, string>, { node =
     ...(node ? { typeRoots: [join(repoRoot, 'node_modules', '@types')] } : {}),
   };
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: Object.keys(sources) }));
-  const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+  const tsc = join(repoRoot, 'node_modules', 'typescript-7', 'bin', 'tsc');
   try {
     execFileSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: dir, stdio: 'pipe' });
     return '';
