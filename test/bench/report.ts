@@ -696,8 +696,9 @@ function renderFindings(r: Results, costAbove: CostRow[]): string {
       `write units (now one conditional UpdateItem: 1 call and 1 WCU instead of 2 calls, 1 RCU and 2 WCU); create-label no longer reads ` +
       `the title guard first (the guard's conditional write answers 409; a refused create leaves a gap in ids, never a reuse); deletes ` +
       `no longer read before marking; a label's or webhook's create or delete no longer reads the workspace's count before it moves ` +
-      `it (the count's condition holds the guess that it is kept, open and under the limit; a try that finds otherwise reads it, ` +
-      `and keeps the label id it took).`,
+      `it where the function's instance has seen that count kept (the count's condition holds the guess that it is kept, open and ` +
+      `under the limit; a try that finds otherwise reads it, and keeps the label id it took). A workspace new to the instance has ` +
+      `its count read first, one GetItem (0.5 to 1 RCU), where a wrong guess would cost a transaction written in vain.`,
   );
   for (const [endpoint, reason] of Object.entries(EXTRA_WRITE_REASONS))
     lines.push(`  ${endpoint}: one conditional write above the minimum, ${reason}.`);

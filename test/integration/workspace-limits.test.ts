@@ -1,5 +1,5 @@
 import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, onTestFinished, test, vi } from 'vitest';
 import { createLabel, deleteLabel } from '#domain/labels';
 import { LimitReached } from '#domain/errors';
 import { MAX_LABELS_PER_WORKSPACE, MAX_PAGE_DEPTH } from '#domain/limits';
@@ -16,6 +16,8 @@ import { uniqueWorkspace, workspaceClient, type WorkspaceClient } from '#support
 import { scanTable } from '#checker/invariants';
 import { settledViolations } from '#support/settle';
 import { sentDuring } from '#support/history';
+import { invokeRoute, principalFor } from '#support/invoke';
+import { routeNamed } from '#local/samples';
 
 /**
  * Reads have a bound: a page number reaches at most 1,000 items deep, and a workspace holds at most
@@ -167,6 +169,50 @@ describe('labels per workspace', () => {
     const next = await sentDuring(() => createLabel(ws, { title: 'Guessed', color: '00FF00' }, actor).catch((error: unknown) => error));
     expect(next.result).toBeInstanceOf(LimitReached);
     expect(next.commands).toContain('TransactWriteItemsCommand');
+  });
+});
+
+describe('a count new to the instance', () => {
+  // A guess there would be a transaction written in vain (and charged): on a busy partition, one that takes the units the
+  // create's own next try needs (store/workspaceCounts.ts).
+  test("is read first, not guessed: a workspace's first label and first webhook are each one transaction; the next create, on the same instance, reads no count", async () => {
+    const ws = uniqueWorkspace('limits');
+    const principal = principalFor(ws);
+    vi.stubEnv('WEBHOOKS_ALLOW_PRIVATE_TARGETS', 'true');
+    onTestFinished(() => void vi.unstubAllEnvs());
+    const send = (name: string, body: unknown) => {
+      const route = routeNamed(name);
+      return sentDuring(() => invokeRoute(route, { path: route.path, query: { company_slug: ws }, body, expectedStatus: 201 }, principal));
+    };
+    const transactions = (s: { commands: string[] }) => s.commands.filter((c) => c === 'TransactWriteItemsCommand').length;
+    // Reads of the count, wherever the workspace keeps it (store/labelTally.ts).
+    const countKeys = [keys.labelCount(ws), keys.labelCountOwn(ws), keys.webhookCount(ws)].map((k) => `${k.PK} ${k.SK}`);
+    const reads = (s: { inputs: { command: string; input: Record<string, unknown> }[] }) =>
+      s.inputs.filter(({ command, input }) => {
+        const key = input.Key as { PK: string; SK: string } | undefined;
+        return command === 'GetItemCommand' && key !== undefined && countKeys.includes(`${key.PK} ${key.SK}`);
+      }).length;
+    for (const [name, body] of [
+      ['create-label', (i: number) => ({ title: `Label ${i}`, color: '00FF00' })],
+      // Loopback (nothing to resolve), for an event this workspace never has: nothing is delivered.
+      ['create-webhook', (i: number) => ({ url: `http://127.0.0.1:9/hook-${i}`, events: ['project.deleted'] })],
+    ] as const) {
+      const first = await send(name, body(1));
+      expect(first.result.statusCode, first.result.body).toBe(201);
+      expect(transactions(first), name).toBe(1);
+      const next = await send(name, body(2));
+      expect(next.result.statusCode, next.result.body).toBe(201);
+      expect(transactions(next), name).toBe(1);
+      expect(reads(first), name).toBeGreaterThan(0);
+      expect(reads(next), name).toBe(0);
+    }
+    const counts = (await scanTable([ws])).filter((i) => i.type === ItemType.labelCount || i.type === ItemType.webhookCount);
+    expect(counts.map((i) => [i.type, i.count]).sort()).toEqual(
+      [
+        [ItemType.labelCount, 2],
+        [ItemType.webhookCount, 2],
+      ].sort(),
+    );
   });
 });
 

@@ -169,9 +169,8 @@ test('a deploy played through: titles unique while both versions run, rekey move
 test('on a table whose guards are moved, a label write sends to the workspace partition its label alone', async () => {
   const ws = uniqueWorkspace('guards');
   // The create: the label; the guard is its own, as are the count and the id counter (store/labelTally.ts). The
-  // workspace's first is tried twice: its first try guesses a count kept (store/workspaceCounts.ts), and the workspace
-  // has none yet. Each try sends its label alone.
-  expect(await workspaceWrites(ws, () => createLabel(ws, { title: 'First', color: '000000' }, actor))).toBe(2);
+  // workspace's first is tried once: new to the instance, its count is read first, and started (store/workspaceCounts.ts).
+  expect(await workspaceWrites(ws, () => createLabel(ws, { title: 'First', color: '000000' }, actor))).toBe(1);
   let label: LabelRecord | undefined;
   expect(await workspaceWrites(ws, async () => (label = await createLabel(ws, { title: 'Quiet', color: '000000' }, actor)))).toBe(1);
   expect(await guardsOf(ws, 'Quiet')).toEqual({ ws: undefined, own: label!.id });

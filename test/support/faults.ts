@@ -10,6 +10,8 @@ import { ensureTable } from '#local/database';
 import { drainTableStream } from '#local/streamReads';
 import { chunk } from '#store/batches';
 import { db } from '#store/client';
+import { labelTally } from '#store/labelTally';
+import { countedKinds, countInPart, forgetCounts } from '#store/workspaceCounts';
 import { cloneFixtures, fixtureItems, seedFixture } from './fixtures.ts';
 import { invokeRoute, principalFor } from './invoke.ts';
 import { usePrivateDatabase } from './privateTable.ts';
@@ -220,54 +222,96 @@ export function describeRouteFaults(shard: readonly Route[]): void {
       const dry = await seedFixture('fi', { webhook });
       await drain();
       const template = await fixtureItems(dry);
-      injector.arm();
-      const clean = await invokeRoute(route, sampleRequest(route, dry), principalFor(dry.ws));
-      expect(clean.statusCode).toBeLessThan(300);
-      const dryCalls = [...injector.calls];
-      // A route that never touches the table has no call to fail; it must make none.
-      if (route.access === 'none') return void expect(dryCalls).toEqual([]);
-      expect(dryCalls.length).toBeGreaterThan(0);
-
-      // One fixture per (call, fault): copies of the dry run's fixture as it was before the run (seeding
-      // each through the data layer was most of the time), the dry run's own stream records handled first.
-      const cases = casesOf(dryCalls, (command) => faults.filter((f) => f.applies(command)));
-      await drain();
-      const fixtures = await cloneFixtures(template, cases.length, 'fi');
-      await skipStream();
-      // Each case on a fixture of its own: every failing request first, then the stream, then one check of every
-      // fixture (a scan of the table per case was most of the time); then every retry, the stream, one check again.
-      // A violation names its case by the fixture's workspace.
-      const answered: { where: string; ok: boolean }[] = [];
-      for (const [i, { n, fault }] of cases.entries()) {
-        const fixture = fixtures[i]!;
-        injector.arm(n, fault);
-        const injectedBefore = injector.injected;
-        const res = await invokeRoute(route, sampleRequest(route, fixture), principalFor(fixture.ws));
-        injector.disarm();
-        const where = `${fault.name} at call ${n} (${injector.calls[n - 1] ?? 'not reached'})`;
-        // Nothing of the request's goes on after its answer (a call still running would land in the next case's run).
-        expect(injector.inFlight, `${where}: DynamoDB calls still running after the answer`).toBe(0);
-        // The request made the same calls as the dry run up to the n-th, which failed: no case passes vacuously.
-        expect(injector.injected - injectedBefore, where).toBe(1);
-        if (res.statusCode >= 300) {
-          expect(res.statusCode, `${where}: ${res.body}`).toBe(503);
-          expect(res.headers?.['Retry-After'], where).toMatch(/^\d+$/);
-        }
-        answered.push({ where, ok: res.statusCode < 300 });
+      let before: string[] | undefined;
+      for (const [state, prime] of INSTANCE_STATES) {
+        // The first state's dry run on the seeded fixture; another's on a copy (the dry run before changed its own).
+        const subject = before === undefined ? dry : (await cloneFixtures(template, 1, 'fi'))[0]!;
+        if (before !== undefined) await skipStream();
+        await prime(subject.ws);
+        injector.arm();
+        const clean = await invokeRoute(route, sampleRequest(route, subject), principalFor(subject.ws));
+        expect(clean.statusCode).toBeLessThan(300);
+        const dryCalls = [...injector.calls];
+        // A route that never touches the table has no call to fail; it must make none.
+        if (route.access === 'none') return void expect(dryCalls).toEqual([]);
+        expect(dryCalls.length).toBeGreaterThan(0);
+        // Where what the instance remembers changes no call, the cases of the state before covered this one's.
+        if (before !== undefined && before.join() === dryCalls.join()) continue;
+        before = dryCalls;
+        await faultEveryCall(route, template, dryCalls, prime, state);
       }
-      const violations = () => caseViolations(fixtures.map((f, i) => ({ ws: f.ws, where: answered[i]!.where })));
-      await drain();
-      expect(await violations()).toEqual([]);
-      for (const [i, { where, ok }] of answered.entries()) {
-        const fixture = fixtures[i]!;
-        const retried = await invokeRoute(route, sampleRequest(route, fixture), principalFor(fixture.ws));
-        const retriedOk = retried.statusCode < 300 || (ok && [404, 409].includes(retried.statusCode));
-        expect(retriedOk, `${where}, retried: ${retried.statusCode} ${retried.body}`).toBe(true);
-      }
-      await drain();
-      expect(await violations(), 'after the retries').toEqual([]);
     });
   });
+}
+
+/**
+ * What the function's instance remembers of a workspace's counts (store/workspaceCounts.ts), made the same for a dry run
+ * and each of its cases: nothing (new to the instance: it reads a count before it moves it), then the counts seen kept
+ * (an instance that served the workspace: it guesses them in the transaction's condition).
+ */
+const INSTANCE_STATES: [string, (ws: string) => Promise<void>][] = [
+  ['a workspace new to the instance', async () => forgetCounts()],
+  [
+    'counts the instance has seen',
+    async (ws) => {
+      forgetCounts();
+      await countInPart(countedKinds.webhooks, ws, Infinity);
+      await countInPart((await labelTally(ws)).count, ws, Infinity);
+    },
+  ],
+];
+
+/**
+ * Fails each call of the dry run in turn (each fault that applies to it), each case on a copy of the fixture as it was
+ * before the dry run, its instance `prime`d as the dry run's was: the answer is a success or a 503, the checker finds
+ * nothing, and a retry works.
+ */
+async function faultEveryCall(
+  route: Route,
+  template: Awaited<ReturnType<typeof fixtureItems>>,
+  dryCalls: string[],
+  prime: (ws: string) => Promise<void>,
+  state: string,
+): Promise<void> {
+  // One fixture per (call, fault): copies of the dry run's fixture as it was before the run (seeding
+  // each through the data layer was most of the time), the dry run's own stream records handled first.
+  const cases = casesOf(dryCalls, (command) => faults.filter((f) => f.applies(command)));
+  await drain();
+  const fixtures = await cloneFixtures(template, cases.length, 'fi');
+  await skipStream();
+  // Each case on a fixture of its own: every failing request first, then the stream, then one check of every
+  // fixture (a scan of the table per case was most of the time); then every retry, the stream, one check again.
+  // A violation names its case by the fixture's workspace.
+  const answered: { where: string; ok: boolean }[] = [];
+  for (const [i, { n, fault }] of cases.entries()) {
+    const fixture = fixtures[i]!;
+    await prime(fixture.ws);
+    injector.arm(n, fault);
+    const injectedBefore = injector.injected;
+    const res = await invokeRoute(route, sampleRequest(route, fixture), principalFor(fixture.ws));
+    injector.disarm();
+    const where = `${state}: ${fault.name} at call ${n} (${injector.calls[n - 1] ?? 'not reached'})`;
+    // Nothing of the request's goes on after its answer (a call still running would land in the next case's run).
+    expect(injector.inFlight, `${where}: DynamoDB calls still running after the answer`).toBe(0);
+    // The request made the same calls as the dry run up to the n-th, which failed: no case passes vacuously.
+    expect(injector.injected - injectedBefore, where).toBe(1);
+    if (res.statusCode >= 300) {
+      expect(res.statusCode, `${where}: ${res.body}`).toBe(503);
+      expect(res.headers?.['Retry-After'], where).toMatch(/^\d+$/);
+    }
+    answered.push({ where, ok: res.statusCode < 300 });
+  }
+  const violations = () => caseViolations(fixtures.map((f, i) => ({ ws: f.ws, where: answered[i]!.where })));
+  await drain();
+  expect(await violations()).toEqual([]);
+  for (const [i, { where, ok }] of answered.entries()) {
+    const fixture = fixtures[i]!;
+    const retried = await invokeRoute(route, sampleRequest(route, fixture), principalFor(fixture.ws));
+    const retriedOk = retried.statusCode < 300 || (ok && [404, 409].includes(retried.statusCode));
+    expect(retriedOk, `${where}, retried: ${retried.statusCode} ${retried.body}`).toBe(true);
+  }
+  await drain();
+  expect(await violations(), 'after the retries').toEqual([]);
 }
 
 /**

@@ -47,10 +47,12 @@ async function keptCount(kind: CountedKind, ws: string): Promise<number | 'close
 const closedPart = (kind: CountedKind, ws: string): TransactItem => tx.check(kind.key(ws), { condition: kind.open ?? '' });
 
 /**
- * What one request knows of a workspace's count across its tries. Its first try reads nothing: its part guesses the
- * count kept, open and (counting in) under the limit, in its condition, as it is but for a workspace's first count, a
- * full workspace or a count on the move (labelTally.ts). A try whose count part failed (`missed`) makes every later
- * try read the count first, and go by what it finds.
+ * What one request knows of a workspace's count across its tries. Where this instance has seen the count kept (`seenKept`),
+ * its first try reads nothing: its part guesses the count kept, open and (counting in) under the limit, in its condition,
+ * as it is but for a full workspace or a count on the move (labelTally.ts). Elsewhere (a workspace new to the instance,
+ * its first count still to start) it reads the count first: a guess there would be a transaction written in vain,
+ * charged, and on a busy partition one that takes the units its own next try needs. A try whose count part failed
+ * (`missed`) makes every later try read the count first, and go by what it finds.
  */
 export interface CountTries {
   /** The part that counts one more in, refused once the workspace holds `max`; `full` (read) when it already does. */
@@ -65,18 +67,30 @@ export interface CountTries {
 
 export function countTries(): CountTries {
   let read = false;
+  /** The count the last part moved: kept once a write with it succeeds. */
+  let moved: { kind: CountedKind; ws: string } | undefined;
   const missed = (error: unknown) => {
     const failed = error instanceof TransactionCancelled && error.conditionFailed('count');
     read ||= failed;
+    if (failed && moved) forgetKept(moved.kind, moved.ws);
     return failed;
   };
+  const guess = (kind: CountedKind, ws: string) => !read && seenKept(kind, ws);
   return {
-    in: async (kind, ws, max) => (read || fullLately(kind, ws) ? countInPart(kind, ws, max) : keptIn(kind, ws, max)),
-    out: async (kind, ws) => (read ? countOutPart(kind, ws) : keptOut(kind, ws)),
+    in: async (kind, ws, max) => {
+      moved = { kind, ws };
+      return guess(kind, ws) && !fullLately(kind, ws) ? keptIn(kind, ws, max) : countInPart(kind, ws, max);
+    },
+    out: async (kind, ws) => {
+      moved = { kind, ws };
+      return guess(kind, ws) ? keptOut(kind, ws) : countOutPart(kind, ws);
+    },
     missed,
     tried: async (write) => {
       try {
-        return await write();
+        const written = await write();
+        if (moved) sawKept(moved.kind, moved.ws);
+        return written;
       } catch (error) {
         missed(error);
         throw error;
@@ -90,12 +104,36 @@ export function countTries(): CountTries {
  * client that keeps trying a full workspace costs a read each time, not a transaction (and, for a label, an id).
  */
 const FULL_FOR_MS = 60_000;
-const FULL_KEPT = 1_000;
+const REMEMBERED = 1_000;
 const foundFull = new Map<string, number>();
 const fullKey = (kind: CountedKind, ws: string) => {
   const { PK, SK } = kind.key(ws);
   return `${PK}\u0000${SK}`;
 };
+
+/** Adds `key` to `memory` as its newest entry; the oldest goes first, so it never holds more than REMEMBERED. */
+function remember<V>(memory: Map<string, V>, key: string, value: V): void {
+  memory.delete(key);
+  // A Map keeps its order of insertion.
+  if (memory.size >= REMEMBERED) memory.delete(memory.keys().next().value!);
+  memory.set(key, value);
+}
+
+/**
+ * Counts this instance has seen kept and open (read so, or moved by a write that succeeded): where its next request
+ * guesses. A count is never removed while its workspace's items are; one sealed since (moved: labelTally.ts) fails the
+ * guess's condition, and is forgotten.
+ */
+const keptCounts = new Map<string, true>();
+const seenKept = (kind: CountedKind, ws: string) => keptCounts.has(fullKey(kind, ws));
+const sawKept = (kind: CountedKind, ws: string) => remember(keptCounts, fullKey(kind, ws), true);
+const forgetKept = (kind: CountedKind, ws: string) => keptCounts.delete(fullKey(kind, ws));
+
+/** What this instance remembers of counts, forgotten: as a new instance starts (tests run a request both ways). */
+export function forgetCounts(): void {
+  keptCounts.clear();
+  foundFull.clear();
+}
 
 function fullLately(kind: CountedKind, ws: string): boolean {
   const until = foundFull.get(fullKey(kind, ws));
@@ -104,11 +142,8 @@ function fullLately(kind: CountedKind, ws: string): boolean {
 
 function sawFull(kind: CountedKind, ws: string, full: boolean): void {
   const key = fullKey(kind, ws);
-  foundFull.delete(key);
-  if (!full) return;
-  // The oldest out first (a Map keeps its order of insertion): never more than FULL_KEPT.
-  if (foundFull.size >= FULL_KEPT) foundFull.delete(foundFull.keys().next().value!);
-  foundFull.set(key, Date.now() + FULL_FOR_MS);
+  if (full) remember(foundFull, key, Date.now() + FULL_FOR_MS);
+  else foundFull.delete(key);
 }
 
 /** A kept count's part that counts one more in: its condition fails where none is kept, it is full, or it is closed. */
@@ -130,8 +165,9 @@ const keptOut = (kind: CountedKind, ws: string): TransactItem =>
 /** The transaction part that counts one more in, read first: `full` when the workspace already holds `max`. */
 export async function countInPart(kind: CountedKind, ws: string, max: number): Promise<TransactItem | 'full'> {
   const kept = await keptCount(kind, ws);
-  if (kept === 'closed') return closedPart(kind, ws);
+  if (kept === 'closed') return closedPart(kind, ws); // its failure (`missed`) forgets it
   if (kept !== undefined) {
+    sawKept(kind, ws);
     const full = kept >= max;
     sawFull(kind, ws, full);
     return full ? 'full' : keptIn(kind, ws, max);
@@ -155,8 +191,11 @@ export async function countInPart(kind: CountedKind, ws: string, max: number): P
  */
 async function countOutPart(kind: CountedKind, ws: string): Promise<TransactItem> {
   const kept = await keptCount(kind, ws);
-  if (kept === 'closed') return closedPart(kind, ws);
-  if (kept !== undefined) return keptOut(kind, ws);
+  if (kept === 'closed') return closedPart(kind, ws); // its failure (`missed`) forgets it
+  if (kept !== undefined) {
+    sawKept(kind, ws);
+    return keptOut(kind, ws);
+  }
   return firstCount(kind, ws, (await queryAll(kind.range(ws), { keysOnly: true })).length - 1);
 }
 
