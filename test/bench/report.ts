@@ -698,7 +698,8 @@ function renderFindings(r: Results, costAbove: CostRow[]): string {
       `no longer read before marking; a label's or webhook's create or delete no longer reads the workspace's count before it moves ` +
       `it where the function's instance has seen that count kept (the count's condition holds the guess that it is kept, open and ` +
       `under the limit; a try that finds otherwise reads it, and keeps the label id it took). A workspace new to the instance has ` +
-      `its count read first, one GetItem (0.5 to 1 RCU), where a wrong guess would cost a transaction written in vain.`,
+      `its count read first, one GetItem (and, where none is kept yet, a Query of the items it counts), where a wrong guess ` +
+      `would cost a transaction written in vain.`,
   );
   for (const [endpoint, reason] of Object.entries(EXTRA_WRITE_REASONS))
     lines.push(`  ${endpoint}: one conditional write above the minimum, ${reason}.`);

@@ -125,7 +125,7 @@ describe('labels per workspace', () => {
     expect(count?.count).toBe(MAX_LABELS_PER_WORKSPACE + 1);
     expect((await c.post('/projects-labels', { title: 'Over again', color: '00FF00' })).status).toBe(422);
   });
-  test('concurrent first creates in a new workspace (no count kept yet: each guess of one fails) take the ids 1 to n, none twice and none lost', async () => {
+  test('concurrent first creates in a new workspace (no count kept yet: each reads none, one starts it, the others lose that race and read again) take the ids 1 to n, none twice and none lost', async () => {
     const c = await workspaceClient('limits');
     const made = await Promise.all(['One', 'Two', 'Three'].map((title) => c.post('/projects-labels', { title, color: '00FF00' })));
     expect(made.map((m) => m.status)).toEqual([201, 201, 201]);

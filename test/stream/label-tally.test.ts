@@ -173,7 +173,8 @@ test("a deploy played through: the workspace's tally holds until it is moved, a 
     own: { count: { count: 3 }, counter: { next_id: after.id } },
   });
 
-  // A delete that read the workspace's count before a move and writes after it: refused there, made on the own one.
+  // A delete whose count part was made before a move (a guess, kept and open) and is written after it: refused there,
+  // made on the own one.
   const dropping = uniqueWorkspace('tally');
   const kept = await createLabel(dropping, { title: 'Kept', color: '000000' }, actor);
   const dropped = await createLabel(dropping, { title: 'Dropped', color: '000000' }, actor);

@@ -47,19 +47,21 @@ async function keptCount(kind: CountedKind, ws: string): Promise<number | 'close
 const closedPart = (kind: CountedKind, ws: string): TransactItem => tx.check(kind.key(ws), { condition: kind.open ?? '' });
 
 /**
- * What one request knows of a workspace's count across its tries. Where this instance has seen the count kept (`seenKept`),
- * its first try reads nothing: its part guesses the count kept, open and (counting in) under the limit, in its condition,
- * as it is but for a full workspace or a count on the move (labelTally.ts). Elsewhere (a workspace new to the instance,
- * its first count still to start) it reads the count first: a guess there would be a transaction written in vain,
- * charged, and on a busy partition one that takes the units its own next try needs. A try whose count part failed
- * (`missed`) makes every later try read the count first, and go by what it finds.
+ * What one request knows of a workspace's count across its tries. Its first try reads nothing where the guess holds as a
+ * rule: its part guesses the count kept, open and (counting in) under the limit, in its condition, as it is but for a full
+ * workspace or a count on the move (labelTally.ts). Counting in, that is where this instance has seen the count kept
+ * (`seenKept`): elsewhere (a workspace new to the instance, its first count perhaps still to start) it reads the count
+ * first, since a guess there would be a transaction written in vain, charged, and on a busy partition one that takes the
+ * units its own next try needs. Counting out always guesses first: the item going was counted when it was made, but in
+ * a workspace older than counts. A try whose count part failed (`missed`) makes every later try read the count first,
+ * and go by what it finds.
  */
 export interface CountTries {
   /** The part that counts one more in, refused once the workspace holds `max`; `full` (read) when it already does. */
   in: (kind: CountedKind, ws: string, max: number) => Promise<TransactItem | 'full'>;
   /** The part that counts one out. */
   out: (kind: CountedKind, ws: string) => Promise<TransactItem>;
-  /** After a try that failed: whether its count part did (the next try reads the count). */
+  /** After a try that failed: whether its count part did (the next try reads the count; the instance forgets it kept). */
   missed: (error: unknown) => boolean;
   /** A try's write: its failure, passed on, is first looked at by `missed`. */
   tried: <T>(write: () => Promise<T>) => Promise<T>;
@@ -75,15 +77,15 @@ export function countTries(): CountTries {
     if (failed && moved) forgetKept(moved.kind, moved.ws);
     return failed;
   };
-  const guess = (kind: CountedKind, ws: string) => !read && seenKept(kind, ws);
+  const guess = (kind: CountedKind, ws: string) => !read && seenKept(kind, ws) && !fullLately(kind, ws);
   return {
     in: async (kind, ws, max) => {
       moved = { kind, ws };
-      return guess(kind, ws) && !fullLately(kind, ws) ? keptIn(kind, ws, max) : countInPart(kind, ws, max);
+      return guess(kind, ws) ? keptIn(kind, ws, max) : countInPart(kind, ws, max);
     },
     out: async (kind, ws) => {
       moved = { kind, ws };
-      return guess(kind, ws) ? keptOut(kind, ws) : countOutPart(kind, ws);
+      return read ? countOutPart(kind, ws) : keptOut(kind, ws);
     },
     missed,
     tried: async (write) => {
@@ -108,7 +110,7 @@ const REMEMBERED = 1_000;
 const foundFull = new Map<string, number>();
 const fullKey = (kind: CountedKind, ws: string) => {
   const { PK, SK } = kind.key(ws);
-  return `${PK}\u0000${SK}`;
+  return `${tableName()}\u0000${PK}\u0000${SK}`;
 };
 
 /** Adds `key` to `memory` as its newest entry; the oldest goes first, so it never holds more than REMEMBERED. */
@@ -120,7 +122,7 @@ function remember<V>(memory: Map<string, V>, key: string, value: V): void {
 }
 
 /**
- * Counts this instance has seen kept and open (read so, or moved by a write that succeeded): where its next request
+ * Counts this instance has seen kept and open (read so, or moved in by a create that succeeded): where its next create
  * guesses. A count is never removed while its workspace's items are; one sealed since (moved: labelTally.ts) fails the
  * guess's condition, and is forgotten.
  */
