@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { SEARCH_CATEGORIES, searchProjects } from '#domain/search';
 import { endpoint, ok } from '#http/endpoint';
 import { projectSearchItem } from '#wire/projectViews';
-import { name, paginationFields, pagingRules } from '#wire/validation';
+import { name, pageSizeFields, pagingRules } from '#wire/validation';
 import { MAX_PROJECT_NAME, MAX_PROJECT_NAME_BYTES } from '#domain/limits';
 
 /**
@@ -17,33 +17,28 @@ const SINGULAR = new Map([
   ['note', 'notes'],
 ]);
 const known = new Set<string>(SEARCH_CATEGORIES);
-const category = z.pipe(
-  z
-    .string()
-    .check(
-      z.refine(
-        (c: string) => known.has(SINGULAR.get(c) ?? c),
-        `is not a category; use one or more of ${SEARCH_CATEGORIES.join(', ')}, separated by commas`,
-      ),
-    ),
-  z.transform((c: string) => SINGULAR.get(c) ?? c),
+const NOT_A_CATEGORY = `is not a category; use one or more of ${SEARCH_CATEGORIES.join(', ')}, separated by commas`;
+/** Categories, comma-separated, each judged where the list is split (`categories[1]` names the second): four zod schemas. */
+const categories = z.optional(
+  z.pipe(
+    z.string(),
+    z.transform((list: string, ctx) => {
+      const parts = list.split(',').map((c) => c.trim());
+      parts.forEach((c, i) => {
+        if (!known.has(SINGULAR.get(c) ?? c)) ctx.issues.push({ code: 'custom', message: NOT_A_CATEGORY, input: c, path: [i] });
+      });
+      return parts.map((c) => SINGULAR.get(c) ?? c);
+    }),
+  ),
 );
 
-const paging = paginationFields();
+const paging = pageSizeFields();
 
 const input = z.object({
   query: z
     .object({
       q: name(1, MAX_PROJECT_NAME, MAX_PROJECT_NAME_BYTES),
-      categories: z.optional(
-        z.pipe(
-          z.string(),
-          z.pipe(
-            z.transform((s: string) => s.split(',').map((c) => c.trim())),
-            z.array(category),
-          ),
-        ),
-      ),
+      categories,
       // `per_page` is an alias of `limit`, as on every route (both and different: 422).
       limit: paging.limit,
       per_page: paging.per_page,

@@ -12,21 +12,23 @@ import { paginationFields, pagingRules, projectSlugParam, rfc3339Time, taskUuid 
 // Said when a type is refused, not at load: quoting each type builds the quoting rules' patterns (domain/patterns.ts).
 const typesSentence = () => `${CHANGE_TYPES.map((t) => quoted(t)).join(', ')} (or their dotted forms, e.g. "project.updated")`;
 
+/** Entry types, comma-separated, each judged where the list is split: three zod schemas. */
 const types = z.pipe(
-  z.string().check(
-    z.superRefine((value: string, ctx) => {
-      for (const part of value.split(',')) {
-        if (changeTypeNamed(part) === undefined) {
-          ctx.issues.push({ code: 'custom', input: part, message: `${quoted(part)} is not an entry type; use ${typesSentence()}` });
-        }
+  z.string(),
+  z.transform((value: string, ctx) => {
+    const parts = value.split(',');
+    for (const part of parts) {
+      if (changeTypeNamed(part) === undefined) {
+        ctx.issues.push({ code: 'custom', input: part, message: `${quoted(part)} is not an entry type; use ${typesSentence()}` });
       }
-    }),
-  ),
-  z.transform((value: string) => [...new Set(value.split(',').map((part) => changeTypeNamed(part)!))]),
+    }
+    return [...new Set(parts.map((part) => changeTypeNamed(part)!))];
+  }),
 );
 
-export const listActivitiesInput = () =>
-  z.object({
+export const listActivitiesInput = () => {
+  const optionalTime = z.optional(rfc3339Time);
+  return z.object({
     query: z
       .object({
         from_context: z.enum(ACTIVITY_CONTEXTS),
@@ -46,8 +48,8 @@ export const listActivitiesInput = () =>
             .string()
             .check(z.minLength(1, 'is empty; give a username'), z.maxLength(128, 'is too long; usernames are at most 128 characters')),
         ),
-        since: z.optional(rfc3339Time),
-        until: z.optional(rfc3339Time),
+        since: optionalTime,
+        until: optionalTime,
         order: z.optional(z.enum(['asc', 'desc'])),
         ...paginationFields(),
       })
@@ -80,3 +82,4 @@ export const listActivitiesInput = () =>
         }),
       ),
   });
+};

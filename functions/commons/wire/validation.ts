@@ -67,21 +67,23 @@ export function workspaceSlug(fromQuery: unknown, fromBody: unknown): string {
  */
 function userText(min: number, max: number, maxBytes: number, multiline: boolean) {
   const range = min > 0 ? `${min} to ${max} characters` : `at most ${max} characters`;
+  // Judged where the text is cleaned: three zod schemas, where a second string with a refinement made seven (each built
+  // at a cold start, by every route that takes a text).
   return z.pipe(
-    z.pipe(z.string(required(`text of ${range}`)), z.transform(cleanText)),
-    z.string().check(
-      z.superRefine((s: string, ctx) => {
-        // Counted only as far as needed: undefined when within the bounds.
-        const length = charCountOutside(s, min, max);
-        const problem =
-          textProblem(s, multiline) ??
-          (min > 0 && isBlank(s) ? `must not be empty or invisible characters only; use ${range}` : undefined) ??
-          (length !== undefined && length < min ? `is too short (${length} characters); use ${range}` : undefined) ??
-          (length !== undefined && length > max ? `is too long (${length} characters); use ${range}` : undefined) ??
-          tooManyBytes(s, maxBytes);
-        if (problem) ctx.addIssue({ code: 'custom', message: problem, input: s });
-      }),
-    ),
+    z.string(required(`text of ${range}`)),
+    z.transform((raw: string, ctx) => {
+      const s = cleanText(raw);
+      // Counted only as far as needed: undefined when within the bounds.
+      const length = charCountOutside(s, min, max);
+      const problem =
+        textProblem(s, multiline) ??
+        (min > 0 && isBlank(s) ? `must not be empty or invisible characters only; use ${range}` : undefined) ??
+        (length !== undefined && length < min ? `is too short (${length} characters); use ${range}` : undefined) ??
+        (length !== undefined && length > max ? `is too long (${length} characters); use ${range}` : undefined) ??
+        tooManyBytes(s, maxBytes);
+      if (problem) ctx.issues.push({ code: 'custom', message: problem, input: s });
+      return s;
+    }),
   );
 }
 
@@ -118,33 +120,40 @@ const taskId = () => z.string(required(`a task id of ${TASK_RULE}`)).check(z.reg
 export const taskUuid = /* @__PURE__ */ taskId();
 
 /**
- * A whole number from 1 to `max` in the query string. Its range is checked where the digits become a number: six zod
- * schemas where a number schema with its two checks took eleven (a paging route builds three at its cold start).
+ * A whole number from 1 to `max` in the query string, judged where its digits become a number: four zod schemas, where
+ * a number schema with its two checks made eleven (a paging route builds two at its cold start).
  */
 const positiveInt = (max: number) =>
   z.optional(
     z.pipe(
-      z.string().check(z.regex(/^\d{1,6}$/, `is not a whole number; use an integer from 1 to ${max}`)),
+      z.string(),
       z.transform((digits: string, ctx) => {
-        const n = Number(digits);
-        if (n >= 1 && n <= max) return n;
-        ctx.issues.push({ code: 'custom', message: `is out of range; use an integer from 1 to ${max}`, input: n });
+        const n = /^\d{1,6}$/.test(digits) ? Number(digits) : undefined;
+        if (n !== undefined && n >= 1 && n <= max) return n;
+        const message =
+          n === undefined ? `is not a whole number; use an integer from 1 to ${max}` : `is out of range; use an integer from 1 to ${max}`;
+        ctx.issues.push({ code: 'custom', message, input: n ?? digits });
         return z.NEVER;
       }),
     ),
   );
+
+/** `limit` and `per_page`, one schema (a schema is immutable: two fields may share it), for a route that takes no cursor. */
+export function pageSizeFields() {
+  const size = positiveInt(MAX_PAGE_SIZE);
+  return { limit: size, per_page: size };
+}
 
 const NOT_A_CURSOR = 'is not a cursor returned by this query; pass meta.next_cursor as it came, or leave cursor out for the first page';
 
 /**
  * `limit` (1-100, default 50; `per_page` is an alias), `cursor` and `page` (1-based, for GitScrum
  * clients), as every list route takes them; `pagingRules` checks how they combine. Built by the
- * routes that page, when they load: the others never pay for some thirty schemas at a cold start.
+ * routes that page, when they load: the others never pay for their schemas at a cold start.
  */
 export function paginationFields() {
   return {
-    limit: positiveInt(MAX_PAGE_SIZE),
-    per_page: positiveInt(MAX_PAGE_SIZE),
+    ...pageSizeFields(),
     cursor: z.optional(z.string().check(z.minLength(1, NOT_A_CURSOR), z.maxLength(2048, NOT_A_CURSOR))),
     page: positiveInt(MAX_PAGE_DEPTH),
   };
@@ -193,14 +202,12 @@ export const rfc3339Time = /* @__PURE__ */ rfc3339();
 
 function rfc3339() {
   return z.pipe(
-    z
-      .string(required('a time in RFC 3339, e.g. 2026-11-27T09:30:00Z'))
-      .check(
-        z.refine(
-          (s: string) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/i.test(s) && !Number.isNaN(Date.parse(s)),
-          'is not an RFC 3339 time; use e.g. 2026-11-27T09:30:00Z',
-        ),
-      ),
-    z.transform((s: string) => new Date(s).toISOString()),
+    z.string(required('a time in RFC 3339, e.g. 2026-11-27T09:30:00Z')),
+    z.transform((s: string, ctx) => {
+      if (/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/i.test(s) && !Number.isNaN(Date.parse(s)))
+        return new Date(s).toISOString();
+      ctx.issues.push({ code: 'custom', message: 'is not an RFC 3339 time; use e.g. 2026-11-27T09:30:00Z', input: s });
+      return z.NEVER;
+    }),
   );
 }
