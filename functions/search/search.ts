@@ -18,14 +18,18 @@ const SINGULAR = new Map([
 ]);
 const known = new Set<string>(SEARCH_CATEGORIES);
 const NOT_A_CATEGORY = `is not a category; use one or more of ${SEARCH_CATEGORIES.join(', ')}, separated by commas`;
-/** Categories, comma-separated, each judged where the list is split (`categories[1]` names the second): four zod schemas. */
+/**
+ * Categories, comma-separated, each judged where the list is split (`categories[1]` names the second): four zod schemas.
+ * An unknown one goes on to the rules across fields (`continue`), as the refinement it replaces did.
+ */
 const categories = z.optional(
   z.pipe(
     z.string(),
     z.transform((list: string, ctx) => {
       const parts = list.split(',').map((c) => c.trim());
       parts.forEach((c, i) => {
-        if (!known.has(SINGULAR.get(c) ?? c)) ctx.issues.push({ code: 'custom', message: NOT_A_CATEGORY, input: c, path: [i] });
+        if (!known.has(SINGULAR.get(c) ?? c))
+          ctx.issues.push({ code: 'custom', message: NOT_A_CATEGORY, input: c, path: [i], continue: true });
       });
       return parts.map((c) => SINGULAR.get(c) ?? c);
     }),

@@ -220,6 +220,67 @@ describe('rules across fields name the value and the other field', () => {
   });
 });
 
+describe('a field refused on its own does not hide the rules across fields', () => {
+  // A text, a time, a category or a number that is not digits is refused, and the rules across fields still run on what
+  // was sent (as they did when each was a refinement of its own); a number out of range stops them.
+  test.each<[string, () => Promise<Response>, string[]]>([
+    [
+      'an unknown category, and per_page differing from limit',
+      () => c.get('/search', { q: 'web', categories: 'bogus', limit: '5', per_page: '6' }),
+      [
+        'categories[0]: "bogus" is not a category; use one or more of projects, tasks, user_stories, sprints, wiki, notes, separated by commas',
+        'per_page: "6" differs from limit (5); send one of them, or the same number in both',
+      ],
+    ],
+    [
+      'an invisible search text, and per_page differing from limit',
+      () => c.get('/search', { q: ' ', limit: '5', per_page: '6' }),
+      [
+        'q: " " must not be empty or invisible characters only; use 1 to 255 characters',
+        'per_page: "6" differs from limit (5); send one of them, or the same number in both',
+      ],
+    ],
+    [
+      'an invisible name, with a status',
+      () => c.get('/projects', { name: ' ', status: 'archived' }),
+      [
+        'name: " " must not be empty or invisible characters only; use 1 to 255 characters',
+        'name: " " cannot be combined with status; find by name, or list by status',
+      ],
+    ],
+    [
+      'a limit that is not a number, and per_page',
+      () => c.get('/projects', { limit: 'abc', per_page: '5' }),
+      [
+        'limit: "abc" is not a whole number; use an integer from 1 to 100',
+        'per_page: "5" differs from limit (abc); send one of them, or the same number in both',
+      ],
+    ],
+    [
+      'a time that is not one, in a project context without its project',
+      () => c.get('/activities', { from_context: 'project', since: 'bad' }),
+      ['since: "bad" is not an RFC 3339 time; use e.g. 2026-11-27T09:30:00Z', 'project_slug is required with from_context=project'],
+    ],
+    [
+      'a time that is not one, and a range that would run backwards from it as sent',
+      () => c.get('/activities', { from_context: 'company', since: 'zzz', until: '2026-01-01T00:00:00Z' }),
+      [
+        'since: "zzz" is not an RFC 3339 time; use e.g. 2026-11-27T09:30:00Z',
+        'until: "2026-01-01T00:00:00Z" is before since (zzz); give a range that runs forward',
+      ],
+    ],
+    [
+      'a limit out of range, and per_page: the range alone',
+      () => c.get('/projects', { limit: '500', per_page: '5' }),
+      ['limit: "500" is out of range; use an integer from 1 to 100'],
+    ],
+  ])('%s', async (_, send, messages) => {
+    const res = await send();
+    expect(res.status, res.text).toBe(422);
+    expect(res.body.errors.map((e: { message: string }) => e.message)).toEqual(messages);
+  });
+});
+
 describe('what the request carries besides its fields', () => {
   test('a body that is not an object', async () => {
     const res = await call('POST', c.q('/projects'), { token: c.token, body: [1, 'two'] });

@@ -68,7 +68,8 @@ export function workspaceSlug(fromQuery: unknown, fromBody: unknown): string {
 function userText(min: number, max: number, maxBytes: number, multiline: boolean) {
   const range = min > 0 ? `${min} to ${max} characters` : `at most ${max} characters`;
   // Judged where the text is cleaned: three zod schemas, where a second string with a refinement made seven (each built
-  // at a cold start, by every route that takes a text).
+  // at a cold start, by every route that takes a text). Its issue goes on as a refinement's did (`continue`): the object's
+  // rules across fields still run, and name what they find too.
   return z.pipe(
     z.string(required(`text of ${range}`)),
     z.transform((raw: string, ctx) => {
@@ -81,7 +82,7 @@ function userText(min: number, max: number, maxBytes: number, multiline: boolean
         (length !== undefined && length < min ? `is too short (${length} characters); use ${range}` : undefined) ??
         (length !== undefined && length > max ? `is too long (${length} characters); use ${range}` : undefined) ??
         tooManyBytes(s, maxBytes);
-      if (problem) ctx.issues.push({ code: 'custom', message: problem, input: s });
+      if (problem) ctx.issues.push({ code: 'custom', message: problem, input: s, continue: true });
       return s;
     }),
   );
@@ -130,10 +131,18 @@ const positiveInt = (max: number) =>
       z.transform((digits: string, ctx) => {
         const n = /^\d{1,6}$/.test(digits) ? Number(digits) : undefined;
         if (n !== undefined && n >= 1 && n <= max) return n;
-        const message =
-          n === undefined ? `is not a whole number; use an integer from 1 to ${max}` : `is out of range; use an integer from 1 to ${max}`;
-        ctx.issues.push({ code: 'custom', message, input: n ?? digits });
-        return z.NEVER;
+        if (n !== undefined) {
+          ctx.issues.push({ code: 'custom', message: `is out of range; use an integer from 1 to ${max}`, input: n });
+          return z.NEVER;
+        }
+        // Not digits goes on, as the pattern check it replaces did: the rules across fields still run, and name it as sent.
+        ctx.issues.push({
+          code: 'custom',
+          message: `is not a whole number; use an integer from 1 to ${max}`,
+          input: digits,
+          continue: true,
+        });
+        return digits as never; // never a handler's: the parse fails
       }),
     ),
   );
@@ -206,8 +215,9 @@ function rfc3339() {
     z.transform((s: string, ctx) => {
       if (/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/i.test(s) && !Number.isNaN(Date.parse(s)))
         return new Date(s).toISOString();
-      ctx.issues.push({ code: 'custom', message: 'is not an RFC 3339 time; use e.g. 2026-11-27T09:30:00Z', input: s });
-      return z.NEVER;
+      // It goes on, as the refinement it replaces did: the rules across fields still run, and compare it as sent.
+      ctx.issues.push({ code: 'custom', message: 'is not an RFC 3339 time; use e.g. 2026-11-27T09:30:00Z', input: s, continue: true });
+      return s;
     }),
   );
 }
