@@ -5,6 +5,7 @@ import {
   GetCommand,
   QueryCommand,
   TransactWriteCommand,
+  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
@@ -14,6 +15,8 @@ import { StoreUnavailable } from '#store/errors';
 import { sampleProject, sampleProjectItem } from '#support/items';
 import { invokeRoute, principalFor } from '#support/invoke';
 import { sampleRequest } from '#support/requests';
+import { sweepDeliveries } from '#webhooks/sweeper';
+import type { WebhookQueue } from '#webhooks/queue';
 
 // Faults a real database cannot produce on demand: every DynamoDB call answered by a mock.
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -85,5 +88,36 @@ describe('transaction conflicts', () => {
     const res = await invokeRoute(route, sampleRequest(route, fixture), principalFor(fixture.ws));
     expect(res.statusCode).toBe(503);
     expect(ddb.commandCalls(TransactWriteCommand).length).toBeGreaterThan(1);
+  });
+});
+
+describe('the sweeper', () => {
+  test('a queueing that fails stops the sweep at once: the shards in flight read no further page', async () => {
+    // Every shard of the due index has a lost delivery on each of its pages, and pages without end.
+    let n = 0;
+    ddb.on(QueryCommand).callsFake(({ ExpressionAttributeValues }) => {
+      n++;
+      const delivery = {
+        id: `d${n}`,
+        workspace: 'acme-corp',
+        webhook_id: 'w1',
+        status: 'pending',
+        next_attempt_at: '2026-01-01T00:00:00.000Z',
+      };
+      return { Items: [{ ...delivery, due_shard: ExpressionAttributeValues[':shard'] }], LastEvaluatedKey: { page: String(n) } };
+    });
+    ddb.on(GetCommand).resolves({});
+    ddb.on(UpdateCommand).resolves({});
+    // The retry lane refuses the first delivery queued again, and takes the others.
+    let queued = 0;
+    const lane = {
+      later: async () => {
+        if (queued++ === 0) throw new Error('the retry lane is down');
+      },
+      deadLetter: async () => undefined,
+    } as unknown as WebhookQueue;
+    await expect(sweepDeliveries(lane, { now: Date.parse('2026-02-01T00:00:00Z') })).rejects.toThrow('the retry lane is down');
+    // Before, the three other shards in flight went on reading page after page until the sweep's 20 s budget ran out.
+    expect(ddb.commandCalls(QueryCommand).length).toBeLessThanOrEqual(8);
   });
 });

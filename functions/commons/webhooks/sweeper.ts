@@ -50,15 +50,28 @@ export async function sweepDeliveries(lane: WebhookQueue, opts: { now?: number; 
     sweep.ended++;
     await lane.deadLetter(JSON.stringify(attemptMessage(d, d.next_attempt_at)), why);
   };
+  // A read or a queueing that fails fails the sweep at once: the shards in flight stop too, rather than read on to the
+  // budget for a sweep that is failing anyway (its message is delivered again, and that sweep starts over).
+  let failed = false;
+  const failing = async <T>(work: Promise<T>): Promise<T> => {
+    try {
+      return await work;
+    } catch (error) {
+      failed = true;
+      throw error;
+    }
+  };
   await mapInFlight(keys.dueShards(), SHARDS_IN_FLIGHT, async (shard) => {
     let start: Record<string, unknown> | undefined;
     do {
+      if (failed) return;
       if (Date.now() - started > BUDGET_MS) return void (sweep.more = true);
-      const page = await dueBefore(shard, before, start);
+      const page = await failing(dueBefore(shard, before, start));
       sweep.found += page.deliveries.length;
       await mapInFlight(page.deliveries, IN_FLIGHT, async (d) => {
+        if (failed) return;
         if (Date.now() - started > BUDGET_MS) return void (sweep.more = true);
-        await take(d);
+        await failing(take(d));
       });
       start = page.next;
     } while (start);
