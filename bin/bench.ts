@@ -27,6 +27,11 @@ const { values } = await cliArguments({
   --cold-only     measure section 2 (bundles and cold init) again into .bench/latest.json, and render`,
   options: { quick: 'boolean', 'skip-100k': 'boolean', 'report-only': 'boolean', 'cold-only': 'boolean' },
 });
+/** The machine a run measured on, as the report states it. */
+function machineFacts() {
+  const cpu = readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/)?.[1] ?? cpus()[0]?.model ?? 'unknown CPU';
+  return { nproc: availableParallelism(), cpu, memoryGb: totalmem() / 2 ** 30, node: process.version, os: `${platform()} ${release()}` };
+}
 const quick = values.quick === true;
 const skip100k = quick || values['skip-100k'] === true;
 if (values['report-only'] || values['cold-only']) {
@@ -34,12 +39,18 @@ if (values['report-only'] || values['cold-only']) {
   const latestFile = join(repoRoot, '.bench', 'latest.json');
   const latest = JSON.parse(readFileSync(latestFile, 'utf8'));
   if (values['cold-only']) {
-    // A change that moves only section 2 (a function's code): measured again alone (about 6 minutes), the report saying when.
+    // A change that moves only section 2 (a function's code): measured again alone (about 6 minutes), the report saying
+    // when, on what, and which of its parts come from this run; kept as a results file of its own too.
     process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
     log('section 2 alone: bundles and cold init');
-    const cold = await measureBundles(join(repoRoot, '.bench', 'bundles'), latest.settings.initRounds);
-    latest.cold = { ...cold, measuredAt: new Date().toISOString() };
+    const cold = await measureBundles(join(repoRoot, '.bench', 'bundles'), quick ? 3 : latest.settings.initRounds);
+    log('section 2 alone: the client package');
+    const { measureClient } = await import('#bench/client');
+    latest.client = measureClient();
+    const measuredAt = new Date().toISOString();
+    latest.cold = { ...cold, measuredAt, machine: machineFacts() };
     writeFileSync(latestFile, JSON.stringify(latest, null, 2));
+    writeFileSync(join(repoRoot, '.bench', `results-${measuredAt.replace(/[:.]/g, '-')}-cold-only.json`), JSON.stringify(latest, null, 2));
   }
   writeFileSync(join(repoRoot, 'BENCHMARKS.md'), renderReport(latest));
   log('BENCHMARKS.md rendered from .bench/latest.json');
@@ -163,9 +174,8 @@ const { measureSaturation } = await import('#bench/saturation');
 const saturation = await measureSaturation(settings.saturationSeconds, settings.mixStepSeconds);
 
 const { renderReport } = await import('#bench/report');
-const cpu = readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/)?.[1] ?? cpus()[0]?.model ?? 'unknown CPU';
 const full = {
-  machine: { nproc: availableParallelism(), cpu, memoryGb: totalmem() / 2 ** 30, node: process.version, os: `${platform()} ${release()}` },
+  machine: machineFacts(),
   date: new Date().toISOString(),
   command: quick ? 'npm run bench -- --quick' : skip100k ? 'npm run bench -- --skip-100k' : 'npm run bench',
   runtimeS: (Date.now() - started) / 1000,

@@ -73,7 +73,7 @@ export const SETTINGS = {
   }),
   DYNAMODB_LOCAL_SHORT_LIVED: setting({
     meaning:
-      "`1`: DynamoDB Local's JVM compiles with its quick compiler only and collects less often (a young generation of 512 MB): less CPU time for a stack that lives minutes (the test suite's), slower after some tens of thousands of requests",
+      "`1`: DynamoDB Local's JVM compiles with its quick compiler only and collects less often (a young generation of a sixteenth of memory, 512 MB at most; its heap starts that much larger): less CPU time for a stack that lives minutes (the test suite's), slower after some tens of thousands of requests",
     unset: '0',
     rule: oneOf(['0', '1']),
     empty: 'unset',

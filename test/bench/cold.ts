@@ -37,8 +37,9 @@ export interface ColdResult {
   traced: BundleRow;
   /** The floor with the libraries every route function uses and none of the project's code (test/bench/libraries.ts). */
   libraries?: BundleRow;
-  /** Set when section 2 was measured again alone (`npm run bench -- --cold-only`), after the run the rest is from. */
+  /** Set when section 2 was measured again alone (`npm run bench -- --cold-only`), after the run the rest is from: when, and on what. */
   measuredAt?: string;
+  machine?: { cpu: string; node: string };
 }
 
 function byPackage(metafile: Metafile): [string, number][] {
