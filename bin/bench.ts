@@ -18,6 +18,7 @@ import { measureBundles } from '#bench/cold';
 import { log } from '#bench/stats';
 import { routeProcessOutput } from '#local/logRouter';
 import { cliArguments } from '#lib/cli';
+import type { Results } from '#bench/report';
 
 const { values } = await cliArguments({
   usage: `usage: npm run bench -- [--quick] [--skip-100k] [--report-only | --cold-only]   (measures, writes BENCHMARKS.md and .bench/)
@@ -32,30 +33,19 @@ function machineFacts() {
   const cpu = readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/)?.[1] ?? cpus()[0]?.model ?? 'unknown CPU';
   return { nproc: availableParallelism(), cpu, memoryGb: totalmem() / 2 ** 30, node: process.version, os: `${platform()} ${release()}` };
 }
+const benchDir = join(repoRoot, '.bench');
+
+/** Keeps a run's results: as `.bench/results-<when><suffix>.json` and as `.bench/latest.json`, BENCHMARKS.md rendered from them. */
+async function keepResults(results: Results, when: string, suffix = ''): Promise<string> {
+  const { renderReport } = await import('#bench/report');
+  const file = `results-${when.replace(/[:.]/g, '-')}${suffix}.json`;
+  writeFileSync(join(benchDir, file), JSON.stringify(results, null, 2));
+  writeFileSync(join(benchDir, 'latest.json'), JSON.stringify(results, null, 2));
+  writeFileSync(join(repoRoot, 'BENCHMARKS.md'), renderReport(results));
+  return file;
+}
 const quick = values.quick === true;
 const skip100k = quick || values['skip-100k'] === true;
-if (values['report-only'] || values['cold-only']) {
-  const { renderReport } = await import('#bench/report');
-  const latestFile = join(repoRoot, '.bench', 'latest.json');
-  const latest = JSON.parse(readFileSync(latestFile, 'utf8'));
-  if (values['cold-only']) {
-    // A change that moves only section 2 (a function's code): measured again alone (about 6 minutes), the report saying
-    // when, on what, and which of its parts come from this run; kept as a results file of its own too.
-    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-    log('section 2 alone: bundles and cold init');
-    const cold = await measureBundles(join(repoRoot, '.bench', 'bundles'), quick ? 3 : latest.settings.initRounds);
-    log('section 2 alone: the client package');
-    const { measureClient } = await import('#bench/client');
-    latest.client = measureClient();
-    const measuredAt = new Date().toISOString();
-    latest.cold = { ...cold, measuredAt, machine: machineFacts() };
-    writeFileSync(latestFile, JSON.stringify(latest, null, 2));
-    writeFileSync(join(repoRoot, '.bench', `results-${measuredAt.replace(/[:.]/g, '-')}-cold-only.json`), JSON.stringify(latest, null, 2));
-  }
-  writeFileSync(join(repoRoot, 'BENCHMARKS.md'), renderReport(latest));
-  log('BENCHMARKS.md rendered from .bench/latest.json');
-  process.exit(0);
-}
 const settings = {
   initRounds: quick ? 3 : 80,
   warmRuns: quick ? 3 : 15,
@@ -67,8 +57,28 @@ const settings = {
   saturationSeconds: quick ? 6 : 15,
   mixStepSeconds: quick ? 6 : 20,
 };
+if (values['report-only']) {
+  const { renderReport } = await import('#bench/report');
+  writeFileSync(join(repoRoot, 'BENCHMARKS.md'), renderReport(JSON.parse(readFileSync(join(benchDir, 'latest.json'), 'utf8'))));
+  log('BENCHMARKS.md rendered from .bench/latest.json');
+  process.exit(0);
+}
+if (values['cold-only']) {
+  // A change that moves only section 2 (a function's code): measured again alone (about 6 minutes), the report saying
+  // when, on what, and which of its parts come from this run; kept as a results file of its own too.
+  const latest = JSON.parse(readFileSync(join(benchDir, 'latest.json'), 'utf8')) as Results;
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  log('section 2 alone: bundles and cold init');
+  const cold = await measureBundles(join(benchDir, 'bundles'), settings.initRounds);
+  log('section 2 alone: the client package');
+  const { measureClient } = await import('#bench/client');
+  latest.client = measureClient();
+  const measuredAt = new Date().toISOString();
+  latest.cold = { ...cold, measuredAt, machine: machineFacts() };
+  log(`BENCHMARKS.md rendered, section 2 measured again: .bench/${await keepResults(latest, measuredAt, '-cold-only')}`);
+  process.exit(0);
+}
 const started = Date.now();
-const benchDir = join(repoRoot, '.bench');
 mkdirSync(benchDir, { recursive: true });
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 // The main key of secrets at rest, shared by the API it starts and the fixtures it writes itself.
@@ -173,7 +183,6 @@ log('section 6: saturation with the partition simulator, against the capacity mo
 const { measureSaturation } = await import('#bench/saturation');
 const saturation = await measureSaturation(settings.saturationSeconds, settings.mixStepSeconds);
 
-const { renderReport } = await import('#bench/report');
 const full = {
   machine: machineFacts(),
   date: new Date().toISOString(),
@@ -184,9 +193,6 @@ const full = {
   client,
   saturation,
 };
-const stamp = full.date.replace(/[:.]/g, '-');
-writeFileSync(join(benchDir, `results-${stamp}.json`), JSON.stringify(full, null, 2));
-writeFileSync(join(benchDir, 'latest.json'), JSON.stringify(full, null, 2));
-writeFileSync(join(repoRoot, 'BENCHMARKS.md'), renderReport(full));
-log(`done in ${(full.runtimeS / 60).toFixed(1)} min: BENCHMARKS.md, .bench/results-${stamp}.json`);
+const kept = await keepResults(full, full.date);
+log(`done in ${(full.runtimeS / 60).toFixed(1)} min: BENCHMARKS.md, .bench/${kept}`);
 process.exit(0);

@@ -27,11 +27,11 @@ const categories = z.optional(
     z.string(),
     z.transform((list: string, ctx) => {
       const parts = list.split(',').map((c) => c.trim());
-      parts.forEach((c, i) => {
-        if (!known.has(SINGULAR.get(c) ?? c))
-          ctx.issues.push({ code: 'custom', message: NOT_A_CATEGORY, input: c, path: [i], continue: true });
+      const named = parts.map((c) => SINGULAR.get(c) ?? c);
+      named.forEach((c, i) => {
+        if (!known.has(c)) ctx.issues.push({ code: 'custom', message: NOT_A_CATEGORY, input: parts[i], path: [i], continue: true });
       });
-      return parts.map((c) => SINGULAR.get(c) ?? c);
+      return named;
     }),
   ),
 );

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { ACTIVITY_CONTEXTS } from '#domain/activity';
-import { CHANGE_TYPES, changeTypeNamed } from '#domain/eventNames';
+import { CHANGE_TYPES, type ChangeType, changeTypeNamed } from '#domain/eventNames';
 import { quoted } from '#domain/quoted';
 import { paginationFields, pagingRules, projectSlugParam, rfc3339Time, taskUuid } from './validation';
 
@@ -17,12 +17,14 @@ const types = z.pipe(
   z.string(),
   z.transform((value: string, ctx) => {
     const parts = value.split(',');
-    for (const part of parts) {
-      if (changeTypeNamed(part) === undefined) {
+    const named = parts.map(changeTypeNamed);
+    named.forEach((type, i) => {
+      if (type === undefined) {
+        const part = parts[i]!;
         ctx.issues.push({ code: 'custom', input: part, message: `${quoted(part)} is not an entry type; use ${typesSentence()}` });
       }
-    }
-    return [...new Set(parts.map((part) => changeTypeNamed(part)!))];
+    });
+    return [...new Set(named)] as ChangeType[]; // each named: a list with an unknown part has failed above
   }),
 );
 
