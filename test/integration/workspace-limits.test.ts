@@ -59,116 +59,23 @@ async function seedLabels(
   });
 }
 
-describe('labels per workspace', () => {
-  // One workspace seeded at the limit but two serves both tests below: seeding 1,000 labels (each with its copies) is
-  // most of their time.
-  test(`a workspace holds at most ${MAX_LABELS_PER_WORKSPACE} labels, every title as wide as titles get: concurrent creates at the limit get in exactly as many as there is room for, its list stays far under Lambda's 6 MB answer, one more is a 422 naming the limit, and a delete makes room`, async () => {
+// The checker's scans and a test's own read every item of the file's database: the tests that seed a thousand labels
+// come last, so that the scans of the others read a few items, not twelve thousand.
+describe('page numbers', () => {
+  test(`reach at most ${MAX_PAGE_DEPTH} items deep; deeper is a 422 pointing to the cursor`, async () => {
     const c = await workspaceClient('limits');
-    const wide = (tail: string) => `${WIDE.repeat(45)}${tail.padStart(5, '0')}`;
-    await seedLabels(c.ws, MAX_LABELS_PER_WORKSPACE - 2, (i) => wide(String(i)));
-    const answers = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => c.post('/projects-labels', { title: wide(`R${i}`), color: '00FF00' })),
-    );
-    expect(answers.map((a) => a.status).sort()).toEqual([201, 201, 422, 422, 422, 422]);
-    const list = await c.get('/projects-labels');
-    expect(list.status).toBe(200);
-    expect(list.body.data).toHaveLength(MAX_LABELS_PER_WORKSPACE);
-    const bytes = Buffer.byteLength(list.text);
-    expect(bytes).toBeGreaterThan(MAX_LABELS_PER_WORKSPACE * 180);
-    expect(bytes).toBeLessThan(600_000);
-    const refused = await c.post('/projects-labels', { title: 'One too many', color: '00FF00' });
-    expect(refused.status, refused.text).toBe(422);
-    expect(refused.body.errors).toEqual([
+    expect((await c.get('/projects', { page: '10', per_page: '100' })).status).toBe(200);
+    expect((await c.get('/projects', { page: '40', per_page: '25' })).status).toBe(200);
+    const deep = await c.get('/projects', { page: '11', per_page: '100' });
+    expect(deep.status).toBe(422);
+    expect(deep.body.errors).toEqual([
       {
-        field: 'title',
-        message: `title cannot be added: the workspace holds ${MAX_LABELS_PER_WORKSPACE} labels, its limit; delete one first`,
+        field: 'page',
+        message: `page: "11" reaches past item ${MAX_PAGE_DEPTH} (page x per_page = 1100); page further with the cursor (meta.next_cursor)`,
       },
     ]);
-    expect((await c.get('/projects-labels')).body.data).toHaveLength(MAX_LABELS_PER_WORKSPACE);
-    expect((await c.del('/projects-labels/seeded-1')).status).toBe(200);
-    const made = await c.post('/projects-labels', { title: 'Room again', color: '00FF00' });
-    expect(made.status, made.text).toBe(201);
-    expect((await c.post('/projects-labels', { title: 'And one more', color: '00FF00' })).status).toBe(422);
-    // Counted from here on: a delete and two creates race too, and the count stays exact.
-    const raced = await Promise.all([
-      c.del('/projects-labels/seeded-2'),
-      c.post('/projects-labels', { title: 'After 1', color: '00FF00' }),
-      c.post('/projects-labels', { title: 'After 2', color: '00FF00' }),
-    ]);
-    expect(raced[0]!.status).toBe(200);
-    expect((await c.get('/projects-labels')).body.data.length).toBeLessThanOrEqual(MAX_LABELS_PER_WORKSPACE);
-    expect(await settledViolations([c.ws])).toEqual([]);
-  });
-
-  test('counting starts right whatever comes first in a workspace of labels made before counts: a delete racing creates', async () => {
-    const c = await workspaceClient('limits');
-    await seedLabels(c.ws, 10);
-    const raced = await Promise.all([
-      c.del('/projects-labels/seeded-3'),
-      c.post('/projects-labels', { title: 'New 1', color: '00FF00' }),
-      c.del('/projects-labels/seeded-4'),
-      c.post('/projects-labels', { title: 'New 2', color: '00FF00' }),
-    ]);
-    expect(raced.map((r) => r.status)).toEqual([200, 201, 200, 201]);
-    // The checker holds the count to the labels there are (lib/checker/counts.ts).
-    expect(await settledViolations([c.ws])).toEqual([]);
-    const count = (await scanTable([c.ws])).find((i) => i.type === ItemType.labelCount);
-    expect(count?.count).toBe(10);
-  });
-
-  test('a workspace over the limit since before it gets its count kept at its first refused create', async () => {
-    const c = await workspaceClient('limits');
-    // Nothing here reads a label (a create counts the items): their copies are left out, to keep the seed small.
-    await seedLabels(c.ws, MAX_LABELS_PER_WORKSPACE + 1, undefined, false);
-    expect((await c.post('/projects-labels', { title: 'Over', color: '00FF00' })).status).toBe(422);
-    const count = (await scanTable([c.ws])).find((i) => i.type === ItemType.labelCount);
-    expect(count?.count).toBe(MAX_LABELS_PER_WORKSPACE + 1);
-    expect((await c.post('/projects-labels', { title: 'Over again', color: '00FF00' })).status).toBe(422);
-  });
-  test('concurrent first creates in a new workspace (no count kept yet: each reads none, one starts it, the others lose that race and read again) take the ids 1 to n, none twice and none lost', async () => {
-    const c = await workspaceClient('limits');
-    const made = await Promise.all(['One', 'Two', 'Three'].map((title) => c.post('/projects-labels', { title, color: '00FF00' })));
-    expect(made.map((m) => m.status)).toEqual([201, 201, 201]);
-    expect(made.map((m) => m.body.data.id as number).sort((x, y) => x - y)).toEqual([1, 2, 3]);
-    expect((await c.post('/projects-labels', { title: 'Four', color: '00FF00' })).body.data.id).toBe(4);
-    const count = (await scanTable([c.ws])).find((i) => i.type === ItemType.labelCount);
-    expect(count?.count).toBe(4);
-  });
-  test('a full workspace tried again and again: the first refusal tries a transaction (its guess) and takes an id; each later one, on the same instance, reads the count alone and takes none', async () => {
-    const ws = uniqueWorkspace('limits');
-    const actor = { name: 'Limits', username: 'limits' };
-    const only = await createLabel(ws, { title: 'Only', color: '00FF00' }, actor);
-    const itemOf = async (type: string) => (await scanTable([ws])).find((i) => i.type === type)!;
-    const count = await itemOf(ItemType.labelCount);
-    // Full as far as the count says (a thousand labels are the first test's to make).
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: { PK: count.PK, SK: count.SK },
-        UpdateExpression: 'SET #count = :max',
-        ExpressionAttributeNames: { '#count': 'count' },
-        ExpressionAttributeValues: { ':max': MAX_LABELS_PER_WORKSPACE },
-      }),
-    );
-    const over = () => createLabel(ws, { title: 'Over', color: '00FF00' }, actor).catch((error: unknown) => error);
-    const first = await sentDuring(over);
-    expect(first.result).toBeInstanceOf(LimitReached);
-    expect(first.commands).toContain('TransactWriteItemsCommand');
-    const idAfterFirst = (await itemOf(ItemType.labelIdCounter)).next_id;
-    expect(idAfterFirst).toBe(only.id + 1);
-    for (let i = 0; i < 3; i++) {
-      const again = await sentDuring(over);
-      expect(again.result).toBeInstanceOf(LimitReached);
-      expect(again.commands).toEqual(['GetItemCommand']);
-    }
-    expect((await itemOf(ItemType.labelIdCounter)).next_id).toBe(idAfterFirst);
-    // Room again: the next create reads, finds it, and is made; the one after goes back to guessing.
-    await deleteLabel(ws, only.slug, actor);
-    const made = await sentDuring(() => createLabel(ws, { title: 'Room', color: '00FF00' }, actor));
-    expect(made.commands.filter((c) => c === 'GetItemCommand')).toHaveLength(1);
-    const next = await sentDuring(() => createLabel(ws, { title: 'Guessed', color: '00FF00' }, actor).catch((error: unknown) => error));
-    expect(next.result).toBeInstanceOf(LimitReached);
-    expect(next.commands).toContain('TransactWriteItemsCommand');
+    const labelsDeep = await c.get('/projects-labels/bug/tasks', { project_slug: 'p', page: '1001', per_page: '1' });
+    expect(labelsDeep.status).toBe(422);
   });
 });
 
@@ -249,20 +156,114 @@ describe('webhooks per workspace', () => {
   });
 });
 
-describe('page numbers', () => {
-  test(`reach at most ${MAX_PAGE_DEPTH} items deep; deeper is a 422 pointing to the cursor`, async () => {
+describe('labels per workspace', () => {
+  test('concurrent first creates in a new workspace (no count kept yet: each reads none, one starts it, the others lose that race and read again) take the ids 1 to n, none twice and none lost', async () => {
     const c = await workspaceClient('limits');
-    expect((await c.get('/projects', { page: '10', per_page: '100' })).status).toBe(200);
-    expect((await c.get('/projects', { page: '40', per_page: '25' })).status).toBe(200);
-    const deep = await c.get('/projects', { page: '11', per_page: '100' });
-    expect(deep.status).toBe(422);
-    expect(deep.body.errors).toEqual([
+    const made = await Promise.all(['One', 'Two', 'Three'].map((title) => c.post('/projects-labels', { title, color: '00FF00' })));
+    expect(made.map((m) => m.status)).toEqual([201, 201, 201]);
+    expect(made.map((m) => m.body.data.id as number).sort((x, y) => x - y)).toEqual([1, 2, 3]);
+    expect((await c.post('/projects-labels', { title: 'Four', color: '00FF00' })).body.data.id).toBe(4);
+    const count = (await scanTable([c.ws])).find((i) => i.type === ItemType.labelCount);
+    expect(count?.count).toBe(4);
+  });
+  test('a full workspace tried again and again: the first refusal tries a transaction (its guess) and takes an id; each later one, on the same instance, reads the count alone and takes none', async () => {
+    const ws = uniqueWorkspace('limits');
+    const actor = { name: 'Limits', username: 'limits' };
+    const only = await createLabel(ws, { title: 'Only', color: '00FF00' }, actor);
+    const itemOf = async (type: string) => (await scanTable([ws])).find((i) => i.type === type)!;
+    const count = await itemOf(ItemType.labelCount);
+    // Full as far as the count says (a thousand labels are the first test's to make).
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: { PK: count.PK, SK: count.SK },
+        UpdateExpression: 'SET #count = :max',
+        ExpressionAttributeNames: { '#count': 'count' },
+        ExpressionAttributeValues: { ':max': MAX_LABELS_PER_WORKSPACE },
+      }),
+    );
+    const over = () => createLabel(ws, { title: 'Over', color: '00FF00' }, actor).catch((error: unknown) => error);
+    const first = await sentDuring(over);
+    expect(first.result).toBeInstanceOf(LimitReached);
+    expect(first.commands).toContain('TransactWriteItemsCommand');
+    const idAfterFirst = (await itemOf(ItemType.labelIdCounter)).next_id;
+    expect(idAfterFirst).toBe(only.id + 1);
+    for (let i = 0; i < 3; i++) {
+      const again = await sentDuring(over);
+      expect(again.result).toBeInstanceOf(LimitReached);
+      expect(again.commands).toEqual(['GetItemCommand']);
+    }
+    expect((await itemOf(ItemType.labelIdCounter)).next_id).toBe(idAfterFirst);
+    // Room again: the next create reads, finds it, and is made; the one after goes back to guessing.
+    await deleteLabel(ws, only.slug, actor);
+    const made = await sentDuring(() => createLabel(ws, { title: 'Room', color: '00FF00' }, actor));
+    expect(made.commands.filter((c) => c === 'GetItemCommand')).toHaveLength(1);
+    const next = await sentDuring(() => createLabel(ws, { title: 'Guessed', color: '00FF00' }, actor).catch((error: unknown) => error));
+    expect(next.result).toBeInstanceOf(LimitReached);
+    expect(next.commands).toContain('TransactWriteItemsCommand');
+  });
+  test('counting starts right whatever comes first in a workspace of labels made before counts: a delete racing creates', async () => {
+    const c = await workspaceClient('limits');
+    await seedLabels(c.ws, 10);
+    const raced = await Promise.all([
+      c.del('/projects-labels/seeded-3'),
+      c.post('/projects-labels', { title: 'New 1', color: '00FF00' }),
+      c.del('/projects-labels/seeded-4'),
+      c.post('/projects-labels', { title: 'New 2', color: '00FF00' }),
+    ]);
+    expect(raced.map((r) => r.status)).toEqual([200, 201, 200, 201]);
+    // The checker holds the count to the labels there are (lib/checker/counts.ts).
+    expect(await settledViolations([c.ws])).toEqual([]);
+    const count = (await scanTable([c.ws])).find((i) => i.type === ItemType.labelCount);
+    expect(count?.count).toBe(10);
+  });
+
+  test('a workspace over the limit since before it gets its count kept at its first refused create', async () => {
+    const c = await workspaceClient('limits');
+    // Nothing here reads a label (a create counts the items): their copies are left out, to keep the seed small.
+    await seedLabels(c.ws, MAX_LABELS_PER_WORKSPACE + 1, undefined, false);
+    expect((await c.post('/projects-labels', { title: 'Over', color: '00FF00' })).status).toBe(422);
+    const count = (await scanTable([c.ws])).find((i) => i.type === ItemType.labelCount);
+    expect(count?.count).toBe(MAX_LABELS_PER_WORKSPACE + 1);
+    expect((await c.post('/projects-labels', { title: 'Over again', color: '00FF00' })).status).toBe(422);
+  });
+  // One workspace seeded at the limit serves what two tests checked: seeding 1,000 labels (each with its copies) is most
+  // of the file's time.
+  test(`a workspace holds at most ${MAX_LABELS_PER_WORKSPACE} labels, every title as wide as titles get: concurrent creates at the limit get in exactly as many as there is room for, its list stays far under Lambda's 6 MB answer, one more is a 422 naming the limit, and a delete makes room`, async () => {
+    const c = await workspaceClient('limits');
+    const wide = (tail: string) => `${WIDE.repeat(45)}${tail.padStart(5, '0')}`;
+    await seedLabels(c.ws, MAX_LABELS_PER_WORKSPACE - 2, (i) => wide(String(i)));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => c.post('/projects-labels', { title: wide(`R${i}`), color: '00FF00' })),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 201, 422, 422, 422, 422]);
+    const list = await c.get('/projects-labels');
+    expect(list.status).toBe(200);
+    expect(list.body.data).toHaveLength(MAX_LABELS_PER_WORKSPACE);
+    const bytes = Buffer.byteLength(list.text);
+    expect(bytes).toBeGreaterThan(MAX_LABELS_PER_WORKSPACE * 180);
+    expect(bytes).toBeLessThan(600_000);
+    const refused = await c.post('/projects-labels', { title: 'One too many', color: '00FF00' });
+    expect(refused.status, refused.text).toBe(422);
+    expect(refused.body.errors).toEqual([
       {
-        field: 'page',
-        message: `page: "11" reaches past item ${MAX_PAGE_DEPTH} (page x per_page = 1100); page further with the cursor (meta.next_cursor)`,
+        field: 'title',
+        message: `title cannot be added: the workspace holds ${MAX_LABELS_PER_WORKSPACE} labels, its limit; delete one first`,
       },
     ]);
-    const labelsDeep = await c.get('/projects-labels/bug/tasks', { project_slug: 'p', page: '1001', per_page: '1' });
-    expect(labelsDeep.status).toBe(422);
+    expect((await c.get('/projects-labels')).body.data).toHaveLength(MAX_LABELS_PER_WORKSPACE);
+    expect((await c.del('/projects-labels/seeded-1')).status).toBe(200);
+    const made = await c.post('/projects-labels', { title: 'Room again', color: '00FF00' });
+    expect(made.status, made.text).toBe(201);
+    expect((await c.post('/projects-labels', { title: 'And one more', color: '00FF00' })).status).toBe(422);
+    // Counted from here on: a delete and two creates race too, and the count stays exact.
+    const raced = await Promise.all([
+      c.del('/projects-labels/seeded-2'),
+      c.post('/projects-labels', { title: 'After 1', color: '00FF00' }),
+      c.post('/projects-labels', { title: 'After 2', color: '00FF00' }),
+    ]);
+    expect(raced[0]!.status).toBe(200);
+    expect((await c.get('/projects-labels')).body.data.length).toBeLessThanOrEqual(MAX_LABELS_PER_WORKSPACE);
+    expect(await settledViolations([c.ws])).toEqual([]);
   });
 });

@@ -70,6 +70,19 @@ export function oneFaultPerCall(command: string, n: number): Fault[] {
   return specific.length ? specific : [faults[n % 3]!];
 }
 
+/**
+ * For a route's request: every call fails with each fault specific to its kind of call (a cancelled transaction,
+ * unprocessed batch items), and with one of throttling, a server error or a timeout, in turn from call to call. Those
+ * three are one failure to the service: it judges an error by `isTransient` (store/errors.ts), which takes all three,
+ * and answers each a 503 with Retry-After (test/unit/problem.test.ts holds each to that); which call fails is what
+ * moves the state a request leaves, and every call is failed. A specific fault takes a path of its own (a transaction
+ * cancelled by a conflict, or a batch that left items unprocessed, is tried again; a call that throws is not), so a
+ * call that has one is failed both ways.
+ */
+function routeFaults(command: string, n: number): Fault[] {
+  return [...faults.slice(3).filter((f) => f.applies(command)), faults[n % 3]!];
+}
+
 /** Every (n, fault) to try: the n-th call of a dry run failing with each fault `faultsFor` gives it. */
 export function casesOf(dryCalls: string[], faultsFor: (command: string, n: number) => Fault[]): { n: number; fault: Fault }[] {
   return dryCalls.flatMap((command, i) => faultsFor(command, i + 1).map((fault) => ({ n: i + 1, fault })));
@@ -202,8 +215,8 @@ export function tableEachTest(name: () => string): void {
 }
 
 /**
- * For every route of `shard`: its sample request's n-th DynamoDB call fails with each kind of fault that
- * applies to that call. The request must then succeed or answer 503 with Retry-After, the data model
+ * For every route of `shard`: its sample request's n-th DynamoDB call fails, for every n, with the faults
+ * `routeFaults` gives that call. The request must then succeed or answer 503 with Retry-After, the data model
  * must hold (invariant checker clean), and retrying the request must work.
  */
 export function describeRouteFaults(shard: readonly Route[]): void {
@@ -284,7 +297,7 @@ async function faultEveryCall(
 ): Promise<void> {
   // One fixture per (call, fault): copies of the dry run's fixture as it was before the run (seeding
   // each through the data layer was most of the time), the dry run's own stream records handled first.
-  const cases = casesOf(dryCalls, (command) => faults.filter((f) => f.applies(command)));
+  const cases = casesOf(dryCalls, routeFaults);
   await drain();
   const fixtures = await cloneFixtures(template, cases.length, 'fi');
   await skipStream();
