@@ -172,7 +172,7 @@ describe('labels per workspace', () => {
     const only = await createLabel(ws, { title: 'Only', color: '00FF00' }, actor);
     const itemOf = async (type: string) => (await scanTable([ws])).find((i) => i.type === type)!;
     const count = await itemOf(ItemType.labelCount);
-    // Full as far as the count says (a thousand labels are the first test's to make).
+    // Full as far as the count says (a thousand labels are the last test's to make).
     await db.send(
       new UpdateCommand({
         TableName: tableName(),

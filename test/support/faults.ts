@@ -77,11 +77,12 @@ export function oneFaultPerCall(command: string, n: number): Fault[] {
  * and answers each a 503 with Retry-After (test/unit/problem.test.ts holds each to that); which call fails is what
  * moves the state a request leaves, and every call is failed. A specific fault takes a path of its own (a transaction
  * cancelled by a conflict, or a batch that left items unprocessed, is tried again; a call that throws is not), so a
- * call that has one is failed both ways.
+ * call that has one is failed both ways. `turn` starts the rotation (the route's place in the table, plus the pass):
+ * a route of one or two calls does not always get the same kind as every other such route.
  */
-function routeFaults(command: string, n: number): Fault[] {
-  return [...faults.slice(3).filter((f) => f.applies(command)), faults[n % 3]!];
-}
+const routeFaults =
+  (turn: number) =>
+  (command: string, n: number): Fault[] => [...faults.slice(3).filter((f) => f.applies(command)), faults[(n + turn) % 3]!];
 
 /** Every (n, fault) to try: the n-th call of a dry run failing with each fault `faultsFor` gives it. */
 export function casesOf(dryCalls: string[], faultsFor: (command: string, n: number) => Fault[]): { n: number; fault: Fault }[] {
@@ -220,8 +221,10 @@ export function tableEachTest(name: () => string): void {
  * must hold (invariant checker clean), and retrying the request must work.
  */
 export function describeRouteFaults(shard: readonly Route[]): void {
+  // This file's own count (the injector is the worker's, shared by the files it runs).
+  const tally = { cases: 0, calls: 0 };
   afterAll(() => {
-    console.log(`fault injection: ${injector.injected} faults injected across ${shard.length} routes`);
+    console.log(`fault injection: ${tally.cases} faulted cases at ${tally.calls} call sites across ${shard.length} routes`);
   });
   // A recovery queues attempts on the webhook retry lane (SQS deployed): here, a lane that takes them.
   beforeAll(() => useLocalRetryLane({ later: async () => undefined, deadLetter: async () => undefined }));
@@ -253,7 +256,9 @@ export function describeRouteFaults(shard: readonly Route[]): void {
         if (before !== undefined && before.join() === dryCalls.join()) continue;
         before = dryCalls;
         faulted.push(state);
-        await faultEveryCall(route, template, dryCalls, prime, state);
+        const planned = await faultEveryCall(route, template, dryCalls, prime, state, routes.indexOf(route) + faulted.length - 1);
+        tally.cases += planned;
+        tally.calls += dryCalls.length;
         // A count moves only in a transaction: where the request sends none, the instance's memory changes nothing.
         if (!dryCalls.includes('TransactWriteItemsCommand')) break;
       }
@@ -284,9 +289,9 @@ const INSTANCE_STATES: [string, (ws: string) => Promise<void>][] = [
 ];
 
 /**
- * Fails each call of the dry run in turn (each fault that applies to it), each case on a copy of the fixture as it was
+ * Fails each call of the dry run in turn (with the faults `routeFaults` gives it), each case on a copy of the fixture as it was
  * before the dry run, its instance `prime`d as the dry run's was: the answer is a success or a 503, the checker finds
- * nothing, and a retry works.
+ * nothing, and a retry works. `turn`: where the rotation of transient faults starts. Answers how many cases ran.
  */
 async function faultEveryCall(
   route: Route,
@@ -294,10 +299,11 @@ async function faultEveryCall(
   dryCalls: string[],
   prime: (ws: string) => Promise<void>,
   state: string,
-): Promise<void> {
+  turn: number,
+): Promise<number> {
   // One fixture per (call, fault): copies of the dry run's fixture as it was before the run (seeding
   // each through the data layer was most of the time), the dry run's own stream records handled first.
-  const cases = casesOf(dryCalls, routeFaults);
+  const cases = casesOf(dryCalls, routeFaults(turn));
   await drain();
   const fixtures = await cloneFixtures(template, cases.length, 'fi');
   await skipStream();
@@ -335,6 +341,7 @@ async function faultEveryCall(
   }
   await drain();
   expect(await violations(), 'after the retries').toEqual([]);
+  return cases.length;
 }
 
 /**

@@ -172,7 +172,8 @@ const byKey = (a: unknown, b: unknown) => (String(a) < String(b) ? -1 : String(a
 /**
  * Every item of `partitions` (26: the workspace's, the project's task shards, the label's collection shards), read
  * strongly in one scan of the file's table (a database of its own, of a few hundred items), not a Query each: the
- * snapshots were most of the fuzzing's time, about 30 calls each.
+ * snapshots were most of the fuzzing's time, about 30 calls each. Against another API's table (TEST_DYNAMODB_PORT) the
+ * scan reads the whole of that table: the same items, at more cost.
  */
 async function itemsOf(partitions: string[]): Promise<Record<string, unknown>[]> {
   const values = Object.fromEntries(partitions.map((pk, i) => [`:pk${i}`, pk]));
