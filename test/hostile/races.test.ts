@@ -5,6 +5,7 @@ import { db } from '#store/client';
 import { tableName } from '#store/table';
 import { settledViolations, settledLabelsCount } from '#support/settle';
 import { workspaceClient } from '#support/api';
+import { seedLabels } from '#support/labels';
 
 describe('races that used to produce duplicates or partial writes', () => {
   test('ten parallel duplicates of one project get ten distinct copy names', async () => {
@@ -21,7 +22,8 @@ describe('races that used to produce duplicates or partial writes', () => {
   test('a bulk attach where a later task is already full is a 422 that changes nothing', async () => {
     const c = await workspaceClient('race');
     await c.createProject('Web');
-    const labels = await Promise.all(Array.from({ length: 101 }, (_, i) => c.createLabel(`L${i}`)));
+    // Written straight to the table: the subject is the bulk attach (seedLabels).
+    const labels = (await seedLabels(c.ws, 101)).map((slug) => ({ slug }));
     // A few at a time: writers of one task contend for its version, and 25 at once can exhaust the
     // retries (a 503 to retry, as the service documents), which is not what this test is about.
     for (let i = 0; i < 100; i += 5) {

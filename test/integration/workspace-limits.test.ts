@@ -1,16 +1,11 @@
-import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, onTestFinished, test, vi } from 'vitest';
 import { createLabel, deleteLabel } from '#domain/labels';
 import { LimitReached } from '#domain/errors';
 import { MAX_LABELS_PER_WORKSPACE, MAX_PAGE_DEPTH } from '#domain/limits';
 import { MAX_WEBHOOKS_PER_WORKSPACE } from '#webhooks/limits';
-import { titleKey } from '#domain/text';
-import type { LabelRecord } from '#domain/entities';
-import { chunk, mapInFlight } from '#store/batches';
 import { db } from '#store/client';
 import { ItemType, keys } from '#store/keys';
-import { labelItem, titleGuardItem } from '#store/labelItem';
-import { labelCopyItems } from '#store/labelCopyLayout';
 import { tableName } from '#store/table';
 import { uniqueWorkspace, workspaceClient, type WorkspaceClient } from '#support/api';
 import { scanTable } from '#checker/invariants';
@@ -18,46 +13,17 @@ import { settledViolations } from '#support/settle';
 import { sentDuring } from '#support/history';
 import { invokeRoute, principalFor } from '#support/invoke';
 import { routeNamed } from '#local/samples';
+import { seedLabels } from '#support/labels';
 
 /**
  * Reads have a bound: a page number reaches at most 1,000 items deep, and a workspace holds at most
  * 1,000 labels (its label list answers every one of them), held under concurrent creates too. The
- * labels a test starts from are written straight to the table, as a workspace whose labels were made
- * before they were counted holds them (the first create counts them).
+ * labels a test starts from are written straight to the table (seedLabels), as a workspace whose labels
+ * were made before they were counted holds them (the first create counts them).
  */
 
 /** Four bytes each in UTF-8: the largest a title of 50 characters can be. */
 const WIDE = '\u{1D504}';
-
-async function seedLabels(
-  ws: string,
-  count: number,
-  title: (i: number) => string = (i) => `Seeded ${i}`,
-  withCopies = true,
-): Promise<void> {
-  const now = new Date().toISOString();
-  const items = Array.from({ length: count }, (_, i) => {
-    const label: LabelRecord = {
-      id: i + 1,
-      slug: `seeded-${i + 1}`,
-      title: title(i + 1),
-      color: 'FF5733',
-      created_at: now,
-      updated_at: now,
-    };
-    // With its copies, as every label of a table whose labels are copied has them (store/copies.ts).
-    const copies = withCopies ? labelCopyItems(ws, { ...label, titleNorm: titleKey(label.title) }) : [];
-    return [labelItem(ws, label, titleKey), titleGuardItem(ws, label.title, label, titleKey), ...copies];
-  }).flat();
-  items.push({ ...keys.labelIdCounterOwn(ws), type: ItemType.labelIdCounter, workspace: ws, next_id: count });
-  await mapInFlight(chunk(items, 25), 8, async (batch) => {
-    let requests = batch.map((Item) => ({ PutRequest: { Item } }));
-    while (requests.length) {
-      const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
-      requests = (out.UnprocessedItems?.[tableName()] ?? []) as typeof requests;
-    }
-  });
-}
 
 // The checker's scans and a test's own read every item of the file's database: the tests that seed a thousand labels
 // come last, so that the scans of the others read a few items, not twelve thousand.

@@ -1,4 +1,13 @@
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
+import type { LabelRecord } from '#domain/entities';
+import { titleKey } from '#domain/text';
+import { chunk, mapInFlight } from '#store/batches';
+import { db } from '#store/client';
+import { ItemType, keys } from '#store/keys';
+import { labelItem, titleGuardItem } from '#store/labelItem';
+import { labelCopyItems } from '#store/labelCopyLayout';
+import { tableName } from '#store/table';
 import type { WorkspaceClient } from './api.ts';
 import { settledViolations } from './settle.ts';
 
@@ -13,4 +22,41 @@ export const titles = (labels: { title: string }[]) => labels.map((l) => l.title
 export async function expectConsistent(ws: string) {
   const violations = await settledViolations([ws]);
   expect(violations).toEqual([]);
+}
+
+/**
+ * `count` labels written straight to the table (slugs `seeded-1` to `seeded-<count>`, ids 1 to count), as a workspace
+ * whose labels were made before they were counted holds them (its first create counts them): for tests whose subject is
+ * not the create. Each with its copies, as every label of a table whose labels are copied has them (store/copies.ts),
+ * unless `withCopies` is false (a test that reads no label). Answers the slugs.
+ */
+export async function seedLabels(
+  ws: string,
+  count: number,
+  title: (i: number) => string = (i) => `Seeded ${i}`,
+  withCopies = true,
+): Promise<string[]> {
+  const now = new Date().toISOString();
+  const labels: LabelRecord[] = Array.from({ length: count }, (_, i) => ({
+    id: i + 1,
+    slug: `seeded-${i + 1}`,
+    title: title(i + 1),
+    color: 'FF5733',
+    created_at: now,
+    updated_at: now,
+  }));
+  const items = labels.flatMap((label) => [
+    labelItem(ws, label, titleKey),
+    titleGuardItem(ws, label.title, label, titleKey),
+    ...(withCopies ? labelCopyItems(ws, { ...label, titleNorm: titleKey(label.title) }) : []),
+  ]);
+  items.push({ ...keys.labelIdCounterOwn(ws), type: ItemType.labelIdCounter, workspace: ws, next_id: count });
+  await mapInFlight(chunk(items, 25), 8, async (batch) => {
+    let requests = batch.map((Item) => ({ PutRequest: { Item } }));
+    while (requests.length) {
+      const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
+      requests = (out.UnprocessedItems?.[tableName()] ?? []) as typeof requests;
+    }
+  });
+  return labels.map((l) => l.slug);
 }
