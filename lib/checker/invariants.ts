@@ -9,7 +9,7 @@ import { legacyViolations } from './legacy.ts';
 import { projectsWithKeptStats, staleStatsViolations } from './stats.ts';
 import { liveLinks, taskShardViolations } from './taskShards.ts';
 import { tombstoneViolations } from './tombstones.ts';
-import { ScanCommand, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand, type ScanCommandInput, type ScanCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { db } from '#store/client';
 import { ItemType, keys } from '#store/keys';
 import { MAX_LABELS_PER_TASK } from '#domain/limits';
@@ -29,7 +29,13 @@ const STALLED_MS = 3_600_000;
  * The filter runs in the database, so a check of a few workspaces in a large table moves only their items.
  */
 export async function scanTable(workspaces?: string[]): Promise<Item[]> {
-  const filter = workspaces?.length ? workspaceFilter(workspaces) : {};
+  return scanWhere(workspaces?.length ? workspaceFilter(workspaces) : {});
+}
+
+/** Every item of the table that `filter` keeps (a FilterExpression and its names and values), read strongly, page by page. */
+export async function scanWhere(
+  filter: Pick<ScanCommandInput, 'FilterExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>,
+): Promise<Item[]> {
   const items: Item[] = [];
   let start: Record<string, unknown> | undefined;
   do {

@@ -66,9 +66,12 @@ export const faults: Fault[] = [
  * items) and otherwise with throttling, a server error or a timeout in turn.
  */
 export function oneFaultPerCall(command: string, n: number): Fault[] {
-  const specific = faults.slice(3).filter((f) => f.applies(command));
+  const specific = specificTo(command);
   return specific.length ? specific : [faults[n % 3]!];
 }
+
+/** The faults of `command`'s own kind (a cancelled transaction, unprocessed batch items), none for a call of another. */
+const specificTo = (command: string): Fault[] => faults.slice(3).filter((f) => f.applies(command));
 
 /**
  * For a route's request: every call fails with each fault specific to its kind of call (a cancelled transaction,
@@ -82,7 +85,7 @@ export function oneFaultPerCall(command: string, n: number): Fault[] {
  */
 const routeFaults =
   (turn: number) =>
-  (command: string, n: number): Fault[] => [...faults.slice(3).filter((f) => f.applies(command)), faults[(n + turn) % 3]!];
+  (command: string, n: number): Fault[] => [...specificTo(command), faults[(n + turn) % 3]!];
 
 /** Every (n, fault) to try: the n-th call of a dry run failing with each fault `faultsFor` gives it. */
 export function casesOf(dryCalls: string[], faultsFor: (command: string, n: number) => Fault[]): { n: number; fault: Fault }[] {

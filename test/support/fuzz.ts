@@ -3,9 +3,7 @@ import * as z from 'zod';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { getItems } from '#store/batches';
 import { ItemType, keys } from '#store/keys';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '#store/client';
-import { tableName } from '#store/table';
+import { scanWhere } from '#checker/invariants';
 import { routes, type Route } from '#http/routes';
 import { getLabel } from '#domain/labels';
 import { getProject } from '#domain/projects';
@@ -177,22 +175,7 @@ const byKey = (a: unknown, b: unknown) => (String(a) < String(b) ? -1 : String(a
  */
 async function itemsOf(partitions: string[]): Promise<Record<string, unknown>[]> {
   const values = Object.fromEntries(partitions.map((pk, i) => [`:pk${i}`, pk]));
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db.send(
-      new ScanCommand({
-        TableName: tableName(),
-        ConsistentRead: true,
-        FilterExpression: `PK IN (${Object.keys(values).join(', ')})`,
-        ExpressionAttributeValues: values,
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(out.Items ?? []));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return items;
+  return scanWhere({ FilterExpression: `PK IN (${Object.keys(values).join(', ')})`, ExpressionAttributeValues: values });
 }
 
 /** Maps with their members in name order: DynamoDB keeps attributes as maps, whose order a rewrite of the item may change. */

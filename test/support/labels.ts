@@ -1,13 +1,10 @@
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import type { LabelRecord } from '#domain/entities';
 import { titleKey } from '#domain/text';
-import { chunk, mapInFlight } from '#store/batches';
-import { db } from '#store/client';
+import { putItems } from '#store/batches';
 import { ItemType, keys } from '#store/keys';
 import { labelItem, titleGuardItem } from '#store/labelItem';
 import { labelCopyItems } from '#store/labelCopyLayout';
-import { tableName } from '#store/table';
 import type { WorkspaceClient } from './api.ts';
 import { settledViolations } from './settle.ts';
 
@@ -51,12 +48,6 @@ export async function seedLabels(
     ...(withCopies ? labelCopyItems(ws, { ...label, titleNorm: titleKey(label.title) }) : []),
   ]);
   items.push({ ...keys.labelIdCounterOwn(ws), type: ItemType.labelIdCounter, workspace: ws, next_id: count });
-  await mapInFlight(chunk(items, 25), 8, async (batch) => {
-    let requests = batch.map((Item) => ({ PutRequest: { Item } }));
-    while (requests.length) {
-      const out = await db.send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
-      requests = (out.UnprocessedItems?.[tableName()] ?? []) as typeof requests;
-    }
-  });
+  await putItems(items);
   return labels.map((l) => l.slug);
 }
