@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DescribeStreamCommand,
@@ -110,4 +110,13 @@ export async function streamCaughtUp(statusFile: string, since: string, limitMs 
     if (Date.now() > deadline) throw new Error(`the stream processor did not catch up within ${limitMs / 1000} s`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/**
+ * Writes `path` whole or not at all (a new file renamed over the old): a process killed mid-write
+ * leaves the previous checkpoint, never a truncated one the next start cannot read.
+ */
+export function replaceFile(path: string, content: string): void {
+  writeFileSync(`${path}.next`, content);
+  renameSync(`${path}.next`, path);
 }
