@@ -11,12 +11,7 @@ import { cpus, platform, release, totalmem } from 'node:os';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '#lib/paths';
-import { useLocalDatabase } from '#local/database';
-import { throwawayWebhookSecretsKey } from '#local/secrets';
-import { startLocalApi } from '#support/local-api';
-import { measureBundles } from '#bench/cold';
 import { log } from '#bench/stats';
-import { routeProcessOutput } from '#local/logRouter';
 import { cliArguments } from '#lib/cli';
 import type { Results } from '#bench/report';
 
@@ -28,6 +23,12 @@ const { values } = await cliArguments({
   --cold-only     measure section 2 (bundles and cold init) again into .bench/latest.json, and render`,
   options: { quick: 'boolean', 'skip-100k': 'boolean', 'report-only': 'boolean', 'cold-only': 'boolean' },
 });
+// Loaded once the arguments are read: --help and a mistyped option load neither the stack nor esbuild.
+const { useLocalDatabase } = await import('#local/database');
+const { throwawayWebhookSecretsKey } = await import('#local/secrets');
+const { startLocalApi } = await import('#support/local-api');
+const { measureBundles } = await import('#bench/cold');
+const { routeProcessOutput } = await import('#local/logRouter');
 /** The machine a run measured on, as the report states it. */
 function machineFacts() {
   const cpu = readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/)?.[1] ?? cpus()[0]?.model ?? 'unknown CPU';

@@ -5,15 +5,15 @@
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-// Loaded first: it turns off the AWS SDK's Node 20 notice (the samples use the service's item builders).
-import '#local/database';
 import { cliArguments } from '#lib/cli';
 import { repoRoot } from '#lib/paths';
-import { sampleEvents } from '#local/samples';
 
 await cliArguments({
   usage: 'usage: npm run events   (writes events/<function>.json, the sample event of every function, from lib/local/samples.ts)',
 });
+// Loaded first: it turns off the AWS SDK's Node 20 notice (the samples use the service's item builders).
+await import('#local/database');
+const { sampleEvents } = await import('#local/samples');
 
 const dir = join(repoRoot, 'events');
 mkdirSync(dir, { recursive: true });
