@@ -57,8 +57,8 @@ const IDLE_MIN_MS = 20;
  * processor less (a batch's counters are summed into one write). Four HTTP-heavy test files (labels, races,
  * concurrency-1, label-links), run in turn with each value: 150 ms took 10-15 % less CPU than 50 ms in two pairs,
  * the same as 100 ms, and less than 250 ms (whose longer waits kept the tests polling). Lambda reads a shard
- * about four times a second. A `caughtUp` caller does not wait it out: a drain is a few rounds, and one after a
- * write took 407 ms (median of 40) with the waits, 41 ms without.
+ * about four times a second. While a `caughtUp` caller waits, rounds are IDLE_MIN_MS apart instead: a drain is a
+ * few rounds, and one after a write took 407 ms (median of 40) at ROUND_MS, 55 ms so.
  */
 const ROUND_MS = 150;
 const IDLE_MAX_MS = 640;
@@ -90,7 +90,7 @@ export async function runTableStream(opts: StreamRunnerOptions): Promise<StreamR
   let idle = IDLE_MIN_MS;
   let rounds = 0;
   let wake: (() => void) | undefined;
-  /** Ends the wait between two rounds early: only a `caughtUp` caller does (someone is blocked on the next round). */
+  /** Shortens the wait between two rounds to IDLE_MIN_MS: a `caughtUp` caller (someone is blocked on the next rounds); stop() ends it. */
   let hurry: (() => void) | undefined;
   /** Callers of `caughtUp`, each answered by the first caught-up round that began after its call. */
   let waiters: { afterRound: number; resolve: () => void }[] = [];
@@ -113,6 +113,7 @@ export async function runTableStream(opts: StreamRunnerOptions): Promise<StreamR
     } catch (error) {
       if ((error as Error).name !== 'ExpiredIteratorException') throw error;
       iterators.delete(shardId);
+      mustDescribe = true; // this round did not read the shard to its end: it cannot say "caught up"
       return 0;
     }
     const records = (out.Records ?? []).map(lambdaRecord);
@@ -159,11 +160,12 @@ export async function runTableStream(opts: StreamRunnerOptions): Promise<StreamR
       current = readRound();
       const rest = await current;
       current = undefined;
-      if (rest) await pause(rest);
+      if (rest && !stopping) await pause(rest);
       // Rounds at most every ROUND_MS: a stream read costs DynamoDB Local time in proportion to the records its
-      // database holds, so a busy stream is read in fewer, fuller batches; but not while a `caughtUp` caller waits.
-      const early = ROUND_MS - (performance.now() - began);
-      if (early > 0 && !stopping && waiters.length === 0) await waitFor(early, (done) => (hurry = done));
+      // database holds, so a busy stream is read in fewer, fuller batches; every IDLE_MIN_MS while a `caughtUp` caller waits.
+      const early = () => (waiters.length > 0 ? IDLE_MIN_MS : ROUND_MS) - (performance.now() - began);
+      if (early() > 0 && !stopping) await waitFor(early(), (done) => (hurry = done));
+      if (early() > 0 && !stopping) await new Promise((resolve) => setTimeout(resolve, early()));
     }
   })();
 
@@ -202,7 +204,8 @@ export async function runTableStream(opts: StreamRunnerOptions): Promise<StreamR
     } catch (error) {
       if (stopping) return 0;
       log('warn', 'stream read failed; retrying', { source: 'stream-runner', error });
-      return 500;
+      await new Promise((resolve) => setTimeout(resolve, 500)); // not ended by writes or callers: twice a second at most
+      return 0;
     }
   }
 
