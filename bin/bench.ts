@@ -23,12 +23,6 @@ const { values } = await cliArguments({
   --cold-only     measure section 2 (bundles and cold init) again into .bench/latest.json, and render`,
   options: { quick: 'boolean', 'skip-100k': 'boolean', 'report-only': 'boolean', 'cold-only': 'boolean' },
 });
-// Loaded once the arguments are read: --help and a mistyped option load neither the stack nor esbuild.
-const { useLocalDatabase } = await import('#local/database');
-const { throwawayWebhookSecretsKey } = await import('#local/secrets');
-const { startLocalApi } = await import('#support/local-api');
-const { measureBundles } = await import('#bench/cold');
-const { routeProcessOutput } = await import('#local/logRouter');
 /** The machine a run measured on, as the report states it. */
 function machineFacts() {
   const cpu = readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/)?.[1] ?? cpus()[0]?.model ?? 'unknown CPU';
@@ -64,6 +58,12 @@ if (values['report-only']) {
   log('BENCHMARKS.md rendered from .bench/latest.json');
   process.exit(0);
 }
+// Loaded once the arguments are read: --help, a mistyped option and --report-only load neither the stack nor esbuild.
+const { useLocalDatabase } = await import('#local/database');
+const { throwawayWebhookSecretsKey } = await import('#local/secrets');
+const { startLocalApi } = await import('#support/local-api');
+const { measureBundles } = await import('#bench/cold');
+const { routeProcessOutput } = await import('#local/logRouter');
 if (values['cold-only']) {
   // A change that moves only section 2 (a function's code): measured again alone (about 6 minutes), the report saying
   // when, on what, and which of its parts come from this run; kept as a results file of its own too.

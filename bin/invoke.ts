@@ -61,11 +61,11 @@ if (!local && !values.workspace)
   cliError(
     'Against a deployed table, name the workspace the sample may change with --workspace (samples create, change and delete what they act on).',
   );
+const { startInvokeRun } = await import('#local/invokeRun');
+const { useLocalStack } = await import('#local/stackDiscovery');
 // An error nothing below catches is one sentence, and the sandbox goes with the run.
 let end = async (code: number): Promise<void> => process.exit(code);
 exitPlainlyOnError(() => end(1));
-const { startInvokeRun } = await import('#local/invokeRun');
-const { useLocalStack } = await import('#local/stackDiscovery');
 const run = await startInvokeRun({ endpoint: local ? await useLocalStack({ quiet: !verbose }) : undefined, verbose });
 end = run.end;
 if (run.table) tell(`Running ${name} in a sandbox table ${run.table} made for this run (deleted after it): your data is not touched.`);
