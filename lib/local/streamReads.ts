@@ -13,7 +13,7 @@ import { withoutSdkLog } from '#store/client';
 /**
  * Reading a table's stream on DynamoDB Local: records as Lambda passes them, the stream of a table,
  * an iterator after a checkpoint; a drain of a table's stream to its end (tests and tools on tables of
- * their own); and the wait for the local stream runner to catch up.
+ * their own); the wait for the local stream runner to catch up; and its progress files, written whole.
  */
 
 /** A stream record as Lambda passes it (creation time in epoch seconds). */

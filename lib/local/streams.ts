@@ -164,8 +164,8 @@ export async function runTableStream(opts: StreamRunnerOptions): Promise<StreamR
       // Rounds at most every ROUND_MS: a stream read costs DynamoDB Local time in proportion to the records its
       // database holds, so a busy stream is read in fewer, fuller batches; every IDLE_MIN_MS while a `caughtUp` caller waits.
       const early = () => (waiters.length > 0 ? IDLE_MIN_MS : ROUND_MS) - (performance.now() - began);
-      if (early() > 0 && !stopping) await waitFor(early(), (done) => (hurry = done));
-      if (early() > 0 && !stopping) await new Promise((resolve) => setTimeout(resolve, early()));
+      // A caller's hurry ends the wait; what is left of IDLE_MIN_MS is then waited (and a later hurry changes nothing).
+      while (early() > 0 && !stopping) await waitFor(early(), (done) => (hurry = done));
     }
   })();
 
