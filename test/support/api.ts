@@ -60,10 +60,17 @@ export async function call(method: string, path: string, opts: RequestOptions = 
   return { status: res.status, headers: res.headers, body: parsed as any, text };
 }
 
-/** The worker's connections to the APIs (a local one, or a deployed one over HTTPS), kept open as fetch keeps them. */
+/**
+ * The worker's connections to the APIs (a local one, or a deployed one over HTTPS), kept open as fetch keeps them,
+ * and let go a second before the server's Keep-Alive `timeout=` says it closes them, as fetch does. Node's agent
+ * reads that hint only when it has a timeout of its own (the longer one loses): without one it kept an idle
+ * connection until the server closed it, and a POST sent on it just then failed with "socket hang up" (a local
+ * API closes one after 65 s idle; a worker's agent lives as long as the run).
+ */
+const AGENT = { keepAlive: true, timeout: 300_000 };
 const clients = {
-  'http:': { request: http.request, agent: new http.Agent({ keepAlive: true }) },
-  'https:': { request: https.request, agent: new https.Agent({ keepAlive: true }) },
+  'http:': { request: http.request, agent: new http.Agent(AGENT) },
+  'https:': { request: https.request, agent: new https.Agent(AGENT) },
 } as const;
 /** Methods a request may be sent again with when its kept-open connection turns out closed. */
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
