@@ -105,7 +105,8 @@ export function createGateway(loaded: Functions, opts: GatewayOptions): Server {
   server.on('clientError', answerClientError);
   // Node closes an idle kept-alive connection after 5 s; a client that sends on it just then (a POST,
   // which no client sends again by itself) gets "socket hang up". Idle connections are kept a minute, as
-  // load balancers do, and the Keep-Alive header says so, so clients let go of them first.
+  // load balancers do, and the Keep-Alive header says so, so clients let go of them first (fetch does; Node's
+  // http.Agent only when it has a timeout of its own: test/support/api.ts).
   server.keepAliveTimeout = KEEP_ALIVE_MS;
   server.headersTimeout = KEEP_ALIVE_MS + 1_000;
   return server;

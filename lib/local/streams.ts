@@ -56,9 +56,9 @@ const IDLE_MIN_MS = 20;
  * The shortest time from one round to the next, busy or not: fewer, fuller batches cost DynamoDB Local and the
  * processor less (a batch's counters are summed into one write). Four HTTP-heavy test files (labels, races,
  * concurrency-1, label-links), run in turn with each value: 150 ms took 10-15 % less CPU than 50 ms in two pairs,
- * the same as 100 ms, and less than 250 ms (whose longer waits kept the tests polling); whole fresh-clone runs with
- * three workers, two pairs alternated: about 3 % less CPU than 50 ms. Lambda reads a shard about four times a second. While a `caughtUp` caller waits, rounds are IDLE_MIN_MS apart instead: a drain is a
- * few rounds, and one after a write took 407 ms (median of 40) at ROUND_MS, 55 ms so.
+ * the same as 100 ms, and less than 250 ms (whose longer waits kept the tests polling); whole runs with three
+ * workers (two pairs): 3 % less CPU than 50 ms. Lambda reads a shard four times a second. While a `caughtUp` caller
+ * waits, rounds are IDLE_MIN_MS apart: a drain after a write took 407 ms (median of 40) at ROUND_MS, 55 ms so.
  */
 const ROUND_MS = 150;
 const IDLE_MAX_MS = 640;
