@@ -4,7 +4,8 @@
  * Sends one inbound event (docs/events.md, inbound: Task Created, Task Completed, Task Reopened,
  * Task Deleted, Member Added, Member Removed, Sprint Created, Sprint Deleted) to the local service
  * `npm start` runs on PORT (default 3000), as the rest of the product would put it on EventBridge,
- * waits for the inbound consumer to finish it and says what became of it: counted, ignored and why,
+ * waits for the inbound consumer to finish it (and, once counted, for the stream to move the stats: a read right
+ * after shows it) and says what became of it: counted, ignored and why,
  * or dead-lettered with its reason (exit 1). `event_id` and `occurred_at` are filled in when the
  * detail has none. Example:
  *   npm run emit -- "Task Completed" '{"company_slug":"acme-corp","project_slug":"website-redesign","task_uuid":"t-1"}'
@@ -92,6 +93,13 @@ const failed: Partial<Record<Verdict['outcome'], string>> = {
   'not routed': 'not taken in: no rule of the service matches the event (its detail-type or source).',
 };
 const failure = failed[verdict.outcome];
+if (verdict.outcome === 'applied') {
+  // The consumer wrote the task's (member's, sprint's) state; the stats move from the stream (docs/events.md). Waited
+  // for here, so that "the stats took it in" holds for the read a user makes next.
+  await fetch(`${api}/__local/stream/caught-up`, { method: 'POST', signal: AbortSignal.timeout(Number(timeout) * 1000) }).catch(() =>
+    console.error('The stream did not catch up in time: the stats show the event once it does.'),
+  );
+}
 if (failure !== undefined) {
   console.log(failure);
   process.exitCode = 1;
